@@ -1,0 +1,1 @@
+"""Async drivers for card-shoe readers. Never imports table_controller."""

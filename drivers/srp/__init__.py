@@ -1,0 +1,1 @@
+"""SRP/1, the checksummed shoe reader protocol (spec/shoe-protocol.md). Pure."""

@@ -1,0 +1,3 @@
+"""table-controller: the software beside a live baccarat table."""
+
+__version__ = "0.1.0"

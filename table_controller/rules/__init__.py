@@ -1,0 +1,1 @@
+"""The rules of the game: cards, the tableau, bets, variants and exact odds. Pure."""

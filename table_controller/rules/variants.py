@@ -1,0 +1,227 @@
+"""The four game variants as data (game-rules.md section 4) and round settlement.
+
+Pure: no I/O, no clock, no randomness.
+
+A variant is its number of decks, whether a new shoe is burned, when the cards are
+reshuffled, and its bet menu: for each bet, the pay table (tier -> net payout "to one") and
+the rounds of the shoe on which it is offered. Every figure here is a default that an operator
+may override (``table_controller.paytable_file``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Final
+
+from table_controller.rules.bets import BETS, net_result, verdict
+from table_controller.rules.tableau import Coup
+
+#: The settlement value of a bet outside its window (mqtt-api.md, ``round_result``).
+NOT_OFFERED: Final = "not_offered"
+#: The latest round number a side-bet window may name; no shoe deals more rounds.
+MAX_ROUND = 200
+
+
+class Reshuffle(enum.StrEnum):
+    """When the cards are shuffled again."""
+
+    CUT_CARD = "cut_card"
+    EVERY_ROUND = "every_round"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Window:
+    """Rounds ``first`` to ``last`` of a shoe, both included (rounds count from 1)."""
+
+    first: int
+    last: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.first <= self.last <= MAX_ROUND:
+            raise ValueError(f"window must satisfy 1 <= first <= last <= {MAX_ROUND}")
+
+    def __contains__(self, round_no: object) -> bool:
+        return isinstance(round_no, int) and self.first <= round_no <= self.last
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BetOffer:
+    """One bet on a variant's menu: its pay table and the rounds it is offered on."""
+
+    bet_id: str
+    payouts: Mapping[str, Fraction]
+    window: Window | None = None  # None: every round
+
+    def __post_init__(self) -> None:
+        rule = BETS.get(self.bet_id)
+        if rule is None:
+            raise ValueError(f"unknown bet {self.bet_id!r}")
+        if set(self.payouts) != set(rule.tiers):
+            raise ValueError(
+                f"bet {self.bet_id!r} needs payouts for tiers {sorted(rule.tiers)}, "
+                f"got {sorted(self.payouts)}"
+            )
+        for tier, payout in self.payouts.items():
+            if not isinstance(payout, Fraction) or payout < 0:
+                raise ValueError(f"bet {self.bet_id!r} tier {tier!r}: payout must be >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Variant:
+    """A game variant: shoe, procedures that differ, and its bet menu."""
+
+    name: str
+    title: str
+    decks: int
+    burn: bool
+    reshuffle: Reshuffle
+    bets: tuple[BetOffer, ...]
+    #: A virtual (RNG) table offers every bet on every round.
+    virtual: bool = False
+    _by_id: Mapping[str, BetOffer] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.decks < 1:
+            raise ValueError("a variant needs at least one deck")
+        by_id = {offer.bet_id: offer for offer in self.bets}
+        if len(by_id) != len(self.bets):
+            raise ValueError(f"variant {self.name!r} lists a bet twice")
+        object.__setattr__(self, "_by_id", by_id)
+
+    @property
+    def bet_ids(self) -> tuple[str, ...]:
+        return tuple(offer.bet_id for offer in self.bets)
+
+    def offer(self, bet_id: str) -> BetOffer:
+        """The offer of one bet; ``KeyError`` if the variant has no such bet."""
+        return self._by_id[bet_id]
+
+    def offered(self, bet_id: str, round_no: int) -> bool:
+        """Whether the bet is taken on this round of the shoe."""
+        window = self._by_id[bet_id].window
+        return self.virtual or window is None or round_no in window
+
+    def offered_on(self, round_no: int) -> tuple[str, ...]:
+        """The bets taken on this round, in menu order."""
+        return tuple(bet_id for bet_id in self.bet_ids if self.offered(bet_id, round_no))
+
+    def as_virtual(self) -> Variant:
+        """The same variant on an RNG table: no side-bet windows."""
+        return replace(self, virtual=True)
+
+    @property
+    def cards(self) -> int:
+        """Cards in a full shoe."""
+        return self.decks * 52
+
+
+def settle_round(variant: Variant, coup: Coup, round_no: int) -> dict[str, Fraction | str]:
+    """Every bet of the variant: its net result, or ``not_offered`` outside its window."""
+    settlement: dict[str, Fraction | str] = {}
+    for offer in variant.bets:
+        if variant.offered(offer.bet_id, round_no):
+            settlement[offer.bet_id] = net_result(verdict(BETS[offer.bet_id], coup), offer.payouts)
+        else:
+            settlement[offer.bet_id] = NOT_OFFERED
+    return settlement
+
+
+def _offer(bet_id: str, window: tuple[int, int] | None = None, **payouts: Fraction | int) -> BetOffer:
+    return BetOffer(
+        bet_id=bet_id,
+        payouts={tier: Fraction(value) for tier, value in payouts.items()},
+        window=None if window is None else Window(first=window[0], last=window[1]),
+    )
+
+
+_COMMISSION = Fraction(19, 20)
+_HALF = Fraction(1, 2)
+
+
+def _main_bets(*, commission: bool) -> tuple[BetOffer, ...]:
+    banker_win = _COMMISSION if commission else Fraction(1)
+    banker_six = _COMMISSION if commission else _HALF
+    return (
+        _offer("player", win=1),
+        _offer("banker", win=banker_win, win_on_6=banker_six),
+        _offer("tie", win=8),
+    )
+
+
+def _per_hand(template: str, window: tuple[int, int], **payouts: Fraction | int) -> tuple[BetOffer, ...]:
+    return tuple(_offer(template.format(hand=hand), window, **payouts) for hand in ("player", "banker"))
+
+
+COMMISSION = Variant(
+    name="commission",
+    title="Standard Baccarat",
+    decks=8,
+    burn=True,
+    reshuffle=Reshuffle.CUT_CARD,
+    bets=(
+        *_main_bets(commission=True),
+        *_per_hand("{hand}_pair", (1, 60), win=11),
+        _offer("big", (1, 30), win=_HALF),
+        _offer("small", (1, 30), win=Fraction(3, 2)),
+        *_per_hand("{hand}_natural_8", (1, 60), win=8),
+        *_per_hand("{hand}_natural_9", (1, 60), win=8),
+        _offer("super_6_plus", (1, 60), two_cards=12, three_cards=18),
+    ),
+)
+
+SUPER_SIX = Variant(
+    name="super_six",
+    title="Classic Super Six (no commission)",
+    decks=8,
+    burn=True,
+    reshuffle=Reshuffle.CUT_CARD,
+    bets=(
+        *_main_bets(commission=False),
+        *_per_hand("{hand}_pair", (1, 60), win=11),
+        _offer("big", (1, 30), win=_HALF),
+        _offer("small", (1, 30), win=Fraction(3, 2)),
+        _offer("super_six", win=12),
+    ),
+)
+
+LUCKY = Variant(
+    name="lucky",
+    title="Lucky Baccarat (no commission)",
+    decks=8,
+    burn=True,
+    reshuffle=Reshuffle.CUT_CARD,
+    bets=(
+        *_main_bets(commission=False),
+        *_per_hand("{hand}_red", (1, 40), win=2),
+        *_per_hand("{hand}_black", (1, 40), win=2),
+        _offer("lucky_6", (1, 30), win=6),
+        *_per_hand("{hand}_lucky_pair", (1, 60), diamond_4s=30, fours=15, diamonds=12, other=9),
+        _offer("player_wins_on_123", (1, 40), win=31),
+        _offer("player_wins_on_456", (1, 40), win=8),
+        _offer("player_wins_on_789", (1, 40), win=2),
+        _offer("banker_wins_on_123", (1, 40), win=31),
+        _offer("banker_wins_on_456", (1, 40), win=6),
+        _offer("banker_wins_on_789", (1, 40), win=2),
+        _offer("tie_on_0123", (1, 40), win=45),
+        _offer("tie_on_456", (1, 40), win=24),
+        _offer("tie_on_789", (1, 40), win=19),
+    ),
+)
+
+MINI = Variant(
+    name="mini",
+    title="Mini Baccarat (virtual)",
+    decks=6,
+    burn=False,
+    reshuffle=Reshuffle.EVERY_ROUND,
+    bets=_main_bets(commission=True),
+    virtual=True,
+)
+
+#: The built-in variants by name.
+VARIANTS: Mapping[str, Variant] = {
+    variant.name: variant for variant in (COMMISSION, SUPER_SIX, LUCKY, MINI)
+}
