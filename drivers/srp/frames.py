@@ -68,10 +68,12 @@ class Frame:
 
     def body(self) -> bytes:
         """The bytes between ``$`` and ``*``."""
-        return ",".join([self.talker.value, str(self.seq), self.type.value, *self.fields]).encode("ascii")
+        return ",".join([self.talker.value, str(self.seq), self.type.value, *self.fields]).encode(
+            "ascii"
+        )
 
     def encode(self) -> bytes:
-        """The frame as sent on the line: ``$body*HH\\r\\n``."""
+        """The frame as sent on the line: ``$`` body ``*`` checksum CR LF."""
         body = self.body()
         raw = START + body + CHECKSUM_MARK + f"{checksum(body):02X}".encode("ascii") + END
         if len(raw) > MAX_FRAME_BYTES:

@@ -105,12 +105,9 @@ def _natural(hand: Hand, total: int) -> Callable[[Outcome], str]:
 
 
 def _lucky_6(outcome: Outcome) -> str:
-    winner = outcome.winner
-    if winner is Winner.BANKER:
-        six = outcome.banker_total == 6
-    else:  # the Player's total is the winning one, and on a Tie both are equal
-        six = outcome.player_total == 6
-    return WIN if six else LOSE
+    # The Player's total is the winning one unless the Banker won; on a Tie both are equal.
+    winning = outcome.banker_total if outcome.winner is Winner.BANKER else outcome.player_total
+    return WIN if winning == 6 else LOSE
 
 
 def _wins_on(hand: Hand, totals: frozenset[int]) -> Callable[[Outcome], str]:
@@ -162,53 +159,97 @@ def _lucky_pair(opening: Opening) -> str:
 
 def _catalogue() -> dict[str, BetRule]:
     rules: list[BetRule] = [
-        CoupBet(bet_id="player", tiers=(WIN,), wins_when="Player total > Banker total; push on a Tie",
-                decide=_hand_wins(Hand.PLAYER)),
-        CoupBet(bet_id="banker", tiers=(WIN, "win_on_6"),
-                wins_when="Banker total > Player total (tier win_on_6 when with 6); push on a Tie",
-                decide=_banker),
+        CoupBet(
+            bet_id="player",
+            tiers=(WIN,),
+            wins_when="Player total > Banker total; push on a Tie",
+            decide=_hand_wins(Hand.PLAYER),
+        ),
+        CoupBet(
+            bet_id="banker",
+            tiers=(WIN, "win_on_6"),
+            wins_when="Banker total > Player total (tier win_on_6 when with 6); push on a Tie",
+            decide=_banker,
+        ),
         CoupBet(bet_id="tie", tiers=(WIN,), wins_when="totals equal", decide=_tie),
         CoupBet(bet_id="big", tiers=(WIN,), wins_when="5 or 6 cards dealt", decide=_big),
         CoupBet(bet_id="small", tiers=(WIN,), wins_when="4 cards dealt", decide=_small),
-        CoupBet(bet_id="super_six", tiers=(WIN,), wins_when="Banker wins with 6",
-                decide=_super_six),
-        CoupBet(bet_id="super_6_plus", tiers=("two_cards", "three_cards"),
-                wins_when="Banker wins with 6 (tier by the Banker's card count)",
-                decide=_super_6_plus),
-        CoupBet(bet_id="lucky_6", tiers=(WIN,),
-                wins_when="Player or Banker wins with 6, or a Tie on 6", decide=_lucky_6),
+        CoupBet(
+            bet_id="super_six", tiers=(WIN,), wins_when="Banker wins with 6", decide=_super_six
+        ),
+        CoupBet(
+            bet_id="super_6_plus",
+            tiers=("two_cards", "three_cards"),
+            wins_when="Banker wins with 6 (tier by the Banker's card count)",
+            decide=_super_6_plus,
+        ),
+        CoupBet(
+            bet_id="lucky_6",
+            tiers=(WIN,),
+            wins_when="Player or Banker wins with 6, or a Tie on 6",
+            decide=_lucky_6,
+        ),
     ]
     for hand in Hand:
-        for total in (8, 9):
-            rules.append(CoupBet(
-                bet_id=f"{hand}_natural_{total}", tiers=(WIN,),
+        rules.extend(
+            CoupBet(
+                bet_id=f"{hand}_natural_{total}",
+                tiers=(WIN,),
                 wins_when=f"{hand.title()} has a natural {total} and wins",
                 decide=_natural(hand, total),
-            ))
-        rules.extend([
-            OpeningBet(bet_id=f"{hand}_pair", hand=hand, tiers=(WIN,),
-                       wins_when=f"{hand.title()}'s first two cards are a pair", decide=_pair),
-            OpeningBet(bet_id=f"{hand}_red", hand=hand, tiers=(WIN,),
-                       wins_when=f"{hand.title()}'s first two cards are both red", decide=_red),
-            OpeningBet(bet_id=f"{hand}_black", hand=hand, tiers=(WIN,),
-                       wins_when=f"{hand.title()}'s first two cards are both black",
-                       decide=_black),
-            OpeningBet(bet_id=f"{hand}_lucky_pair", hand=hand, tiers=LUCKY_PAIR_TIERS,
-                       wins_when=f"{hand.title()}'s first two cards are a pair (highest tier)",
-                       decide=_lucky_pair),
-        ])
-        for group in ("123", "456", "789"):
-            rules.append(CoupBet(
-                bet_id=f"{hand}_wins_on_{group}", tiers=(WIN,),
+            )
+            for total in (8, 9)
+        )
+        rules.extend(
+            [
+                OpeningBet(
+                    bet_id=f"{hand}_pair",
+                    hand=hand,
+                    tiers=(WIN,),
+                    wins_when=f"{hand.title()}'s first two cards are a pair",
+                    decide=_pair,
+                ),
+                OpeningBet(
+                    bet_id=f"{hand}_red",
+                    hand=hand,
+                    tiers=(WIN,),
+                    wins_when=f"{hand.title()}'s first two cards are both red",
+                    decide=_red,
+                ),
+                OpeningBet(
+                    bet_id=f"{hand}_black",
+                    hand=hand,
+                    tiers=(WIN,),
+                    wins_when=f"{hand.title()}'s first two cards are both black",
+                    decide=_black,
+                ),
+                OpeningBet(
+                    bet_id=f"{hand}_lucky_pair",
+                    hand=hand,
+                    tiers=LUCKY_PAIR_TIERS,
+                    wins_when=f"{hand.title()}'s first two cards are a pair (highest tier)",
+                    decide=_lucky_pair,
+                ),
+            ]
+        )
+        rules.extend(
+            CoupBet(
+                bet_id=f"{hand}_wins_on_{group}",
+                tiers=(WIN,),
                 wins_when=f"{hand.title()} wins with a total of {', '.join(group)}",
                 decide=_wins_on(hand, frozenset(int(digit) for digit in group)),
-            ))
-    for group in ("0123", "456", "789"):
-        rules.append(CoupBet(
-            bet_id=f"tie_on_{group}", tiers=(WIN,),
+            )
+            for group in ("123", "456", "789")
+        )
+    rules.extend(
+        CoupBet(
+            bet_id=f"tie_on_{group}",
+            tiers=(WIN,),
             wins_when=f"a Tie on {', '.join(group)}",
             decide=_tie_on(frozenset(int(digit) for digit in group)),
-        ))
+        )
+        for group in ("0123", "456", "789")
+    )
     return {rule.bet_id: rule for rule in rules}
 
 

@@ -31,7 +31,9 @@ class Composition:
             raise CompositionError(f"a composition has 52 counts, not {len(self.counts)}")
         for card, count in zip(CARD_ORDER, self.counts, strict=True):
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise CompositionError(f"count of {card} must be a whole number >= 0, got {count!r}")
+                raise CompositionError(
+                    f"count of {card} must be a whole number >= 0, got {count!r}"
+                )
 
     @classmethod
     def full(cls, decks: int) -> Composition:
@@ -76,4 +78,6 @@ class Composition:
 
     def as_mapping(self) -> dict[str, int]:
         """``{"AS": 8, ...}`` for every card with a count above 0."""
-        return {card.code: count for card, count in zip(CARD_ORDER, self.counts, strict=True) if count}
+        return {
+            card.code: count for card, count in zip(CARD_ORDER, self.counts, strict=True) if count
+        }

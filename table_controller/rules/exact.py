@@ -19,7 +19,7 @@ How it is fast and still exact:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -44,7 +44,9 @@ class ShoeTooSmallError(ValueError):
     """Fewer cards than a coup can take: the odds of the next coup are not defined."""
 
 
-def outcome_index(player_total: int, banker_total: int, player_cards: int, banker_cards: int) -> int:
+def outcome_index(
+    player_total: int, banker_total: int, player_cards: int, banker_cards: int
+) -> int:
     """Dense index of an :class:`Outcome` in ``range(400)``."""
     return ((player_total * 10 + banker_total) * 2 + player_cards - 2) * 2 + banker_cards - 2
 
@@ -150,7 +152,9 @@ def outcome_counts(composition: Composition) -> tuple[npt.NDArray[Any], int]:
 def _opening_pairs() -> tuple[IntArray, IntArray, tuple[Opening, ...]]:
     """Every ordered pair of distinct card identities (first, second) as index arrays."""
     first, second = np.divmod(np.arange(len(CARD_ORDER) ** 2, dtype=np.int64), len(CARD_ORDER))
-    openings = tuple(Opening(CARD_ORDER[a], CARD_ORDER[b]) for a, b in zip(first, second, strict=True))
+    openings = tuple(
+        Opening(CARD_ORDER[a], CARD_ORDER[b]) for a, b in zip(first, second, strict=True)
+    )
     return first, second, openings
 
 
@@ -208,8 +212,12 @@ class ShoeOdds:
     bets: Mapping[str, BetOdds]
 
 
-def _bet_odds(bet_id: str, payouts: Mapping[str, Fraction], masses: Mapping[str, int], denominator: int) -> BetOdds:
-    probabilities = {verdict: Fraction(mass, denominator) for verdict, mass in masses.items() if mass}
+def _bet_odds(
+    bet_id: str, payouts: Mapping[str, Fraction], masses: Mapping[str, int], denominator: int
+) -> BetOdds:
+    probabilities = {
+        verdict: Fraction(mass, denominator) for verdict, mass in masses.items() if mass
+    }
     net = 0 * Fraction()
     for verdict, mass in masses.items():
         if verdict == LOSE:
@@ -222,7 +230,7 @@ def _bet_odds(bet_id: str, payouts: Mapping[str, Fraction], masses: Mapping[str,
 @cache
 def _event_masks() -> tuple[Mapping[str, IntArray], Mapping[str, IntArray]]:
     """Outcome indices of each coup event, and opening-pair indices of each opening event."""
-    coup_events = {
+    coup_events: dict[str, Callable[[Outcome], bool]] = {
         "player_wins": lambda o: o.winner == "player",
         "banker_wins": lambda o: o.winner == "banker",
         "tie": lambda o: o.winner == "tie",
@@ -231,7 +239,7 @@ def _event_masks() -> tuple[Mapping[str, IntArray], Mapping[str, IntArray]]:
         "cards_5": lambda o: o.cards_dealt == 5,
         "cards_6": lambda o: o.cards_dealt == 6,
     }
-    opening_events = {
+    opening_events: dict[str, Callable[[Opening], bool]] = {
         "pair": lambda o: o.pair,
         "both_red": lambda o: o.both_red,
         "both_black": lambda o: o.both_black,
@@ -239,7 +247,10 @@ def _event_masks() -> tuple[Mapping[str, IntArray], Mapping[str, IntArray]]:
     _, _, openings = _opening_pairs()
     return (
         {name: np.flatnonzero([test(o) for o in OUTCOMES]) for name, test in coup_events.items()},
-        {name: np.flatnonzero([test(o) for o in openings]) for name, test in opening_events.items()},
+        {
+            name: np.flatnonzero([test(o) for o in openings])
+            for name, test in opening_events.items()
+        },
     )
 
 

@@ -129,7 +129,9 @@ def settle_round(variant: Variant, coup: Coup, round_no: int) -> dict[str, Fract
     return settlement
 
 
-def _offer(bet_id: str, window: tuple[int, int] | None = None, **payouts: Fraction | int) -> BetOffer:
+def _offer(
+    bet_id: str, window: tuple[int, int] | None = None, **payouts: Fraction | int
+) -> BetOffer:
     return BetOffer(
         bet_id=bet_id,
         payouts={tier: Fraction(value) for tier, value in payouts.items()},
@@ -151,8 +153,12 @@ def _main_bets(*, commission: bool) -> tuple[BetOffer, ...]:
     )
 
 
-def _per_hand(template: str, window: tuple[int, int], **payouts: Fraction | int) -> tuple[BetOffer, ...]:
-    return tuple(_offer(template.format(hand=hand), window, **payouts) for hand in ("player", "banker"))
+def _per_hand(
+    template: str, window: tuple[int, int], **payouts: Fraction | int
+) -> tuple[BetOffer, ...]:
+    return tuple(
+        _offer(template.format(hand=hand), window, **payouts) for hand in ("player", "banker")
+    )
 
 
 COMMISSION = Variant(

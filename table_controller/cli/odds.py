@@ -1,0 +1,198 @@
+"""``table-controller odds``: exact probabilities, house edge and RTP of every bet (spec/cli.md).
+
+Edge module: parses flags and files, calls the pure analyser, prints. Fractions become
+floats only in the JSON written here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from table_controller.cli import UsageError
+from table_controller.rules.bets import LOSE, PUSH
+from table_controller.rules.cards import Card, CardError
+from table_controller.rules.composition import Composition, CompositionError
+from table_controller.rules.exact import ShoeOdds, ShoeTooSmallError, analyse
+from table_controller.rules.variants import VARIANTS, Variant
+from table_controller.variant_file import VariantFileError, load_variants
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``odds`` sub-command."""
+    parser = subparsers.add_parser(
+        "odds",
+        help="exact probabilities, house edge and RTP of every bet for a shoe composition",
+        description="Exact odds of every bet of a variant for a full or depleted shoe.",
+    )
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
+    parser.add_argument(
+        "--decks", type=_positive_int, help="decks in the shoe (default: the variant's)"
+    )
+    parser.add_argument(
+        "--remove",
+        metavar="CARDS",
+        default="",
+        help="cards taken out of the full shoe first, e.g. 5S,5H,KD",
+    )
+    parser.add_argument(
+        "--batch",
+        type=Path,
+        metavar="FILE",
+        help='one composition per line, {"QH": 7, "4S": 8, ...}; one JSON result per line out',
+    )
+    parser.add_argument(
+        "--paytable", type=Path, metavar="FILE", help="variant file overriding payouts and windows"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per result on stdout")
+    parser.set_defaults(handler=run)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the odds of one composition, or of each line of a batch file."""
+    try:
+        variant = load_variants(args.paytable)[args.variant]
+    except VariantFileError as error:
+        raise UsageError(str(error)) from None
+    if args.batch is not None:
+        if args.remove or args.decks:
+            raise UsageError(
+                "--batch takes whole compositions; it cannot be combined with --decks or --remove"
+            )
+        compositions = _read_batch(args.batch)
+        for composition in compositions:
+            _print_json(variant, _analyse(variant, composition))
+        return 0
+    composition = _composition(args.decks or variant.decks, args.remove)
+    odds = _analyse(variant, composition)
+    if args.json:
+        _print_json(variant, odds)
+    else:
+        sys.stdout.write(
+            render_table(variant, odds, decks=args.decks or variant.decks, removed=args.remove)
+        )
+    return 0
+
+
+def _composition(decks: int, remove: str) -> Composition:
+    try:
+        removed = [Card.parse(text) for text in remove.split(",") if text.strip()]
+        return Composition.full(decks).without(removed)
+    except (CardError, CompositionError) as error:
+        raise UsageError(f"--remove: {error}") from None
+
+
+def _read_batch(path: Path) -> list[Composition]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise UsageError(f"--batch: cannot read {path}: {error.strerror}") from None
+    compositions = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"--batch {path} line {number}"
+        try:
+            counts = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UsageError(f"{where}: not JSON: {error.msg}") from None
+        if not isinstance(counts, dict):
+            raise UsageError(f'{where}: expected an object such as {{"QH": 7, "4S": 8}}')
+        try:
+            compositions.append(Composition.from_mapping(counts))
+        except (CardError, CompositionError) as error:
+            raise UsageError(f"{where}: {error}") from None
+    return compositions
+
+
+def _analyse(variant: Variant, composition: Composition) -> ShoeOdds:
+    try:
+        return analyse(variant, composition)
+    except ShoeTooSmallError as error:
+        raise UsageError(str(error)) from None
+
+
+def odds_json(odds: ShoeOdds) -> dict[str, Any]:
+    """The ``--json`` object of spec/cli.md (plus the events and exact values as fractions)."""
+    return {
+        "variant": odds.variant,
+        "cards": odds.cards,
+        "bets": {
+            bet_id: {
+                "ev": float(bet.ev),
+                "house_edge": float(bet.house_edge),
+                "rtp": float(bet.rtp),
+                "ev_exact": str(bet.ev),
+                "probabilities": {verdict: float(p) for verdict, p in bet.probabilities.items()},
+            }
+            for bet_id, bet in odds.bets.items()
+        },
+        "events": {name: float(p) for name, p in odds.events.items()},
+    }
+
+
+def _print_json(variant: Variant, odds: ShoeOdds) -> None:
+    del variant
+    sys.stdout.write(json.dumps(odds_json(odds), separators=(",", ":")) + "\n")
+
+
+def format_payout(value: Fraction) -> str:
+    """A payout "to one" as an operator writes it: ``0.95``, ``8``, ``1.5``, or ``p/q``."""
+    for digits in range(4):
+        scaled = value * 10**digits
+        if scaled.denominator == 1:
+            return f"{float(value):.{digits}f}"
+    return str(value)
+
+
+def _percent(value: Fraction) -> str:
+    return f"{float(value) * 100:8.4f} %"
+
+
+def render_table(variant: Variant, odds: ShoeOdds, *, decks: int, removed: str) -> str:
+    """The operator's view of what each bet of a table costs."""
+    shoe = f"{odds.cards} cards ({decks} decks{', less ' + removed if removed else ''})"
+    lines = [
+        f"{variant.title} [{variant.name}], {shoe}",
+        "Banker wins {}   Player wins {}   Tie {}".format(
+            *(_percent(odds.events[name]).strip() for name in ("banker_wins", "player_wins", "tie"))
+        ),
+        "",
+        f"{'bet':<20} {'pays (to one)':<44} {'wins':>10} {'house edge':>11} {'RTP':>10}  offered",
+    ]
+    for offer in variant.bets:
+        bet = odds.bets[offer.bet_id]
+        tiers = list(offer.payouts.items())
+        if len(set(offer.payouts.values())) == 1:
+            pays = format_payout(tiers[0][1])
+        else:
+            pays = ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
+        wins = sum(
+            (p for verdict, p in bet.probabilities.items() if verdict not in {LOSE, PUSH}),
+            Fraction(0),
+        )
+        window = offer.window
+        offered = (
+            "every round"
+            if variant.virtual or window is None
+            else f"rounds {window.first}-{window.last}"
+        )
+        lines.append(
+            f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"
+            f" {_percent(bet.rtp):>10}  {offered}"
+        )
+    return "\n".join(lines) + "\n"

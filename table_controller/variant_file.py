@@ -1,0 +1,145 @@
+"""The operator's variant file: TOML overrides of any payout or side-bet window.
+
+Edge module: reads and validates a file (pydantic), then builds the pure
+:class:`~table_controller.rules.variants.Variant` values the cores use. An invalid file is
+refused as a whole with a message naming the key and the problem; nothing is half-applied.
+
+Format (every table and key optional)::
+
+    [commission.bets.tie]
+    payouts = { win = 9 }          # net "to one": 9, 0.95 or "19/20"
+
+    [commission.bets.player_pair]
+    window = [1, 50]               # rounds 1 to 50 of a shoe; "every_round" for no window
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+from table_controller.rules.bets import BETS
+from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window
+
+
+class VariantFileError(ValueError):
+    """The variant file is unreadable or invalid; the message names the key and the problem."""
+
+
+class _BetOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    payouts: dict[str, StrictInt | StrictFloat | StrictStr] = Field(default_factory=dict)
+    window: (
+        tuple[Annotated[int, Field(strict=True)], Annotated[int, Field(strict=True)]]
+        | Literal["every_round"]
+        | None
+    ) = None
+
+
+class _VariantOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bets: dict[str, _BetOverride] = Field(default_factory=dict)
+
+
+def _payout(value: float | str, key: str) -> Fraction:
+    try:
+        # A TOML float such as 0.95 is read through its decimal text, so it is exactly 19/20.
+        payout = Fraction(Decimal(repr(value))) if isinstance(value, float) else Fraction(value)
+    except (ValueError, ZeroDivisionError, InvalidOperation):
+        raise VariantFileError(
+            f"{key}: {value!r} is not a number (use 9, 0.95 or '19/20')"
+        ) from None
+    if payout < 0:
+        raise VariantFileError(f"{key}: payout must not be negative (got {value!r})")
+    return payout
+
+
+def _apply(variant: Variant, override: _VariantOverride, prefix: str) -> Variant:
+    offers = {offer.bet_id: offer for offer in variant.bets}
+    for bet_id, bet_override in override.bets.items():
+        key = f"{prefix}.bets.{bet_id}"
+        if bet_id not in BETS:
+            raise VariantFileError(f"{key}: unknown bet {bet_id!r}")
+        if bet_id not in offers:
+            raise VariantFileError(
+                f"{key}: the {variant.name!r} variant does not offer {bet_id!r} "
+                f"(it offers {', '.join(variant.bet_ids)})"
+            )
+        offer = offers[bet_id]
+        payouts = dict(offer.payouts)
+        for tier, value in bet_override.payouts.items():
+            if tier not in payouts:
+                known = ", ".join(payouts)
+                raise VariantFileError(
+                    f"{key}.payouts.{tier}: unknown tier (tiers of {bet_id!r}: {known})"
+                )
+            payouts[tier] = _payout(value, f"{key}.payouts.{tier}")
+        window = offer.window
+        if bet_override.window == "every_round":
+            window = None
+        elif bet_override.window is not None:
+            first, last = bet_override.window
+            if not 1 <= first <= last <= MAX_ROUND:
+                raise VariantFileError(
+                    f"{key}.window: {[first, last]} is out of range "
+                    f"(need 1 <= first <= last <= {MAX_ROUND})"
+                )
+            window = Window(first=first, last=last)
+        offers[bet_id] = BetOffer(bet_id=bet_id, payouts=payouts, window=window)
+    return replace(variant, bets=tuple(offers[bet_id] for bet_id in variant.bet_ids))
+
+
+def parse_variant_overrides(
+    document: Mapping[str, object],
+    base: Mapping[str, Variant] = VARIANTS,
+    *,
+    source: str = "variant file",
+) -> dict[str, Variant]:
+    """The built-in variants with the document's overrides applied."""
+    variants = dict(base)
+    for name, raw in document.items():
+        if name not in variants:
+            raise VariantFileError(
+                f"{source}: {name}: unknown variant (known: {', '.join(variants)})"
+            )
+        try:
+            override = _VariantOverride.model_validate(raw)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in (name, *first["loc"]))
+            raise VariantFileError(f"{source}: {where}: {first['msg']}") from None
+        try:
+            variants[name] = _apply(variants[name], override, name)
+        except VariantFileError as error:
+            raise VariantFileError(f"{source}: {error}") from None
+    return variants
+
+
+def load_variants(path: Path | None) -> dict[str, Variant]:
+    """The variants in force: built-ins, with the overrides of ``path`` if given."""
+    if path is None:
+        return dict(VARIANTS)
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise VariantFileError(f"{path}: cannot read: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise VariantFileError(f"{path}: not valid TOML: {error}") from None
+    return parse_variant_overrides(document, source=str(path))
