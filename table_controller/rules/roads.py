@@ -1,0 +1,411 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The scoreboards of a shoe: bead plate, Big Road, derived roads, "ask" marks and statistics.
+
+Pure: no I/O, no clock, no randomness. Imports only the standard library and
+``table_controller.rules``.
+
+Theory of operation (mqtt-api.md, ``roads``):
+
+- The **bead plate** is every settled round in order, ties included.
+- The **Big Road** is kept as *logical* columns: a banker or player result opens a new column
+  when the winner differs from the last column's, else it goes one row down. A tie opens no
+  cell: it is counted on the last cell; ties before the first banker or player result are held
+  and counted on the first cell when it comes. A cell carries the pairs of the round that made it.
+- The **derived roads** (Big Eye Boy, Small Road, Cockroach Pig, with lag ``k`` = 1, 2, 3) get
+  one mark for each new Big Road cell, read from the lengths of the Big Road's logical columns,
+  never from a drawn grid. For a new cell at column ``c``, row ``r`` (both from 0):
+
+  * ``r == 0`` (a new column): compare columns ``c - 1`` and ``c - 1 - k``; equal lengths give
+    red, different lengths blue;
+  * ``r >= 1``: look at column ``c - k``; if it reaches row ``r`` (length > ``r``), red; if it
+    ends exactly one row above (length == ``r``), blue; if it is shorter still, red.
+
+  A road gets no mark while the column it needs does not exist, so Big Eye Boy starts at
+  column 2 row 2 of the Big Road (or column 3 row 1 when column 2 holds one cell), Small Road
+  one column later and Cockroach Pig two. Each derived road is itself kept as logical columns:
+  a new column whenever the colour changes.
+- **Ask banker / ask player** is the mark each derived road would get from the next result,
+  computed from the same column lengths without touching the board.
+
+Recording a result costs O(1) (amortised): it appends to lists and reads at most three column
+lengths, whatever the round number. A voided round is never recorded; a corrected result is
+handled by building a new board from the corrected rounds (:meth:`Scoreboard.from_entries`).
+A display lays the logical columns out on its drawn grid with :func:`layout_grid`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, NotRequired, Self, TypedDict, TypeVar
+
+from table_controller.rules.tableau import Coup, Winner
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+#: How each winner is written on the bead plate and the Big Road (mqtt-api.md, ``roads``).
+WINNER_LETTERS: dict[Winner, str] = {Winner.BANKER: "B", Winner.PLAYER: "P", Winner.TIE: "T"}
+#: Rows of the drawn grid of a usual scoreboard display.
+DEFAULT_GRID_ROWS = 6
+
+
+class RoadColour(enum.StrEnum):
+    """The mark of a derived road: red when the Big Road repeats its shape, blue when not."""
+
+    RED = "red"
+    BLUE = "blue"
+
+
+class DerivedRoad(enum.StrEnum):
+    """The three roads derived from the Big Road, named as in the ``roads`` payload."""
+
+    BIG_EYE_BOY = "big_eye_boy"
+    SMALL_ROAD = "small_road"
+    COCKROACH_PIG = "cockroach_pig"
+
+    @property
+    def lag(self) -> int:
+        """How many Big Road columns back this road compares with (1, 2 or 3)."""
+        return _LAGS[self]
+
+
+_LAGS: dict[DerivedRoad, int] = {
+    DerivedRoad.BIG_EYE_BOY: 1,
+    DerivedRoad.SMALL_ROAD: 2,
+    DerivedRoad.COCKROACH_PIG: 3,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoadEntry:
+    """What the scoreboards need from one settled round."""
+
+    winner: Winner
+    player_pair: bool
+    banker_pair: bool
+    natural: bool
+    player_total: int
+    banker_total: int
+
+    def __post_init__(self) -> None:
+        for total in (self.player_total, self.banker_total):
+            if not 0 <= total <= 9:
+                raise ValueError(f"a hand total is 0 to 9, not {total}")
+
+    @classmethod
+    def from_coup(cls, coup: Coup) -> Self:
+        """The entry of a finished coup."""
+        return cls(
+            winner=coup.winner,
+            player_pair=coup.player_pair,
+            banker_pair=coup.banker_pair,
+            natural=coup.natural,
+            player_total=coup.player_total,
+            banker_total=coup.banker_total,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BigRoadCell:
+    """One cell of the Big Road: a banker or player win and the ties counted on it."""
+
+    winner: Winner
+    ties: int
+    player_pair: bool
+    banker_pair: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeStats:
+    """Counts over the rounds recorded so far in the shoe."""
+
+    banker: int = 0
+    player: int = 0
+    tie: int = 0
+    banker_pair: int = 0
+    player_pair: int = 0
+    natural: int = 0
+
+    @property
+    def rounds(self) -> int:
+        """Every recorded round, ties included."""
+        return self.banker + self.player + self.tie
+
+
+_TALLY_KEYS = tuple(field.name for field in dataclasses.fields(ShoeStats))
+
+
+class BeadPayload(TypedDict):
+    """One bead: the pair and natural flags are present only when true."""
+
+    winner: str
+    banker_pair: NotRequired[bool]
+    player_pair: NotRequired[bool]
+    natural: NotRequired[bool]
+
+
+class BigRoadCellPayload(TypedDict):
+    """One Big Road cell as published."""
+
+    winner: str
+    ties: int
+    banker_pair: bool
+    player_pair: bool
+
+
+class StatsPayload(TypedDict):
+    """The shoe statistics as published: the spec's counts plus naturals, rounds, cards left."""
+
+    banker: int
+    player: int
+    tie: int
+    banker_pair: int
+    player_pair: int
+    natural: int
+    rounds: int
+    cards_left: int | None
+
+
+class RoadsPayload(TypedDict):
+    """The ``roads`` message of mqtt-api.md (without the envelope: schema, table, seq, ts)."""
+
+    type: Literal["roads"]
+    shoe_id: str
+    bead_plate: list[BeadPayload]
+    big_road: list[list[BigRoadCellPayload]]
+    big_eye_boy: list[list[str]]
+    small_road: list[list[str]]
+    cockroach_pig: list[list[str]]
+    ask_banker: dict[str, str | None]
+    ask_player: dict[str, str | None]
+    stats: StatsPayload
+
+
+def derived_mark(
+    column_lengths: Sequence[int], column: int, row: int, lag: int
+) -> RoadColour | None:
+    """The mark a derived road gets for a Big Road cell at ``column``, ``row`` (from 0).
+
+    Only the lengths of the columns before ``column`` are read, so the cell need not be on
+    the board yet. ``None`` when the road has no column to compare with yet.
+    """
+    if row == 0:
+        earlier = column - 1 - lag
+        if earlier < 0:
+            return None
+        same = column_lengths[column - 1] == column_lengths[earlier]
+        return RoadColour.RED if same else RoadColour.BLUE
+    compared = column - lag
+    if compared < 0:
+        return None
+    return RoadColour.BLUE if column_lengths[compared] == row else RoadColour.RED
+
+
+class Scoreboard:
+    """The scoreboards of one shoe, updated one settled round at a time."""
+
+    __slots__ = ("_columns", "_derived", "_entries", "_lengths", "_pending_ties", "_tally")
+
+    def __init__(self) -> None:
+        self._entries: list[RoadEntry] = []
+        self._columns: list[list[BigRoadCell]] = []
+        self._lengths: list[int] = []
+        self._pending_ties = 0
+        self._derived: dict[DerivedRoad, list[list[RoadColour]]] = {
+            road: [] for road in DerivedRoad
+        }
+        self._tally = dict.fromkeys(_TALLY_KEYS, 0)
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[RoadEntry]) -> Self:
+        """A board with these rounds recorded in order (after a correction, say)."""
+        board = cls()
+        for entry in entries:
+            board.record(entry)
+        return board
+
+    def record(self, entry: RoadEntry) -> None:
+        """Add one settled round to every scoreboard."""
+        self._entries.append(entry)
+        self._count(entry)
+        if entry.winner is Winner.TIE:
+            self._count_tie()
+            return
+        column, row = self._next_cell(entry.winner)
+        marks = self._marks_at(column, row)
+        cell = BigRoadCell(
+            winner=entry.winner,
+            ties=self._pending_ties,
+            player_pair=entry.player_pair,
+            banker_pair=entry.banker_pair,
+        )
+        self._pending_ties = 0
+        if row == 0:
+            self._columns.append([cell])
+            self._lengths.append(1)
+        else:
+            self._columns[-1].append(cell)
+            self._lengths[-1] += 1
+        for road, mark in marks.items():
+            if mark is not None:
+                self._add_mark(road, mark)
+
+    def ask(self, winner: Winner) -> dict[str, str | None]:
+        """The mark each derived road would get if the next result were ``winner``.
+
+        The board is not changed. A tie adds no Big Road cell, so it asks nothing: all ``None``.
+        """
+        if winner is Winner.TIE:
+            return {road.value: None for road in DerivedRoad}
+        column, row = self._next_cell(winner)
+        return {
+            road.value: None if mark is None else mark.value
+            for road, mark in self._marks_at(column, row).items()
+        }
+
+    def payload(self, shoe_id: str, cards_left: int | None) -> RoadsPayload:
+        """The ``roads`` message of mqtt-api.md for this board."""
+        stats = self.stats
+        return {
+            "type": "roads",
+            "shoe_id": shoe_id,
+            "bead_plate": [_bead_payload(entry) for entry in self._entries],
+            "big_road": [[_cell_payload(cell) for cell in column] for column in self._columns],
+            "big_eye_boy": self._derived_payload(DerivedRoad.BIG_EYE_BOY),
+            "small_road": self._derived_payload(DerivedRoad.SMALL_ROAD),
+            "cockroach_pig": self._derived_payload(DerivedRoad.COCKROACH_PIG),
+            "ask_banker": self.ask(Winner.BANKER),
+            "ask_player": self.ask(Winner.PLAYER),
+            "stats": {
+                "banker": stats.banker,
+                "player": stats.player,
+                "tie": stats.tie,
+                "banker_pair": stats.banker_pair,
+                "player_pair": stats.player_pair,
+                "natural": stats.natural,
+                "rounds": stats.rounds,
+                "cards_left": cards_left,
+            },
+        }
+
+    @property
+    def entries(self) -> tuple[RoadEntry, ...]:
+        """The bead plate: every recorded round in order."""
+        return tuple(self._entries)
+
+    @property
+    def big_road(self) -> tuple[tuple[BigRoadCell, ...], ...]:
+        """The Big Road's logical columns."""
+        return tuple(tuple(column) for column in self._columns)
+
+    @property
+    def pending_ties(self) -> int:
+        """Ties recorded before the first banker or player result, not yet on any cell."""
+        return self._pending_ties
+
+    @property
+    def stats(self) -> ShoeStats:
+        """Wins by side, ties, pairs and naturals so far."""
+        return ShoeStats(**self._tally)
+
+    def derived_road(self, road: DerivedRoad) -> tuple[tuple[RoadColour, ...], ...]:
+        """One derived road's logical columns (a new column whenever the colour changes)."""
+        return tuple(tuple(column) for column in self._derived[road])
+
+    def _count(self, entry: RoadEntry) -> None:
+        tally = self._tally
+        tally[entry.winner.value] += 1
+        tally["banker_pair"] += entry.banker_pair
+        tally["player_pair"] += entry.player_pair
+        tally["natural"] += entry.natural
+
+    def _count_tie(self) -> None:
+        if not self._columns:
+            self._pending_ties += 1
+            return
+        last_column = self._columns[-1]
+        last_column[-1] = dataclasses.replace(last_column[-1], ties=last_column[-1].ties + 1)
+
+    def _next_cell(self, winner: Winner) -> tuple[int, int]:
+        """Where a banker or player result would go on the Big Road: (column, row), from 0."""
+        if not self._columns:
+            return 0, 0
+        if self._columns[-1][-1].winner is winner:
+            return len(self._columns) - 1, self._lengths[-1]
+        return len(self._columns), 0
+
+    def _marks_at(self, column: int, row: int) -> dict[DerivedRoad, RoadColour | None]:
+        return {road: derived_mark(self._lengths, column, row, road.lag) for road in DerivedRoad}
+
+    def _add_mark(self, road: DerivedRoad, mark: RoadColour) -> None:
+        columns = self._derived[road]
+        if columns and columns[-1][-1] is mark:
+            columns[-1].append(mark)
+        else:
+            columns.append([mark])
+
+    def _derived_payload(self, road: DerivedRoad) -> list[list[str]]:
+        return [[mark.value for mark in column] for column in self._derived[road]]
+
+
+def _bead_payload(entry: RoadEntry) -> BeadPayload:
+    bead: BeadPayload = {"winner": WINNER_LETTERS[entry.winner]}
+    if entry.banker_pair:
+        bead["banker_pair"] = True
+    if entry.player_pair:
+        bead["player_pair"] = True
+    if entry.natural:
+        bead["natural"] = True
+    return bead
+
+
+def _cell_payload(cell: BigRoadCell) -> BigRoadCellPayload:
+    return {
+        "winner": WINNER_LETTERS[cell.winner],
+        "ties": cell.ties,
+        "banker_pair": cell.banker_pair,
+        "player_pair": cell.player_pair,
+    }
+
+
+_Cell = TypeVar("_Cell")
+
+
+def layout_grid(
+    columns: Sequence[Sequence[_Cell]], rows: int = DEFAULT_GRID_ROWS
+) -> list[tuple[int, int, _Cell]]:
+    """Place logical columns on a drawn grid ``rows`` high: ``(column, row, cell)``, from 0.
+
+    Each logical column starts on the top row, one drawn column right of where the previous
+    one started (further right if a tail already took that top cell), and goes down. When it
+    reaches the bottom row, or the cell below is already taken by an earlier column's tail, it
+    turns right and runs along that row: the dragon tail. The grid has no right edge; a
+    display scrolls or crops. Works for the Big Road and for the derived roads alike.
+    """
+    if rows < 1:
+        raise ValueError(f"a grid has at least one row, not {rows}")
+    taken: set[tuple[int, int]] = set()
+    placements: list[tuple[int, int, _Cell]] = []
+    start = -1
+    for logical_column in columns:
+        if not logical_column:
+            raise ValueError("a logical column holds at least one cell")
+        start += 1
+        while (start, 0) in taken:
+            start += 1
+        x, y = start, 0
+        in_tail = False
+        for index, cell in enumerate(logical_column):
+            if index:
+                if not in_tail and y + 1 < rows and (x, y + 1) not in taken:
+                    y += 1
+                else:
+                    in_tail = True
+                    x += 1
+            # A tail only runs right of every earlier column's cells on its row.
+            assert (x, y) not in taken, f"layout collision at ({x}, {y})"
+            taken.add((x, y))
+            placements.append((x, y, cell))
+    return placements
