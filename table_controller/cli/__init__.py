@@ -17,7 +17,7 @@ from table_controller import __version__
 
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 #: Sub-command modules, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("odds",)
+SUBCOMMAND_MODULES = ("odds", "journal")
 USAGE_ERROR = 2
 
 
