@@ -1,0 +1,204 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""``table-controller reader``: the technician's tool for commissioning a shoe reader.
+
+Edge module: parses flags, runs a ``drivers.shoe_reader.ShoeReader``, prints one line per
+event. It acknowledges every frame as the controller would, once the line is printed (the
+printed line is this tool's record), and runs until interrupted (Ctrl-C).
+
+``--json`` prints one JSON object per line on stdout; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any, assert_never
+
+from drivers.events import (
+    CardMisread,
+    CardSeen,
+    CutCardSeen,
+    Delivery,
+    FramesLost,
+    LineRejected,
+    ReaderAlarm,
+    ReaderEvent,
+    ReaderHello,
+    ReaderOffline,
+    ReaderOnline,
+    ReaderStatus,
+    ReaderWarning,
+)
+from drivers.port import parse_port_url
+from drivers.shoe_reader import ShoeProtocol, ShoeReader
+from drivers.srp.constants import DEFAULT_BAUDRATE
+from table_controller.cli import UsageError
+
+__all__ = ["describe", "register", "run", "watch"]
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``reader`` sub-command."""
+    parser = subparsers.add_parser(
+        "reader",
+        help="opens a shoe reader's port and prints every event it sends (commissioning tool)",
+        description=(
+            "Open a shoe reader's port, acknowledge frames as the controller would, and print "
+            "one line per event, including every rejected frame and its reason. Ctrl-C stops."
+        ),
+    )
+    parser.add_argument(
+        "--port", required=True, help="device path (e.g. /dev/ttyUSB0) or socket://host:port"
+    )
+    parser.add_argument(
+        "--baud",
+        type=_baudrate,
+        default=DEFAULT_BAUDRATE,
+        help=f"serial speed (default {DEFAULT_BAUDRATE})",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=[protocol.value for protocol in ShoeProtocol],
+        default=ShoeProtocol.SRP.value,
+        help="srp (SRP/1, default) or beetek (text lines)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per event on stdout")
+    parser.set_defaults(handler=run)
+
+
+def _baudrate(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Watch the reader until interrupted; returns the exit status."""
+    try:
+        parse_port_url(args.port)
+    except ValueError as error:
+        raise UsageError(f"--port: {error}") from None
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
+    )
+    as_json: bool = args.json
+
+    def emit(event: ReaderEvent) -> None:
+        fields = describe(event)
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+        if as_json:
+            line = json.dumps({"time": stamp, **fields}, separators=(",", ":"))
+        else:
+            kind = fields.pop("event")
+            details = " ".join(f"{key}={value}" for key, value in fields.items())
+            line = f"{stamp} {kind} {details}".rstrip()
+        print(line, flush=True)
+
+    asyncio.run(watch(args.port, args.baud, ShoeProtocol(args.protocol), emit))
+    return 0
+
+
+async def watch(
+    port: str,
+    baudrate: int,
+    protocol: ShoeProtocol,
+    emit: Callable[[ReaderEvent], None],
+    *,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Print (``emit``) every event of the reader on ``port``, acknowledging each afterwards.
+
+    Args:
+        port: Device path or ``socket://host:port``.
+        baudrate: Serial speed.
+        protocol: What the shoe speaks.
+        emit: Called once per event, before it is acknowledged.
+        stop: When set, the watch ends; without it the watch runs until cancelled.
+    """
+    async with ShoeReader(port, baudrate=baudrate, protocol=protocol) as reader:
+        consuming = asyncio.create_task(_consume(reader, emit), name="reader-cli consume")
+        try:
+            if stop is None:
+                await consuming
+            else:
+                await stop.wait()
+        finally:
+            consuming.cancel()
+            await asyncio.gather(consuming, return_exceptions=True)
+            rejected = dict(reader.session.rejected)
+            if rejected:
+                _LOGGER.info("rejected lines by reason: %s", rejected)
+
+
+async def _consume(reader: ShoeReader, emit: Callable[[ReaderEvent], None]) -> None:
+    async for event in reader:
+        emit(event)
+        await reader.confirm(_delivery(event))
+
+
+def _delivery(event: ReaderEvent) -> Delivery | None:
+    if isinstance(event, CardSeen | CutCardSeen | CardMisread | ReaderHello):
+        return event.delivery
+    return None
+
+
+def _handle(delivery: Delivery | None) -> dict[str, Any]:
+    return {} if delivery is None else {"epoch": delivery.epoch, "seq": delivery.seq}
+
+
+def describe(event: ReaderEvent) -> dict[str, Any]:  # noqa: C901, PLR0911 - one case per event type
+    """An event as a flat JSON-ready dict whose ``event`` key names its kind."""
+    match event:
+        case CardSeen():
+            return {
+                "event": "card",
+                "card": event.card,
+                "burn_mode": event.burn_mode,
+                **_handle(event.delivery),
+            }
+        case CutCardSeen():
+            return {"event": "cut_card", **_handle(event.delivery)}
+        case CardMisread():
+            return {"event": "misread", **_handle(event.delivery)}
+        case ReaderHello():
+            return {
+                "event": "hello",
+                "model": event.model,
+                "firmware": event.firmware,
+                "serial": event.serial,
+                **_handle(event.delivery),
+            }
+        case ReaderStatus():
+            code = {} if event.code is None else {"code": event.code}
+            return {"event": "status", "state": event.state.value, **code}
+        case ReaderAlarm():
+            return {"event": "alarm", "code": event.code, "text": event.text}
+        case ReaderWarning():
+            return {"event": "warning", "code": event.code}
+        case FramesLost():
+            return {
+                "event": "frames_lost",
+                "expected_seq": event.expected_seq,
+                "received_seq": event.received_seq,
+                "count": event.count,
+            }
+        case LineRejected():
+            raw = event.raw.decode("ascii", errors="backslashreplace")
+            return {"event": "rejected", "reason": event.reason, "raw": raw}
+        case ReaderOffline():
+            return {"event": "offline", "reason": event.reason}
+        case ReaderOnline():
+            return {"event": "online"}
+        case _:
+            assert_never(event)
