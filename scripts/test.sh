@@ -11,8 +11,12 @@ for arg in "$@"; do
         *) args+=("$arg") ;;
     esac
 done
-bash scripts/setup.sh "dev" mosquitto mosquitto-clients socat chromium
+system=(mosquitto mosquitto-clients socat chromium)
+# npm only where no Node.js brings it already (a NodeSource nodejs conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || system+=(npm)
+bash scripts/setup.sh "dev" "${system[@]}"
 . .venv/bin/activate
+[ -f .cache/asyncapi/node_modules/@asyncapi/specs/package.json ] || npm install --silent --no-save --prefix .cache/asyncapi @asyncapi/specs@6.11.1
 echo "== ruff" && ruff check .
 echo "== mypy" && mypy
 echo "== pytest"

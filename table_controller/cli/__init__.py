@@ -17,7 +17,7 @@ from table_controller import __version__
 
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 #: Sub-command modules, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("odds", "reader", "journal", "shoe_sim", "watch")
+SUBCOMMAND_MODULES = ("run", "odds", "reader", "journal", "replay", "schema", "shoe_sim")
 USAGE_ERROR = 2
 
 

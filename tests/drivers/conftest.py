@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from driver_test_support import PtyShoe, TcpShoe
+
+from tests.drivers.driver_test_support import PtyShoe, TcpShoe
 
 
 def _open_fds() -> set[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from driver_test_support import Vector, load_vectors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from drivers.events import (
 )
 from drivers.srp.constants import RANKS, SUITS, Lamp
 from drivers.textline import MAX_LINE_BYTES, TextLineSession, parse_line
+from tests.drivers.driver_test_support import Vector, load_vectors
 
 BEETEK_VECTORS = load_vectors("beetek_lines.txt")
 PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)

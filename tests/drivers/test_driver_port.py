@@ -7,10 +7,10 @@ import socket
 from pathlib import Path
 
 import pytest
-from driver_test_support import PtyShoe
 
 from drivers.port import PortAddress, open_port, parse_port_url
 from drivers.shoe_reader import Backoff
+from tests.drivers.driver_test_support import PtyShoe
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-from driver_test_support import PtyShoe, TcpShoe
 
 from drivers.events import (
     CardMisread,
@@ -30,6 +29,7 @@ from drivers.events import (
 from drivers.shoe_reader import ShoeProtocol
 from drivers.srp.frames import Frame, FrameType, Talker
 from table_controller.cli.reader import describe, watch
+from tests.drivers.driver_test_support import PtyShoe, TcpShoe
 
 
 def shoe(seq: int, frame_type: FrameType, *fields: str) -> bytes:

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import pytest
-from driver_test_support import PtyShoe, TcpShoe
 
 from drivers.events import (
     CardSeen,
@@ -23,6 +22,7 @@ from drivers.events import (
 from drivers.shoe_reader import Backoff, ShoeProtocol, ShoeReader
 from drivers.srp.constants import Lamp
 from drivers.srp.frames import Frame, FrameType, Talker
+from tests.drivers.driver_test_support import PtyShoe, TcpShoe
 
 FAST = Backoff(initial_s=0.02, factor=2.0, cap_s=0.1)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from driver_test_support import Vector, load_vectors
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from drivers.srp.codec import (
 )
 from drivers.srp.constants import MAX_FRAME_BYTES, RANKS, SUITS, Lamp
 from drivers.srp.frames import Frame, FrameType, Talker
+from tests.drivers.driver_test_support import Vector, load_vectors
 
 SRP_VECTORS = load_vectors("srp_frames.txt")
 PROPERTY = settings(

@@ -1,0 +1,35 @@
+"""``table-controller shoe-sim``: the virtual shoe on a pseudo-terminal or TCP port (spec/cli.md).
+
+Edge module: the flags and the shoe live in ``simulators.virtual_shoe.cli`` (shared with
+``python -m simulators``); this module registers them as a sub-command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from simulators.virtual_shoe.cli import SimulatorUsageError, add_arguments
+from simulators.virtual_shoe.cli import run as run_shoe
+from table_controller.cli import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``shoe-sim`` sub-command."""
+    parser = subparsers.add_parser(
+        "shoe-sim",
+        help="the virtual shoe: serves a shoe on a pseudo-terminal or TCP port",
+        description=(
+            "A virtual card shoe speaking SRP/1 or the Bee-Tek profile, with faults on demand. "
+            "Enter deals a card; type help for the other commands."
+        ),
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the shoe until quit, SIGTERM or Ctrl-C."""
+    try:
+        return run_shoe(args)
+    except SimulatorUsageError as error:
+        raise UsageError(str(error)) from None

@@ -1,0 +1,192 @@
+"""The inputs of the table procedure: what the shoe reports and what people command.
+
+Pure: no I/O, no clock, no randomness.
+
+Every input carries ``at``, the adapter's monotonic time in seconds; the core never reads a
+clock. Shoe inputs are past-tense facts; commands are imperative and carry the ``command_id``
+and the ``operator`` of the mqtt-api.md command (an adapter has already checked that the
+operator may give it). ``COMMAND`` names each command as mqtt-api.md does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+from table_controller.rules.cards import Card
+
+# --- what the shoe reports ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardDrawn:
+    """A card left the shoe and the reader recognised it."""
+
+    at: float
+    card: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CutCardDrawn:
+    """The cut (blue) card left the shoe."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardMisread:
+    """A card left the shoe but the reader could not tell which."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FramesLost:
+    """The shoe link saw a gap of ``count`` frames: cards may have left the shoe unseen."""
+
+    at: float
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderWentOffline:
+    """No frame from the reader for too long, or its port is gone."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderCameBack:
+    """The reader talks again."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimerFired:
+    """A timer the runtime was asked to set is due (the core sets none at present)."""
+
+    at: float
+    key: str
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _CommandFields:
+    at: float
+    command_id: str
+    operator: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartNewShoe(_CommandFields):
+    """``new_shoe``: a freshly shuffled shoe; ``shoe_id=None`` lets the core number it."""
+
+    COMMAND: ClassVar[str] = "new_shoe"
+    shoe_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenBetting(_CommandFields):
+    """``open_betting``: start taking bets on the next round."""
+
+    COMMAND: ClassVar[str] = "open_betting"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CloseBetting(_CommandFields):
+    """``close_betting``: no more bets; the round is dealt."""
+
+    COMMAND: ClassVar[str] = "close_betting"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deal(_CommandFields):
+    """``deal``: deal the next round now (tables without a betting phase)."""
+
+    COMMAND: ClassVar[str] = "deal"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Misdeal(_CommandFields):
+    """``misdeal``: void the round whose cards are on the table."""
+
+    COMMAND: ClassVar[str] = "misdeal"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VoidRound(_CommandFields):
+    """``void_round``: void the current round, or a settled round of this shoe."""
+
+    COMMAND: ClassVar[str] = "void_round"
+    round_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VoidShoe(_CommandFields):
+    """``void_shoe``: void every unsettled round; nothing more is dealt from this shoe."""
+
+    COMMAND: ClassVar[str] = "void_shoe"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnterCard(_CommandFields):
+    """``manual_card``: a supervisor enters by hand a card the reader missed."""
+
+    COMMAND: ClassVar[str] = "manual_card"
+    card: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectResult(_CommandFields):
+    """``correct_result``: a settled round's cards were wrong; these are the right ones."""
+
+    COMMAND: ClassVar[str] = "correct_result"
+    round_id: str
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DroppedCard(_CommandFields):
+    """``dropped_card``: a card fell out of sight during dealing; ``read`` if the reader saw it."""
+
+    COMMAND: ClassVar[str] = "dropped_card"
+    read: bool
+
+
+ShoeInput: TypeAlias = (
+    CardDrawn | CutCardDrawn | CardMisread | FramesLost | ReaderWentOffline | ReaderCameBack
+)
+Command: TypeAlias = (
+    StartNewShoe
+    | OpenBetting
+    | CloseBetting
+    | Deal
+    | Misdeal
+    | VoidRound
+    | VoidShoe
+    | EnterCard
+    | CorrectResult
+    | DroppedCard
+)
+Input: TypeAlias = ShoeInput | TimerFired | Command
+
+#: Every command class, by its mqtt-api.md name.
+COMMANDS: dict[str, type[Command]] = {
+    cls.COMMAND: cls
+    for cls in (
+        StartNewShoe,
+        OpenBetting,
+        CloseBetting,
+        Deal,
+        Misdeal,
+        VoidRound,
+        VoidShoe,
+        EnterCard,
+        CorrectResult,
+        DroppedCard,
+    )
+}

@@ -1,0 +1,310 @@
+"""Records of the procedure: inputs as versioned JSON-ready records, and event payload parts.
+
+Pure: no I/O, no clock, no randomness. Bad records are values (:class:`RecordRejected`),
+never exceptions.
+
+**Input records** are what ``replay`` reads and what the journal stores (version
+:data:`INPUT_RECORD_VERSION`), one JSON object per input, in the form of spec/cli.md::
+
+    {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "id": "c-1", "operator": "pit-12"}
+    {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}
+    {"reader": "offline"}   {"reader": "online"}   {"timer": "key"}
+
+with optional ``at`` (the adapter's monotonic seconds), ``ts`` (UTC wall time, carried for the
+envelope and ignored by the core) and ``v`` (the record version). ``id`` and ``operator`` of a
+command may be left out; the reader of the records supplies defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final, TypeAlias
+
+from table_controller.procedure.decisions import Prompt
+from table_controller.procedure.events import (
+    COMMANDS,
+    CardDrawn,
+    CardMisread,
+    CloseBetting,
+    Command,
+    CorrectResult,
+    CutCardDrawn,
+    Deal,
+    DroppedCard,
+    EnterCard,
+    FramesLost,
+    Input,
+    Misdeal,
+    OpenBetting,
+    ReaderCameBack,
+    ReaderWentOffline,
+    StartNewShoe,
+    TimerFired,
+    VoidRound,
+    VoidShoe,
+)
+from table_controller.rules.cards import Card, CardError, hand_total
+from table_controller.rules.tableau import Coup
+
+INPUT_RECORD_VERSION: Final = 1
+_KINDS: Final = ("command", "card", "cut", "misread", "frames_lost", "reader", "timer")
+_COMMON: Final = frozenset({"at", "ts", "v"})
+_COMMAND_KEYS: Final = frozenset({"command", "args", "id", "operator"})
+#: The arguments each command takes (name -> required?).
+_ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
+    "new_shoe": {"shoe_id": False},
+    "open_betting": {},
+    "close_betting": {},
+    "deal": {},
+    "misdeal": {},
+    "void_round": {"round_id": True},
+    "void_shoe": {},
+    "manual_card": {"card": True},
+    "correct_result": {"round_id": True, "player": True, "banker": True},
+    "dropped_card": {"read": True},
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordRejected:
+    """A record that is not an input, and why (a sentence naming the offending part)."""
+
+    reason: str
+
+
+class _Bad(Exception):  # noqa: N818 - private control flow inside this module, never escapes
+    pass
+
+
+def input_from_record(
+    record: object, *, default_at: float, default_command_id: str, default_operator: str
+) -> Input | RecordRejected:
+    """The input a record describes, or why it describes none."""
+    try:
+        return _parse(record, default_at, default_command_id, default_operator)
+    except _Bad as bad:
+        return RecordRejected(reason=str(bad))
+
+
+def _parse(record: object, default_at: float, command_id: str, operator: str) -> Input:
+    if not isinstance(record, dict):
+        raise _Bad("an input is a JSON object")
+    kinds = [kind for kind in _KINDS if kind in record]
+    if len(kinds) != 1:
+        raise _Bad(f"an input has exactly one of {', '.join(_KINDS)}")
+    kind = kinds[0]
+    allowed = _COMMON | (_COMMAND_KEYS if kind == "command" else {kind})
+    unknown = sorted(set(record) - allowed)
+    if unknown:
+        raise _Bad(f"unknown field {unknown[0]!r}")
+    version = record.get("v", INPUT_RECORD_VERSION)
+    if version != INPUT_RECORD_VERSION:
+        raise _Bad(f"record version {version!r} is not {INPUT_RECORD_VERSION}")
+    at = record.get("at", default_at)
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        raise _Bad("'at' must be a number of seconds")
+    if kind != "command":
+        return _SHOE_INPUTS[kind](record[kind], float(at))
+    identity = _text(record.get("id", command_id), "id")
+    who = _text(record.get("operator", operator), "operator")
+    return _command(record["command"], record.get("args", {}), float(at), identity, who)
+
+
+def _card_drawn(value: object, at: float) -> Input:
+    return CardDrawn(at=at, card=_card(value, "card"))
+
+
+def _cut(value: object, at: float) -> Input:
+    _require_true(value, "cut")
+    return CutCardDrawn(at=at)
+
+
+def _misread(value: object, at: float) -> Input:
+    _require_true(value, "misread")
+    return CardMisread(at=at)
+
+
+def _frames_lost(value: object, at: float) -> Input:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _Bad("'frames_lost' must be a whole number >= 1")
+    return FramesLost(at=at, count=value)
+
+
+def _reader(value: object, at: float) -> Input:
+    if value == "offline":
+        return ReaderWentOffline(at=at)
+    if value == "online":
+        return ReaderCameBack(at=at)
+    raise _Bad("'reader' must be 'offline' or 'online'")
+
+
+def _timer(value: object, at: float) -> Input:
+    return TimerFired(at=at, key=_text(value, "timer"))
+
+
+_SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
+    "card": _card_drawn,
+    "cut": _cut,
+    "misread": _misread,
+    "frames_lost": _frames_lost,
+    "reader": _reader,
+    "timer": _timer,
+}
+_PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
+_PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
+    cls.COMMAND: cls for cls in (OpenBetting, CloseBetting, Deal, Misdeal, VoidShoe)
+}
+
+
+def _check_args(name: object, args: object) -> tuple[str, dict[str, object]]:
+    if not isinstance(name, str) or name not in COMMANDS:
+        raise _Bad(f"unknown command {name!r} (expected one of {', '.join(COMMANDS)})")
+    if not isinstance(args, dict):
+        raise _Bad("'args' must be a JSON object")
+    spec = _ARGS[name]
+    unknown = sorted(set(args) - set(spec))
+    if unknown:
+        raise _Bad(f"command {name!r} takes no argument {unknown[0]!r}")
+    missing = [arg for arg, required in spec.items() if required and arg not in args]
+    if missing:
+        raise _Bad(f"command {name!r} needs argument {missing[0]!r}")
+    return name, args
+
+
+def _command(name: object, args: object, at: float, command_id: str, operator: str) -> Command:
+    name, args = _check_args(name, args)
+    plain = _PLAIN_COMMANDS.get(name)
+    if plain is not None:
+        return plain(at=at, command_id=command_id, operator=operator)
+    match name:
+        case "new_shoe":
+            shoe_id = args.get("shoe_id")
+            return StartNewShoe(at=at, command_id=command_id, operator=operator,
+                                shoe_id=None if shoe_id is None else _text(shoe_id, "shoe_id"))
+        case "void_round":
+            return VoidRound(at=at, command_id=command_id, operator=operator,
+                             round_id=_text(args["round_id"], "round_id"))
+        case "manual_card":
+            return EnterCard(at=at, command_id=command_id, operator=operator,
+                             card=_card(args["card"], "card"))
+        case "correct_result":
+            return CorrectResult(
+                at=at, command_id=command_id, operator=operator,
+                round_id=_text(args["round_id"], "round_id"),
+                player=_cards(args["player"], "player"),
+                banker=_cards(args["banker"], "banker"),
+            )
+        case _:
+            read = args["read"]
+            if not isinstance(read, bool):
+                raise _Bad("'read' must be true or false")
+            return DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
+
+
+def _require_true(value: object, key: str) -> None:
+    if value is not True:
+        raise _Bad(f"{key!r} must be true")
+
+
+def _text(value: object, key: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _Bad(f"{key!r} must be a non-empty string")
+    return value
+
+
+def _card(value: object, key: str) -> Card:
+    try:
+        return Card.parse(value)  # type: ignore[arg-type]  # parse checks the type itself
+    except CardError as error:
+        raise _Bad(f"{key!r}: {error}") from None
+
+
+def _cards(value: object, key: str) -> tuple[Card, ...]:
+    if not isinstance(value, list):
+        raise _Bad(f"{key!r} must be a list of cards")
+    return tuple(_card(item, key) for item in value)
+
+
+def input_to_record(event: Input) -> dict[str, object]:
+    """The record of an input; :func:`input_from_record` reads it back to an equal input."""
+    record: dict[str, object] = {"v": INPUT_RECORD_VERSION, "at": event.at}
+    match event:
+        case CardDrawn(card=card):
+            record["card"] = card.code
+        case CutCardDrawn():
+            record["cut"] = True
+        case CardMisread():
+            record["misread"] = True
+        case FramesLost(count=count):
+            record["frames_lost"] = count
+        case ReaderWentOffline():
+            record["reader"] = "offline"
+        case ReaderCameBack():
+            record["reader"] = "online"
+        case TimerFired(key=key):
+            record["timer"] = key
+        case _:
+            record.update(
+                command=event.COMMAND,
+                id=event.command_id,
+                operator=event.operator,
+                args=_command_args(event),
+            )
+    return record
+
+
+def _command_args(command: Command) -> dict[str, object]:
+    match command:
+        case StartNewShoe(shoe_id=shoe_id):
+            return {} if shoe_id is None else {"shoe_id": shoe_id}
+        case VoidRound(round_id=round_id):
+            return {"round_id": round_id}
+        case EnterCard(card=card):
+            return {"card": card.code}
+        case CorrectResult(round_id=round_id, player=player, banker=banker):
+            return {"round_id": round_id, "player": card_codes(player),
+                    "banker": card_codes(banker)}
+        case DroppedCard(read=read):
+            return {"read": read}
+        case _:
+            return {}
+
+
+# --- parts of event payloads ----------------------------------------------------------------
+
+
+def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
+    """Cards as the shoe writes them (``QH``); ``None`` for a card nobody could read."""
+    return [None if card is None else card.code for card in cards]
+
+
+def hand_payload(cards: Iterable[Card]) -> dict[str, object]:
+    """One hand of a result: its cards in dealing order and its total."""
+    cards = tuple(cards)
+    return {"cards": card_codes(cards), "total": hand_total(card.point for card in cards)}
+
+
+def result_fields(coup: Coup, settlement: Mapping[str, Fraction | str]) -> dict[str, object]:
+    """The fields of a ``round_result`` that depend on the cards (mqtt-api.md)."""
+    return {
+        "player": hand_payload(coup.player),
+        "banker": hand_payload(coup.banker),
+        "winner": coup.winner.value,
+        "natural": coup.natural,
+        "cards_dealt": coup.cards_dealt,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+        "settlement": dict(settlement),
+    }
+
+
+def prompt_fields(prompt: Prompt) -> dict[str, object]:
+    """The ``prompt`` event's own fields: ``action``, and ``count`` or ``reason`` when set."""
+    fields: dict[str, object] = {"action": prompt.action.value}
+    if prompt.count is not None:
+        fields["count"] = prompt.count
+    if prompt.reason is not None:
+        fields["reason"] = prompt.reason.value
+    return fields

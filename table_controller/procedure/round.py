@@ -1,0 +1,56 @@
+"""The cards of one coup as they come out of the shoe, placed by the drawing rules.
+
+Pure: no I/O, no clock, no randomness.
+"""
+
+from __future__ import annotations
+
+from table_controller.rules.cards import Card
+from table_controller.rules.tableau import Coup, Hand, next_hand
+
+#: The cards of the opening deal: P1 B1 P2 B2.
+OPENING_CARDS = 4
+
+
+class RoundCards:
+    """The round being bet on or dealt: its number and its cards so far."""
+
+    __slots__ = ("_next", "banker", "cards", "ids", "last_round", "manual", "player", "points",
+                 "round_id", "round_no")
+
+    def __init__(self, shoe_id: str, round_no: int, round_id: str) -> None:
+        self.round_no = round_no
+        self.round_id = round_id
+        #: The fields every event about this round carries (mqtt-api.md).
+        self.ids: dict[str, object] = {"shoe_id": shoe_id, "round_no": round_no,
+                                       "round_id": round_id}
+        self.cards: list[Card] = []
+        self.points: list[int] = []
+        self.player: list[Card] = []
+        self.banker: list[Card] = []
+        self.manual: list[Card] = []
+        #: The cut card came out during this round.
+        self.last_round = False
+        self._next: Hand | None = Hand.PLAYER
+
+    def expected(self) -> Hand | None:
+        """The hand the next card goes to, or ``None`` when the coup is complete."""
+        return self._next
+
+    def place(self, card: Card, *, manual: bool = False) -> tuple[Hand, int]:
+        """Put the next card on its hand; returns the hand and the card's position in it (1-3)."""
+        hand = self._next
+        if hand is None:
+            raise AssertionError(f"round {self.round_id}: a card placed on a complete coup")
+        self.cards.append(card)
+        self.points.append(card.point)
+        if manual:
+            self.manual.append(card)
+        cards = self.player if hand is Hand.PLAYER else self.banker
+        cards.append(card)
+        self._next = next_hand(self.points)
+        return hand, len(cards)
+
+    def coup(self) -> Coup:
+        """The finished coup."""
+        return Coup(tuple(self.player), tuple(self.banker))

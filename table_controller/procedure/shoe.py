@@ -1,0 +1,129 @@
+"""What the procedure knows of one shoe: card accounting, the burn, rounds, the cut card.
+
+Pure: no I/O, no clock, no randomness.
+
+This is runtime state of the machine (typed, mutable, never shared): the machine in
+:mod:`~table_controller.procedure.machine` owns one :class:`Shoe` at a time and is the only
+code that changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from table_controller.rules.cards import Card
+from table_controller.rules.roads import RoadEntry, Scoreboard
+from table_controller.rules.tableau import Coup
+
+
+class CardAccounting:
+    """How often each card has come out since the last shuffle (game-rules.md section 5.9).
+
+    A shoe of ``decks`` decks holds every card ``decks`` times; one more is a foreign card.
+    """
+
+    __slots__ = ("_copies", "_counts")
+
+    def __init__(self, decks: int) -> None:
+        self._copies = decks
+        self._counts: dict[Card, int] = {}
+
+    def admits(self, card: Card) -> bool:
+        """Whether one more of this card can still be in the shoe."""
+        return self._counts.get(card, 0) < self._copies
+
+    def add(self, card: Card) -> None:
+        """Count one card out (callers check :meth:`admits` first)."""
+        self._counts[card] = self._counts.get(card, 0) + 1
+
+    def remove(self, card: Card) -> None:
+        """Take back one card counted by mistake (a corrected result)."""
+        left = self._counts.get(card, 0) - 1
+        if left > 0:
+            self._counts[card] = left
+        else:
+            self._counts.pop(card, None)
+
+    def count(self, card: Card) -> int:
+        """How often this card has been seen."""
+        return self._counts.get(card, 0)
+
+    def reset(self) -> None:
+        """A fresh shuffle: nothing seen."""
+        self._counts.clear()
+
+
+@dataclass(slots=True, kw_only=True)
+class Burn:
+    """The burn of a new shoe: the face-up card, the count it orders and the cards burned."""
+
+    first_card: Card | None = None
+    count: int | None = None
+    #: The burned cards in order; ``None`` for a card the reader could not read.
+    cards: list[Card | None] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return self.count is not None and len(self.cards) >= self.count
+
+
+@dataclass(slots=True, kw_only=True)
+class SettledRound:
+    """A round that reached a result, with every correction applied."""
+
+    round_no: int
+    round_id: str
+    #: The cards in dealing order (P1 B1 P2 B2, then P3 and B3 if drawn).
+    cards: tuple[Card, ...]
+    coup: Coup
+    settlement: dict[str, Fraction | str]
+    last_round: bool
+    #: Cards entered by hand (``manual_card``), in dealing order.
+    manual_cards: tuple[Card, ...] = ()
+    corrections: int = 0
+    voided: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class Shoe:
+    """One shoe from ``new_shoe`` to its end."""
+
+    shoe_id: str
+    decks: int
+    accounting: CardAccounting
+    burn: Burn = field(default_factory=Burn)
+    #: The highest round number used; every round dealt counts, voided ones too.
+    round_no: int = 0
+    #: Cards out of the shoe since the last shuffle (misread ones included, the cut card not).
+    cards_seen: int = 0
+    cut_card_out: bool = False
+    ended: bool = False
+    voided: bool = False
+    #: The invalid round that the first card after the last round opened, if any.
+    invalid_round_no: int | None = None
+    settled: dict[int, SettledRound] = field(default_factory=dict)
+    voided_rounds: set[int] = field(default_factory=set)
+    board: Scoreboard = field(default_factory=Scoreboard)
+
+    def round_id(self, round_no: int) -> str:
+        """The round's idempotency key, ``<shoe_id>-<round_no>``."""
+        return f"{self.shoe_id}-{round_no}"
+
+    @property
+    def cards_left(self) -> int:
+        """Cards still in the shoe (or in the round's fresh shuffle), by count."""
+        return max(self.decks * 52 - self.cards_seen, 0)
+
+    def reshuffle(self) -> None:
+        """Every card back in (``mini`` reshuffles before each round)."""
+        self.accounting.reset()
+        self.cards_seen = 0
+
+    def rebuild_board(self) -> None:
+        """The scoreboards again from the rounds that stand, after a void or a correction."""
+        self.board = Scoreboard.from_entries(
+            RoadEntry.from_coup(record.coup)
+            for _, record in sorted(self.settled.items())
+            if not record.voided
+        )

@@ -1,0 +1,183 @@
+"""Settings of ``run`` and ``demo``: flags, environment and a TOML file (spec/cli.md).
+
+Edge module (pydantic-settings). Precedence: flags win over ``TABLE_CONTROLLER_<NAME>``
+variables, which win over the file named by ``--config``. A wrong setting stops the start with
+the key, the value and why (:class:`SettingsError`); nothing starts half-configured.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+ENV_PREFIX = "TABLE_CONTROLLER_"
+#: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
+BAUD_RATES = (9600, 19200, 38400, 57600, 115200)
+#: A table id becomes one topic level and part of the client id: no '/', '+', '#'.
+TABLE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
+#: Settings whose values are never echoed in an error message.
+SECRET_WORDS = ("pin", "password", "secret", "key")
+_HOST_PORT = re.compile(r"^(?P<host>[^:\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
+
+
+class SettingsError(ValueError):
+    """A setting is wrong; the message names the key, the value and why."""
+
+
+class Settings(BaseSettings):
+    """Everything ``run`` needs to start a table."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, extra="forbid", frozen=True, validate_default=True
+    )
+
+    table_id: str = Field(pattern=TABLE_ID_PATTERN)
+    variant: Literal["commission", "super_six", "lucky", "mini"] = "commission"
+    port: str | None = None
+    protocol: Literal["srp", "beetek"] = "srp"
+    baud: int = 9600
+    journal: Path | None = None
+    broker: str | None = None
+    topic_prefix: str = "baccarat/tables"
+    display: str = "127.0.0.1:8080"
+    #: PIN the dealer display asks for before a supervisor command; none: supervisor commands
+    #: cannot be given from the display.
+    display_pin: SecretStr | None = None
+    betting_phase: bool = True
+    card_source: Literal["reader", "rng"] = "reader"
+    #: The operator's variant file (payout and window overrides).
+    paytable: Path | None = None
+    #: Until the MQTT adapter is configured, every published message also goes here (JSON lines).
+    events_log: Path | None = None
+    log_format: Literal["json", "console"] = "json"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @field_validator("baud")
+    @classmethod
+    def _known_baud(cls, value: int) -> int:
+        if value not in BAUD_RATES:
+            raise ValueError(f"must be one of {', '.join(map(str, BAUD_RATES))}")
+        return value
+
+    @field_validator("broker")
+    @classmethod
+    def _broker_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in {"mqtt", "mqtts"} or not parts.hostname:
+            raise ValueError("must be mqtt://[user:pass@]host[:port] or mqtts://...")
+        try:
+            _ = parts.port
+        except ValueError:
+            raise ValueError("has a port that is not a number from 1 to 65535") from None
+        return value
+
+    @field_validator("topic_prefix")
+    @classmethod
+    def _topic_prefix(cls, value: str) -> str:
+        if not value or value.startswith("/") or value.endswith("/") or set(value) & {"+", "#"}:
+            raise ValueError("must be topic levels like 'baccarat/tables' (no '+', '#', edge '/')")
+        return value
+
+    @field_validator("display")
+    @classmethod
+    def _display(cls, value: str) -> str:
+        if value == "off":
+            return value
+        match = _HOST_PORT.match(value)
+        if match is None or not 0 < int(match["port"]) < 65536:
+            raise ValueError("must be HOST:PORT (e.g. 127.0.0.1:8080) or 'off'")
+        return value
+
+    @field_validator("display_pin")
+    @classmethod
+    def _pin(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not re.fullmatch(r"\d{4,12}", value.get_secret_value()):
+            raise ValueError("must be 4 to 12 digits")
+        return value
+
+    @model_validator(mode="after")
+    def _card_source_needs(self) -> Self:
+        if self.card_source == "reader" and not self.port:
+            raise ValueError("port: required when card_source is 'reader' (use --port)")
+        if self.card_source == "rng" and self.port:
+            raise ValueError("port: a virtual table (card_source 'rng') has no reader port")
+        return self
+
+    @property
+    def journal_path(self) -> Path:
+        """The journal file, ``./table-<id>.journal`` unless set."""
+        return self.journal or Path(f"table-{self.table_id}.journal")
+
+    @property
+    def display_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the dealer display, or None when it is off."""
+        if self.display == "off":
+            return None
+        host, _, port = self.display.rpartition(":")
+        return host.strip("[]"), int(port)
+
+
+def _with_file(config_file: Path | None) -> type[Settings]:
+    """Settings whose lowest-precedence source is the TOML file, if any."""
+
+    class FileSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            del dotenv_settings, file_secret_settings
+            sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+            if config_file is not None:
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+            return tuple(sources)
+
+    return FileSettings
+
+
+def load_settings(flags: Mapping[str, Any], config_file: Path | None = None) -> Settings:
+    """Settings from flags (only those given), the environment and the TOML file."""
+    if config_file is not None and not config_file.is_file():
+        raise SettingsError(f"config: {config_file}: no such file")
+    try:
+        return _with_file(config_file)(**{k: v for k, v in flags.items() if v is not None})
+    except ValidationError as error:
+        raise SettingsError(describe(error)) from None
+    except (OSError, ValueError) as error:  # an unreadable or invalid TOML file
+        raise SettingsError(f"config: {config_file}: {error}") from None
+
+
+def describe(error: ValidationError) -> str:
+    """One line per wrong setting: ``key = value: why``."""
+    lines = []
+    for problem in error.errors():
+        key = ".".join(str(part) for part in problem["loc"]) or "settings"
+        message = problem["msg"].removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden":
+            lines.append(f"{key}: unknown setting")
+        elif problem["type"] == "missing":
+            lines.append(f"{key}: required")
+        elif key == "settings":
+            lines.append(message)
+        else:
+            secret = any(word in key for word in SECRET_WORDS)
+            value = "(hidden)" if secret else repr(problem.get("input"))
+            lines.append(f"{key} = {value}: {message}")
+    return "; ".join(lines)

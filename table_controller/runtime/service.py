@@ -1,0 +1,441 @@
+"""The table service: shoe link -> journal -> acknowledgement -> procedure -> decisions.
+
+Runtime: the only place where time, I/O and ordering meet (STYLE.md section 1). It holds no
+rules; every decision comes from :class:`~table_controller.procedure.machine.TableProcedure`.
+
+For each input, in the order received (one queue, one processing task):
+
+1. the input record is appended to the journal and committed (on one writer thread);
+2. only then is the shoe's frame acknowledged;
+3. the procedure takes the input;
+4. its decisions are carried out by :meth:`TableService._carry_out`, one ``match``.
+
+If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD,
+nothing is acknowledged or acted on, and the same input is retried until it is recorded, so
+nothing is lost and nothing is acted on unrecorded. On start the journal is replayed through
+the same procedure, so the table resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Protocol, assert_never
+
+import structlog
+
+from drivers.events import (
+    CardMisread as ReaderCardMisread,
+)
+from drivers.events import (
+    CardSeen,
+    CutCardSeen,
+    Delivery,
+    LineRejected,
+    ReaderAlarm,
+    ReaderEvent,
+    ReaderHello,
+    ReaderOffline,
+    ReaderOnline,
+    ReaderStatus,
+    ReaderWarning,
+)
+from drivers.events import FramesLost as ReaderFramesLost
+from drivers.srp.constants import Lamp as ShoeLamp
+from table_controller.procedure.decisions import (
+    Announce,
+    CommandAccepted,
+    CommandRefused,
+    Decision,
+    EventType,
+    HoldTable,
+    Lamp,
+    Publish,
+    RaiseAlarm,
+    ResumeTable,
+    SetLamp,
+)
+from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.events import (
+    CardDrawn,
+    CardMisread,
+    CutCardDrawn,
+    FramesLost,
+    Input,
+    ReaderCameBack,
+    ReaderWentOffline,
+)
+from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.rules.cards import Card
+from table_controller.runtime.journal import DuplicateEventError, Journal, JournalError
+
+_LOG = structlog.get_logger("table_controller.service")
+#: Journal row types: inputs replayed through the procedure, and audit-only reader facts.
+INPUT_ROW = "input"
+AUDIT_ROW = "audit"
+#: Seconds between attempts to record an input while the journal refuses writes.
+JOURNAL_RETRY_S = 1.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutgoingMessage:
+    """One message for the backend, before the envelope (seq, ts) is put on it.
+
+    ``key`` is unique per message for the life of the table (the journal row that caused it and
+    the message's index), so a sink can skip messages it already holds after a restart.
+    """
+
+    key: str
+    topic: str
+    event_type: str
+    payload: Mapping[str, object] = field(hash=False)
+    retain: bool
+    ts: str
+
+
+class MessageSink(Protocol):
+    """Where published messages go: the durable outbox, or a JSON-lines file."""
+
+    def add(self, messages: list[OutgoingMessage]) -> None:
+        """Take messages in order; a key already taken is skipped."""
+
+
+class ShoeLink(Protocol):
+    """The part of :class:`drivers.shoe_reader.ShoeReader` the service uses."""
+
+    def __aiter__(self) -> AsyncIterator[ReaderEvent]: ...
+    async def confirm(self, delivery: Delivery | None) -> None: ...
+    async def set_lamp(self, lamp: ShoeLamp) -> None: ...
+
+
+@dataclass(slots=True)
+class _Work:
+    """One input waiting to be recorded and handled."""
+
+    row_type: str
+    record: dict[str, object]
+    event: Input | None
+    delivery: Delivery | None = None
+    command_id: str | None = None
+    done: asyncio.Future[dict[str, object]] | None = None
+
+
+def utc_now() -> str:
+    """UTC wall time as the journal and the envelope write it (milliseconds, ``Z``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def reader_input(event: ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
+    """The procedure input a reader event stands for, or None if it is not one."""
+    match event:
+        case CardSeen(card=card):
+            return CardDrawn(at=at, card=Card.parse(card))
+        case CutCardSeen():
+            return CutCardDrawn(at=at)
+        case ReaderCardMisread():
+            return CardMisread(at=at)
+        case ReaderFramesLost(count=count):
+            return FramesLost(at=at, count=count)
+        case ReaderOffline():
+            return ReaderWentOffline(at=at)
+        case ReaderOnline():
+            return ReaderCameBack(at=at)
+        case _:
+            return None
+
+
+def _audit_record(event: ReaderEvent) -> dict[str, object] | None:
+    """Reader facts worth keeping for compliance though the procedure does not act on them."""
+    match event:
+        case ReaderHello(model=model, firmware=firmware, serial=serial):
+            return {"reader_hello": {"model": model, "firmware": firmware, "serial": serial}}
+        case ReaderStatus(state=state, code=code):
+            return {"reader_status": {"state": str(state), "code": code}}
+        case ReaderAlarm(code=code, text=text):
+            return {"reader_alarm": {"code": code, "text": text}}
+        case _:
+            return None
+
+
+class TableService:
+    """One table: its procedure, journal, shoe link and message sink."""
+
+    def __init__(  # noqa: PLR0913 - the service is where the adapters meet
+        self,
+        *,
+        procedure: TableProcedure,
+        journal: Journal,
+        sink: MessageSink,
+        link: ShoeLink | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self.procedure = procedure
+        self._journal = journal
+        self._sink = sink
+        self._link = link
+        self._clock = clock
+        self._wall_clock = wall_clock
+        self._queue: asyncio.Queue[_Work] = asyncio.Queue()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
+        self._lamp: Lamp | None = None
+        self._replies: dict[str, dict[str, object]] = {}
+        self._last_state: Mapping[str, object] | None = None
+        self._journal_failing = False
+        self.inputs_handled = 0
+        self.rejected_lines = 0
+        #: Called with each message as it is handed to the sink (the display listens here).
+        self.listeners: list[Callable[[OutgoingMessage], None]] = []
+
+    @property
+    def journal_failing(self) -> bool:
+        """Whether the journal is refusing writes right now (the table is held)."""
+        return self._journal_failing
+
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
+    # --- start-up -------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Replay the journal through the procedure; returns how many inputs were replayed.
+
+        Messages are regenerated with their original keys, so a sink that lost the tail of
+        its messages in a crash gets them back, and one that holds them skips them.
+        """
+        replayed = 0
+        for row in self._journal.rows():
+            if row.type != INPUT_ROW:
+                continue
+            event = input_from_record(
+                dict(row.payload),
+                default_at=0.0,
+                default_command_id=f"journal-{row.seq}",
+                default_operator="journal",
+            )
+            if isinstance(event, RecordRejected):
+                msg = f"journal row {row.seq} is not an input: {event.reason}"
+                raise JournalError(msg)
+            self._handle(event, row.seq, row.ts_utc)
+            replayed += 1
+        _LOG.info("journal replayed", inputs=replayed, head=self._journal.head[0])
+        return replayed
+
+    # --- running ----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Process inputs until cancelled; reads the shoe link if there is one."""
+        if self._link is not None and self._lamp is not None:
+            await self._link.set_lamp(ShoeLamp(self._lamp.value))
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self._process_inputs(), name="table inputs")
+                if self._link is not None:
+                    group.create_task(self._read_shoe(self._link), name="shoe link")
+        finally:
+            self._writer.shutdown(wait=True)
+
+    async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
+        """Take a command record (already authorised); returns its reply once handled."""
+        command_id = record.get("id")
+        event = input_from_record(
+            dict(record),
+            default_at=self._clock(),
+            default_command_id="",
+            default_operator="",
+        )
+        if isinstance(event, RecordRejected) or not isinstance(command_id, str) or not command_id:
+            reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
+            return {"id": command_id, "ok": False, "error": "invalid_command", "message": reason}
+        if command_id in self._replies:
+            return self._replies[command_id]
+        future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        stamped = input_to_record(event)
+        await self._queue.put(_Work(INPUT_ROW, stamped, event, command_id=command_id, done=future))
+        return await future
+
+    async def _read_shoe(self, link: ShoeLink) -> None:
+        async for event in link:
+            now = self._clock()
+            if isinstance(event, LineRejected):
+                self.rejected_lines += 1
+                _LOG.warning("shoe line rejected", reason=event.reason, raw=event.raw[:80])
+                continue
+            if isinstance(event, ReaderWarning):
+                _LOG.warning("shoe warning", code=event.code)
+                continue
+            delivery = getattr(event, "delivery", None)
+            procedure_input = reader_input(event, now)
+            if procedure_input is not None:
+                record = input_to_record(procedure_input)
+                await self._queue.put(_Work(INPUT_ROW, record, procedure_input, delivery))
+                continue
+            audit = _audit_record(event)
+            if audit is not None:
+                _LOG.info("shoe reports", **audit)
+                await self._queue.put(_Work(AUDIT_ROW, audit, None, delivery))
+            elif delivery is not None:
+                await self._queue.put(
+                    _Work(AUDIT_ROW, {"reader_event": type(event).__name__}, None, delivery)
+                )
+
+    async def _process_inputs(self) -> None:
+        while True:
+            work = await self._queue.get()
+            await self._process(work)
+
+    async def _process(self, work: _Work) -> None:
+        ts = self._wall_clock()
+        seq = await self._record(work, ts)
+        if seq is None:  # a command id already recorded: answered again, not carried out twice
+            if work.done is not None and work.command_id is not None:
+                work.done.set_result(
+                    self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
+                )
+            return
+        if self._link is not None and work.delivery is not None:
+            await self._link.confirm(work.delivery)
+        if work.event is not None:
+            lamp = self._handle(work.event, seq, ts, live=True)
+            if lamp is not None and self._link is not None:
+                await self._link.set_lamp(ShoeLamp(lamp.value))
+        if work.done is not None and work.command_id is not None:
+            work.done.set_result(
+                self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
+            )
+
+    async def _record(self, work: _Work, ts: str) -> int | None:
+        """Append the input to the journal, retrying while it fails; None for a repeated command."""
+        append = partial(
+            self._journal.append,
+            work.row_type,
+            work.record,
+            ts_utc=ts,
+            monotonic_ns=int(self._clock() * 1e9),
+            event_id=None if work.command_id is None else f"command:{work.command_id}",
+        )
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                seq = await loop.run_in_executor(self._writer, append)
+            except DuplicateEventError:
+                return None
+            except JournalError as error:
+                await self._journal_refused(error)
+                continue
+            if self._journal_failing:
+                self._journal_failing = False
+                _LOG.warning("journal records again: resuming")
+                if self._link is not None and self._lamp is not None:
+                    await self._link.set_lamp(ShoeLamp(self._lamp.value))
+            return seq
+
+    async def _journal_refused(self, error: JournalError) -> None:
+        if not self._journal_failing:
+            self._journal_failing = True
+            _LOG.error("journal refuses writes: table held, nothing acknowledged", error=str(error))
+            if self._link is not None:
+                await self._link.set_lamp(ShoeLamp.HOLD)
+        await asyncio.sleep(JOURNAL_RETRY_S)
+
+    # --- the procedure and its decisions ---------------------------------------------------
+
+    def _handle(
+        self, event: Input, journal_seq: int, ts: str, *, live: bool = False
+    ) -> Lamp | None:
+        """Feed the procedure and carry out its decisions; returns a lamp to light, if any."""
+        try:
+            decisions = self.procedure.handle(event)
+        except ProcedureBug as bug:
+            _LOG.critical("procedure fault: table held", error=str(bug))
+            decisions = list(bug.decisions)
+        return self._interpret(decisions, journal_seq=journal_seq, ts=ts, live=live)
+
+    def _interpret(  # noqa: C901, PLR0912 - one match over the closed set of decisions, by design
+        self, decisions: list[Decision], *, journal_seq: int, ts: str, live: bool
+    ) -> Lamp | None:
+        """Carry out decisions in order: the one place every decision type is handled.
+
+        Messages go to the sink keyed by the journal row that caused them. While replaying the
+        journal (``live`` false) nothing is logged and no lamp is lit: that happened before.
+        """
+        messages: list[OutgoingMessage] = []
+        lamp: Lamp | None = None
+
+        def message(
+            topic: str, event_type: str, payload: Mapping[str, object], *, retain: bool
+        ) -> None:
+            key = f"{journal_seq}.{len(messages)}"
+            messages.append(
+                OutgoingMessage(
+                    key=key,
+                    topic=topic,
+                    event_type=event_type,
+                    payload=payload,
+                    retain=retain,
+                    ts=ts,
+                )
+            )
+
+        for decision in decisions:
+            match decision:
+                case Publish(event_type=event_type, payload=payload, retain=retain):
+                    topic = (
+                        "roads" if event_type is EventType.ROADS else f"events/{event_type.value}"
+                    )
+                    message(topic, event_type.value, payload, retain=retain)
+                case SetLamp(lamp=new_lamp):
+                    self._lamp = lamp = new_lamp
+                case CommandAccepted(command_id=command_id, command=command):
+                    reply: dict[str, object] = {"id": command_id, "ok": True}
+                    self._replies[command_id] = reply
+                    message("commands/replies", "command_reply", reply, retain=False)
+                    if live:
+                        _LOG.info("command carried out", id=command_id, command=command)
+                case CommandRefused(
+                    command_id=command_id, command=command, code=code, message=text
+                ):
+                    reply = {"id": command_id, "ok": False, "error": code.value, "message": text}
+                    self._replies[command_id] = reply
+                    message("commands/replies", "command_reply", reply, retain=False)
+                    if live:
+                        _LOG.info(
+                            "command refused", id=command_id, command=command, error=code.value
+                        )
+                case Announce(prompt=prompt):
+                    if live:
+                        _LOG.info("prompt", action=prompt.action.value, count=prompt.count)
+                case RaiseAlarm(code=code, message=text, round_id=round_id):
+                    if live:
+                        _LOG.warning("alarm", code=code.value, message=text, round_id=round_id)
+                case HoldTable(reason=reason):
+                    if live:
+                        _LOG.warning("table held", reason=reason.value)
+                case ResumeTable():
+                    if live:
+                        _LOG.info("table resumed")
+                case _:
+                    assert_never(decision)
+        state = self.procedure.snapshot()
+        if state != self._last_state:
+            self._last_state = state
+            message("state", "state", state, retain=True)
+        self.inputs_handled += 1
+        self._sink.add(messages)
+        for outgoing in messages:
+            for listener in self.listeners:
+                listener(outgoing)
+        return lamp
+
+    async def aclose(self) -> None:
+        """Stop the journal writer thread (after :meth:`run` has ended)."""
+        with contextlib.suppress(RuntimeError):
+            self._writer.shutdown(wait=True)

@@ -1,0 +1,47 @@
+"""The state diagram in the docs is the one the transition table draws."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from table_controller.procedure.states import TRANSITIONS, Phase, Trigger, accepts, is_edge
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "draw_state_diagram", ROOT / "scripts" / "draw_state_diagram.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_diagram_matches_the_transition_table() -> None:
+    rendered = _script().render()
+    assert (ROOT / "docs" / "state-diagram.md").read_text(encoding="utf-8") == rendered
+    for edge in TRANSITIONS:
+        assert f"| `{edge.source}` | `{edge.trigger}` | `{edge.target}` |" in rendered
+
+
+def test_the_table_lists_no_edge_twice_and_nothing_leaves_faulted() -> None:
+    keys = [(edge.source, edge.trigger, edge.target) for edge in TRANSITIONS]
+    assert len(keys) == len(set(keys))
+    assert all(edge.source not in (Phase.FAULTED, Phase.HELD) for edge in TRANSITIONS)
+    sources = {edge.source for edge in TRANSITIONS}
+    assert sources == set(Phase) - {Phase.HELD, Phase.FAULTED}
+    assert {edge.trigger for edge in TRANSITIONS} == set(Trigger)
+
+
+def test_lookups_answer_from_the_table() -> None:
+    assert accepts(Phase.BETTING, Trigger.CLOSE_BETTING)
+    assert not accepts(Phase.BETWEEN_ROUNDS, Trigger.CLOSE_BETTING)
+    commands_before_a_shoe = {t for t in Trigger if accepts(Phase.NO_SHOE, t)}
+    assert commands_before_a_shoe == {Trigger.NEW_SHOE, Trigger.CARD, Trigger.MISREAD,
+                                      Trigger.CUT_CARD, Trigger.FRAMES_LOST}
+    assert is_edge(Phase.DEALING, Trigger.CARD, Phase.SHOE_OVER)
+    assert not is_edge(Phase.BETTING, Trigger.CARD, Phase.DEALING)

@@ -1,0 +1,98 @@
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from table_controller.runtime.config import SettingsError, load_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("TABLE_CONTROLLER_"):
+            monkeypatch.delenv(name)
+
+
+def test_flags_win_over_environment_over_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(
+        'table_id = "T07"\nport = "/dev/shoe"\nbaud = 19200\n'
+        'variant = "lucky"\nprotocol = "beetek"\n'
+    )
+    monkeypatch.setenv("TABLE_CONTROLLER_BAUD", "38400")
+    monkeypatch.setenv("TABLE_CONTROLLER_VARIANT", "mini")
+    settings = load_settings({"variant": "super_six", "baud": None}, config)
+    assert (settings.table_id, settings.port, settings.protocol) == ("T07", "/dev/shoe", "beetek")
+    assert settings.baud == 38400  # environment over file
+    assert settings.variant == "super_six"  # flag over environment
+    assert settings.journal_path == Path("table-T07.journal")
+    assert settings.display_address == ("127.0.0.1", 8080)
+
+
+def test_environment_booleans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLE_CONTROLLER_BETTING_PHASE", "false")
+    assert not load_settings({"table_id": "T1", "port": "/dev/x"}).betting_phase
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"port": "/dev/x"}, "table_id: required"),
+        ({"table_id": "T/1", "port": "/dev/x"}, "table_id = 'T/1'"),
+        ({"table_id": "T1"}, "port: required when card_source is 'reader'"),
+        ({"table_id": "T1", "card_source": "rng", "port": "/dev/x"}, "has no reader port"),
+        ({"table_id": "T1", "port": "/dev/x", "baud": 1234}, "baud = 1234: must be one of 9600"),
+        ({"table_id": "T1", "port": "/dev/x", "variant": "poker"}, "variant = 'poker'"),
+        (
+            {"table_id": "T1", "port": "/dev/x", "broker": "http://h"},
+            "broker = 'http://h': must be mqtt://",
+        ),
+        (
+            {"table_id": "T1", "port": "/dev/x", "broker": "mqtt://h:99999"},
+            "port that is not a number",
+        ),
+        (
+            {"table_id": "T1", "port": "/dev/x", "display": "8080"},
+            "display = '8080': must be HOST:PORT",
+        ),
+        ({"table_id": "T1", "port": "/dev/x", "topic_prefix": "a/#"}, "topic_prefix = 'a/#'"),
+    ],
+)
+def test_a_wrong_setting_names_key_value_and_why(flags: dict[str, object], message: str) -> None:
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        load_settings(flags)
+
+
+def test_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="no such file"):
+        load_settings({}, tmp_path / "absent.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('table_id = "T1"\nport = "/dev/x"\nbogus = 1\n')
+    with pytest.raises(SettingsError, match="bogus: unknown setting"):
+        load_settings({}, bad)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("table_id = \n")
+    with pytest.raises(SettingsError, match=r"broken\.toml"):
+        load_settings({}, broken)
+
+
+def test_display_off_and_ipv6() -> None:
+    assert load_settings({"table_id": "T1", "port": "x", "display": "off"}).display_address is None
+    assert load_settings(
+        {"table_id": "T1", "port": "x", "display": "[::1]:9000"}
+    ).display_address == ("::1", 9000)
+
+
+def test_a_wrong_pin_is_refused_without_echoing_it() -> None:
+    with pytest.raises(
+        SettingsError, match=r"display_pin = \(hidden\): must be 4 to 12 digits"
+    ) as caught:
+        load_settings({"table_id": "T1", "port": "x", "display_pin": "12a"})
+    assert "12a" not in str(caught.value)
+    pin = load_settings({"table_id": "T1", "port": "x", "display_pin": "2468"}).display_pin
+    assert pin is not None
+    assert pin.get_secret_value() == "2468"
+    assert "2468" not in repr(pin)

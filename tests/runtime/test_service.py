@@ -1,0 +1,213 @@
+"""The service over a real journal and an in-memory shoe link: ordering, durability, recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import shutil
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from drivers.events import CardSeen, Delivery, ReaderEvent, ReaderHello
+from drivers.srp.constants import Lamp
+from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.records import input_from_record
+from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.jsonl_sink import JsonLinesSink
+from table_controller.runtime.service import INPUT_ROW, OutgoingMessage, TableService
+from tests.runtime.runtime_script import next_records, seeded_shoe
+
+
+class MemoryLink:
+    """A shoe link fed by the test; it records every acknowledgement and lamp it is given."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.events: asyncio.Queue[ReaderEvent] = asyncio.Queue()
+        self.confirmed: list[tuple[Delivery, int]] = []
+        self.lamps: list[Lamp] = []
+        self.changed = asyncio.Event()
+        self._journal = journal
+
+    def __aiter__(self) -> AsyncIterator[ReaderEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[ReaderEvent]:
+        while True:
+            yield await self.events.get()
+
+    async def confirm(self, delivery: Delivery | None) -> None:
+        assert delivery is not None
+        # Record how many rows the journal held when the acknowledgement went out.
+        self.confirmed.append((delivery, self._journal.head[0]))
+        self.changed.set()
+
+    async def set_lamp(self, lamp: Lamp) -> None:
+        self.lamps.append(lamp)
+
+
+class MemorySink:
+    def __init__(self) -> None:
+        self.messages: list[OutgoingMessage] = []
+        self.keys: set[str] = set()
+
+    def add(self, messages: list[OutgoingMessage]) -> None:
+        for message in messages:
+            if message.key not in self.keys:
+                self.keys.add(message.key)
+                self.messages.append(message)
+
+
+def make_service(
+    journal: Journal, sink: MemorySink | JsonLinesSink, link: MemoryLink | None = None
+) -> TableService:
+    procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
+    return TableService(
+        procedure=procedure,
+        journal=journal,
+        sink=sink,
+        link=link,
+        wall_clock=lambda: "2026-11-29T12:00:00.000Z",
+    )
+
+
+async def wait_until(link: MemoryLink, condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(5):
+        while not condition():
+            await link.changed.wait()
+            link.changed.clear()
+
+
+async def test_cards_are_journaled_before_they_are_acknowledged(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        link = MemoryLink(journal)
+        service = make_service(journal, MemorySink(), link)
+        task = asyncio.create_task(service.run())
+        try:
+            assert (
+                await service.submit(
+                    {
+                        "command": "new_shoe",
+                        "id": "c-1",
+                        "operator": "dealer",
+                        "args": {"shoe_id": "S-1"},
+                    }
+                )
+            )["ok"]
+            await link.events.put(
+                ReaderHello(
+                    model="VS", firmware="1", serial="42", delivery=Delivery(epoch=1, seq=0)
+                )
+            )
+            for seq, card in enumerate(["5H", "2C", "3D"], start=1):
+                await link.events.put(CardSeen(card=card, delivery=Delivery(epoch=1, seq=seq)))
+            await wait_until(link, lambda: len(link.confirmed) == 4)
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        rows = list(journal.rows())
+        # Each acknowledgement went out only once its row was in the journal.
+        assert [head for _, head in link.confirmed] == [2, 3, 4, 5]
+        assert [row.type for row in rows] == ["input", "audit", "input", "input", "input"]
+        assert rows[1].payload == {"reader_hello": {"model": "VS", "firmware": "1", "serial": "42"}}
+        assert Lamp.PLAYER in link.lamps  # burning: a card is expected
+
+
+async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
+    tmp_path: Path,
+) -> None:
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        sink = MemorySink()
+        service = make_service(journal, sink)
+        task = asyncio.create_task(service.run())
+        try:
+            command = {
+                "command": "new_shoe",
+                "id": "c-1",
+                "operator": "dealer",
+                "args": {"shoe_id": "S-1"},
+            }
+            first = await service.submit(command)
+            again = await service.submit(command)
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        assert first == again == {"id": "c-1", "ok": True}
+        assert journal.head[0] == 1
+        assert [m.event_type for m in sink.messages].count("shoe_started") == 1
+
+
+def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:
+    """Record a whole shoe's inputs in the journal, as the service would; the state after each."""
+    procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
+    shoe = iter(seeded_shoe(seed))
+    counter = itertools.count(2)
+    records: list[dict[str, object]] = [
+        {"command": "new_shoe", "id": "c-1", "operator": "dealer", "args": {"shoe_id": "S-1"}}
+    ]
+    states = []
+    while records:
+        record = records.pop(0)
+        journal.append(INPUT_ROW, record, ts_utc="2026-11-29T12:00:00.000Z", monotonic_ns=0)
+        event = input_from_record(
+            record, default_at=0.0, default_command_id="x", default_operator="x"
+        )
+        procedure.handle(event)  # type: ignore[arg-type]
+        states.append(procedure.snapshot())
+        if not records:
+            records = next_records(procedure.snapshot()["prompt"], shoe, counter)  # type: ignore[arg-type]
+    return states
+
+
+def test_recovery_after_a_crash_at_every_input_gives_the_same_state_and_messages(
+    tmp_path: Path,
+) -> None:
+    full_path = tmp_path / "full.journal"
+    with Journal.open(full_path, table_id="T07") as journal:
+        states = play_whole_shoe(journal, seed=3)
+    assert states[-1]["phase"] == "shoe_over"
+    with Journal.open(full_path) as journal:
+        full_sink = MemorySink()
+        make_service(journal, full_sink).recover()
+    cut_points = sorted(
+        {1, 2, 5, 9, 15, 30, len(states) // 2, len(states) - 1, *range(60, len(states), 97)}
+    )
+    for cut in cut_points:
+        path = tmp_path / f"cut-{cut}.journal"
+        shutil.copy(full_path, path)
+        connection = sqlite3.connect(path)
+        connection.execute("DELETE FROM events WHERE seq > ?", (cut,))
+        connection.commit()
+        connection.close()
+        with Journal.open(path) as journal:
+            sink = MemorySink()
+            service = make_service(journal, sink)
+            assert service.recover() == cut
+            assert service.procedure.snapshot() == states[cut - 1], (
+                f"state differs after {cut} inputs"
+            )
+            assert sink.messages == [
+                m for m in full_sink.messages if int(m.key.split(".")[0]) <= cut
+            ]
+
+
+def test_jsonl_sink_replays_without_duplicates_and_keeps_seq(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        play_whole_shoe(journal, seed=5)
+        log = tmp_path / "events.jsonl"
+        first = JsonLinesSink(log, table_id="T07", topic_root="baccarat/tables/T07")
+        make_service(journal, first).recover()
+        first.close()
+        lines = log.read_text().splitlines()
+        # A crash lost the last 40 lines of the log: recovery writes exactly those again.
+        log.write_text("\n".join(lines[:-40]) + "\n")
+        second = JsonLinesSink(log, table_id="T07", topic_root="baccarat/tables/T07")
+        make_service(journal, second).recover()
+        second.close()
+    assert log.read_text().splitlines() == lines
+    assert '"type":"round_result"' in "".join(lines)
