@@ -38,7 +38,10 @@ def run_json(path: Path, capsys: pytest.CaptureFixture[str],
 def test_replay_prints_every_event_as_published(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     messages = run_json(write(tmp_path, SHOE), capsys)
-    assert [m["seq"] for m in messages] == list(range(1, len(messages) + 1))
+    seqs = [int(str(m["seq"])) for m in messages]
+    # Numbered as the live table numbers every message (state and replies count, unprinted).
+    assert seqs == sorted(set(seqs))
+    assert seqs[0] == 2  # the reply to new_shoe is message 1
     assert {m["schema"] for m in messages} == {"baccarat-table/1"}
     assert {m["table_id"] for m in messages} == {"replay"}
     kinds = [m["type"] for m in messages]
@@ -88,7 +91,7 @@ def test_readable_output_is_one_line_per_event(tmp_path: Path,
     assert main(["replay", "--variant", "super_six", "--inputs", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == count
-    assert lines[0].startswith("#1 shoe_started S-1")
+    assert lines[0].startswith("#2 shoe_started S-1")
     result = next(line for line in lines if " round_result " in line)
     assert "player 4S KH 9D (3) banker 6C JD (6) -> banker" in result
     assert "banker +1/2" in result
@@ -115,7 +118,7 @@ def test_a_bad_line_stops_with_its_number_and_status_2(
     assert len(captured.err.strip().splitlines()) == 1
 
 
-def test_a_journal_file_is_recognised_and_refused_cleanly(
+def test_an_sqlite_file_that_is_not_a_journal_is_refused_cleanly(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "table.journal"
     connection = sqlite3.connect(path)
@@ -125,7 +128,7 @@ def test_a_journal_file_is_recognised_and_refused_cleanly(
     with pytest.raises(SystemExit) as stopped:
         main(["replay", "--inputs", str(path)])
     assert stopped.value.code == 2
-    assert "is a journal file" in capsys.readouterr().err
+    assert "is an SQLite file but not a table-controller journal" in capsys.readouterr().err
 
 
 def test_missing_file_and_wrong_variant_exit_2(tmp_path: Path,

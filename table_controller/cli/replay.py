@@ -4,9 +4,11 @@ Edge module: reads a file, feeds the pure :class:`~table_controller.procedure.Ta
 prints what it would publish. No clock and no network: ``seq`` counts from 1 and ``ts`` is the
 input line's own ``ts`` (or null), so the same inputs always print the same output.
 
-Inputs come from an *input source* chosen by the file's first bytes (:func:`read_inputs`).
-JSON lines are read here; an SQLite journal is recognised by its header and refused with a
-clear message until the journal module supplies a reader for it.
+Inputs come from an *input source* chosen by the file's first bytes (:func:`read_inputs`):
+JSON lines, or a journal (recognised by its SQLite header; its hash chain is verified first and
+a broken chain is refused). Messages are numbered as the live table numbered them
+(:class:`~table_controller.publishing.outgoing.MessagePlanner`), so a journal's replay shows the
+``seq`` and ``ts`` the backend received; only events and roads are printed.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from table_controller.cli import UsageError
-from table_controller.procedure.decisions import CommandRefused, Decision, Publish
+from table_controller.procedure.decisions import CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.publishing.messages import JsonValue, dumps, envelope
+from table_controller.publishing.outgoing import MessagePlanner
 from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.journal import INPUT_ROW, Journal, JournalError, is_journal
 
 #: The first 16 bytes of every SQLite database file: how a journal is recognised.
 JOURNAL_HEADER: Final = b"SQLite format 3\x00"
@@ -56,17 +60,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
     parser.add_argument(
-        "--inputs", type=Path, metavar="FILE", required=True,
+        "--inputs",
+        type=Path,
+        metavar="FILE",
+        required=True,
         help="one input per line as JSON (or a journal file)",
     )
     parser.add_argument("--json", action="store_true", help="one JSON message per line on stdout")
     parser.add_argument(
-        "--betting-phase", action=argparse.BooleanOptionalAction, default=True,
+        "--betting-phase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
         help="whether rounds have a betting period opened and closed by commands",
     )
     parser.add_argument(
-        "--table-id", default=DEFAULT_TABLE_ID, metavar="ID",
-        help=f"table id written in each message (default: {DEFAULT_TABLE_ID})",
+        "--table-id",
+        default=None,
+        metavar="ID",
+        help=f"table id written in each message (default: the journal's, else {DEFAULT_TABLE_ID})",
     )
     parser.set_defaults(handler=run)
 
@@ -74,18 +85,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Replay the file; 0 when every input was handled, 1 if the procedure faulted."""
     inputs = list(read_inputs(args.inputs))
+    table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
     machine = TableProcedure(
-        VARIANTS[args.variant], table_id=args.table_id, betting_phase=args.betting_phase
+        VARIANTS[args.variant], table_id=table_id, betting_phase=args.betting_phase
     )
-    printer = _Printer(table_id=args.table_id, as_json=args.json, out=sys.stdout)
+    printer = _Printer(table_id=table_id, as_json=args.json, out=sys.stdout)
     for recorded in inputs:
         try:
             decisions = machine.handle(recorded.event)
         except ProcedureBug as bug:
-            printer.decisions(bug.decisions, recorded)
+            printer.decisions(bug.decisions, recorded, machine.snapshot())
             print(f"line {recorded.line_no}: the procedure faulted: {bug}", file=sys.stderr)
             return FAULT_STATUS
-        printer.decisions(decisions, recorded)
+        printer.decisions(decisions, recorded, machine.snapshot())
     return 0
 
 
@@ -97,11 +109,40 @@ def read_inputs(path: Path) -> Iterator[RecordedInput]:
     except OSError as error:
         raise UsageError(f"--inputs: cannot read {path}: {error.strerror}") from None
     if head == JOURNAL_HEADER:
-        raise UsageError(
-            f"--inputs: {path} is a journal file; this build replays JSON-lines inputs only "
-            "(export them with 'table-controller journal export' once the journal is available)"
-        )
+        return _journal_rows(path)
     return _json_lines(path)
+
+
+def journal_table_id(path: Path) -> str | None:
+    """The table id a journal file was written for, if ``path`` is a journal."""
+    if not is_journal(path):
+        return None
+    with Journal.open(path, verify=False) as journal:
+        return journal.meta("table_id")
+
+
+def _journal_rows(path: Path) -> Iterator[RecordedInput]:
+    if not is_journal(path):
+        raise UsageError(f"--inputs: {path} is an SQLite file but not a table-controller journal")
+    try:
+        journal = Journal.open(path)
+    except JournalError as error:
+        raise UsageError(f"--inputs: {error}") from None
+    recorded: list[RecordedInput] = []
+    with journal:
+        for row in journal.rows():
+            if row.type != INPUT_ROW:
+                continue
+            event = input_from_record(
+                dict(row.payload),
+                default_at=0.0,
+                default_command_id=f"journal-{row.seq}",
+                default_operator=DEFAULT_OPERATOR,
+            )
+            if isinstance(event, RecordRejected):
+                raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
+            recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event))
+    return iter(recorded)
 
 
 def _json_lines(path: Path) -> Iterator[RecordedInput]:
@@ -140,19 +181,35 @@ class _Printer:
         self._as_json = as_json
         self._out = out
         self._seq = 0
+        self._planner = MessagePlanner()
 
-    def decisions(self, decisions: list[Decision] | tuple[Decision, ...],
-                  recorded: RecordedInput) -> None:
+    def decisions(
+        self,
+        decisions: list[Decision] | tuple[Decision, ...],
+        recorded: RecordedInput,
+        state: Mapping[str, object],
+    ) -> None:
+        planned = self._planner.plan(decisions, state, key=str(recorded.line_no), ts=recorded.ts)
+        for outgoing in planned:
+            self._seq += 1  # every message counts, as on the live table; events are printed
+            if not outgoing.is_event:
+                continue
+            message = envelope(
+                outgoing.event_type,
+                outgoing.payload,
+                table_id=self._table_id,
+                seq=self._seq,
+                ts=recorded.ts,
+            )
+            text = dumps(message) if self._as_json else readable(message)
+            print(text, file=self._out)
         for decision in decisions:
-            if isinstance(decision, Publish):
-                self._seq += 1
-                message = envelope(decision.event_type.value, decision.payload,
-                                   table_id=self._table_id, seq=self._seq, ts=recorded.ts)
-                text = dumps(message) if self._as_json else readable(message)
-                print(text, file=self._out)
-            elif isinstance(decision, CommandRefused):
-                print(f"line {recorded.line_no}: {decision.command} refused "
-                      f"({decision.code}): {decision.message}", file=sys.stderr)
+            if isinstance(decision, CommandRefused):
+                print(
+                    f"line {recorded.line_no}: {decision.command} refused "
+                    f"({decision.code}): {decision.message}",
+                    file=sys.stderr,
+                )
 
 
 def readable(message: Mapping[str, JsonValue]) -> str:
@@ -182,8 +239,10 @@ def _number(value: JsonValue) -> str:
 
 
 def _result(message: Mapping[str, JsonValue]) -> str:
-    text = (f"player {_hand(message.get('player'))} banker {_hand(message.get('banker'))} "
-            f"-> {message.get('winner')}")
+    text = (
+        f"player {_hand(message.get('player'))} banker {_hand(message.get('banker'))} "
+        f"-> {message.get('winner')}"
+    )
     if message.get("last_round"):
         text += " [last round]"
     if "correction_no" in message:
@@ -210,8 +269,11 @@ def _alarm(message: Mapping[str, JsonValue]) -> str:
 
 def _voided(message: Mapping[str, JsonValue]) -> str:
     cards = message.get("cards")
-    shown = " ".join("??" if card is None else str(card) for card in cards) \
-        if isinstance(cards, list) else ""
+    shown = (
+        " ".join("??" if card is None else str(card) for card in cards)
+        if isinstance(cards, list)
+        else ""
+    )
     settled = " (settled round)" if message.get("was_settled") else ""
     return f"{message.get('reason')}{settled} cards: {shown or '-'}"
 
@@ -220,14 +282,17 @@ def _roads(message: Mapping[str, JsonValue]) -> str:
     stats = message.get("stats")
     if not isinstance(stats, dict):
         return ""
-    return (f"banker {stats.get('banker')} player {stats.get('player')} tie {stats.get('tie')} "
-            f"rounds {stats.get('rounds')}")
+    return (
+        f"banker {stats.get('banker')} player {stats.get('player')} tie {stats.get('tie')} "
+        f"rounds {stats.get('rounds')}"
+    )
 
 
 def _generic(message: Mapping[str, JsonValue]) -> str:
     skip = {"schema", "type", "table_id", "seq", "ts", "shoe_id", "round_no", "round_id"}
-    return " ".join(f"{key}={json.dumps(value)}" for key, value in message.items()
-                    if key not in skip)
+    return " ".join(
+        f"{key}={json.dumps(value)}" for key, value in message.items() if key not in skip
+    )
 
 
 _BODIES: Final = {

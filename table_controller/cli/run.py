@@ -19,6 +19,7 @@ from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
 from table_controller.procedure.machine import TableProcedure
+from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import Variant
 from table_controller.runtime.config import Settings, SettingsError, load_settings
 from table_controller.runtime.journal import Journal, JournalError
@@ -46,6 +47,11 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--topic-prefix", metavar="P", help="topics are <P>/<table_id>/...")
     parser.add_argument("--display", metavar="HOST:PORT", help="dealer display address, or off")
+    parser.add_argument(
+        "--display-pin",
+        metavar="PIN",
+        help="PIN for supervisor commands on the display (prefer the environment or the file)",
+    )
     parser.add_argument(
         "--betting-phase",
         action=argparse.BooleanOptionalAction,
@@ -104,6 +110,14 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_serve(settings, variant, journal))
 
 
+def _display(settings: Settings, service: TableService) -> DisplayServer | None:
+    address = settings.display_address
+    if address is None:
+        return None
+    pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
+    return DisplayServer(service, host=address[0], port=address[1], pin=pin)
+
+
 async def _serve(settings: Settings, variant: Variant, journal: Journal) -> int:
     procedure = TableProcedure(
         variant, table_id=settings.table_id, betting_phase=settings.betting_phase
@@ -119,6 +133,7 @@ async def _serve(settings: Settings, variant: Variant, journal: Journal) -> int:
         settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
     )
     service = TableService(procedure=procedure, journal=journal, sink=sink, link=reader)
+    display = _display(settings, service)  # follows the service from the replay on
     replayed = service.recover()
     _LOG.info(
         "table service starting",
@@ -130,19 +145,22 @@ async def _serve(settings: Settings, variant: Variant, journal: Journal) -> int:
         replayed=replayed,
         events_log=str(events_log),
     )
-    if settings.display != "off":
-        _LOG.warning("dealer display not served by this version", display=settings.display)
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, main.cancel)
     try:
+        if display is not None:
+            await display.start()
+            _LOG.info("dealer display", url=display.url)
         async with reader:
             await service.run()
     except asyncio.CancelledError:
         _LOG.info("table service stopping")
     finally:
+        if display is not None:
+            await display.stop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)

@@ -28,6 +28,9 @@ from typing import Any, Final, Self
 #: Written in the ``meta`` table; ``replay`` recognises a journal file by it.
 JOURNAL_FORMAT: Final = "table-controller-journal/1"
 GENESIS_HASH: Final = "0" * 64
+#: Row types: inputs, replayed through the procedure; audit rows, reader facts kept for the record.
+INPUT_ROW: Final = "input"
+AUDIT_ROW: Final = "audit"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 
 _SCHEMA: Final = """

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from table_controller.publishing.messages import dumps, envelope
-from table_controller.runtime.service import OutgoingMessage
+from table_controller.publishing.outgoing import OutgoingMessage
 
 
 class JsonLinesSink:

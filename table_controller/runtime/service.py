@@ -23,7 +23,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import Protocol, assert_never
@@ -53,7 +53,6 @@ from table_controller.procedure.decisions import (
     CommandAccepted,
     CommandRefused,
     Decision,
-    EventType,
     HoldTable,
     Lamp,
     Publish,
@@ -73,31 +72,19 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
 from table_controller.rules.cards import Card
-from table_controller.runtime.journal import DuplicateEventError, Journal, JournalError
+from table_controller.runtime.journal import (
+    AUDIT_ROW,
+    INPUT_ROW,
+    DuplicateEventError,
+    Journal,
+    JournalError,
+)
 
 _LOG = structlog.get_logger("table_controller.service")
-#: Journal row types: inputs replayed through the procedure, and audit-only reader facts.
-INPUT_ROW = "input"
-AUDIT_ROW = "audit"
 #: Seconds between attempts to record an input while the journal refuses writes.
 JOURNAL_RETRY_S = 1.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OutgoingMessage:
-    """One message for the backend, before the envelope (seq, ts) is put on it.
-
-    ``key`` is unique per message for the life of the table (the journal row that caused it and
-    the message's index), so a sink can skip messages it already holds after a restart.
-    """
-
-    key: str
-    topic: str
-    event_type: str
-    payload: Mapping[str, object] = field(hash=False)
-    retain: bool
-    ts: str
 
 
 class MessageSink(Protocol):
@@ -125,6 +112,11 @@ class _Work:
     delivery: Delivery | None = None
     command_id: str | None = None
     done: asyncio.Future[dict[str, object]] | None = None
+
+
+def _silent(event: str, **fields: object) -> None:
+    """A log call that says nothing: replaying the journal repeats no log line."""
+    del event, fields
 
 
 def utc_now() -> str:
@@ -187,7 +179,7 @@ class TableService:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
         self._lamp: Lamp | None = None
         self._replies: dict[str, dict[str, object]] = {}
-        self._last_state: Mapping[str, object] | None = None
+        self._planner = MessagePlanner()
         self._journal_failing = False
         self.inputs_handled = 0
         self.rejected_lines = 0
@@ -359,75 +351,43 @@ class TableService:
             decisions = list(bug.decisions)
         return self._interpret(decisions, journal_seq=journal_seq, ts=ts, live=live)
 
-    def _interpret(  # noqa: C901, PLR0912 - one match over the closed set of decisions, by design
+    def _interpret(  # noqa: C901 - one case per decision type, by design (STYLE.md section 1)
         self, decisions: list[Decision], *, journal_seq: int, ts: str, live: bool
     ) -> Lamp | None:
         """Carry out decisions in order: the one place every decision type is handled.
 
-        Messages go to the sink keyed by the journal row that caused them. While replaying the
-        journal (``live`` false) nothing is logged and no lamp is lit: that happened before.
+        Messages (planned by :class:`MessagePlanner`, keyed by the journal row) go to the sink.
+        While replaying the journal (``live`` false) nothing is logged and no lamp is lit: that
+        happened before. Returns the lamp to light, if the decisions changed it.
         """
-        messages: list[OutgoingMessage] = []
         lamp: Lamp | None = None
-
-        def message(
-            topic: str, event_type: str, payload: Mapping[str, object], *, retain: bool
-        ) -> None:
-            key = f"{journal_seq}.{len(messages)}"
-            messages.append(
-                OutgoingMessage(
-                    key=key,
-                    topic=topic,
-                    event_type=event_type,
-                    payload=payload,
-                    retain=retain,
-                    ts=ts,
-                )
-            )
-
+        info = _LOG.info if live else _silent
+        warning = _LOG.warning if live else _silent
         for decision in decisions:
             match decision:
-                case Publish(event_type=event_type, payload=payload, retain=retain):
-                    topic = (
-                        "roads" if event_type is EventType.ROADS else f"events/{event_type.value}"
-                    )
-                    message(topic, event_type.value, payload, retain=retain)
                 case SetLamp(lamp=new_lamp):
                     self._lamp = lamp = new_lamp
                 case CommandAccepted(command_id=command_id, command=command):
-                    reply: dict[str, object] = {"id": command_id, "ok": True}
-                    self._replies[command_id] = reply
-                    message("commands/replies", "command_reply", reply, retain=False)
-                    if live:
-                        _LOG.info("command carried out", id=command_id, command=command)
-                case CommandRefused(
-                    command_id=command_id, command=command, code=code, message=text
-                ):
-                    reply = {"id": command_id, "ok": False, "error": code.value, "message": text}
-                    self._replies[command_id] = reply
-                    message("commands/replies", "command_reply", reply, retain=False)
-                    if live:
-                        _LOG.info(
-                            "command refused", id=command_id, command=command, error=code.value
-                        )
+                    self._replies[command_id] = command_reply(decision)
+                    info("command carried out", id=command_id, command=command)
+                case CommandRefused(command_id=command_id, command=command, code=code):
+                    self._replies[command_id] = command_reply(decision)
+                    info("command refused", id=command_id, command=command, error=code.value)
                 case Announce(prompt=prompt):
-                    if live:
-                        _LOG.info("prompt", action=prompt.action.value, count=prompt.count)
+                    info("prompt", action=prompt.action.value, count=prompt.count)
                 case RaiseAlarm(code=code, message=text, round_id=round_id):
-                    if live:
-                        _LOG.warning("alarm", code=code.value, message=text, round_id=round_id)
+                    warning("alarm", code=code.value, message=text, round_id=round_id)
                 case HoldTable(reason=reason):
-                    if live:
-                        _LOG.warning("table held", reason=reason.value)
+                    warning("table held", reason=reason.value)
                 case ResumeTable():
-                    if live:
-                        _LOG.info("table resumed")
+                    info("table resumed")
+                case Publish():
+                    pass  # planned below with the other messages
                 case _:
                     assert_never(decision)
-        state = self.procedure.snapshot()
-        if state != self._last_state:
-            self._last_state = state
-            message("state", "state", state, retain=True)
+        messages = self._planner.plan(
+            decisions, self.procedure.snapshot(), key=str(journal_seq), ts=ts
+        )
         self.inputs_handled += 1
         self._sink.add(messages)
         for outgoing in messages:

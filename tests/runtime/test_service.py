@@ -15,10 +15,11 @@ from drivers.events import CardSeen, Delivery, ReaderEvent, ReaderHello
 from drivers.srp.constants import Lamp
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
+from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.service import INPUT_ROW, OutgoingMessage, TableService
+from table_controller.runtime.service import TableService
 from tests.runtime.runtime_script import next_records, seeded_shoe
 
 
@@ -137,7 +138,7 @@ async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-        assert first == again == {"id": "c-1", "ok": True}
+        assert first == again == {"id": "c-1", "ok": True, "command": "new_shoe"}
         assert journal.head[0] == 1
         assert [m.event_type for m in sink.messages].count("shoe_started") == 1
 

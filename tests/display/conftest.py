@@ -1,0 +1,91 @@
+"""Fixtures for the dealer display tests: hygiene checks and a headless Debian Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
+
+from tests.display.display_harness import ROOT, chromium_or_skip
+
+#: Screenshots of each phase, kept by CI as test artefacts (git-ignored).
+ARTIFACTS = ROOT / "artifacts" / "display"
+CHROMIUM = Path("/usr/bin/chromium")
+#: We run as root in CI (no sandbox), with nothing that phones home (STACK.md section 3).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+VIEWPORT: ViewportSize = {"width": 1600, "height": 900}
+
+
+def _open_fds() -> set[str]:
+    return {path.name for path in Path("/proc/self/fd").iterdir()}
+
+
+@pytest.fixture(autouse=True)
+async def no_leaks() -> AsyncIterator[None]:
+    """Fail a test that leaves tasks running or file descriptors open (sockets, pipes)."""
+    gc.collect()
+    before = _open_fds()
+    yield
+    current = asyncio.current_task()
+    leftover: list[asyncio.Task[object]] = []
+    leaked: set[str] = set()
+    for _ in range(100):
+        leftover = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+        gc.collect()
+        leaked = _open_fds() - before
+        if not leftover and not leaked:
+            return
+        await asyncio.sleep(0.01)
+    assert not leftover, f"tasks left running: {leftover}"
+    assert not leaked, f"leaked file descriptors: {sorted(leaked)}"
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    executable = chromium_or_skip(CHROMIUM)
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(executable), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest.fixture
+async def display_page(browser: Browser) -> AsyncIterator[Page]:
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"script error: {error}"))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(f"console: {message.text}")
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    try:
+        yield page
+    finally:
+        await context.close()
+    assert not errors, errors  # no script error, nothing the page's policy had to block
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

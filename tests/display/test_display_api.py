@@ -1,0 +1,391 @@
+"""The display's HTTP side against a real server on 127.0.0.1: page, state, events, commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from structlog.testing import capture_logs
+
+from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.web import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    MAX_BODY_BYTES,
+    MAX_PIN_FAILURES,
+    PIN_LOCKOUT_S,
+    STATIC_DIR,
+    STREAM_BACKLOG,
+    DisplayServer,
+    _Stream,
+)
+from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Table]:
+    async with running_table(tmp_path, heartbeat_s=0.2) as running:
+        yield running
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+        yield session
+
+
+class EventStream:
+    """A server-sent event reader over an aiohttp response."""
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self.response = response
+
+    async def next(self) -> dict[str, str]:
+        event: dict[str, str] = {}
+        async with asyncio.timeout(5):
+            while True:
+                line = (await self.response.content.readline()).decode().rstrip("\r\n")
+                if not line:
+                    if event:
+                        return event
+                    continue
+                if line.startswith(":"):
+                    continue
+                key, _, value = line.partition(": ")
+                event[key] = event.get(key, "") + value if key == "data" else value
+
+    async def until(self, name: str) -> dict[str, Any]:
+        while True:
+            event = await self.next()
+            if event.get("event") == name:
+                return {"id": event.get("id"), "data": json.loads(event["data"])}
+
+
+async def post(
+    http: aiohttp.ClientSession, table: Table, body: object, **headers: str
+) -> tuple[int, dict[str, object]]:
+    async with http.post(
+        table.display.url + "api/commands", json=body, headers=headers
+    ) as response:
+        return response.status, await response.json()
+
+
+def operators(table: Table) -> list[object]:
+    return [row.payload.get("operator") for row in table.journal.rows() if "command" in row.payload]
+
+
+# --- the page ----------------------------------------------------------------------------
+
+
+async def test_the_page_and_its_assets_are_served_from_the_package_only(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(table.display.url) as response:
+        assert response.status == 200
+        assert response.content_type == "text/html"
+        page = await response.text()
+        policy = response.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy
+    assert "connect-src 'self'" in policy
+    for asset, kind in (("display.css", "text/css"), ("display.js", "text/javascript")):
+        assert f"/static/{asset}" in page
+        async with http.get(table.display.url + f"static/{asset}") as response:
+            assert response.status == 200
+            assert response.content_type in {kind, "application/javascript"}
+    # Nothing from the internet: no absolute URL, no protocol-relative one, no @import.
+    for path in STATIC_DIR.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.IGNORECASE), path
+        assert "@import" not in text
+    async with http.get(table.display.url + "static/../web.py") as response:
+        assert response.status in {403, 404}
+    async with http.get(table.display.url + "static/%2e%2e/web.py") as response:
+        assert response.status in {403, 404}
+
+
+async def test_the_display_binds_to_localhost_by_default(table: Table) -> None:
+    display = DisplayServer(table.service)
+    try:
+        assert (display.host, display.port) == (DEFAULT_HOST, DEFAULT_PORT) == ("127.0.0.1", 8080)
+        assert display.url == "http://127.0.0.1:8080/"
+    finally:
+        display.detach()
+    assert table.display.host == "127.0.0.1"
+    assert table.display.port != 0  # the bound port replaces 0
+
+
+# --- state and events --------------------------------------------------------------------
+
+
+async def test_api_state_is_the_current_snapshot_with_roads_and_prompt(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    assert (await table.command("new_shoe", shoe_id="S-9"))["ok"]
+    first = await table.next_card()
+    async with http.get(table.display.url + "api/state") as response:
+        view = await response.json()
+    assert view["table"]["state"] == table.state
+    assert view["table"]["state"]["shoe_id"] == "S-9"
+    from table_controller.rules.cards import Card  # noqa: PLC0415
+
+    assert view["table"]["prompt"]["text"] == f"BURN {Card.parse(first).burn_count}"
+    assert view["roads"]["shoe_id"] == "S-9"
+    assert view["roads"]["bead_plate"] == []
+    assert view["seq"] > 0
+
+
+async def test_events_start_with_the_whole_view_then_follow_the_table(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(table.display.url + "api/events") as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        stream = EventStream(response)
+        view = await stream.until("view")
+        assert view["data"]["table"]["state"]["phase"] == "no_shoe"
+        assert view["data"]["heartbeat_ms"] == 200
+        assert (await table.command("new_shoe"))["ok"]
+        roads = await stream.until("roads")
+        table_event = await stream.until("table")
+        assert table_event["data"]["state"]["phase"] == "burn_card"
+        assert table_event["data"]["prompt"]["text"] == "BURN"
+        assert int(str(table_event["id"])) > int(str(roads["id"])) > int(str(view["id"]))
+        await stream.until("heartbeat")  # an idle stream still says it is alive
+
+
+async def test_a_reconnecting_page_gets_the_fresh_state_first(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(table.display.url + "api/events") as response:
+        last_id = (await EventStream(response).until("view"))["id"]
+    assert (await table.command("new_shoe"))["ok"]
+    await table.next_card()
+    headers = {"Last-Event-ID": str(last_id)}
+    async with http.get(table.display.url + "api/events", headers=headers) as response:
+        view = await EventStream(response).until("view")
+    assert view["data"]["table"]["state"] == table.state
+    assert int(str(view["id"])) > int(str(last_id))
+
+
+async def test_stopping_with_open_streams_is_prompt(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    responses = [await http.get(table.display.url + "api/events") for _ in range(3)]
+    try:
+        for response in responses:
+            await EventStream(response).until("view")
+        assert table.display.open_streams == 3
+        started = time.perf_counter()
+        await table.display.stop()
+        assert time.perf_counter() - started < 1.5  # not aiohttp's 60 s (STACK pitfall 12)
+        assert table.display.open_streams == 0
+        for response in responses:  # each stream was ended, not left hanging
+            async with asyncio.timeout(2):
+                while await response.content.readany():
+                    pass
+    finally:
+        for response in responses:
+            response.release()
+
+
+async def test_a_page_that_goes_away_is_forgotten(
+    table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    response = await http.get(table.display.url + "api/events")
+    await EventStream(response).until("view")
+    assert table.display.open_streams == 1
+    response.close()  # the browser tab is closed
+    async with asyncio.timeout(5):
+        while table.display.open_streams:  # noqa: ASYNC110 - found at the next write
+            await asyncio.sleep(0.05)
+    assert (await table.command("new_shoe"))["ok"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_stream_too_far_behind_is_cut_off() -> None:
+    stream = _Stream()
+    for seq in range(STREAM_BACKLOG):
+        assert stream.push(seq, "table", "{}")
+    assert not stream.closing
+    assert not stream.push(STREAM_BACKLOG, "table", "{}")
+    assert stream.closing
+    assert stream.wake.is_set()
+    assert stream.push(STREAM_BACKLOG + 1, "table", "{}")  # ending: takes nothing more
+    assert len(stream.pending) == STREAM_BACKLOG
+
+
+async def test_a_message_the_display_cannot_show_never_reaches_the_table(table: Table) -> None:
+    broken = OutgoingMessage(
+        key="x",
+        topic="roads",
+        event_type="roads",
+        payload={"bead_plate": [object()]},  # not JSON: to_wire raises
+        retain=True,
+        ts="t",
+    )
+    with capture_logs() as logs:
+        table.display._on_message(broken)  # a listener call must not raise into the service
+    assert any(entry["event"] == "display could not show a message" for entry in logs)
+    assert (await table.command("new_shoe"))["ok"]  # and the table goes on
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+async def test_dealer_commands_are_carried_out_as_the_display(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    status, reply = await post(http, table, {"command": "new_shoe"})
+    assert (status, reply["ok"]) == (200, True)
+    assert str(reply["id"]).startswith("display-")
+    while table.state["phase"] != "between_rounds":
+        await table.next_card()
+    status, reply = await post(http, table, {"command": "open_betting"})
+    assert (status, reply["ok"], table.state["phase"]) == (200, True, "betting")
+    status, reply = await post(http, table, {"command": "close_betting", "args": {}})
+    assert (status, reply["ok"], table.state["phase"]) == (200, True, "dealing")
+    assert operators(table) == ["display", "display", "display"]
+
+
+async def test_a_command_the_table_refuses_comes_back_with_its_reason(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    status, reply = await post(http, table, {"command": "open_betting"})
+    assert status == 409
+    assert reply["ok"] is False
+    assert reply["error"] == "wrong_phase"
+    assert "open_betting" in str(reply["message"])
+
+
+async def test_supervisor_commands_need_the_configured_pin(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    await table.command("new_shoe", shoe_id="S-1")
+    head = table.journal.head[0]
+    for body in (
+        {"command": "void_shoe"},
+        {"command": "void_shoe", "pin": "000000"},
+        {"command": "void_shoe", "pin": 246810},
+        {"command": "void_shoe", "pin": ""},
+    ):
+        with capture_logs() as logs:
+            status, reply = await post(http, table, body)
+        assert status == 403
+        assert reply["error"] == "wrong_pin"
+        assert "PIN" in str(reply["message"])
+        assert any("wrong PIN" in entry["event"] for entry in logs)
+        assert all(PIN not in json.dumps(entry, default=str) for entry in logs)
+    assert table.display.pin_refusals == 4
+    assert table.journal.head[0] == head  # a refused PIN never reaches the core
+    assert table.state["phase"] == "burn_card"
+    status, reply = await post(http, table, {"command": "void_shoe", "pin": PIN})
+    assert (status, reply["ok"]) == (200, True)
+    assert table.state["phase"] == "shoe_over"
+    assert operators(table)[-1] == "display-supervisor"
+
+
+async def test_wrong_pins_in_a_row_lock_supervisor_commands_for_a_while(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    now = [1000.0]
+    async with running_table(tmp_path, clock=lambda: now[0]) as table:
+        await table.command("new_shoe")
+        for attempt in range(MAX_PIN_FAILURES):
+            status, reply = await post(http, table, {"command": "void_shoe", "pin": f"{attempt}"})
+            assert (status, reply["error"]) == (403, "wrong_pin")
+        status, reply = await post(http, table, {"command": "void_shoe", "pin": PIN})
+        assert (status, reply["error"]) == (429, "pin_locked")  # even the right PIN, for now
+        assert "try again" in str(reply["message"])
+        now[0] += PIN_LOCKOUT_S
+        status, reply = await post(http, table, {"command": "void_shoe", "pin": PIN})
+        assert (status, reply["ok"]) == (200, True)
+        assert table.display.pin_refusals == MAX_PIN_FAILURES + 1
+
+
+async def test_without_a_configured_pin_supervisor_commands_are_disabled(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with running_table(tmp_path, pin=None) as table:
+        await table.command("new_shoe")
+        head = table.journal.head[0]
+        status, reply = await post(http, table, {"command": "void_shoe", "pin": PIN})
+        assert status == 403
+        assert reply["error"] == "supervisor_disabled"
+        assert table.journal.head[0] == head
+        assert table.display.pin_refusals == 1
+        status, _ = await post(http, table, {"command": "misdeal"})
+        assert status == 409  # dealer commands still go through to the table (wrong phase)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        (b"{not json", {"Content-Type": "application/json"}, 400, "malformed"),
+        (b"[1, 2]", {"Content-Type": "application/json"}, 400, "malformed"),
+        (b'{"command": "launch"}', {"Content-Type": "application/json"}, 400, "unknown_command"),
+        (b'{"command": 7}', {"Content-Type": "application/json"}, 400, "unknown_command"),
+        (
+            b'{"command": "new_shoe", "args": [1]}',
+            {"Content-Type": "application/json"},
+            400,
+            "invalid_command",
+        ),
+        (
+            b'{"command": "new_shoe", "args": {"colour": "red"}}',
+            {"Content-Type": "application/json"},
+            400,
+            "invalid_command",
+        ),
+        (b'{"command": "new_shoe"}', {"Content-Type": "text/plain"}, 415, "not_json"),
+        (
+            b'{"command": "new_shoe"}',
+            {"Content-Type": "application/json", "Origin": "http://evil.example"},
+            403,
+            "foreign_origin",
+        ),
+        (
+            b'{"command": "new_shoe", "pad": "' + b"x" * MAX_BODY_BYTES + b'"}',
+            {"Content-Type": "application/json"},
+            413,
+            "too_large",
+        ),
+        (b"\xff\xfe\x00", {"Content-Type": "application/json"}, 400, "malformed"),
+    ],
+)
+async def test_bad_requests_get_a_4xx_with_a_message_and_change_nothing(
+    table: Table, http: aiohttp.ClientSession, case: tuple[bytes, dict[str, str], int, str]
+) -> None:
+    body, headers, status, error = case
+    head = table.journal.head[0]
+    async with http.post(
+        table.display.url + "api/commands", data=body, headers=headers
+    ) as response:
+        assert response.status == status
+        reply = await response.json()
+    assert reply["ok"] is False
+    assert reply["error"] == error
+    assert reply["message"]
+    assert table.journal.head[0] == head
+    assert table.state["phase"] == "no_shoe"
+    # The server is still there for the next request.
+    async with http.get(table.display.url + "api/state") as response:
+        assert response.status == 200
+
+
+def test_a_missing_chromium_is_skipped_locally_but_fails_in_ci(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "chromium"
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        chromium_or_skip(missing)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI installs"):
+        chromium_or_skip(missing)
