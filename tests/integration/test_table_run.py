@@ -1,0 +1,376 @@
+"""A whole table through ``table-controller run``, then ``replay`` of its journal.
+
+The virtual shoe deals on a real pseudo-terminal; the dealer and the supervisor act on the
+display's API; every shoe procedure of game-rules.md section 5 occurs (but the ``mini``
+reshuffle, which needs its own variant); ``replay`` of the journal must then print exactly the
+events the table published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from simulators.virtual_shoe.deck import Shoe
+from simulators.virtual_shoe.device import ShoeDevice
+from simulators.virtual_shoe.faults import (
+    ALL_TRANSMISSIONS,
+    DealtCard,
+    DealtMisread,
+    DropFrame,
+    FaultPlan,
+    ForeignCard,
+    MisreadCard,
+)
+from simulators.virtual_shoe.server import PtyPort, VirtualShoe
+from simulators.virtual_shoe.shuffle import seeded_order
+
+PIN = "2468"
+#: Draw numbers (counted by the virtual shoe) of the faults of the first shoe.
+MISREAD_DRAW = 50
+LOST_DRAW = 70
+SEED = 11
+CUT_DEPTH = 330
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Table:
+    """The running service seen through its display API, and the shoe in the test's hand."""
+
+    url: str
+    http: aiohttp.ClientSession
+    shoe: VirtualShoe
+    commands: int = 0
+    replies: list[dict[str, Any]] = field(default_factory=list)
+
+    async def snapshot(self) -> dict[str, Any]:
+        async with self.http.get(f"{self.url}/api/state") as response:
+            body = await response.json()
+        state: dict[str, Any] = body["table"]["state"]
+        return state
+
+    async def command(
+        self, name: str, *, supervisor: bool = False, **args: object
+    ) -> dict[str, Any]:
+        body: dict[str, object] = {"command": name, "args": args}
+        if supervisor:
+            body["pin"] = PIN
+        async with self.http.post(f"{self.url}/api/commands", json=body) as response:
+            reply: dict[str, Any] = await response.json()
+        self.replies.append(reply)
+        return reply
+
+    async def until(self, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        async with asyncio.timeout(15):
+            while True:
+                state = await self.snapshot()
+                if test(state):
+                    return state
+                await asyncio.sleep(0.02)
+        raise AssertionError(what)  # pragma: no cover - the timeout raises first
+
+    async def deal(self) -> dict[str, Any]:
+        """Draw one thing from the shoe and wait until the table has taken it."""
+        before = await self.snapshot()
+        self.shoe.deal()
+        return await self.until(lambda state: state != before, "the table takes the card")
+
+    async def action(self) -> str:
+        prompt = (await self.snapshot())["prompt"]
+        return "" if prompt is None else str(prompt["action"])
+
+    async def deal_round(self) -> dict[str, Any]:
+        """Deal cards while the table asks for them; returns the state once it stops asking."""
+        while (action := await self.action()) in {"deal", "player_draws", "banker_draws"}:
+            await self.deal()
+        del action
+        return await self.snapshot()
+
+    async def open_and_close(self) -> None:
+        assert (await self.command("open_betting"))["ok"]
+        assert (await self.command("close_betting"))["ok"]
+
+
+@contextlib.asynccontextmanager
+async def running_table(tmp_path: Path, port: int) -> AsyncIterator[asyncio.subprocess.Process]:
+    env = {**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN}
+    with (tmp_path / "run.log").open("ab") as log:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "table_controller", "run",
+            "--table-id", "T07", "--variant", "commission",
+            "--port", str(tmp_path / "shoe"),
+            "--journal", str(tmp_path / "T07.journal"),
+            "--events-log", str(tmp_path / "T07.events.jsonl"),
+            "--display", f"127.0.0.1:{port}",
+            "--log-format", "json",
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=log,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:  # pragma: no cover - a hang fails the test's exit check
+                process.kill()
+                await process.wait()
+
+
+async def table_controller(*args: str) -> tuple[int, str, str]:
+    """Run a table-controller command; its exit status, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "table_controller", *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def wait_for_display(http: aiohttp.ClientSession, url: str) -> None:
+    async with asyncio.timeout(20):
+        while True:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with http.get(f"{url}/api/state") as response:
+                    if response.status == 200:
+                        return
+            await asyncio.sleep(0.05)
+
+
+def events_log(path: Path) -> list[dict[str, Any]]:
+    """The event messages the table published (what a backend receives on events/ and roads)."""
+    messages = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        topic = entry["topic"]
+        if "/events/" in topic or topic.endswith("/roads"):
+            messages.append(entry["message"])
+    return messages
+
+
+async def first_shoe(table: Table) -> None:  # noqa: PLR0915 - one scripted shoe, step by step
+    assert (await table.command("new_shoe", shoe_id="S-1"))["ok"]
+    # 1. The burn: the face-up card, then that many cards, before round 1 may start.
+    while await table.action() == "burn":
+        await table.deal()
+    state = await table.snapshot()
+    assert state["prompt"]["action"] == "open_betting"
+    burned = state["cards_seen"]
+
+    # A normal round.
+    await table.open_and_close()
+    assert (await table.deal_round())["prompt"]["action"] == "result"
+
+    # 3. Exposed card: a card while betting is open voids the round.
+    assert (await table.command("open_betting"))["ok"]
+    exposed_round = (await table.snapshot())["round_id"]
+    await table.deal()
+    state = await table.snapshot()
+    assert state["phase"] != "betting"
+    assert (await table.command("open_betting"))["ok"]
+    assert (await table.snapshot())["round_id"] != exposed_round
+    assert (await table.command("close_betting"))["ok"]
+    assert (await table.deal_round())["prompt"]["action"] == "result"
+    settled_round = (await table.snapshot())["round_id"]
+
+    # 4. Unnecessary card: after a result, before the next betting period.
+    await table.deal()
+    assert (await table.action()) == "result"  # the result stands; the card is discarded
+
+    # 7. Corrections: void a settled round, correct another (new records naming the originals).
+    voided = await table.command("void_round", supervisor=True, round_id=settled_round)
+    assert voided["ok"], voided
+    await table.open_and_close()
+    assert (await table.deal_round())["prompt"]["action"] == "result"
+    to_correct = await table.snapshot()
+    corrected = await table.command(
+        "correct_result",
+        supervisor=True,
+        round_id=to_correct["round_id"],
+        player=["2S", "3H", "4D"],
+        banker=["KC", "7D"],
+    )
+    assert corrected["ok"], corrected
+    # The cards above were made up: correcting back to the real ones keeps the card accounting
+    # true to the shoe (a second correction, naming the first).
+    restored = await table.command(
+        "correct_result",
+        supervisor=True,
+        round_id=to_correct["round_id"],
+        player=to_correct["cards"]["player"],
+        banker=to_correct["cards"]["banker"],
+    )
+    assert restored["ok"], restored
+
+    # 7. Misdeal while the cards are on the table; 6. dropped cards, read and unread.
+    await table.open_and_close()
+    await table.deal()
+    await table.deal()
+    assert (await table.command("misdeal"))["ok"]
+    await table.open_and_close()
+    await table.deal()
+    assert (await table.command("dropped_card", read=True))["ok"]
+    assert (await table.deal_round())["prompt"]["action"] == "result"
+    await table.open_and_close()
+    await table.deal()
+    assert (await table.command("dropped_card", read=False))["ok"]
+
+    # 5. Misread (draw MISREAD_DRAW) and lost frames (draw LOST_DRAW): held until entered by hand.
+    cut_card_out = False
+    rounds = 0
+    while not cut_card_out:
+        action = await table.action()
+        if action in {"open_betting", "result"}:
+            await table.open_and_close()
+            rounds += 1
+        elif (
+            action in {"deal", "player_draws", "banker_draws"} and table.shoe.draws + 1 == LOST_DRAW
+        ):
+            # Every transmission of this frame is lost: the shoe gives up after its resends,
+            # and the table learns of the gap only from the next frame's seq.
+            table.shoe.deal()
+            await asyncio.sleep(2.6)
+        elif action in {"deal", "player_draws", "banker_draws"}:
+            await table.deal()
+        elif action == "hold":
+            state = await table.snapshot()
+            last = table.shoe.dealt[-1]
+            if state["hold_reason"] == "misread":
+                assert isinstance(last, DealtMisread)
+                reply = await table.command("manual_card", supervisor=True, card=last.actual)
+                assert reply["ok"], reply
+            elif state["hold_reason"] == "lost_frames":
+                lost = table.shoe.dealt[-2]
+                assert isinstance(lost, DealtCard)
+                reply = await table.command("manual_card", supervisor=True, card=lost.card)
+                assert reply["ok"], reply
+            else:  # pragma: no cover - an unexpected hold fails the test with its reason
+                pytest.fail(f"unexpected hold: {state['hold_reason']}")
+        elif action == "shoe_over":
+            break
+        else:  # pragma: no cover
+            pytest.fail(f"unexpected prompt {action!r}")
+        cut_card_out = (await table.snapshot())["last_round"]
+    # 2. The cut card came out during a round: that round is completed and is the last.
+    state = await table.deal_round()
+    assert state["last_round"]
+    assert state["prompt"]["action"] == "shoe_over"
+    # An invalid round after the last: voided and reported.
+    await table.deal()
+    assert burned > 0
+    assert rounds > 10
+
+
+async def second_shoe(table: Table) -> None:
+    # 8 + 9: a foreign card holds the table; only voiding the shoe clears it.
+    assert (await table.command("new_shoe", shoe_id="S-2"))["ok"]
+    while await table.action() == "burn":
+        await table.deal()
+    while (await table.snapshot())["hold_reason"] != "foreign_card":
+        action = await table.action()
+        if action in {"open_betting", "result"}:
+            await table.open_and_close()
+        else:
+            await table.deal()
+    assert not (await table.command("open_betting"))["ok"]
+    assert (await table.command("void_shoe", supervisor=True))["ok"]
+    assert (await table.action()) == "shoe_over"
+
+
+@pytest.mark.timeout(300)
+async def test_every_procedure_through_run_then_replay_prints_the_same_events(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = Shoe(cards=seeded_order(8, SEED), cut_depth=CUT_DEPTH)
+    faults = FaultPlan(
+        faults=(MisreadCard(card=MISREAD_DRAW), DropFrame(card=LOST_DRAW, times=ALL_TRANSMISSIONS))
+    )
+    async with (
+        VirtualShoe(
+            shoe=first,
+            session=ShoeDevice(faults=faults),
+            port=PtyPort(link=tmp_path / "shoe"),
+            faults=faults,
+        ) as shoe,
+        running_table(tmp_path, port) as process,
+        aiohttp.ClientSession() as http,
+    ):
+        await wait_for_display(http, url)
+        table = Table(url=url, http=http, shoe=shoe)
+        await first_shoe(table)
+    # The second shoe: a shoe swapped in on the same port name (a new HELLO), stacked so that
+    # the ninth queen of spades of an 8-deck shoe comes out at its twelfth draw.
+    stacked = ["2C", "KD", "KD", *["QS"] * 8, *seeded_order(1, SEED)]
+    plan = FaultPlan(faults=(ForeignCard(card=12, code="QS"),))
+    async with (
+        VirtualShoe(
+            shoe=Shoe(cards=stacked, cut_depth=None),
+            session=ShoeDevice(faults=plan),
+            port=PtyPort(link=tmp_path / "shoe"),
+            faults=plan,
+        ) as shoe,
+        running_table(tmp_path, port) as process,
+        aiohttp.ClientSession() as http,
+    ):
+        await wait_for_display(http, url)
+        table = Table(url=url, http=http, shoe=shoe)
+        await second_shoe(table)
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 10) == 0
+
+    published = events_log(tmp_path / "T07.events.jsonl")
+    kinds = {message["type"] for message in published}
+    assert kinds >= {
+        "shoe_started", "burn", "betting_opened", "betting_closed", "card", "prompt",
+        "round_result", "round_voided", "result_corrected", "last_round", "shoe_ended",
+        "shoe_voided", "alarm", "roads",
+    }  # fmt: skip
+    reasons = {m["reason"] for m in published if m["type"] == "round_voided"}
+    assert reasons >= {"exposed_card", "misdeal", "dropped_card", "after_last_round", "supervisor"}
+    alarms = {m["code"] for m in published if m["type"] == "alarm"}
+    assert alarms >= {
+        "unnecessary_card",
+        "misread",
+        "lost_frames",
+        "foreign_card",
+        "card_after_last_round",
+    }
+    assert any(m.get("manual_cards") for m in published if m["type"] == "round_result")
+    # The cut card came out during a round: that round was completed and is the last.
+    assert [m["round_id"] for m in published if m["type"] == "round_result" and m["last_round"]]
+    corrections = [m for m in published if m["type"] == "result_corrected"]
+    assert [m["correction_no"] for m in corrections] == [1, 2]
+
+    journal = str(tmp_path / "T07.journal")
+    status, out, _ = await table_controller("journal", "verify", journal)
+    assert status == 0, out
+    status, out, err = await table_controller(
+        "replay", "--variant", "commission", "--inputs", journal, "--json"
+    )
+    assert status == 0, err
+    replayed = [json.loads(line) for line in out.splitlines()]
+    assert replayed == published
