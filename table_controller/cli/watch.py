@@ -1,0 +1,237 @@
+"""``table-controller watch --broker URL [--table ID]``: the reference consumer for integrators.
+
+Edge module: subscribes through ``publishing.mqtt`` (never aiomqtt itself), prints one line per
+round result, void, correction, alarm and status change, and flags what a backend must handle
+(``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
+gap, and stale wills. ``--json`` prints one JSON object per line on stdout; diagnostics go to
+stderr. It runs until interrupted, or until ``--count`` round results were printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Final
+
+from table_controller.cli import UsageError
+from table_controller.publishing.consumer import (
+    Incoming,
+    StreamTracker,
+    read_message,
+    seq_of,
+)
+from table_controller.publishing.mqtt import (
+    DEFAULT_TOPIC_PREFIX,
+    BrokerEndpoint,
+    Received,
+    Subscription,
+)
+
+#: Event types printed as they come (every message still counts for gaps and duplicates).
+PRINTED_TYPES: Final = frozenset(
+    {"round_result", "round_voided", "result_corrected", "shoe_voided", "alarm"}
+)
+#: How often a silent watch checks whether its broker refused it.
+ERROR_CHECK_S: Final = 1.0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``watch`` sub-command."""
+    parser = subparsers.add_parser(
+        "watch",
+        help="subscribe to tables and print their results, flagging gaps and duplicates",
+        description=(
+            "Reference consumer of the MQTT API: prints round results, voids, corrections, "
+            "alarms and status changes; flags gaps and duplicates by seq, and stale wills."
+        ),
+    )
+    parser.add_argument(
+        "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
+    )
+    parser.add_argument("--table", metavar="ID", help="one table (default: every table)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
+    )
+    parser.add_argument(
+        "--count", type=_positive_int, metavar="N", help="exit after N round results"
+    )
+    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
+    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
+    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Watch until interrupted or ``--count`` results were printed."""
+    try:
+        endpoint = BrokerEndpoint.from_url(
+            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    table = args.table or "+"
+    if any(char in table for char in "/#") or (table != "+" and "+" in table):
+        raise UsageError(f"--table {table!r}: a table id, without / + #")
+    if any(char in args.prefix for char in "+#"):
+        raise UsageError(f"--prefix {args.prefix!r}: no wildcards")
+    watcher = _Watcher(as_json=args.json, prefix=args.prefix, count=args.count)
+    topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
+    return asyncio.run(watcher.watch(endpoint, topic_filter))
+
+
+class _Watcher:
+    def __init__(self, *, as_json: bool, prefix: str, count: int | None) -> None:
+        self.as_json = as_json
+        self.prefix = prefix
+        self.count = count
+        self.tracker = StreamTracker()
+        self.results = 0
+        self.duplicates = 0
+        self.gaps = 0
+
+    async def watch(self, endpoint: BrokerEndpoint, topic_filter: str) -> int:
+        reported_error: str | None = None
+        async with Subscription(endpoint, [topic_filter]) as subscription:
+            while self.count is None or self.results < self.count:
+                try:
+                    async with asyncio.timeout(ERROR_CHECK_S):
+                        received = await subscription.get()
+                except TimeoutError:
+                    error = subscription.last_error
+                    if error is not None and error != reported_error:
+                        print(f"table-controller watch: {error}", file=sys.stderr)
+                        reported_error = error
+                    continue
+                self.handle(received)
+                sys.stdout.flush()
+        print(
+            f"table-controller watch: {self.results} results, {self.duplicates} duplicates,"
+            f" {self.gaps} gaps",
+            file=sys.stderr,
+        )
+        return 0
+
+    def emit(self, record: dict[str, object], text: str) -> None:
+        if self.as_json:
+            print(json.dumps(record, separators=(",", ":"), ensure_ascii=False))
+        else:
+            print(text)
+
+    def handle(self, received: Received) -> None:
+        incoming = read_message(
+            received.topic, received.payload, prefix=self.prefix, retained=received.retain
+        )
+        if incoming is None or incoming.channel == "commands":
+            return  # not the table's own message (a command to the table)
+        message = incoming.message
+        if message is None:
+            self.emit(
+                {"kind": "unreadable", "table_id": incoming.table_id, "topic": received.topic},
+                f"{incoming.table_id} UNREADABLE message on {received.topic}",
+            )
+            return
+        if incoming.channel == "status":
+            self._status(incoming, message)
+            return
+        seq = seq_of(message)
+        if seq is None:
+            self.emit(
+                {"kind": "no_seq", "table_id": incoming.table_id, "topic": received.topic},
+                f"{incoming.table_id} NO SEQ in message on {received.topic}",
+            )
+            return
+        if incoming.retained:
+            return  # a snapshot delivered on subscribing, not part of the live stream
+        observation = self.tracker.observe(incoming.table_id, seq)
+        table = incoming.table_id
+        if observation.verdict == "duplicate":
+            self.duplicates += 1
+            self.emit(
+                {"kind": "duplicate", "table_id": table, "seq": seq},
+                f"{table} DUPLICATE seq {seq} (dropped)",
+            )
+            return
+        if observation.verdict == "gap":
+            self.gaps += 1
+            for low, high in observation.missing:
+                self.emit(
+                    {"kind": "gap", "table_id": table, "missing": [low, high], "seq": seq},
+                    f"{table} GAP seq {low}-{high} missing (got {seq})",
+                )
+        elif observation.verdict == "late":
+            self.emit(
+                {"kind": "late", "table_id": table, "seq": seq},
+                f"{table} LATE seq {seq} (fills a gap)",
+            )
+        self._event(table, seq, message)
+
+    def _status(self, incoming: Incoming, message: dict[str, object]) -> None:
+        online = message.get("online") is True
+        session = message.get("session")
+        session_no = session if isinstance(session, int) else 0
+        verdict = self.tracker.observe_status(incoming.table_id, online=online, session=session_no)
+        table = incoming.table_id
+        if verdict == "stale":
+            self.emit(
+                {"kind": "stale_status", "table_id": table, "online": online, "session": session},
+                f"{table} STALE {'birth' if online else 'will'} of session {session} ignored",
+            )
+            return
+        reader = message.get("reader")
+        extra = f", reader {reader}" if isinstance(reader, str) else ""
+        self.emit(
+            {"kind": "status", "table_id": table, "message": message},
+            f"{table} status {'ONLINE' if online else 'OFFLINE'} (session {session}{extra})",
+        )
+
+    def _event(self, table: str, seq: int, message: dict[str, object]) -> None:
+        kind = message.get("type")
+        if kind not in PRINTED_TYPES:
+            return
+        if kind == "round_result":
+            self.results += 1
+        record: dict[str, object] = {"kind": kind, "table_id": table, "seq": seq}
+        record["message"] = message
+        self.emit(record, f"{table} seq {seq} {_describe(message)}")
+
+
+def _hand(message: dict[str, object], side: str) -> str:
+    hand = message.get(side)
+    if not isinstance(hand, dict):
+        return "?"
+    cards = hand.get("cards")
+    total = hand.get("total")
+    shown = " ".join(str(card) for card in cards) if isinstance(cards, list) else "?"
+    return f"{shown} ({total})"
+
+
+def _describe(message: dict[str, object]) -> str:
+    kind = message.get("type")
+    round_id = message.get("round_id", "?")
+    if kind == "round_result":
+        winner = str(message.get("winner", "?")).upper()
+        return (
+            f"{round_id} {winner}  player {_hand(message, 'player')}"
+            f"  banker {_hand(message, 'banker')}"
+        )
+    if kind == "round_voided":
+        return f"{round_id} VOIDED: {message.get('reason', '?')}"
+    if kind == "result_corrected":
+        return f"{round_id} CORRECTED: winner now {message.get('winner', '?')}"
+    if kind == "shoe_voided":
+        return f"shoe {message.get('shoe_id', '?')} VOIDED"
+    return f"ALARM {message.get('code', '?')}: {message.get('message', '')}"

@@ -1,0 +1,684 @@
+"""MQTT transport: the only module that imports aiomqtt (and paho); it drains the durable outbox.
+
+Adapter: asyncio and network I/O. It holds no rules and decides nothing about the game: what
+to publish is in the outbox before this module sees it (STACK.md section 4).
+
+* :class:`MqttLink` keeps one connection to the broker with client id ``table-<table_id>`` and
+  a persistent session, sets a retained last will ``{"online": false, "session": n}`` on
+  ``<root>/status``, publishes the retained birth ``{"online": true, "session": n}`` with the
+  same counter, subscribes to ``<root>/commands`` and then sends the outbox oldest first, one
+  QoS 1 publish in flight, marking a row acknowledged only after ``publish()`` returned. Any
+  :class:`aiomqtt.MqttError` (a timeout means "outcome unknown", STACK.md pitfall 1) closes the
+  connection; after a capped, jittered exponential backoff it reconnects with a new session
+  counter and sends the oldest unacknowledged row again, unchanged (same ``seq``).
+* The dealing path never waits for this module: it adds rows to the outbox (its own
+  :class:`~table_controller.publishing.outbox.Outbox` instance) and may call
+  :meth:`MqttLink.notify` from any thread. The drainer's SQLite calls run in a worker thread.
+* Status messages (``<root>/status``: birth, will, clean shutdown) are connection-level: they
+  are not outbox rows and take no ``seq`` of their own; their ``seq`` repeats the last ``seq``
+  assigned when they were written, and their ``session`` counter tells a stale will from a
+  current one. Consumers leave them out of gap and duplicate tracking
+  (:mod:`table_controller.publishing.consumer`).
+* A clean stop (:meth:`MqttLink.request_stop`, or cancelling :meth:`MqttLink.run`) publishes
+  the offline status itself, because a clean disconnect sends no will (STACK.md pitfall 3).
+* :class:`Subscription` and :func:`publish_once` are the consumer side (``watch``, tests).
+
+Known limit (STACK.md pitfall 2): a publish the broker's ACL denies is acknowledged as a
+success (3.1.1) or with a reason code aiomqtt 2.5 ignores (5); ACLs are tested end to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import ssl
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Final, Literal, Self, TypeAlias
+from urllib.parse import unquote, urlsplit
+
+import aiomqtt
+import paho.mqtt.client as paho
+import structlog
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from table_controller import __version__
+from table_controller.publishing.messages import JsonValue, dumps, envelope
+from table_controller.publishing.outbox import Outbox, OutboxRow, utc_now, utc_text
+
+DEFAULT_TOPIC_PREFIX: Final = "baccarat/tables"
+MQTT_PORT: Final = 1883
+MQTTS_PORT: Final = 8883
+#: A will arrives 1.5 x keepalive after a silent partition (STACK.md pitfall 5): 10-15 s.
+DEFAULT_KEEPALIVE_S: Final = 12
+#: How long the broker keeps an MQTT 5 session of a table that is away (a week).
+DEFAULT_SESSION_EXPIRY_S: Final = 7 * 24 * 3600
+
+ProtocolName: TypeAlias = Literal["3.1.1", "5"]
+CommandCallback: TypeAlias = Callable[[bytes], None]
+StatusFields: TypeAlias = Callable[[], Mapping[str, JsonValue]]
+
+_LOG = structlog.get_logger("table_controller.mqtt")
+
+
+# --- settings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokerEndpoint:
+    """Where the broker is and how to log in: parsed from ``mqtt://`` or ``mqtts://`` URLs."""
+
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    protocol: ProtocolName = "3.1.1"
+    keepalive_s: int = DEFAULT_KEEPALIVE_S
+
+    @classmethod
+    def from_url(  # noqa: PLR0913 - keyword-only settings, each optional
+        cls,
+        url: str,
+        *,
+        ca_file: Path | None = None,
+        cert_file: Path | None = None,
+        key_file: Path | None = None,
+        protocol: ProtocolName = "3.1.1",
+        keepalive_s: int = DEFAULT_KEEPALIVE_S,
+    ) -> Self:
+        """Parse ``mqtt://[user:pass@]host[:port]`` or ``mqtts://…`` (credentials URL-quoted).
+
+        Raises:
+            ValueError: the URL or a setting is not usable; the message names it.
+        """
+        parts = urlsplit(url)
+        if parts.scheme not in {"mqtt", "mqtts"}:
+            raise ValueError(f"broker URL {url!r}: the scheme must be mqtt:// or mqtts://")
+        if not parts.hostname:
+            raise ValueError(f"broker URL {url!r}: no host")
+        if parts.path not in {"", "/"} or parts.query or parts.fragment:
+            raise ValueError(f"broker URL {url!r}: only mqtt[s]://[user:pass@]host[:port]")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"broker URL {url!r}: the port is not a number 1-65535") from None
+        tls = parts.scheme == "mqtts"
+        if not tls and (ca_file or cert_file or key_file):
+            raise ValueError("a CA or client certificate needs an mqtts:// broker URL")
+        if (cert_file is None) != (key_file is None):
+            raise ValueError("a client certificate needs its key, and a key its certificate")
+        if protocol not in {"3.1.1", "5"}:
+            raise ValueError(f"MQTT protocol {protocol!r}: use 3.1.1 or 5")
+        if not 5 <= keepalive_s <= 600:
+            raise ValueError(f"keepalive {keepalive_s} s: use 5-600 s (10-15 s recommended)")
+        return cls(
+            host=parts.hostname,
+            port=port if port is not None else (MQTTS_PORT if tls else MQTT_PORT),
+            tls=tls,
+            username=None if parts.username is None else unquote(parts.username),
+            password=None if parts.password is None else unquote(parts.password),
+            ca_file=ca_file,
+            cert_file=cert_file,
+            key_file=key_file,
+            protocol=protocol,
+            keepalive_s=keepalive_s,
+        )
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The client's TLS context (server certificate and host name checked), if TLS."""
+        if not self.tls:
+            return None
+        context = ssl.create_default_context(
+            cafile=None if self.ca_file is None else str(self.ca_file)
+        )
+        if self.cert_file is not None and self.key_file is not None:
+            context.load_cert_chain(str(self.cert_file), str(self.key_file))
+        return context
+
+
+def topic_root(prefix: str, table_id: str) -> str:
+    """``<prefix>/<table_id>``: the ``<root>`` of mqtt-api.md."""
+    return f"{prefix.rstrip('/')}/{table_id}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MqttSettings:
+    """Everything :class:`MqttLink` needs; build it with :meth:`from_url`."""
+
+    broker: BrokerEndpoint
+    table_id: str
+    topic_prefix: str = DEFAULT_TOPIC_PREFIX
+    client_id: str | None = None
+    session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S
+    publish_timeout_s: float = 10.0
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 30.0
+    #: How often the drainer looks at the outbox when nobody called ``notify()``.
+    poll_interval_s: float = 0.5
+    #: How long a clean stop keeps draining before it publishes the offline status.
+    shutdown_grace_s: float = 2.0
+
+    @classmethod
+    def from_url(  # noqa: PLR0913 - keyword-only settings, each optional
+        cls,
+        url: str,
+        *,
+        table_id: str,
+        ca_file: Path | None = None,
+        cert_file: Path | None = None,
+        key_file: Path | None = None,
+        protocol: ProtocolName = "3.1.1",
+        keepalive_s: int = DEFAULT_KEEPALIVE_S,
+        topic_prefix: str = DEFAULT_TOPIC_PREFIX,
+        client_id: str | None = None,
+    ) -> Self:
+        """Settings from a broker URL and the table's id.
+
+        Raises:
+            ValueError: a value is not usable; the message names it.
+        """
+        if not table_id or any(char in table_id for char in "/+#\0"):
+            raise ValueError(f"table id {table_id!r}: must be non-empty, without / + # or NUL")
+        if any(char in topic_prefix for char in "+#\0") or not topic_prefix.strip("/"):
+            raise ValueError(f"topic prefix {topic_prefix!r}: no wildcards, not empty")
+        broker = BrokerEndpoint.from_url(
+            url,
+            ca_file=ca_file,
+            cert_file=cert_file,
+            key_file=key_file,
+            protocol=protocol,
+            keepalive_s=keepalive_s,
+        )
+        return cls(broker=broker, table_id=table_id, topic_prefix=topic_prefix, client_id=client_id)
+
+    @property
+    def identifier(self) -> str:
+        return self.client_id or f"table-{self.table_id}"
+
+    @property
+    def root(self) -> str:
+        return topic_root(self.topic_prefix, self.table_id)
+
+    @property
+    def status_topic(self) -> str:
+        return f"{self.root}/status"
+
+    @property
+    def commands_topic(self) -> str:
+        return f"{self.root}/commands"
+
+    @property
+    def replies_topic(self) -> str:
+        return f"{self.root}/commands/replies"
+
+
+def backoff_delay(attempt: int, *, initial_s: float, cap_s: float, jitter: float) -> float:
+    """Seconds to wait before reconnect ``attempt`` (0-based): capped exponential, jittered.
+
+    ``jitter`` in [0, 1) (from the caller's random source) spreads the delay over half to all
+    of the exponential step, so tables that lost the same broker do not return in lockstep.
+    """
+    step = min(cap_s, initial_s * float(2 ** min(attempt, 32)))
+    return step * (0.5 + jitter / 2)
+
+
+def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
+    *,
+    table_id: str,
+    online: bool,
+    session: int,
+    last_seq: int,
+    ts: str,
+    fields: Mapping[str, JsonValue],
+) -> str:
+    """The payload of ``<root>/status``: birth, will or clean shutdown.
+
+    Its ``seq`` repeats ``last_seq`` (status takes no ``seq`` of its own; see module doc).
+    """
+    payload: dict[str, JsonValue] = {**fields, "online": online, "session": session}
+    payload.setdefault("version", __version__)
+    return dumps(envelope("status", payload, table_id=table_id, seq=last_seq, ts=ts))
+
+
+def _client(  # noqa: PLR0913 - keyword-only connection options
+    endpoint: BrokerEndpoint,
+    *,
+    identifier: str,
+    persistent: bool,
+    will: aiomqtt.Will | None = None,
+    session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S,
+    timeout_s: float = 10.0,
+) -> aiomqtt.Client:
+    """An unconnected client; ``persistent`` keeps the broker-side session across connects."""
+    clean_session: bool | None = None
+    clean_start: paho.CleanStartOption = paho.MQTT_CLEAN_START_FIRST_ONLY
+    properties: Properties | None = None
+    if endpoint.protocol == "5":
+        protocol = aiomqtt.ProtocolVersion.V5
+        # clean_session with MQTT 5 raises ValueError (STACK.md pitfall 5): clean start and a
+        # session expiry instead.
+        clean_start = not persistent
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = session_expiry_s if persistent else 0
+    else:
+        protocol = aiomqtt.ProtocolVersion.V311
+        clean_session = not persistent
+    return aiomqtt.Client(
+        endpoint.host,
+        endpoint.port,
+        username=endpoint.username,
+        password=endpoint.password,
+        identifier=identifier,
+        protocol=protocol,
+        will=will,
+        clean_session=clean_session,
+        clean_start=clean_start,
+        properties=properties,
+        keepalive=endpoint.keepalive_s,
+        tls_context=endpoint.tls_context(),
+        timeout=timeout_s,
+    )
+
+
+def _as_bytes(payload: object) -> bytes:
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    if isinstance(payload, str):
+        return payload.encode()
+    if payload is None:
+        return b""
+    return str(payload).encode()
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_error_text(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}"
+
+
+# --- the table's link ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LinkCounters:
+    """What the link did so far (for health checks, metrics and tests)."""
+
+    connects: int = 0
+    published: int = 0
+    commands_received: int = 0
+    errors: int = 0
+    last_error: str | None = None
+
+
+class MqttLink:
+    """The table's one connection: birth and will, outbox drainer, command subscription.
+
+    Run :meth:`run` as a task; it returns after :meth:`request_stop`, or when cancelled, and
+    publishes the offline status first when it can.
+
+    Args:
+        settings: broker, table and timing.
+        outbox: an outbox instance for this link alone (its SQLite calls run in a thread).
+        on_command: receives the raw payload of every message on ``<root>/commands``; it
+            must not block (put the bytes on the runtime's input queue). Replies go through
+            the outbox like every other message.
+        status_fields: extra fields of the birth and will (reader state, ...), read at
+            every connect and :meth:`refresh_status`.
+        rng: the jitter source for the backoff (seeded in tests).
+    """
+
+    def __init__(
+        self,
+        settings: MqttSettings,
+        outbox: Outbox,
+        *,
+        on_command: CommandCallback | None = None,
+        status_fields: StatusFields | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.settings = settings
+        self._outbox = outbox
+        self._on_command = on_command
+        self._status_fields = status_fields or dict
+        self._rng = rng or random.Random()  # noqa: S311  (jitter, not security)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._connected = asyncio.Event()
+        self._status_dirty = asyncio.Event()
+        self._session = 0
+        self._lock = threading.Lock()
+        self.counters = LinkCounters()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def session(self) -> int:
+        """The session counter of the current (or last) connection."""
+        return self._session
+
+    async def wait_connected(self) -> None:
+        """Return once the birth is published and the command topic subscribed."""
+        await self._connected.wait()
+
+    def notify(self) -> None:
+        """Wake the drainer: rows were added. Safe from any thread, never blocks."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing to wake
+            loop.call_soon_threadsafe(self._wake.set)
+
+    def refresh_status(self) -> None:
+        """Publish the retained online status again (``status_fields`` changed). Any thread."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._status_dirty.set)
+
+    def request_stop(self) -> None:
+        """Ask :meth:`run` to drain for a moment, publish offline, disconnect and return."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._stop.set)
+
+    async def run(self) -> None:
+        """Connect, drain and reconnect until stopped; never raises ``MqttError``."""
+        self._loop = asyncio.get_running_loop()
+        attempt = 0
+        while not self._stop.is_set():
+            try:
+                await self._connection()
+            except* aiomqtt.MqttError as group:
+                self._connected.clear()
+                self.counters.errors += 1
+                text = _error_text(group)
+                if self.counters.last_error is None or attempt == 0:
+                    _LOG.warning("mqtt_link_down", error=text, broker=self.settings.broker.host)
+                self.counters.last_error = text
+            else:
+                return
+            delay = backoff_delay(
+                attempt,
+                initial_s=self.settings.backoff_initial_s,
+                cap_s=self.settings.backoff_max_s,
+                jitter=self._rng.random(),
+            )
+            attempt += 1
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self._stop.wait()
+
+    async def _connection(self) -> None:
+        """One connection's life; returns after a clean stop, raises ``MqttError`` otherwise."""
+        settings = self.settings
+        outbox = self._outbox
+        session = await asyncio.to_thread(outbox.next_session)
+        self._session = session
+        will = aiomqtt.Will(
+            topic=settings.status_topic,
+            payload=await self._status_payload(online=False),
+            qos=1,
+            retain=True,
+        )
+        client = _client(
+            settings.broker,
+            identifier=settings.identifier,
+            persistent=True,
+            will=will,
+            session_expiry_s=settings.session_expiry_s,
+            timeout_s=settings.publish_timeout_s,
+        )
+        async with client:
+            await client.publish(
+                settings.status_topic,
+                await self._status_payload(online=True),
+                qos=1,
+                retain=True,
+            )
+            await client.subscribe(settings.commands_topic, qos=1)
+            self.counters.connects += 1
+            if self.counters.last_error is not None:
+                _LOG.info("mqtt_link_up", session=session, depth=outbox.depth())
+            self.counters.last_error = None
+            self._connected.set()
+            try:
+                async with asyncio.TaskGroup() as group:
+                    receiver = group.create_task(self._receive(client), name="mqtt-commands")
+                    refresher = group.create_task(self._refresh_status(client), name="mqtt-status")
+                    await self._drain(client)
+                    receiver.cancel()
+                    refresher.cancel()
+            except asyncio.CancelledError:
+                await self._publish_offline(client)
+                raise
+            await self._publish_offline(client)
+
+    async def _status_payload(self, *, online: bool) -> str:
+        last_seq = await asyncio.to_thread(self._outbox.last_seq)
+        return status_message(
+            table_id=self.settings.table_id,
+            online=online,
+            session=self._session,
+            last_seq=last_seq,
+            ts=utc_text(utc_now()),
+            fields=self._status_fields(),
+        )
+
+    async def _publish_offline(self, client: aiomqtt.Client) -> None:
+        """The clean shutdown's status (a clean disconnect sends no will); best effort."""
+        self._connected.clear()
+        payload = await self._status_payload(online=False)
+        try:
+            await asyncio.wait_for(
+                client.publish(self.settings.status_topic, payload, qos=1, retain=True),
+                timeout=self.settings.shutdown_grace_s,
+            )
+        except (aiomqtt.MqttError, TimeoutError) as error:
+            _LOG.warning("mqtt_offline_status_not_sent", error=_error_text(error))
+
+    async def _receive(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            if not message.topic.matches(self.settings.commands_topic):
+                continue
+            self.counters.commands_received += 1
+            if self._on_command is not None:
+                self._on_command(_as_bytes(message.payload))
+
+    async def _refresh_status(self, client: aiomqtt.Client) -> None:
+        while True:
+            await self._status_dirty.wait()
+            self._status_dirty.clear()
+            await client.publish(
+                self.settings.status_topic,
+                await self._status_payload(online=True),
+                qos=1,
+                retain=True,
+            )
+
+    async def _next_row(self) -> OutboxRow | None:
+        """The oldest unacknowledged row, waiting for a notify (or a poll) when there is none.
+
+        Returns ``None`` when a stop was requested and nothing is left or the grace expired.
+        """
+        while True:
+            self._wake.clear()
+            row = await asyncio.to_thread(self._outbox.oldest_unacked)
+            if row is not None or self._stop.is_set():
+                return row
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.settings.poll_interval_s):
+                    await _first_of(self._wake, self._stop)
+
+    async def _drain(self, client: aiomqtt.Client) -> None:
+        """Send rows oldest first, one in flight, until a stop (plus grace) or an error."""
+        loop = asyncio.get_running_loop()
+        stop_deadline: float | None = None
+        while True:
+            if self._stop.is_set():
+                if stop_deadline is None:
+                    stop_deadline = loop.time() + self.settings.shutdown_grace_s
+                if loop.time() >= stop_deadline:
+                    return
+            row = await self._next_row()
+            if row is None:
+                return
+            await client.publish(
+                row.topic,
+                row.payload,
+                qos=row.qos,
+                retain=row.retain,
+                timeout=self.settings.publish_timeout_s,
+            )
+            await asyncio.to_thread(self._outbox.mark_acked, row.seq)
+            self.counters.published += 1
+
+
+async def _first_of(*events: asyncio.Event) -> None:
+    """Return as soon as one of the events is set."""
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+
+
+# --- the consumer side --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Received:
+    """One message a :class:`Subscription` got."""
+
+    topic: str
+    payload: bytes
+    retain: bool
+    qos: int
+
+
+class Subscription:
+    """A subscriber that reconnects by itself: ``async with Subscription(...) as sub``.
+
+    Messages are read with ``await sub.get()`` or ``async for message in sub``. With a
+    ``client_id`` and ``persistent=True`` the broker keeps QoS 1 messages for it while it is
+    away, so a broker restart (with persistence) loses nothing.
+    """
+
+    def __init__(  # noqa: PLR0913 - keyword-only subscription options
+        self,
+        endpoint: BrokerEndpoint,
+        filters: Sequence[str],
+        *,
+        client_id: str | None = None,
+        persistent: bool = False,
+        qos: int = 1,
+        backoff_initial_s: float = 0.2,
+        backoff_max_s: float = 5.0,
+    ) -> None:
+        self.endpoint = endpoint
+        self.filters = tuple(filters)
+        self.client_id = client_id or f"watch-{uuid.uuid4().hex[:12]}"
+        self.persistent = persistent
+        self.qos = qos
+        self._backoff = (backoff_initial_s, backoff_max_s)
+        self._queue: asyncio.Queue[Received] = asyncio.Queue()
+        self._subscribed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.last_error: str | None = None
+        self.connects = 0
+
+    async def __aenter__(self) -> Self:
+        self._task = asyncio.create_task(self._run(), name=f"mqtt-subscription-{self.client_id}")
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def __aiter__(self) -> AsyncIterator[Received]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[Received]:
+        while True:
+            yield await self.get()
+
+    async def get(self) -> Received:
+        return await self._queue.get()
+
+    async def wait_subscribed(self) -> None:
+        """Return once the subscription is in place (the first time, or after a reconnect)."""
+        await self._subscribed.wait()
+
+    async def _run(self) -> None:
+        attempt = 0
+        rng = random.Random()  # noqa: S311  (jitter, not security)
+        while True:
+            client = _client(self.endpoint, identifier=self.client_id, persistent=self.persistent)
+            try:
+                async with client:
+                    for topic_filter in self.filters:
+                        await client.subscribe(topic_filter, qos=self.qos)
+                    self.connects += 1
+                    attempt = 0
+                    self._subscribed.set()
+                    async for message in client.messages:
+                        self._queue.put_nowait(
+                            Received(
+                                topic=message.topic.value,
+                                payload=_as_bytes(message.payload),
+                                retain=bool(message.retain),
+                                qos=message.qos,
+                            )
+                        )
+            except aiomqtt.MqttError as error:
+                self._subscribed.clear()
+                self.last_error = _error_text(error)
+            initial_s, cap_s = self._backoff
+            await asyncio.sleep(
+                backoff_delay(attempt, initial_s=initial_s, cap_s=cap_s, jitter=rng.random())
+            )
+            attempt += 1
+
+
+async def publish_once(  # noqa: PLR0913 - keyword-only message options
+    endpoint: BrokerEndpoint,
+    topic: str,
+    payload: bytes | str,
+    *,
+    qos: int = 1,
+    retain: bool = False,
+    client_id: str | None = None,
+) -> None:
+    """Connect, publish one message, disconnect (tools and tests; not the table's path).
+
+    Raises:
+        ConnectionError: the broker could not be reached or refused the login.
+    """
+    identifier = client_id or f"publish-{uuid.uuid4().hex[:12]}"
+    try:
+        async with _client(endpoint, identifier=identifier, persistent=False) as client:
+            await client.publish(topic, payload, qos=qos, retain=retain)
+    except aiomqtt.MqttError as error:
+        raise ConnectionError(_error_text(error)) from None
+
+
+def with_credentials(endpoint: BrokerEndpoint, username: str, password: str) -> BrokerEndpoint:
+    """The same broker with another login."""
+    return replace(endpoint, username=username, password=password)

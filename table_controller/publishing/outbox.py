@@ -1,0 +1,318 @@
+"""The durable MQTT outbox: every message the table publishes, in order, until the broker has it.
+
+Adapter: file I/O through sqlite3 (STACK.md sections 4 and 5). It decides nothing about what is
+published; it only keeps the messages, numbers them and remembers which ones the broker acked.
+
+* The outbox lives in the journal's SQLite file (or any other file), on its own connection, in
+  WAL mode with ``synchronous=FULL`` and a ``busy_timeout``, so the journal's writer thread and
+  the MQTT drainer can share the file. Writes are ``BEGIN IMMEDIATE`` ... ``COMMIT``.
+* ``seq`` is the envelope's ``seq`` (mqtt-api.md, "Every payload"): +1 per message for the life
+  of the table, across restarts, and never reused, even after :meth:`Outbox.prune_acked`.
+* ``key`` is an idempotency key chosen by the caller (the journal input that caused the message
+  and its index, or a command id and its receipt): :meth:`Outbox.add` skips a key that is already
+  there and returns the ``seq`` it got the first time, so re-adding an input's messages after a
+  crash adds only the missing ones and every message keeps its ``seq``.
+* A row stays unacknowledged until :meth:`Outbox.mark_acked`, which the drainer calls only after
+  the broker confirmed the QoS 1 publish. A resend is the same row: same topic, payload and seq.
+* The session counter for birth and will (STACK.md section 4) is kept here as well, raised once
+  per connection attempt.
+
+An :class:`Outbox` instance is synchronous and is used by one thread at a time; open one
+instance per thread (the dealing path's writer thread, the MQTT drainer).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Final, Self, TypeVar
+
+from table_controller.publishing.messages import JsonValue
+
+#: How long a writer waits for the other connection's transaction before giving up.
+BUSY_TIMEOUT_MS: Final = 10_000
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY,
+    key TEXT UNIQUE NOT NULL,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    qos INTEGER NOT NULL,
+    retain INTEGER NOT NULL,
+    added_at TEXT NOT NULL,
+    acked_at TEXT
+);
+CREATE INDEX IF NOT EXISTS outbox_unacked ON outbox (seq) WHERE acked_at IS NULL;
+CREATE TABLE IF NOT EXISTS outbox_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox_retained (
+    topic TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    payload TEXT NOT NULL
+);
+"""
+
+
+class OutboxError(Exception):
+    """The outbox file cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboxMessage:
+    """A message to add. The outbox writes its ``seq`` into ``message["seq"]``.
+
+    ``message`` is the whole envelope (``publishing.messages.envelope``); any ``seq`` it holds
+    is replaced by the one the outbox assigns, in the same position.
+    """
+
+    key: str
+    topic: str
+    message: Mapping[str, JsonValue]
+    qos: int = 1
+    retain: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboxRow:
+    """One stored message, exactly as it is (re)sent."""
+
+    seq: int
+    key: str
+    topic: str
+    payload: str
+    qos: int
+    retain: bool
+    added_at: str
+    acked_at: str | None
+
+
+def utc_now() -> datetime:
+    """The default clock of an :class:`Outbox`: aware UTC wall time."""
+    return datetime.now(UTC)
+
+
+def utc_text(moment: datetime) -> str:
+    """``2026-11-29T12:00:00.123Z``: the UTC form stored in the outbox and used in payloads."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _parse_utc(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def _payload_with_seq(message: Mapping[str, JsonValue], seq: int) -> str:
+    stamped = {**message, "seq": seq}
+    return json.dumps(stamped, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+_T = TypeVar("_T")
+
+_SELECT_ROWS: Final = "SELECT seq, key, topic, payload, qos, retain, added_at, acked_at FROM outbox"
+_INSERT_ROW: Final = (
+    "INSERT INTO outbox (seq, key, topic, payload, qos, retain, added_at, acked_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, NULL)"
+)
+
+
+def _row(values: tuple[object, ...]) -> OutboxRow:
+    seq, key, topic, payload, qos, retain, added_at, acked_at = values
+    assert isinstance(seq, int)
+    assert isinstance(qos, int)
+    return OutboxRow(
+        seq=seq,
+        key=str(key),
+        topic=str(topic),
+        payload=str(payload),
+        qos=qos,
+        retain=bool(retain),
+        added_at=str(added_at),
+        acked_at=None if acked_at is None else str(acked_at),
+    )
+
+
+class Outbox:
+    """An open outbox. Use :meth:`open`; close with :meth:`close` or ``with``."""
+
+    def __init__(
+        self, connection: sqlite3.Connection, path: Path, clock: Callable[[], datetime]
+    ) -> None:
+        self._connection = connection
+        self.path = path
+        self._clock = clock
+
+    @classmethod
+    def open(cls, path: Path, *, clock: Callable[[], datetime] = utc_now) -> Self:
+        """Open or create the outbox tables in ``path`` (the journal's file is fine).
+
+        Raises:
+            OutboxError: the file is not a usable SQLite database.
+        """
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+            connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise OutboxError(f"{path}: cannot open the outbox: {error}") from None
+        return cls(connection, path, clock)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def _write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        connection = self._connection
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(connection)
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        return result
+
+    def add(self, messages: Sequence[OutboxMessage]) -> list[int]:
+        """Store the messages of one input in one transaction and return their ``seq`` in order.
+
+        A message whose ``key`` is already stored is skipped and its first ``seq`` returned.
+        Returns only after the commit: the messages survive a crash from then on.
+        """
+        added_at = utc_text(self._clock())
+
+        def work(connection: sqlite3.Connection) -> list[int]:
+            last = _meta(connection, "last_seq")
+            seqs: list[int] = []
+            for item in messages:
+                found = connection.execute(
+                    "SELECT seq FROM outbox WHERE key = ?", (item.key,)
+                ).fetchone()
+                if found is not None:
+                    seqs.append(int(found[0]))
+                    continue
+                last += 1
+                payload = _payload_with_seq(item.message, last)
+                connection.execute(
+                    _INSERT_ROW,
+                    (last, item.key, item.topic, payload, item.qos, int(item.retain), added_at),
+                )
+                if item.retain:
+                    connection.execute(
+                        "INSERT INTO outbox_retained (topic, seq, payload) VALUES (?, ?, ?)"
+                        " ON CONFLICT(topic) DO UPDATE SET seq = excluded.seq,"
+                        " payload = excluded.payload WHERE excluded.seq > outbox_retained.seq",
+                        (item.topic, last, payload),
+                    )
+                seqs.append(last)
+            _set_meta(connection, "last_seq", last)
+            return seqs
+
+        try:
+            return self._write(work)
+        except sqlite3.Error as error:
+            raise OutboxError(f"cannot add to the outbox: {error}") from None
+
+    def oldest_unacked(self) -> OutboxRow | None:
+        """The next message to send (again): the unacknowledged row with the lowest ``seq``."""
+        found = self._connection.execute(
+            _SELECT_ROWS + " WHERE acked_at IS NULL ORDER BY seq LIMIT 1"
+        ).fetchone()
+        return None if found is None else _row(found)
+
+    def mark_acked(self, seq: int) -> None:
+        """Record that the broker acknowledged message ``seq`` (idempotent)."""
+        acked_at = utc_text(self._clock())
+        # An ack lost to a power cut costs one resend (a duplicate with the same seq), never a
+        # message: so acks commit without an fsync and hold the write lock only briefly,
+        # which keeps the dealing path's adds from queueing behind a draining backlog.
+        self._connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._write(
+                lambda connection: connection.execute(
+                    "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
+                    (acked_at, seq),
+                )
+            )
+        finally:
+            self._connection.execute("PRAGMA synchronous=FULL")
+
+    def depth(self) -> int:
+        """How many messages wait for the broker."""
+        found = self._connection.execute(
+            "SELECT count(*) FROM outbox WHERE acked_at IS NULL"
+        ).fetchone()
+        return int(found[0])
+
+    def oldest_age(self) -> timedelta | None:
+        """How long the oldest waiting message has waited; ``None`` when nothing waits."""
+        row = self.oldest_unacked()
+        if row is None:
+            return None
+        return max(self._clock() - _parse_utc(row.added_at), timedelta(0))
+
+    def last_seq(self) -> int:
+        """The highest ``seq`` ever assigned (0 for a new table)."""
+        return _meta(self._connection, "last_seq")
+
+    def rows(self, *, after: int = 0) -> list[OutboxRow]:
+        """Every stored row after ``seq``, acknowledged or not, in order (for tools and tests)."""
+        cursor = self._connection.execute(_SELECT_ROWS + " WHERE seq > ? ORDER BY seq", (after,))
+        return [_row(values) for values in cursor]
+
+    def retained(self) -> dict[str, str]:
+        """The latest payload added for every retained topic (``state``, ``roads``, ...)."""
+        cursor = self._connection.execute("SELECT topic, payload FROM outbox_retained")
+        return {str(topic): str(payload) for topic, payload in cursor}
+
+    def prune_acked(self, *, acked_before: datetime) -> int:
+        """Delete acknowledged rows acked before the given time; return how many went.
+
+        ``seq`` numbering and the latest retained values are kept.
+        """
+        cutoff = utc_text(acked_before)
+        cursor = self._write(
+            lambda connection: connection.execute(
+                "DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?", (cutoff,)
+            )
+        )
+        return int(cursor.rowcount)
+
+    def next_session(self) -> int:
+        """Raise the persistent session counter and return it (call once per connection)."""
+
+        def work(connection: sqlite3.Connection) -> int:
+            session = _meta(connection, "session") + 1
+            _set_meta(connection, "session", session)
+            return session
+
+        return self._write(work)
+
+    def session(self) -> int:
+        """The current session counter (0 before the first connection)."""
+        return _meta(self._connection, "session")
+
+
+def _meta(connection: sqlite3.Connection, key: str) -> int:
+    found = connection.execute("SELECT value FROM outbox_meta WHERE key = ?", (key,)).fetchone()
+    return 0 if found is None else int(found[0])
+
+
+def _set_meta(connection: sqlite3.Connection, key: str, value: int) -> None:
+    connection.execute(
+        "INSERT INTO outbox_meta (key, value) VALUES (?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

@@ -1,0 +1,51 @@
+"""A table's MQTT link in its own process, for kill -9 tests: ``python link_process.py ...``.
+
+It adds ``--add`` card messages to the outbox first (keys ``in:<n>``, idempotent), prints
+``connected`` once the birth is out, drains at a deliberately slow pace (a short pause after
+each acknowledged publish, so a test can kill it mid-stream), and stops cleanly on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+from table_controller.publishing.mqtt import MqttLink, MqttSettings
+from table_controller.publishing.outbox import Outbox
+from tests.mqtt.mqtt_test_support import card_message, fast
+
+
+class SlowOutbox(Outbox):
+    """The drainer's outbox with a pause after each ack: a table publishing in real time."""
+
+    def mark_acked(self, seq: int) -> None:
+        super().mark_acked(seq)
+        time.sleep(0.01)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--add", type=int, default=0)
+    args = parser.parse_args()
+    with Outbox.open(args.db) as writer:
+        writer.add([card_message(args.table, n) for n in range(args.add)])
+    settings = fast(MqttSettings.from_url(args.url, table_id=args.table))
+    with SlowOutbox.open(args.db) as drainer:
+        link = MqttLink(settings, drainer)
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, link.request_stop)
+        task = asyncio.create_task(link.run())
+        await link.wait_connected()
+        print("connected", flush=True)
+        await task
+        print("stopped", flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,170 @@
+"""Helpers of the broker tests: a table's link on an outbox file, collectors, a link process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from table_controller.publishing.messages import envelope
+from table_controller.publishing.mqtt import (
+    BrokerEndpoint,
+    MqttLink,
+    MqttSettings,
+    Received,
+    Subscription,
+)
+from table_controller.publishing.outbox import Outbox, OutboxMessage
+
+LINK_PROCESS = Path(__file__).with_name("link_process.py")
+
+
+def fast(settings: MqttSettings) -> MqttSettings:
+    """Test timing: quick reconnects, short publish timeouts."""
+    return replace(
+        settings,
+        backoff_initial_s=0.05,
+        backoff_max_s=0.5,
+        publish_timeout_s=2.0,
+        poll_interval_s=0.2,
+        shutdown_grace_s=1.0,
+    )
+
+
+def card_message(table_id: str, n: int, *, key_prefix: str = "in") -> OutboxMessage:
+    body = envelope(
+        "card",
+        {"card": "KH", "n": n, "shoe_id": "S-1", "round_no": 1, "round_id": "S-1-1"},
+        table_id=table_id,
+        seq=0,
+        ts="2026-11-29T12:00:00.000Z",
+    )
+    return OutboxMessage(
+        key=f"{key_prefix}:{n}", topic=f"baccarat/tables/{table_id}/events/card", message=body
+    )
+
+
+@dataclass
+class RunningLink:
+    link: MqttLink
+    task: asyncio.Task[None]
+    writer: Outbox
+    commands: list[bytes] = field(default_factory=list)
+
+    def add(self, *messages: OutboxMessage) -> list[int]:
+        seqs = self.writer.add(list(messages))
+        self.link.notify()
+        return seqs
+
+
+@contextlib.asynccontextmanager
+async def running_link(
+    settings: MqttSettings,
+    db: Path,
+    *,
+    on_command: Callable[[bytes], None] | None = None,
+    wait: bool = True,
+) -> AsyncIterator[RunningLink]:
+    """A link on ``db`` with its own writer connection; stopped cleanly at the end."""
+    commands: list[bytes] = []
+    callback = on_command or commands.append
+    with Outbox.open(db) as writer, Outbox.open(db) as drainer:
+        link = MqttLink(fast(settings), drainer, on_command=callback)
+        task = asyncio.create_task(link.run(), name="link-under-test")
+        running = RunningLink(link=link, task=task, writer=writer, commands=commands)
+        try:
+            if wait:
+                async with asyncio.timeout(10):
+                    await link.wait_connected()
+            yield running
+        finally:
+            link.request_stop()
+            try:
+                async with asyncio.timeout(10):
+                    await task
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+async def collect(
+    subscription: Subscription,
+    *,
+    until: Callable[[list[Received]], bool],
+    within_s: float = 10.0,
+) -> list[Received]:
+    """Messages until ``until(messages)`` holds; fails the test after ``within_s``."""
+    got: list[Received] = []
+    async with asyncio.timeout(within_s):
+        while not until(got):
+            got.append(await subscription.get())
+    return got
+
+
+async def quiet(subscription: Subscription, seconds: float) -> list[Received]:
+    """Whatever arrives within ``seconds`` (to show that something does NOT arrive)."""
+    got: list[Received] = []
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            while True:
+                got.append(await subscription.get())
+    return got
+
+
+async def drained(db: Path, within_s: float = 5.0) -> None:
+    """Wait until every row of the outbox in ``db`` is acknowledged."""
+    with Outbox.open(db) as outbox:
+        async with asyncio.timeout(within_s):
+            while outbox.depth():  # noqa: ASYNC110 - polling another connection's work
+                await asyncio.sleep(0.02)
+
+
+def decoded(messages: list[Received], *, suffix: str = "") -> list[dict[str, Any]]:
+    return [json.loads(m.payload) for m in messages if m.topic.endswith(suffix)]
+
+
+def event_seqs(messages: list[Received]) -> list[int]:
+    return [json.loads(m.payload)["seq"] for m in messages if "/events/" in m.topic]
+
+
+def backend(url: str) -> BrokerEndpoint:
+    return BrokerEndpoint.from_url(url)
+
+
+def start_link_process(url: str, db: Path, table_id: str, *, add: int = 0) -> subprocess.Popen[str]:
+    """A separate process running a table's link (killed with -9 by the tests)."""
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(LINK_PROCESS),
+            "--url",
+            url,
+            "--db",
+            str(db),
+            "--table",
+            table_id,
+            "--add",
+            str(add),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+
+
+def wait_for_line(process: subprocess.Popen[str], expected: str) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.strip() == expected:
+            return
+    raise AssertionError(f"the link process ended before {expected!r}: {process.stderr}")

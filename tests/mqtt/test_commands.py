@@ -1,0 +1,162 @@
+"""Command ingress over a real broker: hostile payloads refused, repeated ids answered again.
+
+The desk below is the smallest ingress a runtime needs: the link hands it raw bytes,
+``parse_command`` and ``authorise`` decide, and every reply goes out through the outbox like
+any other message. What it executes is only recorded, so "changes nothing" is checkable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from table_controller.publishing.authorisation import (
+    AuthorisationPolicy,
+    Refused,
+    authorise,
+    sign,
+)
+from table_controller.publishing.messages import JsonValue, envelope
+from table_controller.publishing.models import CommandMessage, CommandReply, parse_command
+from table_controller.publishing.mqtt import MqttSettings, Subscription, publish_once
+from table_controller.publishing.outbox import OutboxMessage
+from tests.mosquitto import Mosquitto
+from tests.mqtt.mqtt_test_support import backend, collect, running_link
+
+pytestmark = pytest.mark.broker
+
+SECRET = b"table-T07-secret-0123456789abcdef"
+POLICY = AuthorisationPolicy(supervisors={"sup-1": frozenset({"pit"})}, shared_secret=SECRET)
+COMMANDS = "baccarat/tables/T07/commands"
+REPLIES = "baccarat/tables/T07/commands/replies"
+
+
+@dataclass
+class Desk:
+    """Parse, authorise, execute at most once per id, reply through the outbox."""
+
+    add: object = None
+    executed: list[str] = field(default_factory=list)
+    answers: dict[str, dict[str, JsonValue]] = field(default_factory=dict)
+    receipts: int = 0
+
+    def receive(self, raw: bytes) -> None:
+        self.receipts += 1
+        parsed = parse_command(raw)
+        if not isinstance(parsed, CommandMessage):
+            reply: dict[str, JsonValue] = {
+                "id": parsed.id,
+                "ok": False,
+                "error": parsed.code,
+                "message": parsed.message,
+            }
+        elif parsed.id in self.answers:
+            reply = self.answers[parsed.id]  # answered again, not carried out twice
+        else:
+            verdict = authorise(parsed, POLICY)
+            if isinstance(verdict, Refused):
+                reply = {
+                    "id": parsed.id,
+                    "ok": False,
+                    "command": parsed.command,
+                    "error": verdict.code,
+                    "message": verdict.message,
+                }
+            else:
+                self.executed.append(parsed.id)
+                reply = {"id": parsed.id, "ok": True, "command": parsed.command}
+            self.answers[parsed.id] = reply
+        body = envelope(
+            "command_reply", reply, table_id="T07", seq=0, ts="2026-11-29T12:00:00.000Z"
+        )
+        assert callable(self.add)
+        self.add(OutboxMessage(key=f"reply:{self.receipts}", topic=REPLIES, message=body))
+
+
+def cmd(command_id: str, name: str, operator: str = "pit-1", **args: object) -> dict[str, object]:
+    return {"id": command_id, "command": name, "operator": operator, "args": args}
+
+
+def signed(document: dict[str, object]) -> bytes:
+    parsed = parse_command(json.dumps(document).encode())
+    assert isinstance(parsed, CommandMessage)
+    return sign(parsed, SECRET).model_dump_json(exclude_none=True).encode()
+
+
+HOSTILE: list[tuple[bytes, str]] = [
+    (b"", "malformed_json"),
+    (b"\xff\xfe\x00garbage", "malformed_json"),
+    (b"{not json", "malformed_json"),
+    (b"[1, 2, 3]", "malformed_json"),
+    (b"[" * 50_000 + b"]" * 50_000, "oversized"),
+    (
+        b'{"id": "x", "command": "close_betting", "operator": "p", "args": {}, "pad": "'
+        + b"A" * 5000
+        + b'"}',
+        "oversized",
+    ),
+    (b'{"id": "' + b"[" * 3000 + b'"}', "invalid_message"),
+    (json.dumps(cmd("h1", "explode")).encode(), "unknown_command"),
+    (json.dumps(cmd("h2", "void_round")).encode(), "invalid_args"),
+    (json.dumps(cmd("h3", "manual_card", card="ZZ")).encode(), "invalid_args"),
+    (json.dumps({**cmd("h4", "deal"), "extra": 1}).encode(), "invalid_message"),
+    (json.dumps({"id": 7, "command": "deal", "operator": "p"}).encode(), "invalid_message"),
+    (json.dumps(cmd("h5", "void_shoe", operator="dealer-3")).encode(), "not_authorised"),
+    (json.dumps(cmd("h6", "void_shoe", operator="sup-1")).encode(), "bad_signature"),
+    (
+        json.dumps({**cmd("h7", "void_shoe", operator="sup-1"), "signature": "0" * 64}).encode(),
+        "bad_signature",
+    ),
+]
+
+
+async def test_hostile_payloads_are_refused_and_change_nothing(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    desk = Desk()
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    pit = backend(broker.url("pit"))
+    async with Subscription(backend(broker.url()), [REPLIES]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, tmp_path / "t.db", on_command=desk.receive) as table:
+            desk.add = table.add
+            for payload, _ in HOSTILE:
+                await publish_once(pit, COMMANDS, payload)
+            got = await collect(sub, until=lambda got: len(got) >= len(HOSTILE))
+            assert table.link.connected, "a hostile payload broke the link"
+    replies = [CommandReply.model_validate_json(m.payload) for m in got]
+    assert [(r.ok, r.error) for r in replies] == [(False, code) for _, code in HOSTILE]
+    assert all(r.message for r in replies)
+    assert desk.executed == []
+    assert [r.seq for r in replies] == list(range(1, len(HOSTILE) + 1))
+
+
+async def test_a_repeated_id_is_answered_again_not_carried_out_twice(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    desk = Desk()
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    pit = backend(broker.url("pit"))
+    void = signed(cmd("v1", "void_round", operator="sup-1", round_id="S-1-3"))
+    close = json.dumps(cmd("c1", "close_betting")).encode()
+    async with Subscription(backend(broker.url()), [REPLIES]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, tmp_path / "t.db", on_command=desk.receive) as table:
+            desk.add = table.add
+            for payload in (close, void, close, void):
+                await publish_once(pit, COMMANDS, payload)
+            got = await collect(sub, until=lambda got: len(got) >= 4)
+            await asyncio.sleep(0)
+    replies = [CommandReply.model_validate_json(m.payload) for m in got]
+    assert [(r.id, r.ok) for r in replies] == [
+        ("c1", True),
+        ("v1", True),
+        ("c1", True),
+        ("v1", True),
+    ]
+    assert desk.executed == ["c1", "v1"]
+    assert len({r.seq for r in replies}) == 4  # each answer is a message of its own

@@ -1,0 +1,271 @@
+"""The table's link against a real mosquitto: order, outages, birth and will, TLS, logins."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trustme
+
+from table_controller.publishing.models import StatusMessage
+from table_controller.publishing.mqtt import (
+    BrokerEndpoint,
+    MqttSettings,
+    ProtocolName,
+    Received,
+    Subscription,
+)
+from table_controller.publishing.outbox import Outbox
+from tests.mosquitto import Mosquitto
+from tests.mqtt.mqtt_test_support import (
+    backend,
+    card_message,
+    collect,
+    decoded,
+    drained,
+    event_seqs,
+    quiet,
+    running_link,
+    start_link_process,
+    wait_for_line,
+)
+
+pytestmark = pytest.mark.broker
+
+ALL = "baccarat/tables/#"
+
+
+def statuses(messages: list[Received]) -> list[dict[str, Any]]:
+    return decoded(messages, suffix="/status")
+
+
+@pytest.mark.parametrize("protocol", ["3.1.1", "5"])
+async def test_messages_arrive_in_order_with_birth_first(
+    broker: Mosquitto, tmp_path: Path, protocol: ProtocolName
+) -> None:
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07", protocol=protocol)
+    async with Subscription(backend(broker.url()), [ALL]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, tmp_path / "t.db") as table:
+            for n in range(50):
+                table.add(card_message("T07", n))
+            got = await collect(sub, until=lambda got: len(event_seqs(got)) >= 50)
+            await drained(tmp_path / "t.db")
+    assert got[0].topic == "baccarat/tables/T07/status"
+    birth = json.loads(got[0].payload)
+    # a table that never published anything: its status repeats seq 0 (see the report)
+    assert (birth["online"], birth["session"], birth["seq"]) == (True, 1, 0)
+    assert event_seqs(got) == list(range(1, 51))
+    assert [json.loads(m.payload)["n"] for m in got if "/events/" in m.topic] == list(range(50))
+
+
+async def test_clean_shutdown_publishes_offline_with_the_same_session(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    async with Subscription(backend(broker.url()), ["baccarat/tables/T07/status"]) as sub:
+        await sub.wait_subscribed()
+        for _ in range(2):
+            async with running_link(settings, tmp_path / "t.db") as table:
+                table.add(card_message("T07", 0))
+            await asyncio.sleep(0)
+        got = await collect(sub, until=lambda got: len(got) >= 4)
+    states = [(s["online"], s["session"]) for s in statuses(got)]
+    assert states == [(True, 1), (False, 1), (True, 2), (False, 2)]
+    # the offline status is retained: a newcomer sees the table is gone
+    async with Subscription(backend(broker.url()), ["baccarat/tables/T07/status"]) as late:
+        retained = await collect(late, until=lambda got: len(got) >= 1)
+    assert retained[0].retain
+    assert json.loads(retained[0].payload)["online"] is False
+
+
+async def test_kill_9_of_the_table_process_gives_its_will(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    async with Subscription(backend(broker.url()), ["baccarat/tables/T07/status"]) as sub:
+        await sub.wait_subscribed()
+        first = start_link_process(broker.url("T07"), db, "T07", add=1)
+        try:
+            await asyncio.to_thread(wait_for_line, first, "connected")
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+        finally:
+            first.kill()
+            first.communicate()
+        second = start_link_process(broker.url("T07"), db, "T07")
+        try:
+            await asyncio.to_thread(wait_for_line, second, "connected")
+            second.send_signal(signal.SIGTERM)  # clean: it publishes offline itself
+            out, _ = await asyncio.to_thread(second.communicate, timeout=10)
+        finally:
+            second.kill()
+        assert "stopped" in out
+        got = await collect(sub, until=lambda got: len(got) >= 4)
+    states = [(s["online"], s["session"]) for s in statuses(got)]
+    assert states == [(True, 1), (False, 1), (True, 2), (False, 2)]
+    for status in statuses(got):
+        StatusMessage.model_validate(status)
+
+
+def _deal_in_background(
+    db: Path, count: int, interval_s: float, latencies: list[float], stop: threading.Event
+) -> threading.Thread:
+    """The dealing path: one input every ``interval_s`` on its own connection and thread."""
+
+    def deal() -> None:
+        with Outbox.open(db) as writer:
+            for n in range(count):
+                if stop.is_set():
+                    return
+                started = time.perf_counter()
+                writer.add([card_message("T07", n)])
+                latencies.append(time.perf_counter() - started)
+                time.sleep(interval_s)
+
+    thread = threading.Thread(target=deal, name="dealer")
+    thread.start()
+    return thread
+
+
+async def _outage(broker: Mosquitto, tmp_path: Path, *, outage_s: float, count: int) -> None:
+    """Messages stream while the broker stops for ``outage_s`` and comes back."""
+    db = tmp_path / "t.db"
+    Outbox.open(db).close()
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    watcher = backend(broker.url())
+    latencies: list[float] = []
+    stop = threading.Event()
+    async with Subscription(watcher, [ALL], client_id="backend-1", persistent=True) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, db) as table:
+            dealer = _deal_in_background(db, count, 0.02, latencies, stop)
+            try:
+                got = await collect(sub, until=lambda got: len(event_seqs(got)) >= 50)
+                await asyncio.to_thread(broker.stop)
+                outage_started = time.monotonic()
+                await asyncio.sleep(outage_s)
+                with Outbox.open(db) as outbox:
+                    depth_during_outage = outbox.depth()
+                await asyncio.to_thread(broker.start)
+                got += await collect(
+                    sub,
+                    until=lambda more: set(event_seqs(got + more)) >= set(range(1, count + 1)),
+                    within_s=count * 0.05 + 30,
+                )
+            finally:
+                stop.set()
+                await asyncio.to_thread(dealer.join)
+            assert table.link.counters.connects >= 2
+    assert len(latencies) == count
+    seqs = event_seqs(got)
+    assert set(seqs) == set(range(1, count + 1)), "a message was lost"
+    by_seq: dict[int, bytes] = {}
+    for message in got:
+        if "/events/" in message.topic:
+            seq = json.loads(message.payload)["seq"]
+            # a duplicate is only ever the same message again, same seq, same bytes
+            assert by_seq.setdefault(seq, message.payload) == message.payload
+    assert depth_during_outage > 0, "the outage did not hold anything back"
+    # dealing went on during the outage and never waited for the broker
+    assert max(latencies) < 0.5, f"an add took {max(latencies):.3f} s"
+    assert time.monotonic() - outage_started >= outage_s
+
+
+async def test_a_broker_outage_mid_stream_loses_nothing(broker: Mosquitto, tmp_path: Path) -> None:
+    await _outage(broker, tmp_path, outage_s=3.0, count=400)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+async def test_a_30_s_broker_outage_mid_shoe_loses_nothing(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    await _outage(broker, tmp_path, outage_s=30.0, count=1800)
+
+
+async def test_tls_with_the_generated_ca_and_a_client_certificate(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    tls = broker.tls
+    settings = MqttSettings.from_url(
+        broker.tls_url,
+        table_id="T07",  # the certificate's CN is the login: T07
+        ca_file=tls.ca_file,
+        cert_file=tls.table_cert,
+        key_file=tls.table_key,
+    )
+    async with Subscription(backend(broker.url()), [ALL]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, tmp_path / "t.db") as table:
+            table.add(card_message("T07", 0), card_message("T07", 1))
+            got = await collect(sub, until=lambda got: len(event_seqs(got)) >= 2)
+    assert event_seqs(got) == [1, 2]
+
+
+async def test_tls_without_a_client_certificate_is_refused(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    settings = MqttSettings.from_url(broker.tls_url, table_id="T07", ca_file=broker.tls.ca_file)
+    await _refused(broker, tmp_path, settings)
+
+
+async def test_a_wrong_password_is_refused_and_the_outbox_keeps_everything(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    settings = MqttSettings.from_url(broker.url("T07", password="wrong"), table_id="T07")
+    error = await _refused(broker, tmp_path, settings)
+    assert "authori" in error.lower()
+
+
+async def test_a_tls_client_that_does_not_trust_the_broker_refuses_it(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    stranger = trustme.CA()
+    ca_file = tmp_path / "other-ca.pem"
+    stranger.cert_pem.write_to_path(str(ca_file))
+    settings = MqttSettings.from_url(
+        broker.tls_url,
+        table_id="T07",
+        ca_file=ca_file,
+        cert_file=broker.tls.table_cert,
+        key_file=broker.tls.table_key,
+    )
+    error = await _refused(broker, tmp_path, settings)
+    assert "certificate" in error.lower()
+
+
+async def _refused(broker: Mosquitto, tmp_path: Path, settings: MqttSettings) -> str:
+    db = tmp_path / "t.db"
+    async with Subscription(backend(broker.url()), [ALL]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, db, wait=False) as table:
+            table.add(card_message("T07", 0))
+            async with asyncio.timeout(8):  # TLS 1.3 refusals show only as a timeout
+                while table.link.counters.errors == 0:  # noqa: ASYNC110 - polling a counter
+                    await asyncio.sleep(0.05)
+            nothing = await quiet(sub, 0.5)
+            assert not table.link.connected
+            assert table.link.counters.connects == 0
+            assert table.link.counters.errors >= 1
+            error = table.link.counters.last_error
+    assert nothing == []
+    with Outbox.open(db) as outbox:
+        assert outbox.depth() == 1
+    assert error is not None
+    return str(error)
+
+
+def test_endpoint_for_tls_builds_a_verifying_context(broker: Mosquitto) -> None:
+    endpoint = BrokerEndpoint.from_url(broker.tls_url, ca_file=broker.tls.ca_file)
+    context = endpoint.tls_context()
+    assert context is not None
+    assert context.check_hostname
+    assert replace(endpoint, tls=False).tls_context() is None

@@ -1,0 +1,146 @@
+"""``table-controller watch`` on a real broker: results printed, gaps and duplicates flagged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from table_controller.publishing.messages import dumps, envelope
+from table_controller.publishing.mqtt import publish_once
+from tests.mosquitto import Mosquitto
+from tests.mqtt.mqtt_test_support import backend
+
+pytestmark = pytest.mark.broker
+
+ROOT = "baccarat/tables/T07"
+
+
+def result(seq: int, round_no: int) -> bytes:
+    payload = {
+        "shoe_id": "S-1",
+        "round_no": round_no,
+        "round_id": f"S-1-{round_no}",
+        "player": {"cards": ["QH", "4S", "9D"], "total": 3},
+        "banker": {"cards": ["6C", "KD"], "total": 6},
+        "winner": "banker",
+    }
+    message = envelope(
+        "round_result", payload, table_id="T07", seq=seq, ts="2026-11-29T12:00:00.000Z"
+    )
+    return dumps(message).encode()
+
+
+def status(*, online: bool, session: int) -> bytes:
+    message = envelope(
+        "status",
+        {"online": online, "session": session, "version": "0.1.0"},
+        table_id="T07",
+        seq=1,
+        ts="2026-11-29T12:00:00.000Z",
+    )
+    return dumps(message).encode()
+
+
+async def start_watch(broker: Mosquitto, *flags: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "table_controller",
+        "watch",
+        "--broker",
+        broker.url(),
+        *flags,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+async def read_line(process: asyncio.subprocess.Process) -> str:
+    assert process.stdout is not None
+    async with asyncio.timeout(10):
+        line = await process.stdout.readline()
+    assert line, "watch ended early"
+    return line.decode().rstrip("\n")
+
+
+async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: Mosquitto) -> None:
+    table = backend(broker.url("T07"))
+    # retained snapshots from before the watch started are not part of the stream
+    await publish_once(table, f"{ROOT}/status", status(online=True, session=2), retain=True)
+    await publish_once(
+        table,
+        f"{ROOT}/state",
+        dumps(envelope("state", {}, table_id="T07", seq=40, ts="2026-11-29T12:00:00.000Z")),
+        retain=True,
+    )
+    watch = await start_watch(broker, "--json", "--table", "T07", "--count", "5")
+    try:
+        first = json.loads(await read_line(watch))  # the retained status: it is subscribed
+        assert (first["kind"], first["message"]["session"]) == ("status", 2)
+        for payload in (result(41, 1), result(42, 2), result(45, 5), result(45, 5)):
+            await publish_once(table, f"{ROOT}/events/round_result", payload)
+        old_will = status(online=False, session=1)
+        await publish_once(table, f"{ROOT}/status", old_will, retain=True)
+        for payload in (result(43, 3), result(46, 6)):
+            await publish_once(table, f"{ROOT}/events/round_result", payload)
+        async with asyncio.timeout(15):
+            out, err = await watch.communicate()
+    finally:
+        if watch.returncode is None:
+            watch.kill()
+            await watch.wait()
+    records = [json.loads(line) for line in out.decode().splitlines()]
+    summary = [(r["kind"], r.get("seq"), r.get("missing")) for r in records]
+    assert summary == [
+        ("round_result", 41, None),
+        ("round_result", 42, None),
+        ("gap", 45, [43, 44]),
+        ("round_result", 45, None),
+        ("duplicate", 45, None),
+        ("stale_status", None, None),
+        ("late", 43, None),
+        ("round_result", 43, None),
+        ("round_result", 46, None),
+    ]
+    assert watch.returncode == 0
+    assert "5 results, 1 duplicates, 1 gaps" in err.decode()
+
+
+async def test_watch_prints_readable_lines(broker: Mosquitto) -> None:
+    table = backend(broker.url("T07"))
+    await publish_once(table, f"{ROOT}/status", status(online=True, session=3), retain=True)
+    watch = await start_watch(broker, "--count", "1")
+    try:
+        assert await read_line(watch) == "T07 status ONLINE (session 3)"
+        await publish_once(table, f"{ROOT}/events/round_result", result(7, 4))
+        assert await read_line(watch) == (
+            "T07 seq 7 S-1-4 BANKER  player QH 4S 9D (3)  banker 6C KD (6)"
+        )
+        async with asyncio.timeout(10):
+            await watch.wait()
+    finally:
+        if watch.returncode is None:
+            watch.kill()
+            await watch.wait()
+    assert watch.returncode == 0
+
+
+def test_watch_refuses_bad_flags() -> None:
+    for flags in (
+        ["--broker", "http://x"],
+        ["--broker", "mqtt://h", "--table", "a/b"],
+        ["--broker", "mqtt://h", "--count", "0"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "table_controller", "watch", *flags],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 2, flags
+        assert "watch" in done.stderr
