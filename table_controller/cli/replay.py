@@ -29,9 +29,15 @@ from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.outgoing import MessagePlanner
+from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import INPUT_ROW, Journal, JournalError, is_journal
+from table_controller.runtime.journal import (
+    ANSWER_KEY,
+    INPUT_ROW,
+    Journal,
+    JournalError,
+    is_journal,
+)
 
 #: The first 16 bytes of every SQLite database file: how a journal is recognised.
 JOURNAL_HEADER: Final = b"SQLite format 3\x00"
@@ -46,7 +52,9 @@ class RecordedInput:
 
     line_no: int
     ts: str | None
-    event: Input
+    event: Input | None
+    #: A reply the table gave without the procedure (refused at the edge, or repeated).
+    answer: Mapping[str, object] | None = None
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
     )
     printer = _Printer(table_id=table_id, as_json=args.json, out=sys.stdout)
     for recorded in inputs:
+        if recorded.event is None:
+            if recorded.answer is not None:
+                printer.answered(recorded.answer, recorded)
+            continue
         try:
             decisions = machine.handle(recorded.event)
         except ProcedureBug as bug:
@@ -132,6 +144,11 @@ def _journal_rows(path: Path) -> Iterator[RecordedInput]:
     with journal:
         for row in journal.rows():
             if row.type != INPUT_ROW:
+                answer = row.payload.get(ANSWER_KEY)
+                if isinstance(answer, Mapping):
+                    recorded.append(
+                        RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
+                    )
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -183,6 +200,13 @@ class _Printer:
         self._seq = 0
         self._planner = MessagePlanner()
 
+    def answered(self, reply: Mapping[str, object], recorded: RecordedInput) -> None:
+        """A reply given at the edge: numbered like every message, printed on stderr."""
+        self._print(
+            self._planner.answer(reply, key=str(recorded.line_no), ts=recorded.ts), recorded
+        )
+        print(f"row {recorded.line_no}: answered {dict(reply)}", file=sys.stderr)
+
     def decisions(
         self,
         decisions: list[Decision] | tuple[Decision, ...],
@@ -190,6 +214,16 @@ class _Printer:
         state: Mapping[str, object],
     ) -> None:
         planned = self._planner.plan(decisions, state, key=str(recorded.line_no), ts=recorded.ts)
+        self._print(planned, recorded)
+        for decision in decisions:
+            if isinstance(decision, CommandRefused):
+                print(
+                    f"line {recorded.line_no}: {decision.command} refused "
+                    f"({decision.code}): {decision.message}",
+                    file=sys.stderr,
+                )
+
+    def _print(self, planned: list[OutgoingMessage], recorded: RecordedInput) -> None:
         for outgoing in planned:
             self._seq += 1  # every message counts, as on the live table; events are printed
             if not outgoing.is_event:
@@ -203,13 +237,6 @@ class _Printer:
             )
             text = dumps(message) if self._as_json else readable(message)
             print(text, file=self._out)
-        for decision in decisions:
-            if isinstance(decision, CommandRefused):
-                print(
-                    f"line {recorded.line_no}: {decision.command} refused "
-                    f"({decision.code}): {decision.message}",
-                    file=sys.stderr,
-                )
 
 
 def readable(message: Mapping[str, JsonValue]) -> str:

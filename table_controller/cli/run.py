@@ -19,18 +19,25 @@ from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
 from table_controller.procedure.machine import TableProcedure
+from table_controller.publishing.authorisation import AuthorisationPolicy
+from table_controller.publishing.mqtt import MqttLink, MqttSettings
+from table_controller.publishing.outbox import Outbox
 from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import Variant
+from table_controller.runtime.commands import CommandIngress
 from table_controller.runtime.config import Settings, SettingsError, load_settings
 from table_controller.runtime.journal import Journal, JournalError
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
-from table_controller.runtime.service import TableService
+from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
+from table_controller.runtime.service import MessageSink, TableService
 from table_controller.variant_file import VariantFileError, load_variants
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
 JOURNAL_FAULT = 3
+#: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
+SHUTDOWN_GRACE_S = 5.0
 
 
 def add_settings_flags(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +78,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from the parsed flags, the environment and ``--config``."""
     names = tuple(Settings.model_fields)
     try:
-        return load_settings({name: getattr(args, name) for name in names}, args.config)
+        return load_settings({name: getattr(args, name, None) for name in names}, args.config)
     except SettingsError as error:
         raise UsageError(str(error)) from None
 
@@ -88,18 +95,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the service and run until interrupted."""
+    """Start the service and run until SIGINT or SIGTERM."""
     settings = settings_from(args)
     if settings.card_source == "rng":
         raise UsageError("card_source = 'rng': virtual tables are not available in this version")
-    if settings.broker is not None:
-        raise UsageError(
-            "broker: the MQTT adapter is not available in this version; use --events-log"
-        )
     try:
         variant = load_variants(settings.paytable)[settings.variant]
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
+    mqtt = _mqtt_settings(settings)
     configure_logging(settings.log_format, settings.log_level)
     try:
         journal = Journal.open(settings.journal_path, table_id=settings.table_id)
@@ -107,7 +111,36 @@ def run(args: argparse.Namespace) -> int:
         _LOG.critical("journal unusable: not starting", error=str(error))
         return JOURNAL_FAULT
     with journal:
-        return asyncio.run(_serve(settings, variant, journal))
+        return asyncio.run(_serve(settings, variant, journal, mqtt))
+
+
+def _mqtt_settings(settings: Settings) -> MqttSettings | None:
+    if settings.broker is None:
+        return None
+    try:
+        return MqttSettings.from_url(
+            settings.broker,
+            table_id=settings.table_id,
+            ca_file=settings.mqtt_ca_file,
+            cert_file=settings.mqtt_cert_file,
+            key_file=settings.mqtt_key_file,
+            protocol=settings.mqtt_protocol,
+            topic_prefix=settings.topic_prefix,
+            client_id=settings.mqtt_client_id,
+        )
+    except ValueError as error:
+        raise UsageError(f"broker: {error}") from None
+
+
+def _policy(settings: Settings) -> AuthorisationPolicy:
+    secret = settings.command_secret
+    return AuthorisationPolicy(
+        supervisors={
+            operator: frozenset(users) for operator, users in settings.supervisors.items()
+        },
+        shared_secret=None if secret is None else secret.get_secret_value().encode(),
+        sign_all=settings.sign_all_commands,
+    )
 
 
 def _display(settings: Settings, service: TableService) -> DisplayServer | None:
@@ -118,51 +151,104 @@ def _display(settings: Settings, service: TableService) -> DisplayServer | None:
     return DisplayServer(service, host=address[0], port=address[1], pin=pin)
 
 
-async def _serve(settings: Settings, variant: Variant, journal: Journal) -> int:
-    procedure = TableProcedure(
-        variant, table_id=settings.table_id, betting_phase=settings.betting_phase
-    )
-    events_log = settings.events_log or Path(f"table-{settings.table_id}.events.jsonl")
-    sink = JsonLinesSink(
-        events_log,
-        table_id=settings.table_id,
-        topic_root=f"{settings.topic_prefix}/{settings.table_id}",
-    )
-    assert settings.port is not None  # checked by the settings for card_source 'reader'
-    reader = ShoeReader(
-        settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
-    )
-    service = TableService(procedure=procedure, journal=journal, sink=sink, link=reader)
-    display = _display(settings, service)  # follows the service from the replay on
-    replayed = service.recover()
-    _LOG.info(
-        "table service starting",
-        version=__version__,
-        table_id=settings.table_id,
-        variant=variant.name,
-        port=settings.port,
-        journal=str(settings.journal_path),
-        replayed=replayed,
-        events_log=str(events_log),
-    )
+def _sinks(
+    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings | None
+) -> tuple[MessageSink, OutboxSink | None, Outbox | None]:
+    """The JSON-lines copy (always, without a broker) and the outbox sink and the link's outbox."""
+    root = f"{settings.topic_prefix}/{settings.table_id}"
+    sinks: list[MessageSink] = []
+    events_log = settings.events_log
+    if events_log is None and mqtt is None:
+        events_log = Path(f"table-{settings.table_id}.events.jsonl")
+    if events_log is not None:
+        log = JsonLinesSink(events_log, table_id=settings.table_id, topic_root=root)
+        stack.callback(log.close)
+        sinks.append(log)
+    outbox_sink: OutboxSink | None = None
+    link_outbox: Outbox | None = None
+    if mqtt is not None:
+        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path))
+        link_outbox = stack.enter_context(Outbox.open(settings.journal_path))
+        outbox_sink = OutboxSink(writer_outbox, table_id=settings.table_id, topic_root=root)
+        sinks.append(outbox_sink)
+    sink = sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
+    return sink, outbox_sink, link_outbox
+
+
+async def _serve(
+    settings: Settings, variant: Variant, journal: Journal, mqtt: MqttSettings | None
+) -> int:
+    with contextlib.ExitStack() as stack:
+        sink, outbox_sink, link_outbox = _sinks(settings, stack, mqtt)
+        procedure = TableProcedure(
+            variant, table_id=settings.table_id, betting_phase=settings.betting_phase
+        )
+        assert settings.port is not None  # checked by the settings for card_source 'reader'
+        reader = ShoeReader(
+            settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
+        )
+        service = TableService(procedure=procedure, journal=journal, sink=sink, link=reader)
+        display = _display(settings, service)  # follows the service from the replay on
+        replayed = service.recover()
+        link: MqttLink | None = None
+        ingress: CommandIngress | None = None
+        if mqtt is not None and link_outbox is not None and outbox_sink is not None:
+            ingress = CommandIngress(service, _policy(settings))
+            link = MqttLink(
+                mqtt,
+                link_outbox,
+                on_command=ingress.receive,
+                status_fields=lambda: {"reader": service.reader_state},
+            )
+            service.reader_listeners.append(lambda _state: link.refresh_status())
+            outbox_sink.wake = link.notify
+        _LOG.info(
+            "table service starting",
+            version=__version__,
+            table_id=settings.table_id,
+            variant=variant.name,
+            port=settings.port,
+            journal=str(settings.journal_path),
+            replayed=replayed,
+            broker=None if mqtt is None else f"{mqtt.broker.host}:{mqtt.broker.port}",
+        )
+        return await _run_until_stopped(service, reader, display, link, ingress)
+
+
+async def _run_until_stopped(
+    service: TableService,
+    reader: ShoeReader,
+    display: DisplayServer | None,
+    link: MqttLink | None,
+    ingress: CommandIngress | None,
+) -> int:
     loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
-    assert main is not None
+    stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, main.cancel)
+        loop.add_signal_handler(signum, stop.set)
     try:
         if display is not None:
             await display.start()
             _LOG.info("dealer display", url=display.url)
-        async with reader:
-            await service.run()
-    except asyncio.CancelledError:
-        _LOG.info("table service stopping")
+        async with reader, asyncio.TaskGroup() as group:
+            table = group.create_task(service.run(), name="table")
+            link_task = None if link is None else group.create_task(link.run(), name="mqtt link")
+            commands = (
+                None if ingress is None else group.create_task(ingress.run(), name="commands")
+            )
+            await stop.wait()
+            _LOG.info("table service stopping")
+            if link is not None and link_task is not None:
+                link.request_stop()  # drains a moment, then publishes offline itself
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
+            for task in (table, link_task, commands):
+                if task is not None:
+                    task.cancel()
     finally:
         if display is not None:
             await display.stop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)
-        sink.close()
     return 0

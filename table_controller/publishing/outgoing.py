@@ -6,7 +6,9 @@ here, so a journal replayed offline numbers its messages exactly as the live tab
 
 Per input, in order: one message per ``Publish`` decision (``events/<type>``, or ``roads``
 retained), one ``commands/replies`` message per command answered, then the retained ``state``
-snapshot if it changed.
+snapshot if it changed. A command answered without reaching the procedure (refused at the
+edge, or a repeated ``id`` answered again) is journaled as an answer and planned by
+:meth:`MessagePlanner.answer`, so it is numbered in the replay too.
 """
 
 from __future__ import annotations
@@ -104,3 +106,16 @@ class MessagePlanner:
             )
             for index, (topic, kind, payload, retain) in enumerate(planned)
         ]
+
+    @staticmethod
+    def answer(reply: Mapping[str, object], *, key: str, ts: str | None) -> list[OutgoingMessage]:
+        """The reply to a command answered at the edge (``key`` names its journal row)."""
+        message = OutgoingMessage(
+            key=f"{key}.0",
+            topic=REPLIES_TOPIC,
+            event_type=REPLY_TYPE,
+            payload=reply,
+            retain=False,
+            ts=ts,
+        )
+        return [message]

@@ -21,6 +21,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from table_controller.publishing.authorisation import MIN_SECRET_BYTES
+
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
 BAUD_RATES = (9600, 19200, 38400, 57600, 115200)
@@ -49,6 +51,20 @@ class Settings(BaseSettings):
     baud: int = 9600
     journal: Path | None = None
     broker: str | None = None
+    #: TLS for ``mqtts://``: the CA that signed the broker's certificate, and the table's own.
+    mqtt_ca_file: Path | None = None
+    mqtt_cert_file: Path | None = None
+    mqtt_key_file: Path | None = None
+    mqtt_protocol: Literal["3.1.1", "5"] = "3.1.1"
+    #: Default ``table-<table_id>``.
+    mqtt_client_id: str | None = None
+    #: Operators allowed to give supervisor commands over MQTT -> the broker logins they use
+    #: (the broker's ACL lets only those logins publish commands).
+    supervisors: dict[str, list[str]] = Field(default_factory=dict)
+    #: Signed mode: supervisor commands must carry an HMAC-SHA256 signature with this secret.
+    command_secret: SecretStr | None = None
+    #: In signed mode, require a signature on every command, not only supervisor ones.
+    sign_all_commands: bool = False
     topic_prefix: str = "baccarat/tables"
     display: str = "127.0.0.1:8080"
     #: PIN the dealer display asks for before a supervisor command; none: supervisor commands
@@ -101,6 +117,13 @@ class Settings(BaseSettings):
             raise ValueError("must be HOST:PORT (e.g. 127.0.0.1:8080) or 'off'")
         return value
 
+    @field_validator("command_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
+            raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")
+        return value
+
     @field_validator("display_pin")
     @classmethod
     def _pin(cls, value: SecretStr | None) -> SecretStr | None:
@@ -114,6 +137,11 @@ class Settings(BaseSettings):
             raise ValueError("port: required when card_source is 'reader' (use --port)")
         if self.card_source == "rng" and self.port:
             raise ValueError("port: a virtual table (card_source 'rng') has no reader port")
+        if self.sign_all_commands and self.command_secret is None:
+            raise ValueError("sign_all_commands: needs command_secret")
+        for path in (self.mqtt_ca_file, self.mqtt_cert_file, self.mqtt_key_file):
+            if path is not None and not path.is_file():
+                raise ValueError(f"{path}: no such file (a TLS setting)")
         return self
 
     @property

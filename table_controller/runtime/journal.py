@@ -31,6 +31,8 @@ GENESIS_HASH: Final = "0" * 64
 #: Row types: inputs, replayed through the procedure; audit rows, reader facts kept for the record.
 INPUT_ROW: Final = "input"
 AUDIT_ROW: Final = "audit"
+#: The key of an audit row holding a reply given without the procedure (refused or repeated).
+ANSWER_KEY: Final = "answer"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 
 _SCHEMA: Final = """

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -75,6 +75,7 @@ from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
 from table_controller.rules.cards import Card
 from table_controller.runtime.journal import (
+    ANSWER_KEY,
     AUDIT_ROW,
     INPUT_ROW,
     DuplicateEventError,
@@ -112,6 +113,13 @@ class _Work:
     delivery: Delivery | None = None
     command_id: str | None = None
     done: asyncio.Future[dict[str, object]] | None = None
+
+
+def _log_sink_failure(done: Future[None]) -> None:
+    error = done.exception()
+    if error is not None:
+        # The messages are regenerated from the journal on the next start (same keys).
+        _LOG.error("message sink failed; messages will be regenerated on restart", error=str(error))
 
 
 def _silent(event: str, **fields: object) -> None:
@@ -183,6 +191,10 @@ class TableService:
         self._journal_failing = False
         self.inputs_handled = 0
         self.rejected_lines = 0
+        #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``).
+        self.reader_state = "offline" if link is not None else "none"
+        #: Called after ``reader_state`` changed (the MQTT link republishes its status).
+        self.reader_listeners: list[Callable[[str], None]] = []
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
 
@@ -206,6 +218,9 @@ class TableService:
         replayed = 0
         for row in self._journal.rows():
             if row.type != INPUT_ROW:
+                answer = row.payload.get(ANSWER_KEY)
+                if isinstance(answer, Mapping):
+                    self._publish(self._planner.answer(answer, key=str(row.seq), ts=row.ts_utc))
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -248,14 +263,45 @@ class TableService:
             reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
             return {"id": command_id, "ok": False, "error": "invalid_command", "message": reason}
         if command_id in self._replies:
-            return self._replies[command_id]
+            return await self.answer(self._replies[command_id])
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         stamped = input_to_record(event)
         await self._queue.put(_Work(INPUT_ROW, stamped, event, command_id=command_id, done=future))
         return await future
 
+    def answered(self, command_id: str) -> dict[str, object] | None:
+        """The reply already given to a command id, if it was carried out or refused."""
+        return self._replies.get(command_id)
+
+    async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
+        """Publish a reply that no input of the procedure produced, journaled first.
+
+        For a command refused before the procedure (malformed, not authorised) and for a
+        repeated ``id``, answered again and not carried out twice.
+        """
+        future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=future))
+        await future
+        return dict(reply)
+
+    def _note_reader(self, event: ReaderEvent) -> None:
+        match event:
+            case ReaderOnline():
+                state = "connected"
+            case ReaderOffline():
+                state = "offline"
+            case ReaderStatus(state=shoe_state):
+                state = "fault" if str(shoe_state) == "FAULT" else "connected"
+            case _:
+                return
+        if state != self.reader_state:
+            self.reader_state = state
+            for listener in self.reader_listeners:
+                listener(state)
+
     async def _read_shoe(self, link: ShoeLink) -> None:
         async for event in link:
+            self._note_reader(event)
             now = self._clock()
             if isinstance(event, LineRejected):
                 self.rejected_lines += 1
@@ -288,10 +334,9 @@ class TableService:
         ts = self._wall_clock()
         seq = await self._record(work, ts)
         if seq is None:  # a command id already recorded: answered again, not carried out twice
-            if work.done is not None and work.command_id is not None:
-                work.done.set_result(
-                    self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
-                )
+            assert work.command_id is not None
+            reply = self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
+            await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=work.done))
             return
         if self._link is not None and work.delivery is not None:
             await self._link.confirm(work.delivery)
@@ -299,10 +344,15 @@ class TableService:
             lamp = self._handle(work.event, seq, ts, live=True)
             if lamp is not None and self._link is not None:
                 await self._link.set_lamp(ShoeLamp(lamp.value))
-        if work.done is not None and work.command_id is not None:
-            work.done.set_result(
-                self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
-            )
+        answer = work.record.get(ANSWER_KEY)
+        if isinstance(answer, Mapping):
+            self._publish(self._planner.answer(answer, key=str(seq), ts=ts), live=True)
+        if work.done is not None and not work.done.done():
+            if isinstance(answer, Mapping):
+                work.done.set_result(dict(answer))
+            else:
+                fallback: dict[str, object] = {"id": work.command_id, "ok": True}
+                work.done.set_result(self._replies.get(work.command_id or "", fallback))
 
     async def _record(self, work: _Work, ts: str) -> int | None:
         """Append the input to the journal, retrying while it fails; None for a repeated command."""
@@ -351,7 +401,7 @@ class TableService:
             decisions = list(bug.decisions)
         return self._interpret(decisions, journal_seq=journal_seq, ts=ts, live=live)
 
-    def _interpret(  # noqa: C901 - one case per decision type, by design (STYLE.md section 1)
+    def _interpret(
         self, decisions: list[Decision], *, journal_seq: int, ts: str, live: bool
     ) -> Lamp | None:
         """Carry out decisions in order: the one place every decision type is handled.
@@ -389,11 +439,24 @@ class TableService:
             decisions, self.procedure.snapshot(), key=str(journal_seq), ts=ts
         )
         self.inputs_handled += 1
-        self._sink.add(messages)
+        self._publish(messages, live=live)
+        return lamp
+
+    def _publish(self, messages: list[OutgoingMessage], *, live: bool = False) -> None:
+        """Hand messages to the sink and the listeners.
+
+        Live, the sink writes on the journal's writer thread, after the input's own row and
+        before the next one, so the event loop never waits for its disk; the listeners (the
+        display) hear at once. While recovering, everything happens here and now.
+        """
+        if live:
+            pending = self._writer.submit(self._sink.add, messages)
+            pending.add_done_callback(_log_sink_failure)
+        else:
+            self._sink.add(messages)
         for outgoing in messages:
             for listener in self.listeners:
                 listener(outgoing)
-        return lamp
 
     async def aclose(self) -> None:
         """Stop the journal writer thread (after :meth:`run` has ended)."""

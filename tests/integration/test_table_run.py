@@ -15,7 +15,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +36,12 @@ from simulators.virtual_shoe.faults import (
 )
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
+from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription, publish_once
+from table_controller.publishing.outbox import Outbox
+from tests.mosquitto import Mosquitto
 
 PIN = "2468"
+ROOT = "baccarat/tables/T07"
 #: Draw numbers (counted by the virtual shoe) of the faults of the first shoe.
 MISREAD_DRAW = 50
 LOST_DRAW = 70
@@ -110,8 +114,10 @@ class Table:
 
 
 @contextlib.asynccontextmanager
-async def running_table(tmp_path: Path, port: int) -> AsyncIterator[asyncio.subprocess.Process]:
-    env = {**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN}
+async def running_table(
+    tmp_path: Path, port: int, *extra: str, env: dict[str, str] | None = None
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    env = {**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN, **(env or {})}
     with (tmp_path / "run.log").open("ab") as log:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "table_controller", "run",
@@ -121,6 +127,7 @@ async def running_table(tmp_path: Path, port: int) -> AsyncIterator[asyncio.subp
             "--events-log", str(tmp_path / "T07.events.jsonl"),
             "--display", f"127.0.0.1:{port}",
             "--log-format", "json",
+            *extra,
             env=env,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=log,
@@ -374,3 +381,109 @@ async def test_every_procedure_through_run_then_replay_prints_the_same_events(
     assert status == 0, err
     replayed = [json.loads(line) for line in out.splitlines()]
     assert replayed == published
+
+
+async def outbox_drained(journal: Path) -> None:
+    with Outbox.open(journal) as outbox:
+        async with asyncio.timeout(20):
+            while outbox.depth():  # noqa: ASYNC110 - polling the service's outbox from here
+                await asyncio.sleep(0.05)
+
+
+async def backend_command(
+    broker: Mosquitto, user: str, payload: bytes | Mapping[str, object]
+) -> None:
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    await publish_once(BrokerEndpoint.from_url(broker.url(user)), f"{ROOT}/commands", body)
+
+
+@pytest.mark.broker
+@pytest.mark.timeout(300)
+async def test_a_backend_receives_every_event_over_mqtt_and_commands_are_guarded(  # noqa: PLR0915
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = Shoe(cards=seeded_order(8, SEED), cut_depth=CUT_DEPTH)
+    faults = FaultPlan(
+        faults=(MisreadCard(card=MISREAD_DRAW), DropFrame(card=LOST_DRAW, times=ALL_TRANSMISSIONS))
+    )
+    received: list[Received] = []
+    backend = BrokerEndpoint.from_url(broker.url("backend"))
+    journal = tmp_path / "T07.journal"
+    async with (
+        Subscription(backend, ["baccarat/tables/+/#"], client_id="backend-1", persistent=True)
+        as feed,
+        VirtualShoe(
+            shoe=first,
+            session=ShoeDevice(faults=faults),
+            port=PtyPort(link=tmp_path / "shoe"),
+            faults=faults,
+        ) as shoe,
+        running_table(
+            tmp_path,
+            port,
+            "--broker", broker.url("T07"),
+            env={"TABLE_CONTROLLER_SUPERVISORS": json.dumps({"sup-1": ["pit"]})},
+        ) as process,
+        aiohttp.ClientSession() as http,
+    ):  # fmt: skip
+        await feed.wait_subscribed()
+
+        async def gather() -> None:
+            while True:
+                received.append(await feed.get())
+
+        collector = asyncio.create_task(gather())
+        await wait_for_display(http, url)
+        table = Table(url=url, http=http, shoe=shoe)
+        await first_shoe(table)
+        # Commands over MQTT: garbage, an unauthorised supervisor, a repeated id, a supervisor.
+        await backend_command(broker, "backend", b"\xff{not json")
+        await backend_command(
+            broker, "backend", {"id": "m-1", "command": "void_shoe", "operator": "pit-9"}
+        )
+        new_shoe = {
+            "id": "m-2",
+            "command": "new_shoe",
+            "operator": "backend",
+            "args": {"shoe_id": "S-9"},
+        }
+        await backend_command(broker, "backend", new_shoe)
+        await backend_command(broker, "backend", new_shoe)
+        await table.until(lambda state: state["shoe_id"] == "S-9", "the new shoe over MQTT")
+        await backend_command(
+            broker, "pit", {"id": "m-3", "command": "void_shoe", "operator": "sup-1"}
+        )
+        await table.until(lambda state: state["phase"] == "shoe_over", "the shoe voided over MQTT")
+        await outbox_drained(journal)
+        await asyncio.sleep(0.5)
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 15) == 0
+        await asyncio.sleep(0.5)
+        collector.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await collector
+
+    published = events_log(tmp_path / "T07.events.jsonl")
+    by_seq: dict[int, dict[str, Any]] = {}
+    for message in received:
+        if "/events/" in message.topic or message.topic.endswith("/roads"):
+            body = json.loads(message.payload)
+            assert by_seq.setdefault(body["seq"], body) == body  # a duplicate is byte-identical
+    assert [by_seq[seq] for seq in sorted(by_seq)] == published  # no gap, nothing missing
+    replies = [json.loads(m.payload) for m in received if m.topic == f"{ROOT}/commands/replies"]
+    errors = {reply["id"]: reply.get("error") for reply in replies if not reply["ok"]}
+    assert errors[None] == "malformed_json"
+    assert errors["m-1"] == "not_authorised"
+    assert [r["ok"] for r in replies if r["id"] == "m-2"] == [True, True]  # answered again
+    assert [m["shoe_id"] for m in published if m["type"] == "shoe_started"] == ["S-1", "S-9"]
+    assert any(m["type"] == "shoe_voided" and m["shoe_id"] == "S-9" for m in published)
+    statuses = [json.loads(m.payload) for m in received if m.topic == f"{ROOT}/status"]
+    assert statuses[0]["online"] is True
+    assert statuses[-1]["online"] is False
+    status, out, err = await table_controller(
+        "replay", "--variant", "commission", "--inputs", str(journal), "--json"
+    )
+    assert status == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == published

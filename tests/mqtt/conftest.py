@@ -4,47 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import trustme
-
-from tests.mosquitto import (
-    BrokerUnavailableError,
-    Mosquitto,
-    is_ci,
-    mosquitto_missing,
-    start_broker,
-)
-
-
-@pytest.fixture(scope="session")
-def test_ca() -> trustme.CA:
-    return trustme.CA()
-
-
-@pytest.fixture
-def broker(test_ca: trustme.CA) -> Iterator[Mosquitto]:
-    """A fresh mosquitto (plain and TLS listeners, users, ACL) for one test.
-
-    Skipped when mosquitto is not installed, except in CI (``CI`` set), where it fails.
-    """
-    missing = mosquitto_missing()
-    if missing is not None:
-        if is_ci():
-            pytest.fail(f"the broker tests must run in CI: {missing}")
-        pytest.skip(missing)
-    try:
-        server = start_broker(test_ca)
-    except BrokerUnavailableError as error:
-        if is_ci():
-            raise
-        pytest.skip(str(error))
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def _open_fds() -> set[str]:

@@ -139,8 +139,13 @@ async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
             with pytest.raises(asyncio.CancelledError):
                 await task
         assert first == again == {"id": "c-1", "ok": True, "command": "new_shoe"}
-        assert journal.head[0] == 1
+        rows = list(journal.rows())
+        # The repeat is journaled as an answer, published again, and not carried out again.
+        assert [row.type for row in rows] == ["input", "audit"]
+        assert rows[1].payload == {"answer": first}
         assert [m.event_type for m in sink.messages].count("shoe_started") == 1
+        replies = [m.payload for m in sink.messages if m.topic == "commands/replies"]
+        assert replies == [first, first]
 
 
 def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:

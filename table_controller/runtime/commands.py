@@ -1,0 +1,84 @@
+"""Command ingress: raw bytes from the broker in, a reply for every one of them out.
+
+Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,
+strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature)
+and only then handed to the table service. A command refused here changes nothing, is
+counted and logged, and its reply is journaled and published like every other message; a
+repeated ``id`` is answered again by the service and never carried out twice. Commands are
+taken one at a time, in the order they arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Final
+
+import structlog
+
+from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
+from table_controller.publishing.models import CommandMessage, parse_command
+from table_controller.runtime.service import TableService
+
+_LOG = structlog.get_logger("table_controller.commands")
+#: Commands waiting to be taken; beyond this the oldest are not dropped: the broker waits.
+MAX_WAITING: Final = 1000
+
+
+class CommandIngress:
+    """Parses, authorises and submits commands received from the broker."""
+
+    def __init__(self, service: TableService, policy: AuthorisationPolicy) -> None:
+        self._service = service
+        self._policy = policy
+        self._waiting: asyncio.Queue[bytes] = asyncio.Queue(MAX_WAITING)
+        #: Refusals before the procedure, by code (malformed, not authorised ...).
+        self.refused: Counter[str] = Counter()
+        self.received = 0
+
+    def receive(self, raw: bytes) -> None:
+        """Take one payload from the broker; never blocks, never raises."""
+        self.received += 1
+        try:
+            self._waiting.put_nowait(raw)
+        except asyncio.QueueFull:
+            self.refused["overloaded"] += 1
+            _LOG.error("command ingress overloaded: payload dropped", waiting=MAX_WAITING)
+
+    async def run(self) -> None:
+        """Take the waiting commands, one at a time, until cancelled."""
+        while True:
+            raw = await self._waiting.get()
+            await self.handle(raw)
+
+    async def handle(self, raw: bytes) -> dict[str, object]:
+        """One payload, to its reply."""
+        parsed = parse_command(raw)
+        if not isinstance(parsed, CommandMessage):
+            return await self._refuse(parsed.id, None, parsed.code, parsed.message)
+        verdict = authorise(parsed, self._policy)
+        if isinstance(verdict, Refused):
+            return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
+        record = parsed.model_dump(mode="json", exclude={"signature"})
+        return await self._service.submit(record)
+
+    async def _refuse(
+        self, command_id: str | None, command: str | None, code: str, message: str
+    ) -> dict[str, object]:
+        self.refused[code] += 1
+        _LOG.warning(
+            "command refused at the edge",
+            id=command_id,
+            command=command,
+            error=code,
+            message=message,
+        )
+        reply: dict[str, object] = {
+            "id": command_id,
+            "ok": False,
+            "error": code,
+            "message": message,
+        }
+        if command is not None:
+            reply["command"] = command
+        return await self._service.answer(reply)
