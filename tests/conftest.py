@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+import structlog
 import trustme
 
 from tests.mosquitto import (
@@ -14,6 +15,23 @@ from tests.mosquitto import (
     mosquitto_missing,
     start_broker,
 )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _logs_through_logging() -> None:
+    """Structlog lines go to the standard library's logging, which pytest captures per test.
+
+    Without this, structlog's default prints to stdout and mixes with what a CLI test reads.
+    """
+    structlog.configure(
+        processors=[
+            structlog.stdlib.add_log_level,
+            structlog.processors.KeyValueRenderer(key_order=["event"]),
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
 
 
 @pytest.fixture(scope="session")

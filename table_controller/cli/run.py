@@ -24,6 +24,7 @@ from table_controller.publishing.mqtt import MqttLink, MqttSettings
 from table_controller.publishing.outbox import Outbox
 from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import Variant
+from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.commands import CommandIngress
 from table_controller.runtime.config import Settings, SettingsError, load_settings
 from table_controller.runtime.journal import Journal, JournalError
@@ -97,8 +98,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Start the service and run until SIGINT or SIGTERM."""
     settings = settings_from(args)
-    if settings.card_source == "rng":
-        raise UsageError("card_source = 'rng': virtual tables are not available in this version")
     try:
         variant = load_variants(settings.paytable)[settings.variant]
     except VariantFileError as error:
@@ -183,11 +182,20 @@ async def _serve(
         procedure = TableProcedure(
             variant, table_id=settings.table_id, betting_phase=settings.betting_phase
         )
-        assert settings.port is not None  # checked by the settings for card_source 'reader'
-        reader = ShoeReader(
-            settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
+        reader: ShoeReader | None = None
+        card_source: RngCardSource | None = None
+        if settings.card_source == "rng":
+            card_source = RngCardSource(variant)  # the operating system's cryptographic RNG
+        else:
+            assert settings.port is not None  # the settings require it for card_source 'reader'
+            reader = ShoeReader(
+                settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
+            )
+        service = TableService(
+            procedure=procedure, journal=journal, sink=sink, link=reader, card_source=card_source
         )
-        service = TableService(procedure=procedure, journal=journal, sink=sink, link=reader)
+        if reader is None:
+            service.reader_state = "connected"  # a virtual table's card source is always there
         display = _display(settings, service)  # follows the service from the replay on
         replayed = service.recover()
         link: MqttLink | None = None
@@ -217,7 +225,7 @@ async def _serve(
 
 async def _run_until_stopped(
     service: TableService,
-    reader: ShoeReader,
+    reader: ShoeReader | None,
     display: DisplayServer | None,
     link: MqttLink | None,
     ingress: CommandIngress | None,
@@ -230,7 +238,10 @@ async def _run_until_stopped(
         if display is not None:
             await display.start()
             _LOG.info("dealer display", url=display.url)
-        async with reader, asyncio.TaskGroup() as group:
+        async with contextlib.AsyncExitStack() as running:
+            if reader is not None:
+                await running.enter_async_context(reader)
+            group = await running.enter_async_context(asyncio.TaskGroup())
             table = group.create_task(service.run(), name="table")
             link_task = None if link is None else group.create_task(link.run(), name="mqtt link")
             commands = (

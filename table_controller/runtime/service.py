@@ -84,6 +84,8 @@ from table_controller.runtime.journal import (
 )
 
 _LOG = structlog.get_logger("table_controller.service")
+#: Lamps that ask for a card: a virtual table draws while one is lit.
+CARD_LAMPS = frozenset({Lamp.PLAYER.value, Lamp.BANKER.value})
 #: Seconds between attempts to record an input while the journal refuses writes.
 JOURNAL_RETRY_S = 1.0
 
@@ -93,6 +95,16 @@ class MessageSink(Protocol):
 
     def add(self, messages: list[OutgoingMessage]) -> None:
         """Take messages in order; a key already taken is skipped."""
+
+
+class CardSource(Protocol):
+    """Where a virtual table's cards come from (:class:`~.card_source.RngCardSource`)."""
+
+    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+        """The table took an input; ``state`` is its snapshot after it."""
+
+    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+        """The next card (or the cut card) for the table in ``state``."""
 
 
 class ShoeLink(Protocol):
@@ -113,6 +125,8 @@ class _Work:
     delivery: Delivery | None = None
     command_id: str | None = None
     done: asyncio.Future[dict[str, object]] | None = None
+    #: Drawn by the card source (a virtual table): the next draw waits until this one is taken.
+    drawn: bool = False
 
 
 def _log_sink_failure(done: Future[None]) -> None:
@@ -174,6 +188,7 @@ class TableService:
         journal: Journal,
         sink: MessageSink,
         link: ShoeLink | None = None,
+        card_source: CardSource | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], str] = utc_now,
     ) -> None:
@@ -181,6 +196,8 @@ class TableService:
         self._journal = journal
         self._sink = sink
         self._link = link
+        self._card_source = card_source
+        self._draw_waiting = False
         self._clock = clock
         self._wall_clock = wall_clock
         self._queue: asyncio.Queue[_Work] = asyncio.Queue()
@@ -242,6 +259,7 @@ class TableService:
         """Process inputs until cancelled; reads the shoe link if there is one."""
         if self._link is not None and self._lamp is not None:
             await self._link.set_lamp(ShoeLamp(self._lamp.value))
+        await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._process_inputs(), name="table inputs")
@@ -344,6 +362,9 @@ class TableService:
             lamp = self._handle(work.event, seq, ts, live=True)
             if lamp is not None and self._link is not None:
                 await self._link.set_lamp(ShoeLamp(lamp.value))
+            if work.drawn:
+                self._draw_waiting = False
+            await self._draw_if_asked()
         answer = work.record.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
             self._publish(self._planner.answer(answer, key=str(seq), ts=ts), live=True)
@@ -399,10 +420,30 @@ class TableService:
         except ProcedureBug as bug:
             _LOG.critical("procedure fault: table held", error=str(bug))
             decisions = list(bug.decisions)
-        return self._interpret(decisions, journal_seq=journal_seq, ts=ts, live=live)
+        state = self.procedure.snapshot()
+        if self._card_source is not None:
+            self._card_source.observe(event, state)
+        return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+
+    async def _draw_if_asked(self) -> None:
+        """A virtual table: queue the next draw while the table asks for a card."""
+        if self._card_source is None or self._draw_waiting:
+            return
+        state = self.procedure.snapshot()
+        if state["lamp"] not in CARD_LAMPS or state["holds"]:
+            return
+        event = self._card_source.draw(state, at=self._clock())
+        self._draw_waiting = True
+        await self._queue.put(_Work(INPUT_ROW, input_to_record(event), event, drawn=True))
 
     def _interpret(
-        self, decisions: list[Decision], *, journal_seq: int, ts: str, live: bool
+        self,
+        decisions: list[Decision],
+        state: Mapping[str, object],
+        *,
+        journal_seq: int,
+        ts: str,
+        live: bool,
     ) -> Lamp | None:
         """Carry out decisions in order: the one place every decision type is handled.
 
@@ -435,9 +476,7 @@ class TableService:
                     pass  # planned below with the other messages
                 case _:
                     assert_never(decision)
-        messages = self._planner.plan(
-            decisions, self.procedure.snapshot(), key=str(journal_seq), ts=ts
-        )
+        messages = self._planner.plan(decisions, state, key=str(journal_seq), ts=ts)
         self.inputs_handled += 1
         self._publish(messages, live=live)
         return lamp

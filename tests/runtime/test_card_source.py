@@ -1,0 +1,199 @@
+"""Virtual tables: the RNG card source through the real service and journal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import random
+import shutil
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.cli import main
+from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.events import CardDrawn, CloseBetting, OpenBetting, StartNewShoe
+from table_controller.procedure.machine import TableProcedure
+from table_controller.rules.composition import Composition
+from table_controller.rules.exact import analyse
+from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.card_source import RngCardSource
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.jsonl_sink import JsonLinesSink
+from table_controller.runtime.service import TableService
+
+#: The tests' significance level: a fair RNG fails a check this way once in a thousand runs.
+SIGNIFICANCE = 0.001
+
+
+def virtual_service(journal: Journal, log: Path, variant: str, seed: int) -> TableService:
+    procedure = TableProcedure(VARIANTS[variant], table_id="V1")
+    sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
+    source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
+    return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
+
+
+@contextlib.asynccontextmanager
+async def running(service: TableService):  # type: ignore[no-untyped-def]
+    task = asyncio.create_task(service.run())
+    try:
+        yield service
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def command(
+    service: TableService, name: str, number: int, **args: object
+) -> dict[str, object]:
+    reply = await service.submit(
+        {"command": name, "id": f"c-{number}", "operator": "pit", "args": args}
+    )
+    assert reply["ok"], reply
+    return reply
+
+
+async def settle(service: TableService) -> dict[str, Any]:
+    """Wait until the virtual table has dealt the round (its draws are queued inputs)."""
+    async with asyncio.timeout(10):
+        while service.procedure.snapshot()["lamp"] in {"PLAYER", "BANKER"} or service.queue_depth:  # noqa: ASYNC110 - polling the table state
+            await asyncio.sleep(0.001)
+    return service.procedure.snapshot()
+
+
+def published(log: Path, kind: str) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    return [e["message"] for e in entries if e["message"]["type"] == kind]
+
+
+def events(log: Path) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    return [
+        e["message"] for e in entries if "/events/" in e["topic"] or e["topic"].endswith("/roads")
+    ]
+
+
+async def test_a_virtual_mini_table_deals_itself_and_replays_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "events.jsonl"
+    with Journal.open(tmp_path / "v.journal", table_id="V1") as journal:
+        service = virtual_service(journal, log, "mini", seed=1)
+        service.recover()
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="M-1")
+            for round_no in range(1, 61):
+                await command(service, "open_betting", 2 * round_no)
+                await command(service, "close_betting", 2 * round_no + 1)
+                state = await settle(service)
+                assert state["prompt"]["action"] == "result"
+    results = published(log, "round_result")
+    assert [r["round_id"] for r in results] == [f"M-1-{n}" for n in range(1, 61)]
+    assert not published(log, "alarm")
+    assert (
+        main(["replay", "--variant", "mini", "--inputs", str(tmp_path / "v.journal"), "--json"])
+        == 0
+    )
+    replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert replayed == events(log)
+
+
+async def test_a_virtual_shoe_burns_deals_and_ends_at_its_cut_card(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    with Journal.open(tmp_path / "v.journal", table_id="V1") as journal:
+        service = virtual_service(journal, log, "commission", seed=2)
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="S-1")
+            await settle(service)
+            number = 1
+            while service.procedure.snapshot()["phase"] != "shoe_over":
+                await command(service, "open_betting", number)
+                await command(service, "close_betting", number + 1)
+                number += 2
+                await settle(service)
+            state = service.procedure.snapshot()
+    burn = published(log, "burn")[-1]
+    assert len(burn["cards"]) == burn["count"]
+    cards_left = int(str(state["cards_left"]))
+    assert 14 - 6 <= cards_left <= 26  # cut card 14-26 from the end; its round completes
+    assert published(log, "last_round")
+    assert not published(log, "alarm")
+    assert len(published(log, "round_result")) > 60
+
+
+async def test_a_crash_in_mid_round_resumes_with_the_same_cards(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    path = tmp_path / "v.journal"
+    with Journal.open(path, table_id="V1") as journal:
+        service = virtual_service(journal, log, "mini", seed=3)
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="M-1")
+            for number in range(1, 7, 2):
+                await command(service, "open_betting", number)
+                await command(service, "close_betting", number + 1)
+                await settle(service)
+        rows = list(journal.rows())
+    # The last round's rows: its close_betting, then its cards. Keep the first two cards only:
+    # what a SIGKILL after them leaves on disk.
+    close = max(r.seq for r in rows if r.payload.get("command") == "close_betting")
+    cards = [r for r in rows if r.seq > close and "card" in r.payload]
+    assert len(cards) >= 4
+    kept = cards[1].seq
+    crashed = tmp_path / "crashed.journal"
+    shutil.copy(path, crashed)
+    connection = sqlite3.connect(crashed)
+    connection.execute("DELETE FROM events WHERE seq > ?", (kept,))
+    connection.commit()
+    connection.close()
+    restart_log = tmp_path / "restart.jsonl"
+    with Journal.open(crashed, table_id="V1") as journal:
+        service = virtual_service(journal, restart_log, "mini", seed=99)  # another RNG state
+        service.recover()
+        async with running(service):
+            state = await settle(service)
+    assert state["prompt"]["action"] == "result"
+    result = published(restart_log, "round_result")[-1]
+    dealt = [c.payload["card"] for c in cards[:2]]
+    assert [result["player"]["cards"][0], result["banker"]["cards"][0]] == dealt
+
+
+def test_mini_results_and_cards_pass_chi_square_against_the_exact_odds() -> None:
+    """1,000 rounds of the virtual mini table against the exact analyser (seeded RNG)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    variant = VARIANTS["mini"]
+    procedure = TableProcedure(variant, table_id="V1")
+    source = RngCardSource(variant, rng=random.Random(20261129))
+    procedure.handle(StartNewShoe(at=0.0, command_id="c-0", operator="t", shoe_id="M-1"))
+    winners: Counter[str] = Counter()
+    first_ranks: Counter[str] = Counter()
+    rounds = 1000
+    for number in range(rounds):
+        procedure.handle(OpenBetting(at=0.0, command_id=f"o-{number}", operator="t"))
+        procedure.handle(CloseBetting(at=0.0, command_id=f"c-{number}", operator="t"))
+        dealt = 0
+        while (state := procedure.snapshot())["lamp"] in {"PLAYER", "BANKER"}:
+            event = source.draw(state, at=0.0)
+            assert isinstance(event, CardDrawn)
+            if dealt == 0:
+                first_ranks[event.card.rank] += 1
+            dealt += 1
+            for decision in procedure.handle(event):
+                if isinstance(decision, Publish) and decision.event_type is EventType.ROUND_RESULT:
+                    winners[str(decision.payload["winner"])] += 1
+            source.observe(event, procedure.snapshot())
+    assert sum(winners.values()) == rounds
+    exact = analyse(variant, Composition.full(variant.decks)).events
+    observed = [winners["banker"], winners["player"], winners["tie"]]
+    expected = [float(exact[name]) * rounds for name in ("banker_wins", "player_wins", "tie")]
+    chi2 = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True))
+    p_value = math.exp(-chi2 / 2)  # the chi-square survival function with 2 degrees of freedom
+    assert p_value > SIGNIFICANCE, (observed, expected, p_value)
+    ranks = "A23456789TJQK"
+    rank_test = scipy_stats.chisquare([first_ranks[rank] for rank in ranks], [rounds / 13] * 13)
+    assert rank_test.pvalue > SIGNIFICANCE, (first_ranks, rank_test)
