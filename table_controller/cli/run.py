@@ -32,6 +32,7 @@ from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
 from table_controller.runtime.service import MessageSink, TableService
+from table_controller.runtime.systemd import notify_systemd
 from table_controller.variant_file import VariantFileError, load_variants
 
 _LOG = structlog.get_logger("table_controller.run")
@@ -242,6 +243,8 @@ async def _run_until_stopped(
             if reader is not None:
                 await running.enter_async_context(reader)
             group = await running.enter_async_context(asyncio.TaskGroup())
+            # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the way out.
+            await running.enter_async_context(notify_systemd())
             table = group.create_task(service.run(), name="table")
             link_task = None if link is None else group.create_task(link.run(), name="mqtt link")
             commands = (

@@ -1,0 +1,101 @@
+"""Shared helpers of the deploy tests: where the deploy files are, and tools they need."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import shutil
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+UNIT = DEPLOY / "table-controller.service"
+BACKUP_UNIT = DEPLOY / "table-controller-backup.service"
+BACKUP_TIMER = DEPLOY / "table-controller-backup.timer"
+SYSUSERS = DEPLOY / "table-controller.sysusers"
+UDEV_RULE = DEPLOY / "99-table-controller-shoe.rules"
+EXAMPLE_TOML = DEPLOY / "table.example.toml"
+EXAMPLE_ENV = DEPLOY / "table.env.example"
+CONTAINERFILE = DEPLOY / "Containerfile"
+BACKUP_SCRIPT = DEPLOY / "backup-journal.py"
+MOSQUITTO_DIR = DEPLOY / "mosquitto"
+OPERATIONS_GUIDE = ROOT / "docs" / "operations.md"
+
+
+def is_ci() -> bool:
+    return bool(os.environ.get("CI"))
+
+
+def require_program(name: str, package: str) -> str:
+    """The program's path; skips the test when it is missing, but fails it in CI."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed (apt-get install {package})"
+        if is_ci():
+            pytest.fail(f"this test must run in CI: {message}")
+        pytest.skip(message)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def unit_settings(path: Path) -> dict[str, list[str]]:
+    """Every ``Key=value`` of a unit file, values in order (keys repeat in systemd units)."""
+    settings: dict[str, list[str]] = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";", "[")):
+            continue
+        key, _, value = line.partition("=")
+        settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def table_controller_program() -> Path:
+    """The console script of the environment running the tests."""
+    beside = Path(sys.executable).with_name("table-controller")
+    if beside.is_file():
+        return beside
+    found = shutil.which("table-controller")
+    assert found is not None, "table-controller is not installed in this environment"
+    return Path(found)
+
+
+def _open_fds() -> dict[str, str]:
+    fds = {}
+    for entry in Path("/proc/self/fd").iterdir():
+        try:
+            fds[entry.name] = str(entry.readlink())
+        except OSError:
+            continue  # the descriptor that listed the directory, already closed
+    return fds
+
+
+@pytest.fixture(autouse=True)
+async def no_leaks() -> AsyncIterator[None]:
+    """Fail a test that leaves tasks running or file descriptors open (sockets, SQLite, pipes)."""
+    gc.collect()
+    before = _open_fds()
+    yield
+    current = asyncio.current_task()
+    left: list[asyncio.Task[object]] = []
+    leaked: dict[str, str] = {}
+    for _ in range(100):
+        left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+        gc.collect()
+        leaked = {fd: path for fd, path in _open_fds().items() if before.get(fd) != path}
+        if not left and not leaked:
+            return
+        await asyncio.sleep(0.02)
+    assert not left, f"tasks left running: {left}"
+    assert not leaked, f"file descriptors left open: {leaked}"
