@@ -37,7 +37,7 @@ def _open(path: Path) -> Journal | None:
         print(f"table-controller journal: {path}: not a table-controller journal", file=sys.stderr)
         return None
     try:
-        return Journal.open(path, verify=False)
+        return Journal.open_read_only(path)
     except JournalError as error:
         print(f"table-controller journal: {error}", file=sys.stderr)
         return None

@@ -129,7 +129,7 @@ def journal_table_id(path: Path) -> str | None:
     """The table id a journal file was written for, if ``path`` is a journal."""
     if not is_journal(path):
         return None
-    with Journal.open(path, verify=False) as journal:
+    with Journal.open_read_only(path) as journal:
         return journal.meta("table_id")
 
 
@@ -137,9 +137,13 @@ def _journal_rows(path: Path) -> Iterator[RecordedInput]:
     if not is_journal(path):
         raise UsageError(f"--inputs: {path} is an SQLite file but not a table-controller journal")
     try:
-        journal = Journal.open(path)
+        journal = Journal.open_read_only(path)
     except JournalError as error:
         raise UsageError(f"--inputs: {error}") from None
+    report = journal.verify()
+    if not report.ok:
+        journal.close()
+        raise UsageError(f"--inputs: {path}: the hash chain is broken: {report.problems[0]}")
     recorded: list[RecordedInput] = []
     with journal:
         for row in journal.rows():

@@ -178,6 +178,22 @@ class Journal:
                 raise JournalCorruptError(f"{path}: {report.problems[0]}")
         return journal
 
+    @classmethod
+    def open_read_only(cls, path: Path) -> Self:
+        """Open an existing journal for reading only (``verify``, ``export``, ``replay``).
+
+        Nothing is written, so a live table's journal can be checked while the table runs.
+        """
+        if not is_journal(path):
+            raise JournalError(f"{path}: not a table-controller journal")
+        try:
+            connection = sqlite3.connect(
+                f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as error:
+            raise JournalError(f"{path}: cannot open: {error}") from None
+        return cls(connection, path)
+
     def __enter__(self) -> Self:
         return self
 

@@ -142,3 +142,18 @@ def test_cli_verify_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str
     (tmp_path / "plain.txt").write_text("hello")
     assert main(["journal", "verify", str(tmp_path / "plain.txt")]) == 1
     assert "not a table-controller journal" in capsys.readouterr().err
+
+
+def test_verify_and_export_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.journal"
+    fill(path, 3)
+    with Journal.open(path) as live:  # the table still has it open, in WAL mode
+        live.append("card", {"card": "9D"}, ts_utc="t", monotonic_ns=9)
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+        assert main(["journal", "verify", str(path)]) == 0
+        assert "ok, 4 inputs" in capsys.readouterr().out
+        assert main(["journal", "export", str(path)]) == 0
+        assert len(capsys.readouterr().out.splitlines()) == 4
+        after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in before}
+        assert after["t.journal"] == before["t.journal"]
+        assert after["t.journal-wal"] == before["t.journal-wal"]
