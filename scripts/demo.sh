@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The README's first command: set up, then run the main job. Until the table demo lands
-# (issue 8), the main job is the operator's view of every variant: exact odds and house edge.
+# The README's first command: set up, then run a whole table on this machine (issue 8): the
+# virtual shoe, the table service, an embedded MQTT broker, the dealer's display (its URL is
+# printed), an automatic dealer and pit, and the results as a backend receives them.
+# Flags go on to `table-controller demo` (e.g. --speed 5, --rounds 20, --display 127.0.0.1:8081).
+# Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh "serial,mqtt,web,demo"
-for variant in commission super_six lucky mini; do
-    .venv/bin/table-controller odds --variant "$variant" "$@"
-    echo
-done
+exec .venv/bin/table-controller demo "$@"

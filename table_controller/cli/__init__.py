@@ -17,7 +17,9 @@ from table_controller import __version__
 
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 #: Sub-command modules, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("run", "odds", "reader", "journal", "replay", "schema", "shoe_sim", "watch")
+SUBCOMMAND_MODULES = (
+    "run", "demo", "odds", "reader", "journal", "replay", "schema", "shoe_sim", "watch"
+)
 USAGE_ERROR = 2
 
 

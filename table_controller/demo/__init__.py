@@ -1,0 +1,11 @@
+"""``table-controller demo``: a whole table on one machine, with no hardware and no broker.
+
+The parts, each in its own module:
+
+* ``broker``: the embedded MQTT 3.1.1 broker (amqtt), run as a process of its own;
+* ``pit``: pure: which command the automatic pit gives the table next, and when;
+* ``console``: pure: the console view's lines, from what a backend receives;
+* ``shoe``: adapter: the virtual shoe on a pseudo-terminal and the automatic dealer;
+* ``processes``: adapter: starting, watching and stopping the child processes;
+* ``runner``: adapter: puts it all together and stops it all cleanly.
+"""
