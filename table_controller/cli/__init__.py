@@ -27,24 +27,37 @@ class UsageError(Exception):
     """A flag's value that argparse accepted but the sub-command refuses; exits with status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every registered sub-command."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of ``only`` that one (its module alone is imported).
+
+    Importing one sub-command's module instead of all of them keeps ``table-controller run``
+    from loading the web, MQTT-contract and demo code it may not use, so it starts sooner.
+    """
     parser = argparse.ArgumentParser(
         prog="table-controller",
         description="Baccarat table controller: shoe link, rules, procedures, results and odds.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", required=True)
-    for name in SUBCOMMAND_MODULES:
+    for name in SUBCOMMAND_MODULES if only is None else (only,):
         module = importlib.import_module(f"table_controller.cli.{name}")
         module.register(subparsers)
     return parser
 
 
+def _module_named(argv: Sequence[str]) -> str | None:
+    """The module of the sub-command ``argv`` starts with, if it names one."""
+    if not argv:
+        return None
+    name = argv[0].replace("-", "_")
+    return name if name in SUBCOMMAND_MODULES else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one sub-command and return its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_module_named(arguments))
+    args = parser.parse_args(arguments)
     handler: Handler = args.handler
     try:
         return handler(args)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -19,13 +20,8 @@ from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.authorisation import AuthorisationPolicy
-from table_controller.publishing.mqtt import MqttLink, MqttSettings
-from table_controller.publishing.outbox import Outbox
-from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.commands import CommandIngress
 from table_controller.runtime.config import Settings, SettingsError, load_settings
 from table_controller.runtime.journal import Journal, JournalError
 from table_controller.runtime.jsonl_sink import JsonLinesSink
@@ -34,6 +30,13 @@ from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
 from table_controller.runtime.service import MessageSink, TableService
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.variant_file import VariantFileError, load_variants
+
+if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
+    from table_controller.publishing.authorisation import AuthorisationPolicy
+    from table_controller.publishing.mqtt import MqttLink, MqttSettings
+    from table_controller.publishing.outbox import Outbox
+    from table_controller.publishing.web import DisplayServer
+    from table_controller.runtime.commands import CommandIngress
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
@@ -117,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
 def _mqtt_settings(settings: Settings) -> MqttSettings | None:
     if settings.broker is None:
         return None
+    from table_controller.publishing.mqtt import MqttSettings  # noqa: PLC0415 - only with a broker
+
     try:
         return MqttSettings.from_url(
             settings.broker,
@@ -133,6 +138,8 @@ def _mqtt_settings(settings: Settings) -> MqttSettings | None:
 
 
 def _policy(settings: Settings) -> AuthorisationPolicy:
+    from table_controller.publishing.authorisation import AuthorisationPolicy  # noqa: PLC0415
+
     secret = settings.command_secret
     return AuthorisationPolicy(
         supervisors={
@@ -148,6 +155,8 @@ def _display(settings: Settings, service: TableService) -> DisplayServer | None:
     if address is None:
         return None
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
+    from table_controller.publishing.web import DisplayServer  # noqa: PLC0415 - only when shown
+
     return DisplayServer(service, host=address[0], port=address[1], pin=pin)
 
 
@@ -167,7 +176,11 @@ def _sinks(
     outbox_sink: OutboxSink | None = None
     link_outbox: Outbox | None = None
     if mqtt is not None:
-        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path))
+        from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
+
+        # The journal is the durable record: the outbox rows it causes are rebuilt from it with
+        # the same keys and seqs, so the writer need not wait for the disk a second time.
+        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path, synced=False))
         link_outbox = stack.enter_context(Outbox.open(settings.journal_path))
         outbox_sink = OutboxSink(writer_outbox, table_id=settings.table_id, topic_root=root)
         sinks.append(outbox_sink)
@@ -202,6 +215,9 @@ async def _serve(
         link: MqttLink | None = None
         ingress: CommandIngress | None = None
         if mqtt is not None and link_outbox is not None and outbox_sink is not None:
+            from table_controller.publishing.mqtt import MqttLink  # noqa: PLC0415
+            from table_controller.runtime.commands import CommandIngress  # noqa: PLC0415
+
             ingress = CommandIngress(service, _policy(settings))
             link = MqttLink(
                 mqtt,

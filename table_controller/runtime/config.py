@@ -21,13 +21,19 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from table_controller.publishing.authorisation import MIN_SECRET_BYTES
-
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
 BAUD_RATES = (9600, 19200, 38400, 57600, 115200)
 #: A table id becomes one topic level and part of the client id: no '/', '+', '#'.
 TABLE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
+#: Settings that ``run`` and ``demo`` also take as flags (the others: file or environment).
+FLAGGED = frozenset(
+    {
+        "table_id", "variant", "port", "protocol", "baud", "journal", "broker", "topic_prefix",
+        "display", "display_pin", "betting_phase", "card_source", "paytable", "events_log",
+        "log_format", "log_level",
+    }
+)  # fmt: skip
 #: Settings whose values are never echoed in an error message.
 SECRET_WORDS = ("pin", "password", "secret", "key")
 _HOST_PORT = re.compile(r"^(?P<host>[^:\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
@@ -44,40 +50,77 @@ class Settings(BaseSettings):
         env_prefix=ENV_PREFIX, extra="forbid", frozen=True, validate_default=True
     )
 
-    table_id: str = Field(pattern=TABLE_ID_PATTERN)
-    variant: Literal["commission", "super_six", "lucky", "mini"] = "commission"
-    port: str | None = None
-    protocol: Literal["srp", "beetek"] = "srp"
-    baud: int = 9600
-    journal: Path | None = None
-    broker: str | None = None
-    #: TLS for ``mqtts://``: the CA that signed the broker's certificate, and the table's own.
-    mqtt_ca_file: Path | None = None
-    mqtt_cert_file: Path | None = None
-    mqtt_key_file: Path | None = None
-    mqtt_protocol: Literal["3.1.1", "5"] = "3.1.1"
-    #: Default ``table-<table_id>``.
-    mqtt_client_id: str | None = None
-    #: Operators allowed to give supervisor commands over MQTT -> the broker logins they use
-    #: (the broker's ACL lets only those logins publish commands).
-    supervisors: dict[str, list[str]] = Field(default_factory=dict)
-    #: Signed mode: supervisor commands must carry an HMAC-SHA256 signature with this secret.
-    command_secret: SecretStr | None = None
-    #: In signed mode, require a signature on every command, not only supervisor ones.
-    sign_all_commands: bool = False
-    topic_prefix: str = "baccarat/tables"
-    display: str = "127.0.0.1:8080"
-    #: PIN the dealer display asks for before a supervisor command; none: supervisor commands
-    #: cannot be given from the display.
-    display_pin: SecretStr | None = None
-    betting_phase: bool = True
-    card_source: Literal["reader", "rng"] = "reader"
-    #: The operator's variant file (payout and window overrides).
-    paytable: Path | None = None
-    #: Until the MQTT adapter is configured, every published message also goes here (JSON lines).
-    events_log: Path | None = None
-    log_format: Literal["json", "console"] = "json"
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    table_id: str = Field(
+        pattern=TABLE_ID_PATTERN, description="The table's id, used in topics and the client id."
+    )
+    variant: Literal["commission", "super_six", "lucky", "mini"] = Field(
+        "commission", description="The game variant (game-rules.md section 4)."
+    )
+    port: str | None = Field(
+        None, description="Shoe reader: a device path or `socket://host:port` (card source reader)."
+    )
+    protocol: Literal["srp", "beetek"] = Field("srp", description="What the shoe speaks.")
+    baud: int = Field(9600, description="Serial speed: 9600, 19200, 38400, 57600 or 115200.")
+    journal: Path | None = Field(
+        None, description="The durable journal (SQLite); default `./table-<id>.journal`."
+    )
+    broker: str | None = Field(
+        None, description="`mqtt://[user:pass@]host[:port]` or `mqtts://...`; none: no MQTT."
+    )
+    mqtt_ca_file: Path | None = Field(
+        None, description="`mqtts://`: the CA that signed the broker's certificate."
+    )
+    mqtt_cert_file: Path | None = Field(
+        None, description="`mqtts://`: the table's client certificate (PEM)."
+    )
+    mqtt_key_file: Path | None = Field(None, description="The client certificate's key (PEM).")
+    mqtt_protocol: Literal["3.1.1", "5"] = Field("3.1.1", description="MQTT protocol version.")
+    mqtt_client_id: str | None = Field(None, description="Default `table-<table_id>`.")
+    supervisors: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Operators allowed to give supervisor commands over MQTT, each with the"
+        " broker logins they use (the broker's ACL lets only those logins publish commands);"
+        ' in the environment as JSON: `{"sup-1": ["pit"]}`.',
+    )
+    command_secret: SecretStr | None = Field(
+        None,
+        description="Signed mode: supervisor commands must carry an HMAC-SHA256 signature with"
+        " this secret (16 bytes or more).",
+    )
+    sign_all_commands: bool = Field(
+        default=False, description="In signed mode, require a signature on every command."
+    )
+    topic_prefix: str = Field("baccarat/tables", description="Topics are `<P>/<table_id>/...`.")
+    display: str = Field(
+        "127.0.0.1:8080", description="Serve the dealer display at `HOST:PORT`; `off` to disable."
+    )
+    display_pin: SecretStr | None = Field(
+        None,
+        description="PIN (4 to 12 digits) the display asks for before a supervisor command;"
+        " none: no supervisor commands from the display.",
+    )
+    betting_phase: bool = Field(
+        default=True, description="Rounds have a betting period opened and closed by commands."
+    )
+    card_source: Literal["reader", "rng"] = Field(
+        "reader",
+        description="Cards from the shoe reader on `port`, or from the cryptographic RNG"
+        " (a virtual table; no reader).",
+    )
+    paytable: Path | None = Field(
+        None, description="The operator's variant file (payout and window overrides)."
+    )
+    events_log: Path | None = Field(
+        None,
+        description="A JSON-lines copy of every published message; without a broker, default"
+        " `./table-<id>.events.jsonl`.",
+    )
+    log_format: Literal["json", "console"] = Field(
+        "json", description="Logs on stderr: JSON lines, or readable in a terminal."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="The least severe log level written."
+    )
 
     @field_validator("baud")
     @classmethod
@@ -120,6 +163,9 @@ class Settings(BaseSettings):
     @field_validator("command_secret")
     @classmethod
     def _secret(cls, value: SecretStr | None) -> SecretStr | None:
+        # Imported here: the command contract is heavy and a table without a secret needs none.
+        from table_controller.publishing.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
+
         if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
             raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")
         return value
@@ -190,6 +236,24 @@ def load_settings(flags: Mapping[str, Any], config_file: Path | None = None) -> 
         raise SettingsError(describe(error)) from None
     except (OSError, ValueError) as error:  # an unreadable or invalid TOML file
         raise SettingsError(f"config: {config_file}: {error}") from None
+
+
+def reference_table() -> str:
+    """The settings reference (docs/configuration.md's table), from the model itself."""
+    rows = [
+        "| TOML key | flag | environment variable | default | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for name, field in Settings.model_fields.items():
+        default = (
+            "required" if field.is_required() else field.get_default(call_default_factory=True)
+        )
+        shown = "none" if default is None else f"`{default}`"
+        flag = f"`--{name.replace('_', '-')}`" if name in FLAGGED else "(file or environment)"
+        rows.append(
+            f"| `{name}` | {flag} | `{ENV_PREFIX}{name.upper()}` | {shown} | {field.description} |"
+        )
+    return "\n".join(rows) + "\n"
 
 
 def describe(error: ValidationError) -> str:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.runtime.config import SettingsError, load_settings
+from table_controller.runtime.config import SettingsError, load_settings, reference_table
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +96,8 @@ def test_a_wrong_pin_is_refused_without_echoing_it() -> None:
     assert pin is not None
     assert pin.get_secret_value() == "2468"
     assert "2468" not in repr(pin)
+
+
+def test_the_configuration_reference_is_the_settings_model() -> None:
+    document = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    assert reference_table() in document
