@@ -151,7 +151,7 @@ from table_controller.procedure.states import (
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 from table_controller.rules.tableau import Coup, Hand
-from table_controller.rules.variants import Reshuffle, Variant, settle_round
+from table_controller.rules.variants import MAX_ROUND, Reshuffle, Variant, settle_round
 
 #: Longest shoe id taken (it is part of every round id and of topics' payloads).
 MAX_SHOE_ID_LENGTH = 64
@@ -173,6 +173,8 @@ _Item = Card | _Mark | _Lost
 _HAND_NAMES: dict[Hand, str] = {hand: hand.value for hand in Hand}
 _TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _BETTING_COMMANDS = (OpenBetting, CloseBetting)
+#: One decision per lamp, made once: decisions are immutable values, so they can be shared.
+_SET_LAMP: dict[Lamp, SetLamp] = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
 _Refusal = tuple[RefusalCode, str]
 
 
@@ -206,6 +208,7 @@ class TableProcedure:
         self._shown_hold: HoldReason | None = None
         self._trigger = Trigger.CARD
         self._out: list[Decision] = []
+        self._round_prompts: dict[tuple[PromptAction, int], Prompt] = {}
 
     # --- public ---------------------------------------------------------------------------
 
@@ -336,15 +339,21 @@ class TableProcedure:
             self._goto(Phase.DEALING)
         if not seen_already:
             shoe.cards_seen += 1
-        if card is not None:
-            if not shoe.accounting.admits(card):
-                self._foreign_card(shoe, card)
-                return
-            shoe.accounting.add(card)
+        if card is not None and not shoe.accounting.take(card):
+            self._foreign_card(shoe, card)
+            return
         self._card_in_phase(shoe, card, manual=manual)
 
     def _card_in_phase(self, shoe: Shoe, card: Card | None, *, manual: bool) -> None:
         match self._phase:
+            case Phase.DEALING:  # first: where nearly every card goes
+                if card is None:
+                    self._alarm(AlarmCode.MISREAD,
+                                "a card came out unread: enter it by hand or void the round",
+                                round_id=self._current().round_id)
+                    self._open_gap(1, HoldReason.MISREAD)
+                else:
+                    self._deal(shoe, card, manual=manual)
             case Phase.BURN_CARD:
                 self._burn_first(shoe, card)
             case Phase.BURNING:
@@ -357,14 +366,6 @@ class TableProcedure:
                             round_id=self._last_round_id(shoe), card=_code(card))
             case Phase.BETTING:
                 self._exposed(card)
-            case Phase.DEALING:
-                if card is None:
-                    self._alarm(AlarmCode.MISREAD,
-                                "a card came out unread: enter it by hand or void the round",
-                                round_id=self._current().round_id)
-                    self._open_gap(1, HoldReason.MISREAD)
-                else:
-                    self._deal(shoe, card, manual=manual)
             case Phase.SHOE_OVER:
                 self._after_last_round(shoe, card)
             case _:
@@ -409,8 +410,9 @@ class TableProcedure:
     def _deal(self, shoe: Shoe, card: Card, *, manual: bool) -> None:
         current = self._current()
         hand, position = current.place(card, manual=manual)
-        self._publish(EventType.CARD, **current.ids, card=card.code,
-                      hand=_HAND_NAMES[hand], position=position, manual=manual)
+        self._publish_payload(EventType.CARD, {**current.ids, "card": card.code,
+                                               "hand": _HAND_NAMES[hand], "position": position,
+                                               "manual": manual})
         expected = current.expected()
         if expected is None:
             self._settle(shoe, current)
@@ -424,7 +426,7 @@ class TableProcedure:
         lamp = Lamp.PLAYER if expected is Hand.PLAYER else Lamp.BANKER
         shown = self._prompt
         if shown is None or shown.action is not action or shown.round_no != current.round_no:
-            shown = Prompt(action=action, round_no=current.round_no)
+            shown = self._round_prompt(action, current.round_no)
         self._set_display(shown, lamp)
 
     def _settle(self, shoe: Shoe, current: RoundCards) -> None:
@@ -435,9 +437,9 @@ class TableProcedure:
             round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
             coup=coup, settlement=settlement, last_round=last, manual_cards=tuple(current.manual),
         )
-        self._publish(EventType.ROUND_RESULT, **self._round_fields(current),
-                      **result_fields(coup, settlement), last_round=last,
-                      manual_cards=card_codes(current.manual))
+        self._publish_payload(EventType.ROUND_RESULT, {
+            **current.ids, **result_fields(coup, settlement), "last_round": last,
+            "manual_cards": card_codes(current.manual)})
         shoe.board.record(RoadEntry.from_coup(coup))
         self._publish_roads(shoe)
         self._round = None
@@ -445,7 +447,7 @@ class TableProcedure:
             self._end_shoe(shoe, reason="cut_card")
         else:
             self._goto(Phase.BETWEEN_ROUNDS)
-            self._set_display(Prompt(action=PromptAction.RESULT, round_no=current.round_no),
+            self._set_display(self._round_prompt(PromptAction.RESULT, current.round_no),
                               Lamp.STAND)
 
     def _after_last_round(self, shoe: Shoe, card: Card | None) -> None:
@@ -560,16 +562,17 @@ class TableProcedure:
             case OpenBetting():
                 self._start_round(shoe)
                 current = self._current()
-                self._publish(EventType.BETTING_OPENED, **self._round_fields(current),
-                              bets_offered=list(self._variant.offered_on(current.round_no)))
+                offered = self._variant.offered_on(current.round_no)
+                self._publish_payload(EventType.BETTING_OPENED,
+                                      {**current.ids, "bets_offered": list(offered)})
                 self._goto(Phase.BETTING)
-                self._set_display(Prompt(action=PromptAction.OPEN_BETTING,
-                                         round_no=current.round_no), Lamp.OFF)
+                self._set_display(self._round_prompt(PromptAction.OPEN_BETTING,
+                                                     current.round_no), Lamp.OFF)
             case CloseBetting():
                 current = self._current()
-                self._publish(EventType.BETTING_CLOSED, **self._round_fields(current))
+                self._publish_payload(EventType.BETTING_CLOSED, {**current.ids})
                 self._goto(Phase.DEALING)
-                self._set_display(Prompt(action=PromptAction.DEAL, round_no=current.round_no),
+                self._set_display(self._round_prompt(PromptAction.DEAL, current.round_no),
                                   Lamp.PLAYER)
             case Deal():
                 self._start_round(shoe)
@@ -837,6 +840,20 @@ class TableProcedure:
         self._prompt = prompt
         self._lamp = lamp
 
+    def _round_prompt(self, action: PromptAction, round_no: int) -> Prompt:
+        """The prompt ``action`` about round ``round_no``, made once per table and reused.
+
+        Every shoe deals rounds 1, 2, 3... again, and a prompt is an immutable value, so each
+        shoe after the first reuses the prompts of the rounds before it (rounds past
+        ``MAX_ROUND``, which only ``mini`` reaches, get a new one each time).
+        """
+        prompt = self._round_prompts.get((action, round_no))
+        if prompt is None:
+            prompt = Prompt(action=action, round_no=round_no)
+            if round_no <= MAX_ROUND:
+                self._round_prompts[action, round_no] = prompt
+        return prompt
+
     def _display_between_rounds(self, shoe: Shoe) -> None:
         upcoming = shoe.round_no + 1
         if self._betting:
@@ -872,25 +889,36 @@ class TableProcedure:
         else:
             prompt, lamp = self._prompt, self._lamp
         if lamp is not self._shown_lamp:
-            self._out.append(SetLamp(lamp=lamp))
+            self._out.append(_SET_LAMP[lamp])
             self._shown_lamp = lamp
-        if prompt is not None and prompt is not self._shown_prompt and prompt != self._shown_prompt:
-            self._shown_prompt = prompt
-            self._out.append(Announce(prompt=prompt))
-            self._publish(EventType.PROMPT, **self._prompt_ids(prompt), **prompt_fields(prompt))
+        shown = self._shown_prompt
+        if prompt is not None and prompt is not shown:
+            # A new action is a new prompt: the full comparison only when the action is the same.
+            if shown is None or prompt.action is not shown.action or prompt != shown:
+                self._out.append(Announce(prompt=prompt))
+                self._publish_payload(EventType.PROMPT, self._prompt_payload(prompt))
+            self._shown_prompt = prompt  # an equal prompt too: the next input compares by identity
 
-    def _prompt_ids(self, prompt: Prompt) -> dict[str, object]:
+    def _prompt_payload(self, prompt: Prompt) -> dict[str, object]:
+        """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
         shoe = self._shoe
         if shoe is None:
-            return {}
+            return prompt_fields(prompt)
         if prompt.round_no is None:
-            return {"shoe_id": shoe.shoe_id}
+            return {"shoe_id": shoe.shoe_id, **prompt_fields(prompt)}
+        shown = self._shown_round
+        if shown is not None and shown.round_no == prompt.round_no:
+            return {**shown.ids, **prompt_fields(prompt)}  # the round's ids, already built
         return {"shoe_id": shoe.shoe_id, "round_no": prompt.round_no,
-                "round_id": shoe.round_id(prompt.round_no)}
+                "round_id": shoe.round_id(prompt.round_no), **prompt_fields(prompt)}
 
     # --- publishing --------------------------------------------------------------------------
 
     def _publish(self, event_type: EventType, **payload: object) -> None:
+        self._out.append(Publish(event_type=event_type, payload=payload))
+
+    def _publish_payload(self, event_type: EventType, payload: dict[str, object]) -> None:
+        """:meth:`_publish` for a payload already built (cheaper on the per-card path)."""
         self._out.append(Publish(event_type=event_type, payload=payload))
 
     def _publish_roads(self, shoe: Shoe) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, TypeAlias
 
-from table_controller.procedure.decisions import Prompt
+from table_controller.procedure.decisions import Prompt, PromptAction
 from table_controller.procedure.events import (
     COMMANDS,
     CardDrawn,
@@ -45,8 +45,8 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.rules.cards import Card, CardError, hand_total
-from table_controller.rules.tableau import Coup
+from table_controller.rules.cards import Card, CardError
+from table_controller.rules.tableau import Coup, Winner
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = ("command", "card", "cut", "misread", "frames_lost", "reader", "timer")
@@ -274,26 +274,25 @@ def _command_args(command: Command) -> dict[str, object]:
 
 # --- parts of event payloads ----------------------------------------------------------------
 
+#: Each winner and prompt action as published: the enum's ``value``, without the enum machinery.
+_WINNER_TEXT: Final[Mapping[Winner, str]] = {winner: winner.value for winner in Winner}
+_ACTION_TEXT: Final[Mapping[PromptAction, str]] = {action: action.value for action in PromptAction}
+
 
 def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
     """Cards as the shoe writes them (``QH``); ``None`` for a card nobody could read."""
     return [None if card is None else card.code for card in cards]
 
 
-def hand_payload(cards: Iterable[Card]) -> dict[str, object]:
-    """One hand of a result: its cards in dealing order and its total."""
-    cards = tuple(cards)
-    return {"cards": card_codes(cards), "total": hand_total(card.point for card in cards)}
-
-
 def result_fields(coup: Coup, settlement: Mapping[str, Fraction | str]) -> dict[str, object]:
     """The fields of a ``round_result`` that depend on the cards (mqtt-api.md)."""
+    outcome = coup.outcome  # the totals and the winner, worked out once for the coup
     return {
-        "player": hand_payload(coup.player),
-        "banker": hand_payload(coup.banker),
-        "winner": coup.winner.value,
-        "natural": coup.natural,
-        "cards_dealt": coup.cards_dealt,
+        "player": {"cards": card_codes(coup.player), "total": outcome.player_total},
+        "banker": {"cards": card_codes(coup.banker), "total": outcome.banker_total},
+        "winner": _WINNER_TEXT[outcome.winner],
+        "natural": outcome.natural,
+        "cards_dealt": outcome.cards_dealt,
         "player_pair": coup.player_pair,
         "banker_pair": coup.banker_pair,
         "settlement": dict(settlement),
@@ -302,7 +301,7 @@ def result_fields(coup: Coup, settlement: Mapping[str, Fraction | str]) -> dict[
 
 def prompt_fields(prompt: Prompt) -> dict[str, object]:
     """The ``prompt`` event's own fields: ``action``, and ``count`` or ``reason`` when set."""
-    fields: dict[str, object] = {"action": prompt.action.value}
+    fields: dict[str, object] = {"action": _ACTION_TEXT[prompt.action]}
     if prompt.count is not None:
         fields["count"] = prompt.count
     if prompt.reason is not None:

@@ -21,33 +21,46 @@ class CardAccounting:
     """How often each card has come out since the last shuffle (game-rules.md section 5.9).
 
     A shoe of ``decks`` decks holds every card ``decks`` times; one more is a foreign card.
+    Counts are kept by ``(rank, suit)``: every card of the shoe is looked up here, and hashing
+    that pair is several times cheaper than hashing the :class:`Card` dataclass.
     """
 
     __slots__ = ("_copies", "_counts")
 
     def __init__(self, decks: int) -> None:
         self._copies = decks
-        self._counts: dict[Card, int] = {}
+        self._counts: dict[tuple[str, str], int] = {}
 
     def admits(self, card: Card) -> bool:
         """Whether one more of this card can still be in the shoe."""
-        return self._counts.get(card, 0) < self._copies
+        return self._counts.get((card.rank, card.suit), 0) < self._copies
+
+    def take(self, card: Card) -> bool:
+        """Count one card out if the shoe can still hold it; ``False``, counting nothing, if not."""
+        key = card.rank, card.suit
+        seen = self._counts.get(key, 0)
+        if seen >= self._copies:
+            return False
+        self._counts[key] = seen + 1
+        return True
 
     def add(self, card: Card) -> None:
         """Count one card out (callers check :meth:`admits` first)."""
-        self._counts[card] = self._counts.get(card, 0) + 1
+        key = card.rank, card.suit
+        self._counts[key] = self._counts.get(key, 0) + 1
 
     def remove(self, card: Card) -> None:
         """Take back one card counted by mistake (a corrected result)."""
-        left = self._counts.get(card, 0) - 1
+        key = card.rank, card.suit
+        left = self._counts.get(key, 0) - 1
         if left > 0:
-            self._counts[card] = left
+            self._counts[key] = left
         else:
-            self._counts.pop(card, None)
+            self._counts.pop(key, None)
 
     def count(self, card: Card) -> int:
         """How often this card has been seen."""
-        return self._counts.get(card, 0)
+        return self._counts.get((card.rank, card.suit), 0)
 
     def reset(self) -> None:
         """A fresh shuffle: nothing seen."""

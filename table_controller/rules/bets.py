@@ -52,11 +52,18 @@ class OpeningBet:
 BetRule: TypeAlias = CoupBet | OpeningBet
 
 
+#: The winner that means this hand won.
+_HAND_WINNER: Mapping[Hand, Winner] = {Hand.PLAYER: Winner.PLAYER, Hand.BANKER: Winner.BANKER}
+
+
 def _hand_wins(hand: Hand) -> Callable[[Outcome], str]:
+    hand_winner = _HAND_WINNER[hand]
+
     def decide(outcome: Outcome) -> str:
-        if outcome.winner is Winner.TIE:
+        winner = outcome.winner
+        if winner is Winner.TIE:
             return PUSH
-        return WIN if outcome.winner.value == hand.value else LOSE
+        return WIN if winner is hand_winner else LOSE
 
     return decide
 
@@ -96,9 +103,11 @@ def _super_6_plus(outcome: Outcome) -> str:
 
 
 def _natural(hand: Hand, total: int) -> Callable[[Outcome], str]:
+    hand_winner = _HAND_WINNER[hand]
+
     def decide(outcome: Outcome) -> str:
         natural = outcome.player_natural if hand is Hand.PLAYER else outcome.banker_natural
-        wins = outcome.winner.value == hand.value
+        wins = outcome.winner is hand_winner
         return WIN if natural == total and wins else LOSE
 
     return decide
@@ -111,9 +120,11 @@ def _lucky_6(outcome: Outcome) -> str:
 
 
 def _wins_on(hand: Hand, totals: frozenset[int]) -> Callable[[Outcome], str]:
+    hand_winner = _HAND_WINNER[hand]
+
     def decide(outcome: Outcome) -> str:
         total = outcome.player_total if hand is Hand.PLAYER else outcome.banker_total
-        return WIN if outcome.winner.value == hand.value and total in totals else LOSE
+        return WIN if outcome.winner is hand_winner and total in totals else LOSE
 
     return decide
 

@@ -28,9 +28,12 @@ Theory of operation (mqtt-api.md, ``roads``):
   computed from the same column lengths without touching the board.
 
 Recording a result costs O(1) (amortised): it appends to lists and reads at most three column
-lengths, whatever the round number. A voided round is never recorded; a corrected result is
-handled by building a new board from the corrected rounds (:meth:`Scoreboard.from_entries`).
-A display lays the logical columns out on its drawn grid with :func:`layout_grid`.
+lengths, whatever the round number. The roads are kept in their published form: every bead,
+cell and mark is built once, when its round is recorded, so :meth:`Scoreboard.payload` only
+copies lists and does not rebuild the shoe's history each round. A voided round is never
+recorded; a corrected result is handled by building a new board from the corrected rounds
+(:meth:`Scoreboard.from_entries`). A display lays the logical columns out on its drawn grid with
+:func:`layout_grid`.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ if TYPE_CHECKING:
 
 #: How each winner is written on the bead plate and the Big Road (mqtt-api.md, ``roads``).
 WINNER_LETTERS: dict[Winner, str] = {Winner.BANKER: "B", Winner.PLAYER: "P", Winner.TIE: "T"}
+#: And back, to read a published cell as a :class:`BigRoadCell`.
+_LETTER_WINNERS: dict[str, Winner] = {letter: winner for winner, letter in WINNER_LETTERS.items()}
 #: Rows of the drawn grid of a usual scoreboard display.
 DEFAULT_GRID_ROWS = 6
 
@@ -76,6 +81,18 @@ _LAGS: dict[DerivedRoad, int] = {
     DerivedRoad.SMALL_ROAD: 2,
     DerivedRoad.COCKROACH_PIG: 3,
 }
+#: Every derived road with its payload name and lag, in payload order (read on the hot path
+#: instead of iterating the enum and its ``value``).
+_ROADS: tuple[tuple[DerivedRoad, str, int], ...] = tuple(
+    (road, road.value, _LAGS[road]) for road in DerivedRoad
+)
+_ROAD_NAMES: tuple[str, ...] = tuple(name for _, name, _ in _ROADS)
+#: Each mark as published.
+_COLOUR_TEXT: dict[RoadColour, str] = {colour: colour.value for colour in RoadColour}
+#: The same, and no mark as ``None`` (what ``derived_mark`` returns when a road has none).
+_MARK_TEXT: dict[RoadColour | None, str | None] = {
+    mark: None if mark is None else mark.value for mark in (None, *RoadColour)
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,13 +114,14 @@ class RoadEntry:
     @classmethod
     def from_coup(cls, coup: Coup) -> Self:
         """The entry of a finished coup."""
+        outcome = coup.outcome
         return cls(
-            winner=coup.winner,
+            winner=outcome.winner,
             player_pair=coup.player_pair,
             banker_pair=coup.banker_pair,
-            natural=coup.natural,
-            player_total=coup.player_total,
-            banker_total=coup.banker_total,
+            natural=outcome.natural,
+            player_total=outcome.player_total,
+            banker_total=outcome.banker_total,
         )
 
 
@@ -135,6 +153,8 @@ class ShoeStats:
 
 
 _TALLY_KEYS = tuple(field.name for field in dataclasses.fields(ShoeStats))
+#: The tally key that each winner counts on (the same text as the winner's value).
+_WINNER_TALLY: dict[Winner, str] = {winner: winner.value for winner in Winner}
 
 
 class BeadPayload(TypedDict):
@@ -204,18 +224,25 @@ def derived_mark(
 
 
 class Scoreboard:
-    """The scoreboards of one shoe, updated one settled round at a time."""
+    """The scoreboards of one shoe, updated one settled round at a time.
 
-    __slots__ = ("_columns", "_derived", "_entries", "_lengths", "_pending_ties", "_tally")
+    The roads are kept as they are published (bead and cell dicts, mark texts), each built once
+    when its round is recorded, so that :meth:`payload` copies lists and builds nothing new;
+    :attr:`big_road` and :meth:`derived_road` read them back as typed values.
+    """
+
+    __slots__ = ("_beads", "_big_road", "_derived", "_entries", "_last_winner", "_lengths",
+                 "_pending_ties", "_tally")
 
     def __init__(self) -> None:
         self._entries: list[RoadEntry] = []
-        self._columns: list[list[BigRoadCell]] = []
+        self._beads: list[BeadPayload] = []
+        #: The Big Road's logical columns; a cell a tie counts on is replaced, never changed.
+        self._big_road: list[list[BigRoadCellPayload]] = []
         self._lengths: list[int] = []
+        self._last_winner: Winner | None = None
         self._pending_ties = 0
-        self._derived: dict[DerivedRoad, list[list[RoadColour]]] = {
-            road: [] for road in DerivedRoad
-        }
+        self._derived: dict[DerivedRoad, list[list[str]]] = {road: [] for road in DerivedRoad}
         self._tally = dict.fromkeys(_TALLY_KEYS, 0)
 
     @classmethod
@@ -229,28 +256,32 @@ class Scoreboard:
     def record(self, entry: RoadEntry) -> None:
         """Add one settled round to every scoreboard."""
         self._entries.append(entry)
+        self._beads.append(_bead_payload(entry))
         self._count(entry)
-        if entry.winner is Winner.TIE:
+        winner = entry.winner
+        if winner is Winner.TIE:
             self._count_tie()
             return
-        column, row = self._next_cell(entry.winner)
-        marks = self._marks_at(column, row)
-        cell = BigRoadCell(
-            winner=entry.winner,
-            ties=self._pending_ties,
-            player_pair=entry.player_pair,
-            banker_pair=entry.banker_pair,
-        )
+        column, row = self._next_cell(winner)
+        cell: BigRoadCellPayload = {
+            "winner": WINNER_LETTERS[winner],
+            "ties": self._pending_ties,
+            "banker_pair": entry.banker_pair,
+            "player_pair": entry.player_pair,
+        }
         self._pending_ties = 0
+        self._last_winner = winner
         if row == 0:
-            self._columns.append([cell])
+            self._big_road.append([cell])
             self._lengths.append(1)
         else:
-            self._columns[-1].append(cell)
+            self._big_road[-1].append(cell)
             self._lengths[-1] += 1
-        for road, mark in marks.items():
+        lengths = self._lengths  # a mark reads only the columns before the new cell's
+        for road, _, lag in _ROADS:
+            mark = derived_mark(lengths, column, row, lag)
             if mark is not None:
-                self._add_mark(road, mark)
+                _add_mark(self._derived[road], _COLOUR_TEXT[mark])
 
     def ask(self, winner: Winner) -> dict[str, str | None]:
         """The mark each derived road would get if the next result were ``winner``.
@@ -258,34 +289,40 @@ class Scoreboard:
         The board is not changed. A tie adds no Big Road cell, so it asks nothing: all ``None``.
         """
         if winner is Winner.TIE:
-            return {road.value: None for road in DerivedRoad}
+            return dict.fromkeys(_ROAD_NAMES)
         column, row = self._next_cell(winner)
+        lengths = self._lengths
         return {
-            road.value: None if mark is None else mark.value
-            for road, mark in self._marks_at(column, row).items()
+            name: _MARK_TEXT[derived_mark(lengths, column, row, lag)] for _, name, lag in _ROADS
         }
 
     def payload(self, shoe_id: str, cards_left: int | None) -> RoadsPayload:
-        """The ``roads`` message of mqtt-api.md for this board."""
-        stats = self.stats
+        """The ``roads`` message of mqtt-api.md for this board.
+
+        Its top-level lists and each road's last (still open) column are its own; the closed
+        columns and the bead and cell dicts are shared with the board and with later payloads.
+        None of them is ever changed once published: read a payload, do not edit it.
+        """
+        derived = self._derived
+        tally = self._tally
         return {
             "type": "roads",
             "shoe_id": shoe_id,
-            "bead_plate": [_bead_payload(entry) for entry in self._entries],
-            "big_road": [[_cell_payload(cell) for cell in column] for column in self._columns],
-            "big_eye_boy": self._derived_payload(DerivedRoad.BIG_EYE_BOY),
-            "small_road": self._derived_payload(DerivedRoad.SMALL_ROAD),
-            "cockroach_pig": self._derived_payload(DerivedRoad.COCKROACH_PIG),
+            "bead_plate": self._beads.copy(),
+            "big_road": _copy_columns(self._big_road),
+            "big_eye_boy": _copy_columns(derived[DerivedRoad.BIG_EYE_BOY]),
+            "small_road": _copy_columns(derived[DerivedRoad.SMALL_ROAD]),
+            "cockroach_pig": _copy_columns(derived[DerivedRoad.COCKROACH_PIG]),
             "ask_banker": self.ask(Winner.BANKER),
             "ask_player": self.ask(Winner.PLAYER),
             "stats": {
-                "banker": stats.banker,
-                "player": stats.player,
-                "tie": stats.tie,
-                "banker_pair": stats.banker_pair,
-                "player_pair": stats.player_pair,
-                "natural": stats.natural,
-                "rounds": stats.rounds,
+                "banker": tally["banker"],
+                "player": tally["player"],
+                "tie": tally["tie"],
+                "banker_pair": tally["banker_pair"],
+                "player_pair": tally["player_pair"],
+                "natural": tally["natural"],
+                "rounds": tally["banker"] + tally["player"] + tally["tie"],
                 "cards_left": cards_left,
             },
         }
@@ -298,7 +335,7 @@ class Scoreboard:
     @property
     def big_road(self) -> tuple[tuple[BigRoadCell, ...], ...]:
         """The Big Road's logical columns."""
-        return tuple(tuple(column) for column in self._columns)
+        return tuple(tuple(_big_road_cell(cell) for cell in column) for column in self._big_road)
 
     @property
     def pending_ties(self) -> int:
@@ -312,42 +349,67 @@ class Scoreboard:
 
     def derived_road(self, road: DerivedRoad) -> tuple[tuple[RoadColour, ...], ...]:
         """One derived road's logical columns (a new column whenever the colour changes)."""
-        return tuple(tuple(column) for column in self._derived[road])
+        return tuple(tuple(RoadColour(mark) for mark in column) for column in self._derived[road])
 
     def _count(self, entry: RoadEntry) -> None:
         tally = self._tally
-        tally[entry.winner.value] += 1
+        tally[_WINNER_TALLY[entry.winner]] += 1
         tally["banker_pair"] += entry.banker_pair
         tally["player_pair"] += entry.player_pair
         tally["natural"] += entry.natural
 
     def _count_tie(self) -> None:
-        if not self._columns:
+        if not self._big_road:
             self._pending_ties += 1
             return
-        last_column = self._columns[-1]
-        last_column[-1] = dataclasses.replace(last_column[-1], ties=last_column[-1].ties + 1)
+        last_column = self._big_road[-1]
+        cell = last_column[-1]
+        last_column[-1] = {  # a new dict: the old one may be in a payload already
+            "winner": cell["winner"],
+            "ties": cell["ties"] + 1,
+            "banker_pair": cell["banker_pair"],
+            "player_pair": cell["player_pair"],
+        }
 
     def _next_cell(self, winner: Winner) -> tuple[int, int]:
         """Where a banker or player result would go on the Big Road: (column, row), from 0."""
-        if not self._columns:
+        if self._last_winner is None:
             return 0, 0
-        if self._columns[-1][-1].winner is winner:
-            return len(self._columns) - 1, self._lengths[-1]
-        return len(self._columns), 0
+        if self._last_winner is winner:
+            return len(self._big_road) - 1, self._lengths[-1]
+        return len(self._big_road), 0
 
-    def _marks_at(self, column: int, row: int) -> dict[DerivedRoad, RoadColour | None]:
-        return {road: derived_mark(self._lengths, column, row, road.lag) for road in DerivedRoad}
 
-    def _add_mark(self, road: DerivedRoad, mark: RoadColour) -> None:
-        columns = self._derived[road]
-        if columns and columns[-1][-1] is mark:
-            columns[-1].append(mark)
-        else:
-            columns.append([mark])
+def _add_mark(columns: list[list[str]], mark: str) -> None:
+    """Put a mark on a derived road: below the last one if the same colour, else in a new column."""
+    if columns and columns[-1][-1] == mark:
+        columns[-1].append(mark)
+    else:
+        columns.append([mark])
 
-    def _derived_payload(self, road: DerivedRoad) -> list[list[str]]:
-        return [[mark.value for mark in column] for column in self._derived[road]]
+
+def _big_road_cell(cell: BigRoadCellPayload) -> BigRoadCell:
+    return BigRoadCell(
+        winner=_LETTER_WINNERS[cell["winner"]],
+        ties=cell["ties"],
+        player_pair=cell["player_pair"],
+        banker_pair=cell["banker_pair"],
+    )
+
+
+_Item = TypeVar("_Item")
+
+
+def _copy_columns(columns: list[list[_Item]]) -> list[list[_Item]]:
+    """The columns as a payload that stays as it is once built, whatever is recorded later.
+
+    Only a road's last column still grows (or has its last cell replaced, when a tie counts on
+    it): that one is copied, the closed ones before it are shared as they are.
+    """
+    published = columns.copy()
+    if published:
+        published[-1] = published[-1].copy()
+    return published
 
 
 def _bead_payload(entry: RoadEntry) -> BeadPayload:
@@ -359,15 +421,6 @@ def _bead_payload(entry: RoadEntry) -> BeadPayload:
     if entry.natural:
         bead["natural"] = True
     return bead
-
-
-def _cell_payload(cell: BigRoadCell) -> BigRoadCellPayload:
-    return {
-        "winner": WINNER_LETTERS[cell.winner],
-        "ties": cell.ties,
-        "banker_pair": cell.banker_pair,
-        "player_pair": cell.player_pair,
-    }
 
 
 _Cell = TypeVar("_Cell")

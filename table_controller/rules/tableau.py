@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from table_controller.rules.cards import Card, hand_total, is_pair
 
@@ -169,10 +168,25 @@ def split_hands(cards: Sequence[Card]) -> tuple[tuple[Card, ...], tuple[Card, ..
 
 @dataclass(frozen=True)
 class Coup:
-    """A finished coup: both hands, in dealing order within each hand."""
+    """A finished coup: both hands, in dealing order within each hand.
+
+    The :class:`Outcome` is worked out once, when the coup is made: the settlement, the result
+    and the scoreboards all read it.
+    """
 
     player: tuple[Card, ...]
     banker: tuple[Card, ...]
+    outcome: Outcome = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        player, banker = self.player, self.banker
+        outcome = Outcome(  # positional: the hot path of every settled round
+            hand_total(card.point for card in player),
+            hand_total(card.point for card in banker),
+            len(player),
+            len(banker),
+        )
+        object.__setattr__(self, "outcome", outcome)
 
     @classmethod
     def from_cards(cls, cards: Sequence[Card]) -> Coup:
@@ -181,15 +195,6 @@ class Coup:
         if next_hand([card.point for card in cards]) is not None:
             raise ValueError(f"the coup is not complete after {len(cards)} cards")
         return cls(player, banker)
-
-    @cached_property
-    def outcome(self) -> Outcome:
-        return Outcome(
-            player_total=hand_total(card.point for card in self.player),
-            banker_total=hand_total(card.point for card in self.banker),
-            player_cards=len(self.player),
-            banker_cards=len(self.banker),
-        )
 
     @property
     def player_total(self) -> int:
@@ -221,8 +226,8 @@ class Coup:
 
     @property
     def player_pair(self) -> bool:
-        return self.player_opening.pair
+        return is_pair(self.player[0], self.player[1])
 
     @property
     def banker_pair(self) -> bool:
-        return self.banker_opening.pair
+        return is_pair(self.banker[0], self.banker[1])

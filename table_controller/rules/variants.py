@@ -11,13 +11,17 @@ may override (``table_controller.paytable_file``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Final
+from typing import Final, TypeAlias, TypeVar
 
-from table_controller.rules.bets import BETS, net_result, verdict
-from table_controller.rules.tableau import Coup
+from table_controller.rules.bets import BETS, CoupBet, OpeningBet, net_result, verdict
+from table_controller.rules.tableau import Coup, Outcome
+
+#: A bet rule of either kind (a coup bet or an opening bet).
+_RuleT = TypeVar("_RuleT", CoupBet, OpeningBet)
 
 #: The settlement value of a bet outside its window (mqtt-api.md, ``round_result``).
 NOT_OFFERED: Final = "not_offered"
@@ -69,6 +73,82 @@ class BetOffer:
                 raise ValueError(f"bet {self.bet_id!r} tier {tier!r}: payout must be >= 0")
 
 
+#: One offered bet of a round's menu: its id, rule and pay table.
+_Priced: TypeAlias = tuple[str, _RuleT, Mapping[str, Fraction]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _RoundMenu:
+    """A variant's bet menu on one round, worked out once for every round alike, and settled.
+
+    The main bets' results depend on the coup's :class:`~table_controller.rules.tableau.Outcome`
+    alone (``bets.py``), and a coup has one of at most 400 outcomes; so :meth:`settle` works
+    them out once per outcome and keeps them (a memo, bounded, that changes no result).
+    """
+
+    #: Every bet of the variant, in menu order.
+    bet_ids: tuple[str, ...]
+    #: The bets taken on the round, in menu order.
+    offered: tuple[str, ...]
+    coup_bets: tuple[_Priced[CoupBet], ...]
+    opening_bets: tuple[_Priced[OpeningBet], ...]
+    _by_outcome: dict[Outcome, dict[str, Fraction | str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def settle(self, coup: Coup) -> dict[str, Fraction | str]:
+        """Every bet of the variant: its net result, or ``not_offered`` outside its window."""
+        outcome = coup.outcome
+        main = self._by_outcome.get(outcome)
+        if main is None:
+            # Every bet in menu order; an opening bet's place is filled for each coup below.
+            main = dict.fromkeys(self.bet_ids, NOT_OFFERED)
+            for bet_id, coup_bet, payouts in self.coup_bets:
+                main[bet_id] = net_result(verdict(coup_bet, coup), payouts)
+            self._by_outcome[outcome] = main
+        settlement = main.copy()
+        for bet_id, opening_bet, payouts in self.opening_bets:
+            settlement[bet_id] = net_result(verdict(opening_bet, coup), payouts)
+        return settlement
+
+
+def _round_menu(bets: Iterable[BetOffer], round_no: int, *, virtual: bool) -> _RoundMenu:
+    offered = [
+        offer for offer in bets if virtual or offer.window is None or round_no in offer.window
+    ]
+    coup_bets: list[_Priced[CoupBet]] = []
+    opening_bets: list[_Priced[OpeningBet]] = []
+    for offer in offered:
+        rule = BETS[offer.bet_id]
+        if isinstance(rule, CoupBet):
+            coup_bets.append((offer.bet_id, rule, offer.payouts))
+        else:
+            opening_bets.append((offer.bet_id, rule, offer.payouts))
+    return _RoundMenu(
+        bet_ids=tuple(offer.bet_id for offer in bets),
+        offered=tuple(offer.bet_id for offer in offered),
+        coup_bets=tuple(coup_bets),
+        opening_bets=tuple(opening_bets),
+    )
+
+
+def _round_menus(bets: tuple[BetOffer, ...], *, virtual: bool) -> tuple[_RoundMenu, ...]:
+    """The menu of each round from 0 to ``MAX_ROUND + 1``, indexed by round number.
+
+    Windows lie within rounds 1 to ``MAX_ROUND``, so round 0 (and below) offers what round 0
+    offers and any round after ``MAX_ROUND`` what round ``MAX_ROUND + 1`` offers. The menu
+    changes only where a window starts or ends: one menu is built per stretch between.
+    """
+    changes = {0, MAX_ROUND + 1}
+    for offer in bets:
+        if offer.window is not None:
+            changes.update((offer.window.first, offer.window.last + 1))
+    menus: list[_RoundMenu] = []
+    for start, end in itertools.pairwise([*sorted(changes), MAX_ROUND + 2]):
+        menus.extend([_round_menu(bets, start, virtual=virtual)] * (end - start))
+    return tuple(menus)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Variant:
     """A game variant: shoe, procedures that differ, and its bet menu."""
@@ -82,6 +162,8 @@ class Variant:
     #: A virtual (RNG) table offers every bet on every round.
     virtual: bool = False
     _by_id: Mapping[str, BetOffer] = field(init=False, repr=False, compare=False)
+    #: The menu of each round, by round number (see :func:`_round_menus`).
+    _menus: tuple[_RoundMenu, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.decks < 1:
@@ -90,6 +172,7 @@ class Variant:
         if len(by_id) != len(self.bets):
             raise ValueError(f"variant {self.name!r} lists a bet twice")
         object.__setattr__(self, "_by_id", by_id)
+        object.__setattr__(self, "_menus", _round_menus(self.bets, virtual=self.virtual))
 
     @property
     def bet_ids(self) -> tuple[str, ...]:
@@ -106,7 +189,12 @@ class Variant:
 
     def offered_on(self, round_no: int) -> tuple[str, ...]:
         """The bets taken on this round, in menu order."""
-        return tuple(bet_id for bet_id in self.bet_ids if self.offered(bet_id, round_no))
+        return self._menu(round_no).offered
+
+    def _menu(self, round_no: int) -> _RoundMenu:
+        if 0 <= round_no <= MAX_ROUND:
+            return self._menus[round_no]
+        return self._menus[0 if round_no < 0 else MAX_ROUND + 1]
 
     def as_virtual(self) -> Variant:
         """The same variant on an RNG table: no side-bet windows."""
@@ -120,13 +208,7 @@ class Variant:
 
 def settle_round(variant: Variant, coup: Coup, round_no: int) -> dict[str, Fraction | str]:
     """Every bet of the variant: its net result, or ``not_offered`` outside its window."""
-    settlement: dict[str, Fraction | str] = {}
-    for offer in variant.bets:
-        if variant.offered(offer.bet_id, round_no):
-            settlement[offer.bet_id] = net_result(verdict(BETS[offer.bet_id], coup), offer.payouts)
-        else:
-            settlement[offer.bet_id] = NOT_OFFERED
-    return settlement
+    return variant._menu(round_no).settle(coup)  # noqa: SLF001 - this module's own
 
 
 def _offer(
