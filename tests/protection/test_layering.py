@@ -1,0 +1,36 @@
+"""The protection package's pure modules import only the rules and each other."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "table_controller" / "protection"
+PURE_MODULES = ["__init__.py", "edge.py", "shuffle_checks.py", "replay_edges.py"]
+ALLOWED_INSIDE = ("table_controller.rules", "table_controller.protection")
+
+
+def controller_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return {name for name in found if name.startswith("table_controller")}
+
+
+@pytest.mark.parametrize("name", PURE_MODULES)
+def test_pure_protection_modules_import_only_rules(name: str) -> None:
+    inner = controller_imports(PACKAGE / name)
+    assert all(module.startswith(ALLOWED_INSIDE) for module in inner), inner
+
+
+def test_matplotlib_is_imported_lazily_and_only_by_the_plot_module() -> None:
+    for path in PACKAGE.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import matplotlib" not in text, path.name
+    assert 'importlib.import_module("matplotlib")' in (PACKAGE / "plot.py").read_text()
