@@ -15,6 +15,8 @@ Format (every table and key optional)::
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -58,16 +60,29 @@ class _VariantOverride(BaseModel):
     bets: dict[str, _BetOverride] = Field(default_factory=dict)
 
 
+#: A payout written as text: a decimal or a fraction of modest size (no exponent to expand).
+_PAYOUT_TEXT = re.compile(r"\d{1,9}(\.\d{1,9})?|\d{1,9}/\d{1,9}")
+#: No bet pays more than this to one; anything larger is a typing error.
+MAX_PAYOUT = 1_000_000
+
+
 def _payout(value: float | str, key: str) -> Fraction:
+    bad = VariantFileError(f"{key}: {value!r} is not a payout (use 9, 0.95 or '19/20')")
+    if isinstance(value, str) and not _PAYOUT_TEXT.fullmatch(value.strip()):
+        raise bad
+    if isinstance(value, float) and not math.isfinite(value):
+        raise bad
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_PAYOUT:
+        raise VariantFileError(f"{key}: payout must be at most {MAX_PAYOUT}")
     try:
         # A TOML float such as 0.95 is read through its decimal text, so it is exactly 19/20.
         payout = Fraction(Decimal(repr(value))) if isinstance(value, float) else Fraction(value)
-    except (ValueError, ZeroDivisionError, InvalidOperation):
-        raise VariantFileError(
-            f"{key}: {value!r} is not a number (use 9, 0.95 or '19/20')"
-        ) from None
+    except (ValueError, ZeroDivisionError, InvalidOperation, OverflowError):
+        raise bad from None
     if payout < 0:
         raise VariantFileError(f"{key}: payout must not be negative (got {value!r})")
+    if payout > MAX_PAYOUT:
+        raise VariantFileError(f"{key}: payout must be at most {MAX_PAYOUT}")
     return payout
 
 
@@ -140,6 +155,7 @@ def load_variants(path: Path | None) -> dict[str, Variant]:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise VariantFileError(f"{path}: cannot read: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise VariantFileError(f"{path}: not valid TOML: {error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        # ValueError: an integer too long to read; RecursionError: nesting too deep.
+        raise VariantFileError(f"{path}: not valid TOML: {type(error).__name__}: {error}") from None
     return parse_variant_overrides(document, source=str(path))

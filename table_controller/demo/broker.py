@@ -23,8 +23,8 @@ import socket
 import sys
 from typing import Any, Final
 
-from amqtt.broker import Broker  # type: ignore[import-untyped]
-from amqtt.errors import BrokerError  # type: ignore[import-untyped]
+from amqtt.broker import Broker
+from amqtt.errors import BrokerError
 
 HOST: Final = "127.0.0.1"
 #: The first line on standard output once the broker accepts connections.

@@ -17,6 +17,7 @@ command may be left out; the reader of the records supplies defaults.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -105,6 +106,12 @@ def _parse(record: object, default_at: float, command_id: str, operator: str) ->
     at = record.get("at", default_at)
     if isinstance(at, bool) or not isinstance(at, int | float):
         raise _Bad("'at' must be a number of seconds")
+    try:
+        finite = math.isfinite(float(at))
+    except OverflowError:  # an integer beyond any float
+        finite = False
+    if not finite:
+        raise _Bad("'at' must be a finite number of seconds")
     if kind != "command":
         return _SHOE_INPUTS[kind](record[kind], float(at))
     identity = _text(record.get("id", command_id), "id")

@@ -47,6 +47,8 @@ class Card:
         """Read ``QH``; ``10H`` is read as ``TH``; anything else raises :class:`CardError`."""
         if not isinstance(text, str):
             raise CardError(f"not a card: {text!r} (expected text such as 'QH')")
+        if not text.isascii():  # "Q\u017f" would upper-case to "QS"
+            raise CardError(f"not a card: {text!r} (expected rank {RANKS} then suit {SUITS})")
         code = text.strip().upper()
         if len(code) == 3 and code.startswith("10"):
             code = "T" + code[2]

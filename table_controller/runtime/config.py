@@ -34,6 +34,8 @@ FLAGGED = frozenset(
         "log_format", "log_level",
     }
 )  # fmt: skip
+#: The longest value shown in an error message.
+MAX_SHOWN = 80
 #: Settings whose values are never echoed in an error message.
 SECRET_WORDS = ("pin", "password", "secret", "key")
 _HOST_PORT = re.compile(r"^(?P<host>[^:\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
@@ -234,8 +236,8 @@ def load_settings(flags: Mapping[str, Any], config_file: Path | None = None) -> 
         return _with_file(config_file)(**{k: v for k, v in flags.items() if v is not None})
     except ValidationError as error:
         raise SettingsError(describe(error)) from None
-    except (OSError, ValueError) as error:  # an unreadable or invalid TOML file
-        raise SettingsError(f"config: {config_file}: {error}") from None
+    except (OSError, ValueError, RecursionError) as error:  # an unreadable or invalid TOML file
+        raise SettingsError(f"config: {config_file}: {type(error).__name__}: {error}") from None
 
 
 def reference_table() -> str:
@@ -256,6 +258,15 @@ def reference_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _shown(value: object) -> str:
+    """A value for an error message: its repr, cut short (a huge integer has none)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "(a value too large to show)"
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
 def describe(error: ValidationError) -> str:
     """One line per wrong setting: ``key = value: why``."""
     lines = []
@@ -270,6 +281,6 @@ def describe(error: ValidationError) -> str:
             lines.append(message)
         else:
             secret = any(word in key for word in SECRET_WORDS)
-            value = "(hidden)" if secret else repr(problem.get("input"))
+            value = "(hidden)" if secret else _shown(problem.get("input"))
             lines.append(f"{key} = {value}: {message}")
     return "; ".join(lines)

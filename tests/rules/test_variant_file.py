@@ -80,7 +80,7 @@ window = "every_round"
         ('[commission.bets.big]\nwindow = "sometimes"', r"commission\.bets\.big\.window"),
         (
             '[commission.bets.tie]\npayouts = { win = "eight" }',
-            r"commission\.bets\.tie\.payouts\.win: 'eight' is not a number",
+            r"commission\.bets\.tie\.payouts\.win: 'eight' is not a payout",
         ),
         ("[commission.bets.tie]\npayouts = { win = true }", r"commission\.bets\.tie\.payouts\.win"),
         (

@@ -1,0 +1,297 @@
+"""Fuzzing ``input_from_record``: any JSON value gives an input or ``RecordRejected``.
+
+Values are valid input records built from spec/cli.md (``replay``) and the module's own
+grammar, the same records with a key dropped, added or given another JSON value, and
+arbitrary JSON values. Oracles:
+
+* ``input_from_record`` never raises (known bugs aside, see ``fuzz_support.KNOWN_BUGS``);
+* it accepts a record only if an independent checker does, and reads the same card from it
+  (no invented card); the checker follows the module's documented leniency (a card's case and
+  surrounding spaces, ``10`` for ``T``) but nothing more;
+* an accepted input survives ``input_to_record`` and back unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Final
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from table_controller.procedure.events import CardDrawn, CorrectResult, EnterCard, Input
+from table_controller.procedure.records import (
+    RecordRejected,
+    input_from_record,
+    input_to_record,
+)
+from tests.fuzz.fuzz_support import (
+    count_example,
+    fast_settings,
+    long_rounds,
+    one_in,
+    rarely,
+    run_long_round,
+)
+
+_KINDS: Final = ("command", "card", "cut", "misread", "frames_lost", "reader", "timer")
+_ARGS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
+    "new_shoe": (frozenset(), frozenset({"shoe_id"})),
+    "open_betting": (frozenset(), frozenset()),
+    "close_betting": (frozenset(), frozenset()),
+    "deal": (frozenset(), frozenset()),
+    "misdeal": (frozenset(), frozenset()),
+    "void_round": (frozenset({"round_id"}), frozenset()),
+    "void_shoe": (frozenset(), frozenset()),
+    "manual_card": (frozenset({"card"}), frozenset()),
+    "correct_result": (frozenset({"round_id", "player", "banker"}), frozenset()),
+    "dropped_card": (frozenset({"read"}), frozenset()),
+}
+
+
+class Invalid(Exception):  # noqa: N818 - the checker's verdict, never leaves this module
+    pass
+
+
+def _card(value: object) -> str:
+    """A card as the records documentation reads it: ``QH``, ``qh``, `` QH ``, ``10H``.
+
+    Only ASCII text is a card, spaces around it included.
+    """
+    if not isinstance(value, str) or not value.isascii():
+        raise Invalid
+    code = value.strip()
+    code = code.upper()
+    if len(code) == 3 and code.startswith("10"):
+        code = "T" + code[2]
+    if len(code) != 2 or code[0] not in "A23456789TJQK" or code[1] not in "SHDC":
+        raise Invalid
+    return code
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise Invalid
+    return value
+
+
+def _command_cards(record: dict[str, Any]) -> list[str]:
+    name, args = record["command"], record.get("args", {})
+    if not isinstance(name, str) or name not in _ARGS or not isinstance(args, dict):
+        raise Invalid
+    for key in ("id", "operator"):
+        if key in record:
+            _text(record[key])
+    required, optional = _ARGS[name]
+    if not required <= set(args) <= required | optional:
+        raise Invalid
+    cards = {key: _arg_cards(key, value) for key, value in args.items()}
+    # An input holds the entered card, or the player's cards then the banker's.
+    return [card for key in ("card", "player", "banker") for card in cards.get(key, [])]
+
+
+def _arg_cards(key: str, value: object) -> list[str]:
+    if key == "card":
+        return [_card(value)]
+    if key in {"player", "banker"}:
+        if not isinstance(value, list):
+            raise Invalid
+        return [_card(item) for item in value]
+    if key == "read" and not isinstance(value, bool):
+        raise Invalid
+    if key == "round_id" or (key == "shoe_id" and value is not None):
+        _text(value)
+    return []
+
+
+def _shoe_input_cards(kind: str, value: object) -> list[str]:
+    if kind == "card":
+        return [_card(value)]
+    valid = {
+        "cut": value is True,
+        "misread": value is True,
+        "frames_lost": isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+        "reader": isinstance(value, str) and value in {"offline", "online"},
+        "timer": isinstance(value, str) and value != "",
+    }[kind]
+    if not valid:
+        raise Invalid
+    return []
+
+
+def reference_cards(record: object) -> list[str]:
+    """The cards a record names, in the order an input holds them; raises ``Invalid``."""
+    if not isinstance(record, dict):
+        raise Invalid
+    kinds = [kind for kind in _KINDS if kind in record]
+    if len(kinds) != 1:
+        raise Invalid
+    kind = kinds[0]
+    allowed = {"at", "ts", "v"} | (
+        {"command", "args", "id", "operator"} if kind == "command" else {kind}
+    )
+    if not set(record) <= allowed:
+        raise Invalid
+    # records.py compares the version with ==, so 1.0 and true also read as version 1.
+    if record.get("v", 1) != 1:
+        raise Invalid
+    at = record.get("at", 0.0)
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        raise Invalid
+    if isinstance(at, int) and abs(at) > sys.float_info.max:  # no float holds it
+        raise Invalid
+    if isinstance(at, float) and not math.isfinite(at):
+        raise Invalid
+    if kind == "command":
+        return _command_cards(record)
+    return _shoe_input_cards(kind, record[kind])
+
+
+def input_cards(event: Input) -> list[str]:
+    if isinstance(event, CardDrawn | EnterCard):
+        return [event.card.code]
+    if isinstance(event, CorrectResult):
+        return [card.code for card in (*event.player, *event.banker)]
+    return []
+
+
+# --- records --------------------------------------------------------------------------------
+
+short_text = st.text(max_size=8)
+cards = st.builds(lambda r, s: r + s, st.sampled_from("A23456789TJQK"), st.sampled_from("SHDC"))
+near_cards = st.sampled_from(
+    ["qh", " QH ", "10h", "10S", "\u2003KD", "Q", "QX", "1H", "QHH", "", "Q\u017f", "\u0131H"]
+)
+card_values = rarely(cards, near_cards)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**308, max_value=10**320)
+    | st.floats()
+    | short_text
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from([*_KINDS, "at", "v", "args"]) | short_text, inner, max_size=4
+        )
+    ),
+    max_leaves=10,
+)
+ats = st.floats(min_value=0, max_value=1e6) | st.integers(0, 10**6) | json_scalars
+
+
+def _args(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    hand = st.lists(card_values, min_size=2, max_size=3)
+    strategies: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+        "new_shoe": st.fixed_dictionaries({}, optional={"shoe_id": st.none() | short_text}),
+        "void_round": st.fixed_dictionaries({"round_id": short_text}),
+        "manual_card": st.fixed_dictionaries({"card": card_values}),
+        "correct_result": st.fixed_dictionaries(
+            {"round_id": short_text, "player": hand, "banker": hand}
+        ),
+        "dropped_card": st.fixed_dictionaries({"read": st.booleans()}),
+    }
+    return strategies.get(name, st.just({}))
+
+
+@st.composite
+def records(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(_KINDS))
+    record: dict[str, Any]
+    if kind == "command":
+        name = draw(st.sampled_from(sorted(_ARGS)))
+        record = {"command": name}
+        if draw(st.booleans()):
+            record["args"] = draw(_args(name))
+        for key in ("id", "operator"):
+            if draw(st.booleans()):
+                record[key] = draw(short_text)
+    else:
+        value = {
+            "card": card_values,
+            "cut": st.sampled_from([True, 1, "true"]),
+            "misread": st.sampled_from([True, False]),
+            "frames_lost": st.integers(-2, 100),
+            "reader": st.sampled_from(["offline", "online", "gone"]),
+            "timer": short_text,
+        }[kind]
+        record = {kind: draw(value)}
+    if draw(st.booleans()):
+        record["at"] = draw(ats)
+    if draw(one_in(4)):
+        record["v"] = draw(st.sampled_from([1, 2, 0, "1", None]))
+    if draw(one_in(4)):
+        record["ts"] = draw(short_text)
+    return record
+
+
+@st.composite
+def broken_records(draw: st.DrawFn) -> Any:
+    record = draw(records())
+    target = record.get("args") if isinstance(record.get("args"), dict) else record
+    assert isinstance(target, dict)
+    key = draw(st.sampled_from(sorted(target) or ["x"]))
+    match draw(st.sampled_from(["drop", "add", "replace"])):
+        case "drop":
+            target.pop(key, None)
+        case "add":
+            target[draw(st.sampled_from([*_KINDS, "args", "extra"]) | short_text)] = draw(
+                json_values
+            )
+        case _:
+            target[key] = draw(json_values)
+    return record
+
+
+values = st.one_of(records(), records(), broken_records(), json_values)
+
+
+def check_records(batch: list[object]) -> None:
+    accepted = sum(check_record(record) for record in batch)
+    count_example("input_from_record", len(batch), accepted=accepted)
+
+
+def check_record(record: object) -> bool:
+    """Check one value against the oracles; returns whether it became an input."""
+    result = input_from_record(
+        record, default_at=0.0, default_command_id="c-0", default_operator="fuzz"
+    )
+    try:
+        expected: list[str] | None = reference_cards(record)
+    except Invalid:
+        expected = None
+    if isinstance(result, RecordRejected):
+        assert expected is None, (record, result)
+        assert result.reason
+    else:
+        assert expected is not None, (record, result)
+        assert input_cards(result) == expected
+        again = input_from_record(
+            input_to_record(result), default_at=1.0, default_command_id="x", default_operator="y"
+        )
+        if not math.isnan(result.at):
+            assert again == result
+    return not isinstance(result, RecordRejected)
+
+
+@fast_settings(1.5)
+@given(st.lists(values, min_size=8, max_size=24))
+def test_records_give_an_input_or_a_rejection(batch: list[object]) -> None:
+    check_records(batch)
+
+
+#: Long-profile weight (examples per unit of ``FUZZ_EXAMPLES``).
+WEIGHT = 0.6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("round_no", long_rounds(WEIGHT))
+def test_long_records(round_no: int) -> None:
+    batches = st.lists(values, min_size=8, max_size=24)
+    run_long_round("input_from_record", check_records, batches, WEIGHT, round_no)
