@@ -96,7 +96,8 @@ class Backend:
                 self.received.append(await self.feed.get())
 
     def messages(self, kind: str) -> list[dict[str, Any]]:
-        return [json.loads(m.payload) for m in self.received if m.topic == f"{ROOT}/events/{kind}"]
+        """The events of one type, each once: a backend drops a resent ``seq`` (at-least-once)."""
+        return [event for event in self.events() if event["type"] == kind]
 
     def events(self) -> list[dict[str, Any]]:
         by_seq: dict[int, dict[str, Any]] = {}
