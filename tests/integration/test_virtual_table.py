@@ -64,6 +64,8 @@ class Backend:
         self.feed = feed
         self.received: list[Received] = []
         self.sent = 0
+        self._scanned = 0
+        self._results: set[str] = set()
 
     async def command(self, name: str, **args: object) -> dict[str, Any]:
         self.sent += 1
@@ -92,8 +94,16 @@ class Backend:
 
     async def until_result(self, round_id: str) -> None:
         async with asyncio.timeout(15):
-            while not any(m["round_id"] == round_id for m in self.messages("round_result")):
+            while round_id not in self._result_ids():
                 self.received.append(await self.feed.get())
+
+    def _result_ids(self) -> set[str]:
+        """Round ids of the results received so far (parsing only what is new)."""
+        for message in self.received[self._scanned :]:
+            if message.topic == f"{ROOT}/events/round_result":
+                self._results.add(json.loads(message.payload)["round_id"])
+        self._scanned = len(self.received)
+        return self._results
 
     def messages(self, kind: str) -> list[dict[str, Any]]:
         """The events of one type, each once: a backend drops a resent ``seq`` (at-least-once)."""
