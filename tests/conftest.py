@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import gc
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import structlog
@@ -60,3 +63,38 @@ def broker(test_ca: trustme.CA) -> Iterator[Mosquitto]:
         yield server
     finally:
         server.close()
+
+
+def open_fds() -> dict[str, str]:
+    """This process's open file descriptors and what each one is."""
+    fds = {}
+    for entry in Path("/proc/self/fd").iterdir():
+        try:
+            fds[entry.name] = str(entry.readlink())
+        except OSError:
+            continue  # the descriptor that listed the directory, already closed
+    return fds
+
+
+@pytest.fixture
+async def no_leaks() -> AsyncIterator[None]:
+    """Fail a test that leaves tasks running or file descriptors open (sockets, ptys, SQLite).
+
+    A folder opts in with an autouse fixture that requests this one. Closing is often a few
+    loop turns behind the test's last line, so the check waits up to two seconds.
+    """
+    gc.collect()
+    before = open_fds()
+    yield
+    current = asyncio.current_task()
+    left: list[asyncio.Task[object]] = []
+    leaked: dict[str, str] = {}
+    for _ in range(100):
+        left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+        gc.collect()
+        leaked = {fd: path for fd, path in open_fds().items() if before.get(fd) != path}
+        if not left and not leaked:
+            return
+        await asyncio.sleep(0.02)
+    assert not left, f"tasks left running: {left}"
+    assert not leaked, f"file descriptors left open: {leaked}"

@@ -13,7 +13,7 @@ import pytest
 from table_controller.demo.processes import start_broker
 from table_controller.publishing.mqtt import BrokerEndpoint, Subscription, publish_once
 
-pytestmark = pytest.mark.usefixtures("no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 async def test_the_broker_serves_mqtt_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def assert_nothing_left(demo: Demo) -> None:
     assert not Path(workdir[1]).exists()
 
 
-@pytest.mark.usefixtures("no_leaked_tasks")
+@pytest.mark.usefixtures("no_leaks")
 async def test_the_demo_plays_its_rounds_and_stops_by_itself() -> None:
     display = free_port()
     demo = await start_demo("--rounds", "5", "--speed", "50", "--display", f"127.0.0.1:{display}")

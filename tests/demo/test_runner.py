@@ -10,7 +10,7 @@ import pytest
 
 from table_controller.demo.runner import DemoSettings, display_url, run_demo, run_flags
 
-pytestmark = pytest.mark.usefixtures("no_leaked_fds", "no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 SETTINGS = DemoSettings(
     table_id="T05",

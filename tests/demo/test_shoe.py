@@ -14,7 +14,7 @@ from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.deck import CardDrawn, CutCardDrawn, Shoe
 from table_controller.demo.shoe import DemoShoe, ShoeMaker
 
-pytestmark = pytest.mark.usefixtures("no_leaked_fds", "no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 CARD_S = 0.005
 

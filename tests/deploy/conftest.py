@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import os
 import shutil
 import socket
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -71,31 +68,6 @@ def table_controller_program() -> Path:
     return Path(found)
 
 
-def _open_fds() -> dict[str, str]:
-    fds = {}
-    for entry in Path("/proc/self/fd").iterdir():
-        try:
-            fds[entry.name] = str(entry.readlink())
-        except OSError:
-            continue  # the descriptor that listed the directory, already closed
-    return fds
-
-
 @pytest.fixture(autouse=True)
-async def no_leaks() -> AsyncIterator[None]:
-    """Fail a test that leaves tasks running or file descriptors open (sockets, SQLite, pipes)."""
-    gc.collect()
-    before = _open_fds()
-    yield
-    current = asyncio.current_task()
-    left: list[asyncio.Task[object]] = []
-    leaked: dict[str, str] = {}
-    for _ in range(100):
-        left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
-        gc.collect()
-        leaked = {fd: path for fd, path in _open_fds().items() if before.get(fd) != path}
-        if not left and not leaked:
-            return
-        await asyncio.sleep(0.02)
-    assert not left, f"tasks left running: {left}"
-    assert not leaked, f"file descriptors left open: {leaked}"
+def _every_test_cleans_up(no_leaks: None) -> None:
+    """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""

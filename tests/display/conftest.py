@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -27,28 +25,9 @@ CHROMIUM_ARGS = [
 VIEWPORT: ViewportSize = {"width": 1600, "height": 900}
 
 
-def _open_fds() -> set[str]:
-    return {path.name for path in Path("/proc/self/fd").iterdir()}
-
-
 @pytest.fixture(autouse=True)
-async def no_leaks() -> AsyncIterator[None]:
-    """Fail a test that leaves tasks running or file descriptors open (sockets, pipes)."""
-    gc.collect()
-    before = _open_fds()
-    yield
-    current = asyncio.current_task()
-    leftover: list[asyncio.Task[object]] = []
-    leaked: set[str] = set()
-    for _ in range(100):
-        leftover = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
-        gc.collect()
-        leaked = _open_fds() - before
-        if not leftover and not leaked:
-            return
-        await asyncio.sleep(0.01)
-    assert not leftover, f"tasks left running: {leftover}"
-    assert not leaked, f"leaked file descriptors: {sorted(leaked)}"
+def _every_test_cleans_up(no_leaks: None) -> None:
+    """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ from simulators.virtual_shoe.faults import (
 from simulators.virtual_shoe.server import Port, PtyPort, TcpPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
 
-pytestmark = pytest.mark.usefixtures("no_leaked_fds", "no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 Transport = Literal["pty", "tcp"]
 TRANSPORTS: list[Transport] = ["pty", "tcp"]

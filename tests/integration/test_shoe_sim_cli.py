@@ -15,7 +15,7 @@ from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.cli import main
 
-pytestmark = pytest.mark.usefixtures("no_leaked_fds", "no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 READY = "virtual shoe ready on "
 
 

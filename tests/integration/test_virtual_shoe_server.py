@@ -25,7 +25,7 @@ from simulators.virtual_shoe.server import (
     VirtualShoe,
 )
 
-pytestmark = pytest.mark.usefixtures("no_leaked_fds", "no_leaked_tasks")
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 CARDS = ("AS", "2H", "3D", "4C")
 
