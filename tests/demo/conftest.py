@@ -1,4 +1,4 @@
-"""Fixtures of the demo's tests: free ports, a clean environment (leak checks: tests/conftest.py)."""
+"""Fixtures of the demo's tests: free ports, a clean environment (leak check: tests/conftest.py)."""
 
 from __future__ import annotations
 
