@@ -35,6 +35,9 @@ from table_controller.rules.variants import VARIANTS, Reshuffle
 from table_controller.runtime.card_source import RngCardSource
 
 POSITIONS = ("P1", "B1", "P2", "B2")
+#: Rounds under one shoe id: a mini table's scoreboards grow with its shoe, so the run starts a
+#: new shoe as an operator would (each round is dealt from fresh decks either way).
+ROUNDS_PER_SHOE = 1000
 
 
 def play(variant_name: str, rounds: int, seed: int | None) -> dict[str, Any]:
@@ -45,11 +48,17 @@ def play(variant_name: str, rounds: int, seed: int | None) -> dict[str, Any]:
     rng = secrets.SystemRandom() if seed is None else random.Random(seed)
     procedure = TableProcedure(variant, table_id="FAIR")
     source = RngCardSource(variant, rng=rng)
-    procedure.handle(StartNewShoe(at=0.0, command_id="new", operator="fairness", shoe_id="F-1"))
     winners: Counter[str] = Counter()
     flags: Counter[str] = Counter()
     at_position = {position: Counter[str]() for position in POSITIONS}
     for number in range(rounds):
+        if number % ROUNDS_PER_SHOE == 0:  # a mini "shoe" is a session of rounds, not of cards
+            shoe_id = f"F-{number // ROUNDS_PER_SHOE + 1}"
+            procedure.handle(
+                StartNewShoe(
+                    at=0.0, command_id=f"new{number}", operator="fairness", shoe_id=shoe_id
+                )
+            )
         procedure.handle(OpenBetting(at=0.0, command_id=f"o{number}", operator="fairness"))
         procedure.handle(CloseBetting(at=0.0, command_id=f"c{number}", operator="fairness"))
         dealt = 0
