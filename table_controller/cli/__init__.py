@@ -18,9 +18,32 @@ from table_controller import __version__
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 #: Sub-command modules, in the order ``--help`` lists them.
 SUBCOMMAND_MODULES = (
-    "run", "demo", "odds", "reader", "journal", "replay", "schema", "shoe_sim", "watch"
+    "run",
+    "demo",
+    "odds",
+    "reader",
+    "journal",
+    "replay",
+    "schema",
+    "shoe_sim",
+    "watch",
 )
 USAGE_ERROR = 2
+
+
+def whole_number(low: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``low``, refused in one line otherwise."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
+        return value
+
+    return read
 
 
 class UsageError(Exception):

@@ -22,10 +22,9 @@ import asyncio
 import math
 import os
 import socket
-from collections.abc import Callable
 from typing import Final
 
-from table_controller.cli import UsageError
+from table_controller.cli import UsageError, whole_number
 from table_controller.cli.run import add_settings_flags
 from table_controller.demo.runner import DemoSettings, run_demo
 from table_controller.rules.variants import Reshuffle
@@ -63,19 +62,6 @@ def _speed(text: str) -> float:
     return value
 
 
-def _whole(low: int) -> Callable[[str], int]:
-    def read(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
-        return value
-
-    return read
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` sub-command."""
     parser = subparsers.add_parser(
@@ -103,10 +89,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="X",
         help="scales every pause of the dealer and the pit (default 1: live; 2: twice as fast)",
     )
-    parser.add_argument("--rounds", type=_whole(1), metavar="N", help="stop after N settled rounds")
+    parser.add_argument(
+        "--rounds", type=whole_number(1), metavar="N", help="stop after N settled rounds"
+    )
     parser.add_argument(
         "--seed",
-        type=_whole(0),
+        type=whole_number(0),
         metavar="N",
         help="reproducible shuffles (default: the system's cryptographic RNG)",
     )

@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from table_controller.cli import UsageError
+from table_controller.cli import UsageError, whole_number
 from table_controller.rules.bets import LOSE, PUSH
 from table_controller.rules.cards import Card, CardError
 from table_controller.rules.composition import Composition, CompositionError
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
     parser.add_argument(
-        "--decks", type=_positive_int, help="decks in the shoe (default: the variant's)"
+        "--decks", type=whole_number(1), help="decks in the shoe (default: the variant's)"
     )
     parser.add_argument(
         "--remove",
@@ -50,16 +50,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per result on stdout")
     parser.set_defaults(handler=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

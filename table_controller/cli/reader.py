@@ -37,7 +37,7 @@ from drivers.events import (
 from drivers.port import parse_port_url
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import DEFAULT_BAUDRATE
-from table_controller.cli import UsageError
+from table_controller.cli import UsageError, whole_number
 
 __all__ = ["describe", "register", "run", "watch"]
 
@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--baud",
-        type=_baudrate,
+        type=whole_number(1),
         default=DEFAULT_BAUDRATE,
         help=f"serial speed (default {DEFAULT_BAUDRATE})",
     )
@@ -71,16 +71,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per event on stdout")
     parser.set_defaults(handler=run)
-
-
-def _baudrate(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

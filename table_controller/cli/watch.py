@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError
+from table_controller.cli import UsageError, whole_number
 from table_controller.publishing.consumer import (
     Incoming,
     StreamTracker,
@@ -38,16 +38,6 @@ PRINTED_TYPES: Final = frozenset(
 ERROR_CHECK_S: Final = 1.0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``watch`` sub-command."""
     parser = subparsers.add_parser(
@@ -67,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
     )
     parser.add_argument(
-        "--count", type=_positive_int, metavar="N", help="exit after N round results"
+        "--count", type=whole_number(1), metavar="N", help="exit after N round results"
     )
     parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
     parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
