@@ -5,15 +5,22 @@ to publish is in the outbox before this module sees it (STACK.md section 4).
 
 * :class:`MqttLink` keeps one connection to the broker with client id ``table-<table_id>`` and
   a persistent session, sets a retained last will ``{"online": false, "session": n}`` on
-  ``<root>/status``, publishes the retained birth ``{"online": true, "session": n}`` with the
-  same counter, subscribes to ``<root>/commands`` and then sends the outbox oldest first, one
-  QoS 1 publish in flight, marking a row acknowledged only after ``publish()`` returned. Any
+  ``<root>/status``, subscribes to ``<root>/commands``, publishes the retained birth
+  ``{"online": true, "session": n}`` with the same counter, publishes again the latest
+  retained row of each retained topic (``state``, ``roads``, ...: a broker that lost its
+  persistence has none), and then sends the outbox's unacknowledged rows oldest first, several
+  QoS 1 publishes in flight (``max_inflight``; issued in ``seq`` order, so the broker gets them
+  in order). A row is acknowledged in the outbox only after ``publish()`` returned. Any
   :class:`aiomqtt.MqttError` (a timeout means "outcome unknown", STACK.md pitfall 1) closes the
   connection; after a capped, jittered exponential backoff it reconnects with a new session
-  counter and sends the oldest unacknowledged row again, unchanged (same ``seq``).
-* The dealing path never waits for this module: it adds rows to the outbox (its own
-  :class:`~table_controller.publishing.outbox.Outbox` instance) and may call
-  :meth:`MqttLink.notify` from any thread. The drainer's SQLite calls run in a worker thread.
+  counter and sends every unacknowledged row again from the oldest, unchanged (same ``seq``).
+* The dealing path never waits for this module. The table hands each input's rows over in
+  memory as soon as they are planned (:meth:`MqttLink.offer`, on the event loop) and tells the
+  link when the outbox file holds them (:meth:`MqttLink.stored`, any thread); the link keeps
+  the unacknowledged tail in a :class:`~table_controller.publishing.backlog.Backlog` and reads
+  the file only for what the memory does not hold (rows an earlier run left, or a backlog too
+  long for memory). A writer in another process may call :meth:`MqttLink.notify` instead, or
+  rely on the idle poll. The link's SQLite calls run in a worker thread.
 * Status messages (``<root>/status``: birth, will, clean shutdown) are connection-level: they
   are not outbox rows and take no ``seq`` of their own; their ``seq`` repeats the last ``seq``
   assigned when they were written, and their ``session`` counter tells a stale will from a
@@ -33,12 +40,13 @@ import asyncio
 import contextlib
 import random
 import ssl
-import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Final, Literal, Self, TypeAlias
+from typing import Final, Literal, Self, TypeAlias, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
@@ -48,8 +56,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from table_controller import __version__
+from table_controller.publishing.backlog import Backlog
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.outbox import Outbox, OutboxRow, utc_now, utc_text
+from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow, utc_now, utc_text
 
 DEFAULT_TOPIC_PREFIX: Final = "baccarat/tables"
 MQTT_PORT: Final = 1883
@@ -58,12 +67,15 @@ MQTTS_PORT: Final = 8883
 DEFAULT_KEEPALIVE_S: Final = 12
 #: How long the broker keeps an MQTT 5 session of a table that is away (a week).
 DEFAULT_SESSION_EXPIRY_S: Final = 7 * 24 * 3600
+#: Rows read from the outbox file at a time.
+LOAD_PAGE_ROWS: Final = 500
 
 ProtocolName: TypeAlias = Literal["3.1.1", "5"]
 CommandCallback: TypeAlias = Callable[[bytes], None]
 StatusFields: TypeAlias = Callable[[], Mapping[str, JsonValue]]
 
 _LOG = structlog.get_logger("table_controller.mqtt")
+_T = TypeVar("_T")
 
 
 # --- settings -----------------------------------------------------------------------------
@@ -164,6 +176,10 @@ class MqttSettings:
     backoff_max_s: float = 30.0
     #: How often the drainer looks at the outbox when nobody called ``notify()``.
     poll_interval_s: float = 0.5
+    #: QoS 1 publishes awaiting their PUBACK at once (paho's own limit is 20).
+    max_inflight: int = 16
+    #: Unacknowledged rows held in memory; beyond it they are read back from the outbox file.
+    memory_rows: int = 5_000
     #: How long a clean stop keeps draining before it publishes the offline status.
     shutdown_grace_s: float = 2.0
 
@@ -314,6 +330,8 @@ class LinkCounters:
 
     connects: int = 0
     published: int = 0
+    #: Latest retained rows published again on connecting (duplicates by ``seq``).
+    republished: int = 0
     commands_received: int = 0
     errors: int = 0
     last_error: str | None = None
@@ -351,12 +369,22 @@ class MqttLink:
         self._status_fields = status_fields or dict
         self._rng = rng or random.Random()  # noqa: S311  (jitter, not security)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake = asyncio.Event()
         self._stop = asyncio.Event()
         self._connected = asyncio.Event()
         self._status_dirty = asyncio.Event()
         self._session = 0
-        self._lock = threading.Lock()
+        self._backlog = Backlog(memory_rows=settings.memory_rows)
+        #: Set whenever the drainer has something to look at (rows, a PUBACK, a notify, a stop).
+        self._kick = asyncio.Event()
+        #: Set by :meth:`notify`: another writer added rows to the file.
+        self._file_hint = False
+        self._acks_ready = asyncio.Event()
+        #: The connection being drained, while there is one: where :meth:`offer` sends at once.
+        self._sender: _Sender | None = None
+        #: The outbox connection is used by one thread at a time: this one.
+        self._file_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mqtt-outbox")
+        #: The highest ``seq`` the outbox file is known to hold.
+        self._stored_upto = 0
         self.counters = LinkCounters()
 
     @property
@@ -368,8 +396,34 @@ class MqttLink:
         """The session counter of the current (or last) connection."""
         return self._session
 
+    @property
+    def depth(self) -> int:
+        """Messages waiting for the broker (known to this link; read on the event loop)."""
+        return self._backlog.depth
+
+    def offer(self, rows: Sequence[OutboxRow]) -> None:
+        """Rows just planned, in ``seq`` order, to publish at once. On the event loop only."""
+        self._backlog.offer(rows)
+        if self._sender is not None:
+            self._sender.top_up()
+        self._kick.set()
+
+    def stored(self, seq: int) -> None:
+        """The outbox file now holds every row up to ``seq``. Safe from any thread."""
+        loop = self._loop
+        if loop is None:
+            self._note_stored(seq)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._note_stored, seq)
+
+    def _note_stored(self, seq: int) -> None:
+        self._stored_upto = max(self._stored_upto, seq)
+        self._acks_ready.set()
+        self._kick.set()  # the file may now hold rows the memory had no room for
+
     async def wait_connected(self) -> None:
-        """Return once the birth is published and the command topic subscribed."""
+        """Return once the birth is out, commands subscribed and the backlog read from the file."""
         await self._connected.wait()
 
     def notify(self) -> None:
@@ -378,7 +432,7 @@ class MqttLink:
         if loop is None:
             return
         with contextlib.suppress(RuntimeError):  # the loop is closed: nothing to wake
-            loop.call_soon_threadsafe(self._wake.set)
+            loop.call_soon_threadsafe(self._hint_file)
 
     def refresh_status(self) -> None:
         """Publish the retained online status again (``status_fields`` changed). Any thread."""
@@ -387,16 +441,36 @@ class MqttLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._status_dirty.set)
 
+    def _hint_file(self) -> None:
+        self._file_hint = True
+        self._kick.set()
+
     def request_stop(self) -> None:
         """Ask :meth:`run` to drain for a moment, publish offline, disconnect and return."""
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._stop.set)
+                loop.call_soon_threadsafe(self._set_stop)
+
+    async def _in_file(self, call: Callable[[], _T]) -> _T:
+        """Run an outbox call on the link's own thread (never two at once on its connection)."""
+        return await asyncio.get_running_loop().run_in_executor(self._file_thread, call)
+
+    def _set_stop(self) -> None:
+        self._stop.set()
+        self._kick.set()
 
     async def run(self) -> None:
         """Connect, drain and reconnect until stopped; never raises ``MqttError``."""
         self._loop = asyncio.get_running_loop()
+        self._file_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mqtt-outbox")
+        try:
+            await self._reconnecting()
+        finally:
+            # Waits for the one call that may be running: the outbox is the caller's again.
+            self._file_thread.shutdown(wait=True)
+
+    async def _reconnecting(self) -> None:
         attempt = 0
         while not self._stop.is_set():
             try:
@@ -425,7 +499,7 @@ class MqttLink:
         """One connection's life; returns after a clean stop, raises ``MqttError`` otherwise."""
         settings = self.settings
         outbox = self._outbox
-        session = await asyncio.to_thread(outbox.next_session)
+        session = await self._in_file(outbox.next_session)
         self._session = session
         will = aiomqtt.Will(
             topic=settings.status_topic,
@@ -442,32 +516,37 @@ class MqttLink:
             timeout_s=settings.publish_timeout_s,
         )
         async with client:
+            # Subscribed before the birth: a backend that sees the table online can command it.
+            await client.subscribe(settings.commands_topic, qos=1)
             await client.publish(
                 settings.status_topic,
                 await self._status_payload(online=True),
                 qos=1,
                 retain=True,
             )
-            await client.subscribe(settings.commands_topic, qos=1)
             self.counters.connects += 1
             if self.counters.last_error is not None:
-                _LOG.info("mqtt_link_up", session=session, depth=outbox.depth())
+                depth = await self._in_file(outbox.depth)
+                _LOG.info("mqtt_link_up", session=session, depth=depth)
             self.counters.last_error = None
-            self._connected.set()
             try:
                 async with asyncio.TaskGroup() as group:
                     receiver = group.create_task(self._receive(client), name="mqtt-commands")
                     refresher = group.create_task(self._refresh_status(client), name="mqtt-status")
-                    await self._drain(client)
+                    recorder = group.create_task(self._record_acks(), name="mqtt-acks")
+                    await self._drain(client, group)
                     receiver.cancel()
                     refresher.cancel()
+                    recorder.cancel()
             except asyncio.CancelledError:
                 await self._publish_offline(client)
                 raise
+            finally:
+                await self._flush_acks()
             await self._publish_offline(client)
 
     async def _status_payload(self, *, online: bool) -> str:
-        last_seq = await asyncio.to_thread(self._outbox.last_seq)
+        last_seq = max(await self._in_file(self._outbox.last_seq), self._backlog.newest)
         return status_message(
             table_id=self.settings.table_id,
             online=online,
@@ -508,53 +587,156 @@ class MqttLink:
                 retain=True,
             )
 
-    async def _next_row(self) -> OutboxRow | None:
-        """The oldest unacknowledged row, waiting for a notify (or a poll) when there is none.
+    async def _load(self) -> None:
+        """Read into memory the unacknowledged rows that only the outbox file holds."""
+        backlog = self._backlog
+        asked = min(backlog.room, LOAD_PAGE_ROWS)
+        if asked == 0:
+            return
+        rows, file_last_seq = await self._in_file(
+            partial(self._outbox.unacked_after, backlog.loaded_upto, limit=asked)
+        )
+        backlog.loaded(rows, file_last_seq=file_last_seq, asked=asked)
+        self._stored_upto = max(self._stored_upto, file_last_seq)
 
-        Returns ``None`` when a stop was requested and nothing is left or the grace expired.
+    async def _republish_retained(self, client: aiomqtt.Client) -> None:
+        """The latest acknowledged row of each retained topic, again, before anything new.
+
+        A broker restarted without its persistence has lost them; one that kept them gets a
+        duplicate that its ``seq`` marks. Rows not yet acknowledged follow in the backlog.
         """
-        while True:
-            self._wake.clear()
-            row = await asyncio.to_thread(self._outbox.oldest_unacked)
-            if row is not None or self._stop.is_set():
-                return row
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.settings.poll_interval_s):
-                    await _first_of(self._wake, self._stop)
+        retained = await self._in_file(self._outbox.retained_rows)
+        oldest = self._backlog.oldest_unacked
+        for seq, topic, payload in retained:
+            if oldest is not None and seq >= oldest:
+                continue
+            await client.publish(
+                topic, payload, qos=1, retain=True, timeout=self.settings.publish_timeout_s
+            )
+            self.counters.republished += 1
 
-    async def _drain(self, client: aiomqtt.Client) -> None:
-        """Send rows oldest first, one in flight, until a stop (plus grace) or an error."""
+    async def _drain(self, client: aiomqtt.Client, group: asyncio.TaskGroup) -> None:
+        """Send rows oldest first, ``max_inflight`` at once, until a stop (plus grace).
+
+        Rows offered while connected are sent by :meth:`offer` itself and each PUBACK tops the
+        window up again, so this loop only reads the file, watches for a stop and polls.
+        """
         loop = asyncio.get_running_loop()
+        backlog = self._backlog
+        backlog.reconnected()
+        await self._load()
+        await self._republish_retained(client)
+        sender = _Sender(self, client, group)
+        self._sender = sender
+        self._connected.set()
         stop_deadline: float | None = None
+        try:
+            while True:
+                if self._stop.is_set():
+                    if stop_deadline is None:
+                        stop_deadline = loop.time() + self.settings.shutdown_grace_s
+                    if (backlog.depth == 0 and not sender.in_flight) or (
+                        loop.time() >= stop_deadline
+                    ):
+                        return
+                look_in_file = self._file_hint
+                self._file_hint = False
+                if backlog.unsent < self.settings.max_inflight and (
+                    look_in_file
+                    or (backlog.wants_load and self._stored_upto > backlog.loaded_upto)
+                ):
+                    await self._load()
+                sender.top_up()
+                if await self._wait_for_work(stop_deadline):
+                    self._file_hint = True
+        finally:
+            self._sender = None
+            sender.cancel()
+
+    async def _wait_for_work(self, stop_deadline: float | None) -> bool:
+        """Wait for a kick or the poll interval; True when idle (look in the file)."""
+        wait_s = self.settings.poll_interval_s
+        if stop_deadline is not None:
+            wait_s = min(wait_s, max(stop_deadline - asyncio.get_running_loop().time(), 0.0))
+        try:
+            async with asyncio.timeout(wait_s):
+                await self._kick.wait()
+        except TimeoutError:
+            return True  # idle: another writer may have added rows without a notify
+        finally:
+            self._kick.clear()
+        return False
+
+    def _sent(self, seq: int) -> None:
+        """The broker acknowledged ``seq``."""
+        self._backlog.acked(seq)
+        self.counters.published += 1
+        self._acks_ready.set()
+        self._kick.set()
+
+    async def _record_acks(self) -> None:
+        """Mark acknowledged rows in the outbox file, in batches, off the publishing path."""
         while True:
-            if self._stop.is_set():
-                if stop_deadline is None:
-                    stop_deadline = loop.time() + self.settings.shutdown_grace_s
-                if loop.time() >= stop_deadline:
-                    return
-            row = await self._next_row()
+            await self._acks_ready.wait()
+            self._acks_ready.clear()
+            await self._flush_acks()
+
+    async def _flush_acks(self) -> None:
+        seqs = self._backlog.take_acks(stored_upto=self._stored_upto)
+        if not seqs:
+            return
+        try:
+            await self._in_file(partial(self._outbox.mark_acked_many, seqs))
+        except OutboxError as error:
+            # Not fatal: the rows are only sent again after a restart (same seq).
+            self._backlog.put_back_acks(seqs)
+            _LOG.warning("mqtt_acks_not_recorded", error=str(error), count=len(seqs))
+
+
+class _Sender:
+    """One connection's publishes in flight: issued in ``seq`` order, at most ``max_inflight``."""
+
+    def __init__(self, link: MqttLink, client: aiomqtt.Client, group: asyncio.TaskGroup) -> None:
+        self._link = link
+        self._client = client
+        self._group = group
+        self.in_flight: set[asyncio.Task[None]] = set()
+
+    def top_up(self) -> None:
+        """Start publishes until the window is full or nothing is left to send.
+
+        Tasks start in the order they are created, so paho writes the PUBLISH packets in
+        ``seq`` order however the PUBACKs come back.
+        """
+        link = self._link
+        while len(self.in_flight) < link.settings.max_inflight:
+            row = link._backlog.next_to_send()  # noqa: SLF001 - the link's own helper
             if row is None:
                 return
-            await client.publish(
-                row.topic,
-                row.payload,
-                qos=row.qos,
-                retain=row.retain,
-                timeout=self.settings.publish_timeout_s,
-            )
-            await asyncio.to_thread(self._outbox.mark_acked, row.seq)
-            self.counters.published += 1
+            send = self._send(row)
+            try:
+                task = self._group.create_task(send, name=f"mqtt-publish-{row.seq}")
+            except RuntimeError:  # the connection is ending: the next one sends it again
+                send.close()
+                return
+            self.in_flight.add(task)
+            task.add_done_callback(self.in_flight.discard)
 
+    async def _send(self, row: OutboxRow) -> None:
+        link = self._link
+        await self._client.publish(
+            row.topic,
+            row.payload,
+            qos=row.qos,
+            retain=row.retain,
+            timeout=link.settings.publish_timeout_s,
+        )
+        link._sent(row.seq)  # noqa: SLF001 - the link's own helper
+        self.top_up()
 
-async def _first_of(*events: asyncio.Event) -> None:
-    """Return as soon as one of the events is set."""
-    waiters = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)
+    def cancel(self) -> None:
+        for task in self.in_flight:
+            task.cancel()
 
 
 # --- the consumer side --------------------------------------------------------------------

@@ -119,6 +119,37 @@ _INSERT_ROW: Final = (
 )
 
 
+def stamp(messages: Sequence[OutboxMessage], *, first_seq: int, added_at: str) -> list[OutboxRow]:
+    """The rows the messages become, numbered from ``first_seq`` on (for :meth:`Outbox.insert`)."""
+    return [
+        OutboxRow(
+            seq=first_seq + index,
+            key=item.key,
+            topic=item.topic,
+            payload=_payload_with_seq(item.message, first_seq + index),
+            qos=item.qos,
+            retain=item.retain,
+            added_at=added_at,
+            acked_at=None,
+        )
+        for index, item in enumerate(messages)
+    ]
+
+
+def _store_row(connection: sqlite3.Connection, row: OutboxRow) -> None:
+    connection.execute(
+        _INSERT_ROW,
+        (row.seq, row.key, row.topic, row.payload, row.qos, int(row.retain), row.added_at),
+    )
+    if row.retain:
+        connection.execute(
+            "INSERT INTO outbox_retained (topic, seq, payload) VALUES (?, ?, ?)"
+            " ON CONFLICT(topic) DO UPDATE SET seq = excluded.seq,"
+            " payload = excluded.payload WHERE excluded.seq > outbox_retained.seq",
+            (row.topic, row.seq, row.payload),
+        )
+
+
 def _row(values: tuple[object, ...]) -> OutboxRow:
     seq, key, topic, payload, qos, retain, added_at, acked_at = values
     assert isinstance(seq, int)
@@ -212,18 +243,8 @@ class Outbox:
                     seqs.append(int(found[0]))
                     continue
                 last += 1
-                payload = _payload_with_seq(item.message, last)
-                connection.execute(
-                    _INSERT_ROW,
-                    (last, item.key, item.topic, payload, item.qos, int(item.retain), added_at),
-                )
-                if item.retain:
-                    connection.execute(
-                        "INSERT INTO outbox_retained (topic, seq, payload) VALUES (?, ?, ?)"
-                        " ON CONFLICT(topic) DO UPDATE SET seq = excluded.seq,"
-                        " payload = excluded.payload WHERE excluded.seq > outbox_retained.seq",
-                        (item.topic, last, payload),
-                    )
+                (row,) = stamp([item], first_seq=last, added_at=added_at)
+                _store_row(connection, row)
                 seqs.append(last)
             _set_meta(connection, "last_seq", last)
             return seqs
@@ -232,6 +253,51 @@ class Outbox:
             return self._write(work)
         except sqlite3.Error as error:
             raise OutboxError(f"cannot add to the outbox: {error}") from None
+
+    def insert(self, rows: Sequence[OutboxRow]) -> None:
+        """Store rows numbered beforehand (:func:`stamp`) in one transaction.
+
+        The numbering must go on exactly from :meth:`last_seq` and every key must be new:
+        the rows were planned live by the one writer, so anything else means a second writer
+        or a bug, and nothing is stored.
+
+        Raises:
+            OutboxError: the rows do not follow on, a key is already stored, or the file
+                refused the write (a full disk, say); nothing was stored.
+        """
+        if not rows:
+            return
+
+        def work(connection: sqlite3.Connection) -> None:
+            last = _meta(connection, "last_seq")
+            for expected, row in enumerate(rows, start=last + 1):
+                if row.seq != expected:
+                    msg = f"row seq {row.seq} does not follow on (expected {expected})"
+                    raise OutboxError(msg)
+                _store_row(connection, row)
+            _set_meta(connection, "last_seq", rows[-1].seq)
+
+        try:
+            self._write(work)
+        except sqlite3.IntegrityError as error:
+            raise OutboxError(f"cannot insert into the outbox: a key is stored: {error}") from None
+        except sqlite3.Error as error:
+            raise OutboxError(f"cannot insert into the outbox: {error}") from None
+
+    def unacked_after(self, seq: int, *, limit: int) -> tuple[list[OutboxRow], int]:
+        """Up to ``limit`` unacknowledged rows after ``seq``, and :meth:`last_seq`, read at once."""
+        connection = self._connection
+        connection.execute("BEGIN")
+        try:
+            cursor = connection.execute(
+                _SELECT_ROWS + " WHERE acked_at IS NULL AND seq > ? ORDER BY seq LIMIT ?",
+                (seq, limit),
+            )
+            rows = [_row(values) for values in cursor]
+            last = _meta(connection, "last_seq")
+        finally:
+            connection.execute("COMMIT")
+        return rows, last
 
     def oldest_unacked(self) -> OutboxRow | None:
         """The next message to send (again): the unacknowledged row with the lowest ``seq``."""
@@ -257,6 +323,24 @@ class Outbox:
         finally:
             self._connection.execute("PRAGMA synchronous=FULL")
 
+    def mark_acked_many(self, seqs: Sequence[int]) -> None:
+        """:meth:`mark_acked` for several rows in one transaction (idempotent)."""
+        if not seqs:
+            return
+        acked_at = utc_text(self._clock())
+        self._connection.execute("PRAGMA synchronous=NORMAL")  # see mark_acked
+        try:
+            self._write(
+                lambda connection: connection.executemany(
+                    "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
+                    [(acked_at, seq) for seq in seqs],
+                )
+            )
+        except sqlite3.Error as error:
+            raise OutboxError(f"cannot mark rows acknowledged: {error}") from None
+        finally:
+            self._connection.execute("PRAGMA synchronous=FULL")
+
     def depth(self) -> int:
         """How many messages wait for the broker."""
         found = self._connection.execute(
@@ -279,6 +363,13 @@ class Outbox:
         """Every stored row after ``seq``, acknowledged or not, in order (for tools and tests)."""
         cursor = self._connection.execute(_SELECT_ROWS + " WHERE seq > ? ORDER BY seq", (after,))
         return [_row(values) for values in cursor]
+
+    def retained_rows(self) -> list[tuple[int, str, str]]:
+        """``(seq, topic, payload)`` of the latest row of every retained topic, by ``seq``."""
+        cursor = self._connection.execute(
+            "SELECT seq, topic, payload FROM outbox_retained ORDER BY seq"
+        )
+        return [(int(seq), str(topic), str(payload)) for seq, topic, payload in cursor]
 
     def retained(self) -> dict[str, str]:
         """The latest payload added for every retained topic (``state``, ``roads``, ...)."""

@@ -9,6 +9,8 @@ Until the MQTT outbox is configured, this is where ``run`` publishes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -60,6 +62,10 @@ class JsonLinesSink:
             self._file.write(dumps(entry) + "\n")  # type: ignore[arg-type]
             self._keys.add(message.key)
         self._file.flush()
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        """The write of a live input's messages (numbered when written, on the writer thread)."""
+        return partial(self.add, messages)
 
     def close(self) -> None:
         self._file.close()

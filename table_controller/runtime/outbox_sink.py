@@ -2,51 +2,115 @@
 
 Adapter. The outbox numbers the messages (``seq``) and the MQTT link drains it in order; a key
 already stored is skipped, so replaying the journal after a crash adds only what is missing.
-It runs on the journal's writer thread (see ``TableService._publish``).
+
+Live, each input's messages take two steps (``TableService._publish``):
+
+1. :meth:`OutboxSink.stage`, on the event loop right after the procedure decided: the messages
+   are numbered on from the last ``seq`` and handed to the MQTT link in memory
+   (:attr:`OutboxSink.deliver`), so the broker gets them without a read back from the file;
+2. the write :meth:`~OutboxSink.stage` returns runs on the journal's writer thread, after the
+   input's own journal row and before the next one, and stores the same rows; then
+   :attr:`OutboxSink.stored` tells the link the file holds them (acks are marked only then).
+
+A message may therefore reach the broker a moment before its outbox row is committed. It is
+durable all the same: its input was committed to the journal (``synchronous=FULL``) before the
+procedure saw it, and the journal's replay at start plans the same messages from the same rows,
+with the same keys, timestamps and therefore the same ``seq`` and bytes. A write the file
+refuses is kept and tried again with the next one, so the rows stay in ``seq`` order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.publishing.outbox import (
+    Outbox,
+    OutboxMessage,
+    OutboxRow,
+    stamp,
+    utc_now,
+    utc_text,
+)
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.runtime.service import MessageSink
 
 
+def _ignore_rows(rows: list[OutboxRow]) -> None:
+    del rows
+
+
+def _ignore_seq(seq: int) -> None:
+    del seq
+
+
 class OutboxSink:
-    """Envelopes messages for ``<root>/<topic>`` and adds them to the outbox in one transaction."""
+    """Envelopes messages for ``<root>/<topic>`` and adds them to the outbox in ``seq`` order."""
 
     def __init__(self, outbox: Outbox, *, table_id: str, topic_root: str) -> None:
         self._outbox = outbox
         self._table_id = table_id
         self._root = topic_root
-        #: Wakes the drainer after an add (the MQTT link's ``notify``, once it exists).
+        self._last_seq = outbox.last_seq()
+        #: Rows staged whose write the file refused; written first next time (writer thread).
+        self._unstored: list[OutboxRow] = []
+        #: Wakes the drainer after a recovery add (the MQTT link's ``notify``, once it exists).
         self.wake: Callable[[], None] = lambda: None
+        #: Takes staged rows at once, on the event loop (the MQTT link's ``offer``).
+        self.deliver: Callable[[list[OutboxRow]], None] = _ignore_rows
+        #: Told the highest ``seq`` the file holds after each write; any thread.
+        self.stored: Callable[[int], None] = _ignore_seq
+
+    def _outbox_messages(self, messages: list[OutgoingMessage]) -> list[OutboxMessage]:
+        return [
+            OutboxMessage(
+                key=message.key,
+                topic=f"{self._root}/{message.topic}",
+                message=envelope(
+                    message.event_type,
+                    message.payload,
+                    table_id=self._table_id,
+                    seq=0,  # the outbox writes the seq it assigns
+                    ts=message.ts,
+                ),
+                retain=message.retain,
+            )
+            for message in messages
+        ]
 
     def add(self, messages: list[OutgoingMessage]) -> None:
-        """Store the messages of one input; then wake the drainer."""
+        """Store the messages of one input now, skipping stored keys (the journal's replay)."""
         if not messages:
             return
-        self._outbox.add(
-            [
-                OutboxMessage(
-                    key=message.key,
-                    topic=f"{self._root}/{message.topic}",
-                    message=envelope(
-                        message.event_type,
-                        message.payload,
-                        table_id=self._table_id,
-                        seq=0,  # the outbox writes the seq it assigns
-                        ts=message.ts,
-                    ),
-                    retain=message.retain,
-                )
-                for message in messages
-            ]
-        )
+        self._outbox.add(self._outbox_messages(messages))
+        self._last_seq = self._outbox.last_seq()
         self.wake()
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        """Number the messages of a live input and hand them over; returns the write to do."""
+        if not messages:
+            return _nothing
+        added_at = utc_text(utc_now())
+        rows: list[OutboxRow] = []
+        for message in self._outbox_messages(messages):
+            # One at a time: the first message (the card itself) is on its way while the
+            # larger snapshots after it are still being serialised.
+            (row,) = stamp([message], first_seq=self._last_seq + 1, added_at=added_at)
+            self._last_seq = row.seq
+            self.deliver([row])
+            rows.append(row)
+        return partial(self._store, rows)
+
+    def _store(self, rows: list[OutboxRow]) -> None:
+        self._unstored.extend(rows)
+        self._outbox.insert(self._unstored)  # raises OutboxError: kept for the next write
+        self._unstored.clear()
+        self.stored(rows[-1].seq)
+
+
+def _nothing() -> None:
+    """The write of an input that published nothing."""
 
 
 class FanOutSink:
@@ -59,3 +123,19 @@ class FanOutSink:
         """Each sink in turn."""
         for sink in self.sinks:
             sink.add(messages)
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        """Each sink's stage in turn; the write runs each sink's write."""
+        writes = [sink.stage(messages) for sink in self.sinks]
+
+        def write_all() -> None:
+            failures: list[Exception] = []
+            for write in writes:
+                try:
+                    write()
+                except Exception as error:  # noqa: BLE001 - the other sinks still write
+                    failures.append(error)
+            if failures:
+                raise failures[0]
+
+        return write_all

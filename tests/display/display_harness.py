@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +170,9 @@ class ListSink:
 
     def add(self, messages: list[OutgoingMessage]) -> None:
         self.messages.extend(messages)
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        return partial(self.add, messages)
 
 
 class Table:

@@ -1,8 +1,9 @@
 """A table's MQTT link in its own process, for kill -9 tests: ``python link_process.py ...``.
 
 It adds ``--add`` card messages to the outbox first (keys ``in:<n>``, idempotent), prints
-``connected`` once the birth is out, drains at a deliberately slow pace (a short pause after
-each acknowledged publish, so a test can kill it mid-stream), and stops cleanly on SIGTERM.
+``connected`` once the birth is out, drains at a deliberately slow pace (a short pause on
+each read of the outbox file and a backlog memory of 20 rows, so the drainer goes back to the
+file often and a test can kill it mid-stream), and stops cleanly on SIGTERM.
 """
 
 from __future__ import annotations
@@ -11,18 +12,24 @@ import argparse
 import asyncio
 import signal
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from table_controller.publishing.mqtt import MqttLink, MqttSettings
-from table_controller.publishing.outbox import Outbox
+from table_controller.publishing.outbox import Outbox, OutboxRow
 from tests.mqtt.mqtt_test_support import card_message, fast
 
 
 class SlowOutbox(Outbox):
-    """The drainer's outbox with a pause after each ack: a table publishing in real time."""
+    """The drainer's outbox with a pause per read and per ack batch: a slow disk."""
 
-    def mark_acked(self, seq: int) -> None:
-        super().mark_acked(seq)
+    def unacked_after(self, seq: int, *, limit: int) -> tuple[list[OutboxRow], int]:
+        time.sleep(0.05)
+        return super().unacked_after(seq, limit=limit)
+
+    def mark_acked_many(self, seqs: Sequence[int]) -> None:
+        super().mark_acked_many(seqs)
         time.sleep(0.01)
 
 
@@ -35,7 +42,7 @@ async def main() -> None:
     args = parser.parse_args()
     with Outbox.open(args.db) as writer:
         writer.add([card_message(args.table, n) for n in range(args.add)])
-    settings = fast(MqttSettings.from_url(args.url, table_id=args.table))
+    settings = replace(fast(MqttSettings.from_url(args.url, table_id=args.table)), memory_rows=20)
     with SlowOutbox.open(args.db) as drainer:
         link = MqttLink(settings, drainer)
         loop = asyncio.get_running_loop()

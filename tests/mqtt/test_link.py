@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import trustme
 
+from table_controller.publishing.messages import envelope
 from table_controller.publishing.models import StatusMessage
 from table_controller.publishing.mqtt import (
     BrokerEndpoint,
@@ -22,7 +23,7 @@ from table_controller.publishing.mqtt import (
     Received,
     Subscription,
 )
-from table_controller.publishing.outbox import Outbox
+from table_controller.publishing.outbox import Outbox, OutboxMessage, stamp
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
     backend,
@@ -269,3 +270,56 @@ def test_endpoint_for_tls_builds_a_verifying_context(broker: Mosquitto) -> None:
     assert context is not None
     assert context.check_hostname
     assert replace(endpoint, tls=False).tls_context() is None
+
+
+async def test_rows_handed_over_in_memory_go_out_before_the_file_holds_them(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    async with Subscription(backend(broker.url()), ["baccarat/tables/T07/events/#"]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, db) as table:
+            staged = stamp(
+                [card_message("T07", n) for n in range(40)],
+                first_seq=1,
+                added_at="2026-11-29T12:00:00.000Z",
+            )
+            table.link.offer(staged[:25])
+            table.link.offer(staged[25:])
+            got = await collect(sub, until=lambda got: len(event_seqs(got)) >= 40)
+            assert event_seqs(got) == list(range(1, 41)), "in seq order, several in flight"
+            assert [m.payload.decode() for m in got] == [row.payload for row in staged]
+            assert table.writer.depth() == 0, "the file holds none of them yet"
+            async with asyncio.timeout(5):  # the last PUBACKs may still be on their way
+                while table.link.depth:  # noqa: ASYNC110 - polling the link's own count
+                    await asyncio.sleep(0.01)
+            table.writer.insert(staged)
+            table.link.stored(40)
+            await drained(db)  # acknowledged in the file once it holds them
+            assert table.writer.unacked_after(0, limit=100) == ([], 40)
+
+
+async def test_a_broker_that_lost_its_persistence_gets_the_retained_rows_again(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    state_topic = "baccarat/tables/T07/state"
+    body = envelope(
+        "state", {"phase": "idle"}, table_id="T07", seq=0, ts="2026-11-29T12:00:00.000Z"
+    )
+    async with running_link(settings, db) as table:
+        table.add(OutboxMessage(key="s:1", topic=state_topic, message=body, retain=True))
+        table.add(card_message("T07", 1))
+        await drained(db)
+        assert table.link.counters.republished == 0, "nothing was acknowledged before connecting"
+        await asyncio.to_thread(broker.restart, wipe=True)
+        async with asyncio.timeout(10):
+            while table.link.counters.connects < 2 or not table.link.connected:  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+        async with Subscription(backend(broker.url()), [state_topic]) as late:
+            retained = await late.get()
+    assert table.link.counters.republished == 1
+    assert retained.retain
+    assert json.loads(retained.payload)["seq"] == 1, "the same row again, same seq"

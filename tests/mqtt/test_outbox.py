@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.publishing.outbox import Outbox, OutboxError, OutboxMessage, stamp
 from table_controller.runtime.journal import Journal
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
@@ -169,3 +169,49 @@ def test_any_replay_of_keys_keeps_seqs_dense_and_stable(
         stored = outbox.rows()
     assert [row.seq for row in stored] == list(range(1, len(first_seq) + 1))
     assert {row.key: row.seq for row in stored} == first_seq
+
+
+def test_rows_numbered_beforehand_are_stored_only_if_they_follow_on(tmp_path: Path) -> None:
+    with Outbox.open(tmp_path / "t.db") as outbox:
+        outbox.add([message("1:0")])
+        staged = stamp(
+            [message("2:0"), message("2:1", kind="state", retain=True)],
+            first_seq=2,
+            added_at="2026-11-29T12:00:00.000Z",
+        )
+        assert [json.loads(row.payload)["seq"] for row in staged] == [2, 3]
+        with pytest.raises(OutboxError, match="does not follow on"):
+            outbox.insert(staged[1:])
+        assert outbox.last_seq() == 1, "nothing of a refused insert is stored"
+        outbox.insert(staged)
+        assert [row.seq for row in outbox.rows()] == [1, 2, 3]
+        assert outbox.retained() == {staged[1].topic: staged[1].payload}
+        again = stamp([message("2:0")], first_seq=4, added_at="2026-11-29T12:00:00.000Z")
+        with pytest.raises(OutboxError, match="a key is stored"):
+            outbox.insert(again)
+        assert outbox.last_seq() == 3
+
+
+def test_unacked_rows_are_read_in_pages_with_the_last_seq(tmp_path: Path) -> None:
+    with Outbox.open(tmp_path / "t.db") as outbox:
+        outbox.add([message(f"k{i}") for i in range(6)])
+        outbox.mark_acked_many([2, 3])
+        outbox.mark_acked_many([2])  # idempotent
+        page, last = outbox.unacked_after(0, limit=2)
+        assert ([row.seq for row in page], last) == ([1, 4], 6)
+        page, last = outbox.unacked_after(4, limit=10)
+        assert ([row.seq for row in page], last) == ([5, 6], 6)
+        assert outbox.depth() == 4
+
+
+def test_retained_rows_come_with_their_seq_in_order(tmp_path: Path) -> None:
+    with Outbox.open(tmp_path / "t.db") as outbox:
+        outbox.add(
+            [message("a", kind="state", retain=True), message("b", kind="roads", retain=True)]
+        )
+        outbox.add([message("c", kind="state", retain=True)])
+        retained = outbox.retained_rows()
+    assert [(seq, topic.rsplit("/", 1)[-1]) for seq, topic, _ in retained] == [
+        (2, "roads"),
+        (3, "state"),
+    ]
