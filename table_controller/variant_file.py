@@ -11,6 +11,14 @@ Format (every table and key optional)::
 
     [commission.bets.player_pair]
     window = [1, 50]               # rounds 1 to 50 of a shoe; "every_round" for no window
+
+    [commission.dynamic_windows]   # offer side bets by their live edge (issue: live odds)
+    below_percent = 0              # suspend a bet while its house edge is below 0 %
+    keep_fixed_windows = false     # true: the windows above still close bets as well
+
+With ``dynamic_windows`` a side bet is not offered on a round whose exact house edge, from the
+cards left in the shoe, is below ``below_percent``; it is offered again once the edge is back.
+The round's ``betting_opened`` names the suspended bets; the main bets are never suspended.
 """
 
 from __future__ import annotations
@@ -29,12 +37,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
 )
 
+from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window
 
@@ -54,10 +64,18 @@ class _BetOverride(BaseModel):
     ) = None
 
 
+class _DynamicWindowsSetting(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    below_percent: Annotated[StrictInt | StrictFloat, Field(ge=-100, le=100)] = 0
+    keep_fixed_windows: StrictBool = False
+
+
 class _VariantOverride(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     bets: dict[str, _BetOverride] = Field(default_factory=dict)
+    dynamic_windows: _DynamicWindowsSetting | None = None
 
 
 #: A payout written as text: a decimal or a fraction of modest size (no exponent to expand).
@@ -147,10 +165,37 @@ def parse_variant_overrides(
     return variants
 
 
+def parse_dynamic_windows(
+    document: Mapping[str, object], *, source: str = "variant file"
+) -> dict[str, DynamicWindows]:
+    """The variants whose side bets follow their live edge, and how (see the module doc)."""
+    parse_variant_overrides(document, source=source)  # the whole file is valid, or nothing
+    windows: dict[str, DynamicWindows] = {}
+    for name, raw in document.items():
+        setting = _VariantOverride.model_validate(raw).dynamic_windows
+        if setting is not None:
+            below = Fraction(Decimal(repr(setting.below_percent))) / 100
+            windows[name] = DynamicWindows(
+                threshold=below, keep_fixed_windows=setting.keep_fixed_windows
+            )
+    return windows
+
+
+def load_dynamic_windows(path: Path | None) -> dict[str, DynamicWindows]:
+    """:func:`parse_dynamic_windows` of the file at ``path`` (none without a file)."""
+    if path is None:
+        return {}
+    return parse_dynamic_windows(_read_document(path), source=str(path))
+
+
 def load_variants(path: Path | None) -> dict[str, Variant]:
     """The variants in force: built-ins, with the overrides of ``path`` if given."""
     if path is None:
         return dict(VARIANTS)
+    return parse_variant_overrides(_read_document(path), source=str(path))
+
+
+def _read_document(path: Path) -> dict[str, object]:
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -158,4 +203,4 @@ def load_variants(path: Path | None) -> dict[str, Variant]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
         # ValueError: an integer too long to read; RecursionError: nesting too deep.
         raise VariantFileError(f"{path}: not valid TOML: {type(error).__name__}: {error}") from None
-    return parse_variant_overrides(document, source=str(path))
+    return document

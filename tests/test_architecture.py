@@ -17,6 +17,7 @@ PURE = [
     "table_controller/protection/edge.py",
     "table_controller/protection/shuffle_checks.py",
     "table_controller/protection/replay_edges.py",
+    "table_controller/protection/advisor.py",
     "drivers/srp/*.py",
     "drivers/textline.py",
     "drivers/events.py",

@@ -9,28 +9,43 @@ JSON lines, or a journal (recognised by its SQLite header; its hash chain is ver
 a broken chain is refused). Messages are numbered as the live table numbered them
 (:class:`~table_controller.publishing.outgoing.MessagePlanner`), so a journal's replay shows the
 ``seq`` and ``ts`` the backend received; only events and roads are printed.
+
+``--edges`` prints instead, for each shoe (or the one ``--shoe`` names), every bet's exact house
+edge before each round; ``--plot FILE.png`` draws them (matplotlib, the ``plot`` extra). The
+cards of a shoe are taken from the events the replay publishes
+(:class:`~table_controller.protection.replay_edges.ShoeRecorder`), so round ``n``'s edges are
+those of the cards out of the shoe, as the procedure counted them, when round ``n`` began.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Final, TextIO
 
 from table_controller.cli import UsageError
-from table_controller.procedure.decisions import CommandRefused, Decision
+from table_controller.procedure.decisions import CommandRefused, Decision, Publish
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record
+from table_controller.protection import plot
+from table_controller.protection.edge import MAIN_BETS, RoundEdges
+from table_controller.protection.replay_edges import (
+    RecordedShoe,
+    ReplayedRound,
+    ShoeRecorder,
+    replay_edges,
+)
 from table_controller.publishing.messages import JsonValue, dumps, envelope
 from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage
-from table_controller.rules.variants import VARIANTS
+from table_controller.rules.variants import VARIANTS, Variant
 from table_controller.runtime.journal import (
     ANSWER_KEY,
     INPUT_ROW,
@@ -44,6 +59,8 @@ JOURNAL_HEADER: Final = b"SQLite format 3\x00"
 DEFAULT_TABLE_ID: Final = "replay"
 DEFAULT_OPERATOR: Final = "replay"
 FAULT_STATUS: Final = 1
+#: The only file type ``--plot`` writes.
+PLOT_SUFFIX: Final = ".png"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,30 +104,251 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ID",
         help=f"table id written in each message (default: the journal's, else {DEFAULT_TABLE_ID})",
     )
+    parser.add_argument(
+        "--edges",
+        action="store_true",
+        help="instead of the events, print each bet's house edge before each round of each shoe "
+        "(with --json: one JSON object per round)",
+    )
+    parser.add_argument(
+        "--shoe",
+        default=None,
+        metavar="SHOE_ID",
+        help="with --edges or --plot: only this shoe of the recording",
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE.png",
+        help="draw the shoe's side-bet edges round by round into this PNG "
+        "(needs the plot extra: pip install 'table-controller[plot]')",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=percent,
+        default=None,
+        metavar="PCT",
+        help="with --edges or --plot: mark (and alarm) a house edge below PCT %% (default 0)",
+    )
     parser.set_defaults(handler=run)
+
+
+def percent(text: str) -> Fraction:
+    """An argparse ``type``: a percentage (``0``, ``-0.5``, ``1/3``) as an exact fraction of 1."""
+    try:
+        return Fraction(text.strip()) / 100
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Replay the file; 0 when every input was handled, 1 if the procedure faulted."""
+    edges_wanted = args.edges or args.plot is not None
+    if not edges_wanted and (args.shoe is not None or args.threshold is not None):
+        raise UsageError("--shoe and --threshold go with --edges or --plot")
+    if args.plot is not None:
+        _check_plot_target(args.plot)
     inputs = list(read_inputs(args.inputs))
     table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
-    machine = TableProcedure(
-        VARIANTS[args.variant], table_id=table_id, betting_phase=args.betting_phase
-    )
-    printer = _Printer(table_id=table_id, as_json=args.json, out=sys.stdout)
+    variant = VARIANTS[args.variant]
+    machine = TableProcedure(variant, table_id=table_id, betting_phase=args.betting_phase)
+    # With --plot, the events are held back until the shoe to draw is known to be there.
+    held = io.StringIO() if args.plot is not None and not args.edges else None
+    out = sys.stdout if held is None else held
+    printer = None if args.edges else _Printer(table_id=table_id, as_json=args.json, out=out)
+    recorder = ShoeRecorder() if edges_wanted else None
+    status = _replay(machine, inputs, printer, recorder)
+    if status != 0 or recorder is None:
+        _release(held)
+        return status
+    shoes = _chosen_shoes(recorder.shoes(), args)
+    _release(held)
+    threshold = Fraction(0) if args.threshold is None else args.threshold
+    replayed = [(shoe, replay_edges(variant, shoe, threshold=threshold)) for shoe in shoes]
+    if args.edges:
+        _print_edges(variant, replayed, as_json=args.json, threshold=threshold)
+    if args.plot is not None:
+        shoe, rounds = replayed[0]
+        _draw(variant, shoe, rounds, args.plot)
+    return 0
+
+
+def _replay(
+    machine: TableProcedure,
+    inputs: Sequence[RecordedInput],
+    printer: _Printer | None,
+    recorder: ShoeRecorder | None,
+) -> int:
+    """Every input through the procedure: its messages printed, its events recorded."""
     for recorded in inputs:
         if recorded.event is None:
-            if recorded.answer is not None:
+            if recorded.answer is not None and printer is not None:
                 printer.answered(recorded.answer, recorded)
             continue
         try:
             decisions = machine.handle(recorded.event)
         except ProcedureBug as bug:
-            printer.decisions(bug.decisions, recorded, machine.snapshot())
+            if printer is not None:
+                printer.decisions(bug.decisions, recorded, machine.snapshot())
             print(f"line {recorded.line_no}: the procedure faulted: {bug}", file=sys.stderr)
             return FAULT_STATUS
-        printer.decisions(decisions, recorded, machine.snapshot())
+        if printer is not None:
+            printer.decisions(decisions, recorded, machine.snapshot())
+        if recorder is not None:
+            for decision in decisions:
+                if isinstance(decision, Publish):
+                    recorder.observe(decision.event_type.value, decision.payload)
     return 0
+
+
+def _print_edges(
+    variant: Variant,
+    replayed: Sequence[tuple[RecordedShoe, Sequence[ReplayedRound]]],
+    *,
+    as_json: bool,
+    threshold: Fraction,
+) -> None:
+    for number, (shoe, rounds) in enumerate(replayed):
+        if as_json:
+            for row in edge_rows(variant, shoe.shoe_id, rounds):
+                print(dumps(row))
+            continue
+        if number:
+            print()
+        print(edge_table(variant, shoe, rounds, threshold=threshold))
+
+
+def _check_plot_target(path: Path) -> None:
+    """Refuse ``--plot`` before any work when the file cannot be written or drawn."""
+    if path.suffix.lower() != PLOT_SUFFIX:
+        raise UsageError(f"--plot: the file must end in {PLOT_SUFFIX}, got {str(path)!r}")
+    if not path.parent.is_dir():
+        raise UsageError(f"--plot: no such directory: {path.parent}")
+    try:
+        plot.require_matplotlib()
+    except plot.PlotUnavailableError as error:
+        raise UsageError(f"--plot: {error}") from None
+
+
+def _release(held: io.StringIO | None) -> None:
+    """Print the events held back, if any."""
+    if held is not None:
+        sys.stdout.write(held.getvalue())
+
+
+def _chosen_shoes(shoes: Sequence[RecordedShoe], args: argparse.Namespace) -> list[RecordedShoe]:
+    """The shoes ``--shoe`` names (one for ``--plot``); a shoe not there is a usage error."""
+    names = ", ".join(shoe.shoe_id for shoe in shoes) or "none"
+    if args.shoe is not None:
+        chosen = [shoe for shoe in shoes if shoe.shoe_id == args.shoe]
+        if not chosen:
+            raise UsageError(f"--shoe: no shoe {args.shoe!r} in {args.inputs} (shoes: {names})")
+        return chosen
+    if not shoes:
+        raise UsageError(f"{args.inputs}: the recording holds no shoe")
+    if args.plot is not None and len(shoes) > 1:
+        raise UsageError(f"--plot draws one shoe: name it with --shoe (shoes: {names})")
+    return list(shoes)
+
+
+def side_bets(variant: Variant) -> tuple[str, ...]:
+    """The bets a plot draws: the side bets (the main bets when the variant has none)."""
+    side = tuple(bet_id for bet_id in variant.bet_ids if bet_id not in MAIN_BETS)
+    return side or variant.bet_ids
+
+
+def _draw(
+    variant: Variant, shoe: RecordedShoe, rounds: Sequence[ReplayedRound], path: Path
+) -> None:
+    bets = side_bets(variant)
+    ends = {
+        window.last
+        for bet_id in bets
+        if (window := variant.offer(bet_id).window) is not None and not variant.virtual
+    }
+    title = f"{variant.title}, shoe {shoe.shoe_id}: house edge before each round"
+    plot.plot_edges(rounds, path, bets=bets, title=title, window_ends=ends)
+    print(f"edges of shoe {shoe.shoe_id} ({len(rounds)} rounds) drawn in {path}", file=sys.stderr)
+
+
+def edge_rows(
+    variant: Variant, shoe_id: str, rounds: Sequence[ReplayedRound]
+) -> Iterator[dict[str, JsonValue]]:
+    """``--edges --json``: one object per round; ``house_edge`` a fraction of the stake.
+
+    A round without odds (too few cards, an impossible count) has ``cards_left`` and every
+    ``house_edge`` null, and says why in ``no_odds``.
+    """
+    for replayed in rounds:
+        edges = replayed.edges
+        row: dict[str, JsonValue] = {
+            "shoe_id": shoe_id,
+            "round_no": replayed.round_no,
+            "cards_left": edges.cards_left if isinstance(edges, RoundEdges) else None,
+            "bets": {
+                bet_id: {
+                    "house_edge": _as_float(replayed.house_edge(bet_id)),
+                    "offered": replayed.offer.is_offered(bet_id),
+                }
+                for bet_id in variant.bet_ids
+            },
+        }
+        if not isinstance(edges, RoundEdges):
+            row["no_odds"] = edges.reason
+        yield row
+
+
+def _as_float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def edge_table(
+    variant: Variant,
+    shoe: RecordedShoe,
+    rounds: Sequence[ReplayedRound],
+    *,
+    threshold: Fraction,
+) -> str:
+    """``--edges``: one row per round, each bet's house edge in %; then the alarms.
+
+    ``*`` marks an edge below the threshold, parentheses a bet not offered on the round.
+    """
+    bets = variant.bet_ids
+    widths = [max(len(bet_id), 10) for bet_id in bets]
+    lines = [
+        (
+            f"shoe {shoe.shoe_id} ({variant.name}, {variant.decks} decks): house edge in % "
+            f"before each round; * below {float(threshold) * 100:g} %, (…) not offered"
+        ),
+        "round  cards  " + "  ".join(f"{b:>{w}}" for b, w in zip(bets, widths, strict=True)),
+    ]
+    for replayed in rounds:
+        edges = replayed.edges
+        if not isinstance(edges, RoundEdges):
+            lines.append(f"{replayed.round_no:>5}  {'-':>5}  no odds: {edges.reason}")
+            continue
+        cells = []
+        for bet_id, width in zip(bets, widths, strict=True):
+            edge = edges.house_edge(bet_id)
+            text = _edge_text(edge)
+            if not replayed.offer.is_offered(bet_id):
+                text = f"({text})"
+            text += "*" if edge < threshold else " "
+            cells.append(f"{text:>{width + 1}}")
+        lines.append(f"{replayed.round_no:>5}  {edges.cards_left:>5} " + " ".join(cells).rstrip())
+    if not rounds:
+        lines.append("no round was dealt")
+    lines.extend(
+        f"edge_positive: round {alarm.round_no} {alarm.bet_id} {_edge_text(alarm.house_edge)} %"
+        for replayed in rounds
+        for alarm in replayed.alarms
+    )
+    return "\n".join(lines)
+
+
+def _edge_text(edge: Fraction) -> str:
+    return f"{float(edge) * 100:+.3f}"
 
 
 def read_inputs(path: Path) -> Iterator[RecordedInput]:

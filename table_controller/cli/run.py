@@ -11,6 +11,8 @@ import argparse
 import asyncio
 import contextlib
 import signal
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,8 @@ from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
 from table_controller.procedure.machine import TableProcedure
+from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
+from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.config import Settings, SettingsError, load_settings
@@ -29,7 +33,7 @@ from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
 from table_controller.runtime.service import MessageSink, TableService
 from table_controller.runtime.systemd import notify_systemd
-from table_controller.variant_file import VariantFileError, load_variants
+from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
     from table_controller.publishing.authorisation import AuthorisationPolicy
@@ -37,6 +41,7 @@ if TYPE_CHECKING:  # imported where used: a table without a broker or display ne
     from table_controller.publishing.outbox import Outbox
     from table_controller.publishing.web import DisplayServer
     from table_controller.runtime.commands import CommandIngress
+    from table_controller.runtime.health import HealthServer
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
@@ -77,6 +82,9 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--log-format", help="json (default) or console")
     parser.add_argument("--log-level", help="debug, info (default), warning or error")
+    parser.add_argument(
+        "--metrics", metavar="HOST:PORT", help="serve /health and /metrics there, or off (default)"
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -104,8 +112,10 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     try:
         variant = load_variants(settings.paytable)[settings.variant]
+        dynamic_windows = load_dynamic_windows(settings.paytable).get(settings.variant)
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
+    advisor = _advisor(settings, variant, dynamic_windows)
     mqtt = _mqtt_settings(settings)
     configure_logging(settings.log_format, settings.log_level)
     try:
@@ -114,7 +124,25 @@ def run(args: argparse.Namespace) -> int:
         _LOG.critical("journal unusable: not starting", error=str(error))
         return JOURNAL_FAULT
     with journal:
-        return asyncio.run(_serve(settings, variant, journal, mqtt))
+        return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
+
+
+def _advisor(
+    settings: Settings, variant: Variant, dynamic_windows: DynamicWindows | None
+) -> RoundAdvisor | None:
+    """The live odds and shoe alarms, unless turned off."""
+    if not settings.live_odds:
+        return None
+    below = Fraction(Decimal(repr(settings.edge_alarm_below))) / 100
+    return RoundAdvisor(
+        variant,
+        AdvisorSettings(
+            edge_threshold=below,
+            dynamic_windows=dynamic_windows,
+            shuffle_false_alarm_rate=settings.shuffle_false_alarm_rate,
+            repeat_false_alarm_rate=settings.repeat_false_alarm_rate,
+        ),
+    )
 
 
 def _mqtt_settings(settings: Settings) -> MqttSettings | None:
@@ -189,7 +217,11 @@ def _sinks(
 
 
 async def _serve(
-    settings: Settings, variant: Variant, journal: Journal, mqtt: MqttSettings | None
+    settings: Settings,
+    variant: Variant,
+    journal: Journal,
+    mqtt: MqttSettings | None,
+    advisor: RoundAdvisor | None,
 ) -> int:
     with contextlib.ExitStack() as stack:
         sink, outbox_sink, link_outbox = _sinks(settings, stack, mqtt)
@@ -206,7 +238,12 @@ async def _serve(
                 settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
             )
         service = TableService(
-            procedure=procedure, journal=journal, sink=sink, link=reader, card_source=card_source
+            procedure=procedure,
+            journal=journal,
+            sink=sink,
+            link=reader,
+            card_source=card_source,
+            advisor=advisor,
         )
         if reader is None:
             service.reader_state = "connected"  # a virtual table's card source is always there
@@ -227,6 +264,21 @@ async def _serve(
             )
             service.reader_listeners.append(lambda _state: link.refresh_status())
             outbox_sink.wake = link.notify
+            outbox_sink.deliver = link.offer
+            outbox_sink.stored = link.stored
+        health: HealthServer | None = None
+        if settings.metrics_address is not None:  # after the replay: counters count this run
+            from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked
+
+            host, port = settings.metrics_address
+            health = observe(
+                service,
+                table_id=settings.table_id,
+                version=__version__,
+                host=host,
+                port=port,
+                link=link,
+            )
         _LOG.info(
             "table service starting",
             version=__version__,
@@ -237,15 +289,17 @@ async def _serve(
             replayed=replayed,
             broker=None if mqtt is None else f"{mqtt.broker.host}:{mqtt.broker.port}",
         )
-        return await _run_until_stopped(service, reader, display, link, ingress)
+        return await _run_until_stopped(service, reader, display, link, ingress, health=health)
 
 
-async def _run_until_stopped(
+async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
     service: TableService,
     reader: ShoeReader | None,
     display: DisplayServer | None,
     link: MqttLink | None,
     ingress: CommandIngress | None,
+    *,
+    health: HealthServer | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -256,6 +310,8 @@ async def _run_until_stopped(
             await display.start()
             _LOG.info("dealer display", url=display.url)
         async with contextlib.AsyncExitStack() as running:
+            if health is not None:  # serving before READY=1, stopped after everything else
+                await running.enter_async_context(health)
             if reader is not None:
                 await running.enter_async_context(reader)
             group = await running.enter_async_context(asyncio.TaskGroup())

@@ -64,6 +64,8 @@ class EventType(enum.StrEnum):
     ALARM = "alarm"
     #: Retained on ``<root>/roads`` rather than an event topic.
     ROADS = "roads"
+    #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
+    ODDS = "odds"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

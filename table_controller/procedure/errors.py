@@ -81,6 +81,14 @@ class AlarmCode(enum.StrEnum):
     CARD_WITHOUT_SHOE = "card_without_shoe"
     UNEXPECTED_CUT_CARD = "unexpected_cut_card"
     PROCEDURE_FAULT = "procedure_fault"
+    #: An offered bet's house edge dropped below the threshold (the player has the edge).
+    EDGE_POSITIVE = "edge_positive"
+    #: The shoe's order is too regular for a fair shuffle.
+    SHUFFLE_PATTERN = "shuffle_pattern"
+    #: The shoe repeats the order of a recent shoe.
+    SHOE_REPEATED = "shoe_repeated"
+    #: More cards came out than the shoe holds.
+    IMPOSSIBLE_COUNT = "impossible_count"
 
 
 class VoidReason(enum.StrEnum):

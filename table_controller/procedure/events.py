@@ -10,7 +10,8 @@ operator may give it). ``COMMAND`` names each command as mqtt-api.md does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar, TypeAlias
 
 from table_controller.rules.cards import Card
@@ -68,6 +69,39 @@ class TimerFired:
 
     at: float
     key: str
+
+
+# --- what the runtime's analysis found -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssessmentAlarm:
+    """One finding of an assessment, raised as an ``alarm`` with its own fields."""
+
+    code: str
+    message: str
+    details: Mapping[str, object] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundAssessed:
+    """The runtime's analysis of the shoe before round ``round_no`` (issue: live odds).
+
+    Computed off the dealing path from the cards out of the shoe and journaled like any
+    input, so a replay publishes it at the same place. ``odds`` is the ``<root>/odds`` payload
+    (JSON-ready). With dynamic windows, ``offer`` is the bets taken on ``round_no`` in place of
+    the variant's fixed windows, and ``suspended`` those left out for their edge, with it. The
+    procedure applies an offer only if the round has not started yet (else the fixed windows
+    stand); an assessment of a shoe that is no longer in play changes nothing.
+    """
+
+    at: float
+    shoe_id: str
+    round_no: int
+    odds: Mapping[str, object] | None = field(default=None, hash=False)
+    alarms: tuple[AssessmentAlarm, ...] = ()
+    offer: tuple[str, ...] | None = None
+    suspended: tuple[tuple[str, float], ...] = ()
 
 
 # --- commands -----------------------------------------------------------------------------
@@ -172,7 +206,7 @@ Command: TypeAlias = (
     | CorrectResult
     | DroppedCard
 )
-Input: TypeAlias = ShoeInput | TimerFired | Command
+Input: TypeAlias = ShoeInput | TimerFired | RoundAssessed | Command
 
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {

@@ -92,6 +92,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import assert_never
 
 from table_controller.procedure.decisions import (
@@ -132,13 +133,14 @@ from table_controller.procedure.events import (
     OpenBetting,
     ReaderCameBack,
     ReaderWentOffline,
+    RoundAssessed,
     StartNewShoe,
     TimerFired,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.records import card_codes, prompt_fields, result_fields
-from table_controller.procedure.round import OPENING_CARDS, RoundCards
+from table_controller.procedure.round import OPENING_CARDS, RoundCards, RoundOffer
 from table_controller.procedure.shoe import Burn, CardAccounting, SettledRound, Shoe
 from table_controller.procedure.states import (
     COMMANDS_WHILE_HELD,
@@ -151,7 +153,13 @@ from table_controller.procedure.states import (
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 from table_controller.rules.tableau import Coup, Hand
-from table_controller.rules.variants import MAX_ROUND, Reshuffle, Variant, settle_round
+from table_controller.rules.variants import (
+    MAX_ROUND,
+    NOT_OFFERED,
+    Reshuffle,
+    Variant,
+    settle_round,
+)
 
 #: Longest shoe id taken (it is part of every round id and of topics' payloads).
 MAX_SHOE_ID_LENGTH = 64
@@ -176,6 +184,24 @@ _BETTING_COMMANDS = (OpenBetting, CloseBetting)
 #: One decision per lamp, made once: decisions are immutable values, so they can be shared.
 _SET_LAMP: dict[Lamp, SetLamp] = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
 _Refusal = tuple[RefusalCode, str]
+#: Fields every alarm sets itself: an assessment's details may not override them.
+_ALARM_OWN_FIELDS = frozenset({"type", "code", "message", "shoe_id", "round_no", "round_id"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeCount:
+    """The cards out of the shoe in play since its last shuffle, and where the shoe is."""
+
+    shoe_id: str
+    decks: int
+    #: The number the next round will take.
+    next_round_no: int
+    #: No round is being bet on or dealt, and the shoe goes on: the next round's offer is open.
+    between_rounds: bool
+    #: Each card seen, with how often.
+    seen: tuple[tuple[Card, int], ...]
+    #: Cards that left unread (misreads, lost frames counted as cards).
+    unread: int
 
 
 class TableProcedure:
@@ -209,6 +235,8 @@ class TableProcedure:
         self._trigger = Trigger.CARD
         self._out: list[Decision] = []
         self._round_prompts: dict[tuple[PromptAction, int], Prompt] = {}
+        #: The variant without windows, to settle a round on dynamic windows' offer.
+        self._windowless: Variant | None = None
 
     # --- public ---------------------------------------------------------------------------
 
@@ -274,6 +302,21 @@ class TableProcedure:
             "queued_inputs": len(self._pending),
         }
 
+    def shoe_count(self) -> ShoeCount | None:
+        """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
+        shoe = self._shoe
+        if shoe is None or shoe.ended or self._fault is not None:
+            return None
+        seen = shoe.accounting.seen()
+        return ShoeCount(
+            shoe_id=shoe.shoe_id,
+            decks=shoe.decks,
+            next_round_no=shoe.round_no + 1,
+            between_rounds=self._round is None and self._phase is Phase.BETWEEN_ROUNDS,
+            seen=seen,
+            unread=shoe.cards_seen - sum(n for _, n in seen),
+        )
+
     # --- dispatch ---------------------------------------------------------------------------
 
     def _dispatch(self, event: Input) -> None:
@@ -288,6 +331,19 @@ class TableProcedure:
                 if count < 1:
                     raise ProcedureBug(f"FramesLost with count {count}: nothing was lost")
                 self._receive(_Lost(count))
+            case ReaderWentOffline() | ReaderCameBack() | TimerFired() | RoundAssessed():
+                self._outside_the_stream(event)
+            case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
+                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
+                self._command(event)
+            case _:
+                assert_never(event)
+
+    def _outside_the_stream(
+        self, event: ReaderWentOffline | ReaderCameBack | TimerFired | RoundAssessed
+    ) -> None:
+        """Inputs that are neither the shoe's items nor commands: taken at once, even held."""
+        match event:
             case ReaderWentOffline():
                 self._reader_online = False
                 self._alarm(AlarmCode.READER_OFFLINE, "the card reader is offline")
@@ -295,9 +351,8 @@ class TableProcedure:
                 self._reader_online = True
             case TimerFired():
                 pass  # the core sets no timers, so none is ever due
-            case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
-                self._command(event)
+            case RoundAssessed():
+                self._assessed(event)
             case _:
                 assert_never(event)
 
@@ -431,11 +486,13 @@ class TableProcedure:
 
     def _settle(self, shoe: Shoe, current: RoundCards) -> None:
         coup = current.coup()
-        settlement = settle_round(self._variant, coup, current.round_no)
+        offer = None if current.offer is None else frozenset(current.offer.offer)
+        settlement = self._settlement(coup, current.round_no, offer)
         last = current.last_round
         shoe.settled[current.round_no] = SettledRound(
             round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
             coup=coup, settlement=settlement, last_round=last, manual_cards=tuple(current.manual),
+            offer=offer,
         )
         self._publish_payload(EventType.ROUND_RESULT, {
             **current.ids, **result_fields(coup, settlement), "last_round": last,
@@ -562,9 +619,11 @@ class TableProcedure:
             case OpenBetting():
                 self._start_round(shoe)
                 current = self._current()
-                offered = self._variant.offered_on(current.round_no)
-                self._publish_payload(EventType.BETTING_OPENED,
-                                      {**current.ids, "bets_offered": list(offered)})
+                suspended = () if current.offer is None else current.offer.suspended
+                self._publish_payload(EventType.BETTING_OPENED, {
+                    **current.ids, "bets_offered": list(self._offered(current)),
+                    "bets_suspended": [{"bet": bet, "house_edge": edge}
+                                       for bet, edge in suspended]})
                 self._goto(Phase.BETTING)
                 self._set_display(self._round_prompt(PromptAction.OPEN_BETTING,
                                                      current.round_no), Lamp.OFF)
@@ -718,7 +777,7 @@ class TableProcedure:
         coup = Coup(command.player, command.banker)
         record.cards = dealt
         record.coup = coup
-        record.settlement = settle_round(self._variant, coup, record.round_no)
+        record.settlement = self._settlement(coup, record.round_no, record.offer)
         record.corrections += 1
         self._publish(
             EventType.RESULT_CORRECTED, shoe_id=shoe.shoe_id, round_no=record.round_no,
@@ -737,6 +796,8 @@ class TableProcedure:
         if self._every_round:
             shoe.reshuffle()
         self._round = RoundCards(shoe.shoe_id, shoe.round_no, shoe.round_id(shoe.round_no))
+        if shoe.next_offer is not None and shoe.next_offer.round_no == shoe.round_no:
+            self._round.offer = shoe.next_offer
         self._shown_round = self._round
 
     def _current(self) -> RoundCards:
@@ -772,8 +833,10 @@ class TableProcedure:
         if take_pending:
             if any(item is _Mark.CUT for item in self._pending):
                 self._queued_cut(shoe, current)
-            cards.extend(self._pending_cards())
+            queued = self._pending_cards()
             self._pending.clear()
+            self._count_discarded(shoe, queued)
+            cards.extend(queued)
         self._close_gap()
         shoe.voided_rounds.add(current.round_no)
         self._publish(EventType.ROUND_VOIDED, **self._round_fields(current), reason=reason.value,
@@ -791,6 +854,13 @@ class TableProcedure:
                           cut_card="during_round")
         else:
             self._publish_last_round_between(shoe, current.round_no - 1)
+
+    def _count_discarded(self, shoe: Shoe, queued: list[Card | None]) -> None:
+        """Cards dealt behind a hold and voided with the round: they left the shoe all the same."""
+        for card in queued:
+            shoe.cards_seen += 1
+            if card is not None and not shoe.accounting.take(card):
+                self._foreign_card(shoe, card)
 
     def _pending_cards(self) -> list[Card | None]:
         """The cards queued behind a hold (``None`` for unread ones)."""
@@ -948,8 +1018,48 @@ class TableProcedure:
         shoe = self._shoe
         if shoe is None or self._phase is Phase.SHOE_OVER:
             return ()
-        round_no = self._round.round_no if self._round is not None else shoe.round_no + 1
-        return self._variant.offered_on(round_no)
+        if self._round is not None:
+            return self._offered(self._round)
+        upcoming = shoe.next_offer
+        if upcoming is not None and upcoming.round_no == shoe.round_no + 1:
+            return upcoming.offer
+        return self._variant.offered_on(shoe.round_no + 1)
+
+    def _offered(self, current: RoundCards) -> tuple[str, ...]:
+        """The bets taken on a round: dynamic windows' offer if made, else its fixed windows."""
+        if current.offer is not None:
+            return current.offer.offer
+        return self._variant.offered_on(current.round_no)
+
+    def _settlement(self, coup: Coup, round_no: int,
+                    offer: frozenset[str] | None) -> dict[str, Fraction | str]:
+        """Every bet settled: on the fixed windows, or on the offer dynamic windows made."""
+        if offer is None:
+            return settle_round(self._variant, coup, round_no)
+        if self._windowless is None:
+            self._windowless = self._variant.as_virtual()
+        settled = settle_round(self._windowless, coup, round_no)
+        return {bet: result if bet in offer else NOT_OFFERED for bet, result in settled.items()}
+
+    # --- assessments ---------------------------------------------------------------------------
+
+    def _assessed(self, event: RoundAssessed) -> None:
+        """Odds, alarms and suspensions the runtime worked out for the shoe's next round."""
+        shoe = self._shoe
+        if shoe is None or shoe.shoe_id != event.shoe_id or shoe.ended:
+            return  # about a shoe no longer in play: nothing to say
+        if event.odds is not None:
+            self._out.append(Publish(event_type=EventType.ODDS, payload=dict(event.odds),
+                                     retain=True))
+        round_id = shoe.round_id(event.round_no)
+        for alarm in event.alarms:
+            details = {key: value for key, value in alarm.details.items()
+                       if key not in _ALARM_OWN_FIELDS}
+            self._alarm(AlarmCode(alarm.code), alarm.message, round_id=round_id, **details)
+        if event.offer is not None and event.round_no == shoe.round_no + 1:
+            # the round has not started: its offer is still open
+            shoe.next_offer = RoundOffer(round_no=event.round_no, offer=event.offer,
+                                         suspended=event.suspended)
 
     # --- faults --------------------------------------------------------------------------------
 

@@ -9,6 +9,8 @@ never exceptions.
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "id": "c-1", "operator": "pit-12"}
     {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}
     {"reader": "offline"}   {"reader": "online"}   {"timer": "key"}
+    {"assessed": {"shoe_id": "S-1", "round_no": 12, "odds": {...}, "alarms": [...],
+                  "suspended": [{"bet": "player_pair", "house_edge": -0.0123}]}}
 
 with optional ``at`` (the adapter's monotonic seconds), ``ts`` (UTC wall time, carried for the
 envelope and ignored by the core) and ``v`` (the record version). ``id`` and ``operator`` of a
@@ -26,6 +28,7 @@ from typing import Final, TypeAlias
 from table_controller.procedure.decisions import Prompt, PromptAction
 from table_controller.procedure.events import (
     COMMANDS,
+    AssessmentAlarm,
     CardDrawn,
     CardMisread,
     CloseBetting,
@@ -41,6 +44,7 @@ from table_controller.procedure.events import (
     OpenBetting,
     ReaderCameBack,
     ReaderWentOffline,
+    RoundAssessed,
     StartNewShoe,
     TimerFired,
     VoidRound,
@@ -50,7 +54,14 @@ from table_controller.rules.cards import Card, CardError
 from table_controller.rules.tableau import Coup, Winner
 
 INPUT_RECORD_VERSION: Final = 1
-_KINDS: Final = ("command", "card", "cut", "misread", "frames_lost", "reader", "timer")
+_KINDS: Final = (
+    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed"
+)  # fmt: skip
+#: Alarm codes an assessment may raise (the runtime's analysis; procedure.errors.AlarmCode).
+ASSESSMENT_ALARMS: Final = frozenset(
+    {"edge_positive", "shuffle_pattern", "shoe_repeated", "impossible_count"}
+)
+_ASSESSED_KEYS: Final = frozenset({"shoe_id", "round_no", "odds", "alarms", "offer", "suspended"})
 _COMMON: Final = frozenset({"at", "ts", "v"})
 _COMMAND_KEYS: Final = frozenset({"command", "args", "id", "operator"})
 #: The arguments each command takes (name -> required?).
@@ -151,6 +162,96 @@ def _timer(value: object, at: float) -> Input:
     return TimerFired(at=at, key=_text(value, "timer"))
 
 
+def _assessed(value: object, at: float) -> Input:
+    if not isinstance(value, dict):
+        raise _Bad("'assessed' must be a JSON object")
+    unknown = sorted(set(value) - _ASSESSED_KEYS)
+    if unknown:
+        raise _Bad(f"'assessed' has no field {unknown[0]!r}")
+    round_no = value.get("round_no")
+    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
+        raise _Bad("'assessed.round_no' must be a whole number >= 1")
+    odds = value.get("odds")
+    if odds is not None and not isinstance(odds, dict):
+        raise _Bad("'assessed.odds' must be a JSON object or null")
+    _json_ready(odds, "assessed.odds")
+    return RoundAssessed(
+        at=at,
+        shoe_id=_text(value.get("shoe_id"), "assessed.shoe_id"),
+        round_no=round_no,
+        odds=odds,
+        alarms=tuple(_assessment_alarm(item) for item in _list(value, "alarms")),
+        offer=None if value.get("offer") is None else _bet_ids(_list(value, "offer")),
+        suspended=tuple(_suspension(item) for item in _list(value, "suspended")),
+    )
+
+
+def _bet_ids(items: list[object]) -> tuple[str, ...]:
+    return tuple(_text(item, "assessed.offer") for item in items)
+
+
+#: How deep an assessment's JSON may nest (the odds payload needs four levels).
+_MAX_JSON_DEPTH: Final = 8
+
+
+def _json_ready(value: object, key: str, depth: int = 0) -> None:
+    """Refuse what could not be published as JSON: NaN, infinities, odd types, deep nesting."""
+    if depth > _MAX_JSON_DEPTH:
+        raise _Bad(f"{key!r} nests too deep")
+    if value is None or isinstance(value, bool | int | str):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _Bad(f"{key!r} holds a number that is not finite")
+        return
+    if isinstance(value, list):
+        for item in value:
+            _json_ready(item, key, depth + 1)
+        return
+    if isinstance(value, dict) and all(isinstance(name, str) for name in value):
+        for item in value.values():
+            _json_ready(item, key, depth + 1)
+        return
+    raise _Bad(f"{key!r} holds a value that is not JSON")
+
+
+def _list(value: Mapping[str, object], key: str) -> list[object]:
+    items = value.get(key, [])
+    if not isinstance(items, list):
+        raise _Bad(f"'assessed.{key}' must be a list")
+    return items
+
+
+def _assessment_alarm(item: object) -> AssessmentAlarm:
+    if not isinstance(item, dict) or set(item) - {"code", "message", "details"}:
+        raise _Bad("an assessment alarm is {code, message, details}")
+    code = item.get("code")
+    if not isinstance(code, str) or code not in ASSESSMENT_ALARMS:
+        raise _Bad(f"an assessment alarm's code must be one of {sorted(ASSESSMENT_ALARMS)}")
+    details = item.get("details", {})
+    if not isinstance(details, dict):
+        raise _Bad("an assessment alarm's details must be a JSON object")
+    _json_ready(details, "assessed.alarms.details")
+    return AssessmentAlarm(
+        code=code, message=_text(item.get("message"), "assessed.alarms.message"), details=details
+    )
+
+
+def _suspension(item: object) -> tuple[str, float]:
+    if not isinstance(item, dict) or set(item) != {"bet", "house_edge"}:
+        raise _Bad("a suspended bet is {bet, house_edge}")
+    edge = item["house_edge"]
+    if isinstance(edge, bool) or not isinstance(edge, int | float):
+        raise _Bad("a suspended bet's house_edge must be a number")
+    try:
+        as_float = float(edge)
+    except OverflowError:  # an integer beyond any float
+        as_float = math.inf
+    if not math.isfinite(as_float):
+        raise _Bad("a suspended bet's house_edge must be a finite number")
+    return _text(item["bet"], "assessed.suspended.bet"), as_float
+
+
 _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "card": _card_drawn,
     "cut": _cut,
@@ -158,6 +259,7 @@ _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "frames_lost": _frames_lost,
     "reader": _reader,
     "timer": _timer,
+    "assessed": _assessed,
 }
 _PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
 _PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
@@ -252,6 +354,20 @@ def input_to_record(event: Input) -> dict[str, object]:
             record["reader"] = "online"
         case TimerFired(key=key):
             record["timer"] = key
+        case RoundAssessed():
+            record["assessed"] = {
+                "shoe_id": event.shoe_id,
+                "round_no": event.round_no,
+                "odds": None if event.odds is None else dict(event.odds),
+                "alarms": [
+                    {"code": alarm.code, "message": alarm.message, "details": dict(alarm.details)}
+                    for alarm in event.alarms
+                ],
+                "offer": None if event.offer is None else list(event.offer),
+                "suspended": [
+                    {"bet": bet, "house_edge": edge} for bet, edge in event.suspended
+                ],
+            }
         case _:
             record.update(
                 command=event.COMMAND,

@@ -5,6 +5,8 @@ Pure: no I/O, no clock, no randomness.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Coup, Hand, next_hand
 
@@ -12,11 +14,32 @@ from table_controller.rules.tableau import Coup, Hand, next_hand
 OPENING_CARDS = 4
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundOffer:
+    """The bets taken on one round as dynamic windows chose them, and those left out."""
+
+    round_no: int
+    offer: tuple[str, ...]
+    #: Bets of the variant's window suspended for their edge, with that edge.
+    suspended: tuple[tuple[str, float], ...]
+
+
 class RoundCards:
     """The round being bet on or dealt: its number and its cards so far."""
 
-    __slots__ = ("_next", "banker", "cards", "ids", "last_round", "manual", "player", "points",
-                 "round_id", "round_no")
+    __slots__ = (
+        "_next",
+        "banker",
+        "cards",
+        "ids",
+        "last_round",
+        "manual",
+        "offer",
+        "player",
+        "points",
+        "round_id",
+        "round_no",
+    )
 
     def __init__(self, shoe_id: str, round_no: int, round_id: str) -> None:
         self.round_no = round_no
@@ -29,6 +52,8 @@ class RoundCards:
         self.player: list[Card] = []
         self.banker: list[Card] = []
         self.manual: list[Card] = []
+        #: The offer dynamic windows made for this round; None: the variant's fixed windows.
+        self.offer: RoundOffer | None = None
         #: The cut card came out during this round.
         self.last_round = False
         self._next: Hand | None = Hand.PLAYER

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from table_controller.procedure.round import RoundOffer
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry, Scoreboard
 from table_controller.rules.tableau import Coup
@@ -62,6 +63,10 @@ class CardAccounting:
         """How often this card has been seen."""
         return self._counts.get((card.rank, card.suit), 0)
 
+    def seen(self) -> tuple[tuple[Card, int], ...]:
+        """Every card seen since the last shuffle, with how often (the odds start from it)."""
+        return tuple((Card(rank=rank, suit=suit), n) for (rank, suit), n in self._counts.items())
+
     def reset(self) -> None:
         """A fresh shuffle: nothing seen."""
         self._counts.clear()
@@ -96,6 +101,8 @@ class SettledRound:
     manual_cards: tuple[Card, ...] = ()
     corrections: int = 0
     voided: bool = False
+    #: The bets taken on this round when dynamic windows chose them; None: the fixed windows.
+    offer: frozenset[str] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -118,6 +125,8 @@ class Shoe:
     settled: dict[int, SettledRound] = field(default_factory=dict)
     voided_rounds: set[int] = field(default_factory=set)
     board: Scoreboard = field(default_factory=Scoreboard)
+    #: The offer dynamic windows made for a round not yet started (see ``RoundOffer``).
+    next_offer: RoundOffer | None = None
 
     def round_id(self, round_no: int) -> str:
         """The round's idempotency key, ``<shoe_id>-<round_no>``."""

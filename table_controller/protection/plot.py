@@ -30,16 +30,28 @@ def _pyplot() -> Any:  # noqa: ANN401 - matplotlib is optional, so it is untyped
     return importlib.import_module("matplotlib.pyplot")
 
 
+def require_matplotlib() -> None:
+    """Check now that a plot can be drawn (before any other work is done).
+
+    Raises:
+        PlotUnavailableError: matplotlib is not installed.
+    """
+    _pyplot()
+
+
 def plot_edges(
     rounds: Sequence[ReplayedRound],
     path: str | PathLike[str],
     *,
     bets: Iterable[str] | None = None,
     title: str | None = None,
+    window_ends: Iterable[int] = (),
 ) -> None:
     """Draw the house edge (%) of each bet per round, with the zero line, and save it at ``path``.
 
     Rounds on which a bet was not offered are drawn dotted; ``edge_positive`` alarms are marked.
+    ``window_ends``: last rounds of the variant's fixed side-bet windows, each marked with a
+    dashed line after it (ends past the shoe's last round are left out).
 
     Raises:
         PlotUnavailableError: matplotlib is not installed.
@@ -79,6 +91,24 @@ def plot_edges(
                 label="edge_positive",
             )
         axes.axhline(0, color="black", linewidth=0.8)
+        last_round = max((r.round_no for r in rounds), default=0)
+        for number, end in enumerate(sorted({e for e in window_ends if e < last_round})):
+            axes.axvline(
+                end + 0.5,
+                color="grey",
+                linestyle="--",
+                linewidth=0.9,
+                label="fixed window ends" if number == 0 else None,
+            )
+            axes.annotate(
+                f"round {end}",
+                xy=(end + 0.5, 0),
+                xycoords=("data", "axes fraction"),
+                xytext=(3, 4),
+                textcoords="offset points",
+                fontsize="small",
+                color="grey",
+            )
         axes.set_xlabel("round")
         axes.set_ylabel("house edge (%)")
         shoe_ids = {r.edges.shoe_id for r in rounds if isinstance(r.edges, RoundEdges)}

@@ -433,6 +433,7 @@ AlarmCodeName: TypeAlias = Literal[
     "shuffle_pattern",
     "shoe_repeated",
     # the table procedure's own
+    "impossible_count",
     "exposed_card",
     "card_without_shoe",
     "unexpected_cut_card",
@@ -529,11 +530,22 @@ class BurnEvent(_Published):
     ] = None
 
 
+class SuspendedBet(_Part):
+    """A bet not offered on a round because the player has the edge on it (dynamic windows)."""
+
+    bet: BetId
+    house_edge: Annotated[float, Field(description="The bet's exact house edge that round.")]
+
+
 class BettingOpenedEvent(_AboutRound):
     """``events/betting_opened``: bets are taken on this round."""
 
     type: Literal["betting_opened"]
     bets_offered: list[BetId]
+    bets_suspended: Annotated[
+        list[SuspendedBet],
+        Field(description="Side bets of the window left out for their edge (dynamic windows)."),
+    ] = []
 
 
 class BettingClosedEvent(_AboutRound):
@@ -773,6 +785,10 @@ class BetOdds(_Part):
     probabilities: Annotated[
         dict[str, float], Field(description="Probability of each verdict: a tier, push, lose.")
     ]
+    offered: Annotated[
+        bool | SkipJsonSchema[None],
+        Field(description="Whether the bet is offered on that round (window, dynamic windows)."),
+    ] = None
 
 
 class OddsMessage(_Published):

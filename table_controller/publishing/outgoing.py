@@ -26,6 +26,9 @@ from table_controller.procedure.decisions import (
 
 STATE_TOPIC = "state"
 ROADS_TOPIC = "roads"
+ODDS_TOPIC = "odds"
+#: Event types published retained on a topic of their own rather than ``events/<type>``.
+SNAPSHOT_TOPICS = {EventType.ROADS: ROADS_TOPIC, EventType.ODDS: ODDS_TOPIC}
 REPLIES_TOPIC = "commands/replies"
 REPLY_TYPE = "command_reply"
 
@@ -47,8 +50,8 @@ class OutgoingMessage:
 
     @property
     def is_event(self) -> bool:
-        """An ``events/<type>`` message or the ``roads`` board: what ``replay`` prints."""
-        return self.topic.startswith("events/") or self.topic == ROADS_TOPIC
+        """An ``events/<type>`` message, ``roads`` or ``odds``: what ``replay`` prints."""
+        return self.topic.startswith("events/") or self.topic in (ROADS_TOPIC, ODDS_TOPIC)
 
 
 def command_reply(decision: CommandAccepted | CommandRefused) -> dict[str, object]:
@@ -82,10 +85,8 @@ class MessagePlanner:
         planned: list[tuple[str, str, Mapping[str, object], bool]] = []
         for decision in decisions:
             if isinstance(decision, Publish):
-                topic = (
-                    ROADS_TOPIC
-                    if decision.event_type is EventType.ROADS
-                    else f"events/{decision.event_type.value}"
+                topic = SNAPSHOT_TOPICS.get(
+                    decision.event_type, f"events/{decision.event_type.value}"
                 )
                 planned.append(
                     (topic, decision.event_type.value, decision.payload, decision.retain)

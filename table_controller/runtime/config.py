@@ -31,7 +31,7 @@ FLAGGED = frozenset(
     {
         "table_id", "variant", "port", "protocol", "baud", "journal", "broker", "topic_prefix",
         "display", "display_pin", "betting_phase", "card_source", "paytable", "events_log",
-        "log_format", "log_level",
+        "log_format", "log_level", "metrics",
     }
 )  # fmt: skip
 #: The longest value shown in an error message.
@@ -123,6 +123,35 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="The least severe log level written."
     )
+    live_odds: bool = Field(
+        default=True,
+        description="Between rounds, publish every bet's exact odds for the next round"
+        " (`<root>/odds`) and raise `edge_positive`, `shuffle_pattern` and `shoe_repeated`.",
+    )
+    edge_alarm_below: float = Field(
+        0.0,
+        ge=-100.0,
+        le=100.0,
+        description="`edge_positive` when an offered bet's house edge drops below this many"
+        " percent (0: the player has the edge).",
+    )
+    shuffle_false_alarm_rate: float = Field(
+        0.001,
+        gt=0.0,
+        lt=0.5,
+        description="Chance that a fairly shuffled shoe raises `shuffle_pattern` at all.",
+    )
+    repeat_false_alarm_rate: float = Field(
+        0.001,
+        gt=0.0,
+        lt=0.5,
+        description="Chance that a fair shoe raises `shoe_repeated` against the last 10 shoes.",
+    )
+    metrics: str = Field(
+        "off",
+        description="Serve `/health` and Prometheus `/metrics` at `HOST:PORT` (9108 is usual);"
+        " `off` to disable.",
+    )
 
     @field_validator("baud")
     @classmethod
@@ -152,7 +181,7 @@ class Settings(BaseSettings):
             raise ValueError("must be topic levels like 'baccarat/tables' (no '+', '#', edge '/')")
         return value
 
-    @field_validator("display")
+    @field_validator("display", "metrics")
     @classmethod
     def _display(cls, value: str) -> str:
         if value == "off":
@@ -203,6 +232,14 @@ class Settings(BaseSettings):
         if self.display == "off":
             return None
         host, _, port = self.display.rpartition(":")
+        return host.strip("[]"), int(port)
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the health and metrics endpoints, or None when they are off."""
+        if self.metrics == "off":
+            return None
+        host, _, port = self.metrics.rpartition(":")
         return host.strip("[]"), int(port)
 
 

@@ -69,9 +69,17 @@ from table_controller.procedure.events import (
     Input,
     ReaderCameBack,
     ReaderWentOffline,
+    RoundAssessed,
 )
-from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.machine import ShoeCount, TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.procedure.states import Phase
+from table_controller.protection.advisor import (
+    Analysis,
+    AssessmentRequest,
+    analyse_request,
+    warm_up,
+)
 from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
 from table_controller.rules.cards import Card
 from table_controller.runtime.journal import (
@@ -94,7 +102,10 @@ class MessageSink(Protocol):
     """Where published messages go: the durable outbox, or a JSON-lines file."""
 
     def add(self, messages: list[OutgoingMessage]) -> None:
-        """Take messages in order; a key already taken is skipped."""
+        """Take messages in order now; a key already taken is skipped (the journal's replay)."""
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        """Take a live input's messages on the event loop; returns the writer thread's write."""
 
 
 class CardSource(Protocol):
@@ -105,6 +116,19 @@ class CardSource(Protocol):
 
     def draw(self, state: Mapping[str, object], *, at: float) -> Input:
         """The next card (or the cut card) for the table in ``state``."""
+
+
+class Advisor(Protocol):
+    """Works out each round's odds and alarms (``protection.advisor.RoundAdvisor``)."""
+
+    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+        """The table took an input (live or replayed); ``state`` is its snapshot after it."""
+
+    def request(self, count: ShoeCount | None) -> AssessmentRequest | None:
+        """An assessment to run now, if one is due."""
+
+    def conclude(self, analysis: Analysis, *, at: float) -> RoundAssessed | None:
+        """The procedure's input from a finished analysis (None: nothing to tell)."""
 
 
 class ShoeLink(Protocol):
@@ -127,6 +151,8 @@ class _Work:
     done: asyncio.Future[dict[str, object]] | None = None
     #: Drawn by the card source (a virtual table): the next draw waits until this one is taken.
     drawn: bool = False
+    #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
+    received_at: float | None = None
 
 
 def _log_sink_failure(done: Future[None]) -> None:
@@ -189,6 +215,7 @@ class TableService:
         sink: MessageSink,
         link: ShoeLink | None = None,
         card_source: CardSource | None = None,
+        advisor: Advisor | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], str] = utc_now,
     ) -> None:
@@ -197,6 +224,11 @@ class TableService:
         self._sink = sink
         self._link = link
         self._card_source = card_source
+        self._advisor = advisor
+        #: The analysis runs here, never on the event loop nor on the journal's writer.
+        self._analyst = ThreadPoolExecutor(max_workers=1, thread_name_prefix="round-analysis")
+        self._analysing = False
+        self.assessments = 0
         self._draw_waiting = False
         self._clock = clock
         self._wall_clock = wall_clock
@@ -214,6 +246,9 @@ class TableService:
         self.reader_listeners: list[Callable[[str], None]] = []
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
+        #: Called after each live input was handled (its messages handed out), with the seconds
+        #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
+        self.on_input_handled: Callable[[Input, float | None], None] | None = None
 
     @property
     def journal_failing(self) -> bool:
@@ -260,12 +295,16 @@ class TableService:
         if self._link is not None and self._lamp is not None:
             await self._link.set_lamp(ShoeLamp(self._lamp.value))
         await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
+        if self._advisor is not None:
+            self._analyst.submit(warm_up, self.procedure.variant)
+        self._assess_if_due()  # a table that stopped between rounds gets its odds
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._process_inputs(), name="table inputs")
                 if self._link is not None:
                     group.create_task(self._read_shoe(self._link), name="shoe link")
         finally:
+            self._analyst.shutdown(wait=True, cancel_futures=True)
             self._writer.shutdown(wait=True)
 
     async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
@@ -332,7 +371,9 @@ class TableService:
             procedure_input = reader_input(event, now)
             if procedure_input is not None:
                 record = input_to_record(procedure_input)
-                await self._queue.put(_Work(INPUT_ROW, record, procedure_input, delivery))
+                await self._queue.put(
+                    _Work(INPUT_ROW, record, procedure_input, delivery, received_at=now)
+                )
                 continue
             audit = _audit_record(event)
             if audit is not None:
@@ -360,11 +401,16 @@ class TableService:
             await self._link.confirm(work.delivery)
         if work.event is not None:
             lamp = self._handle(work.event, seq, ts, live=True)
+            if self.on_input_handled is not None:
+                received_at = work.received_at
+                elapsed = None if received_at is None else self._clock() - received_at
+                self.on_input_handled(work.event, elapsed)
             if lamp is not None and self._link is not None:
                 await self._link.set_lamp(ShoeLamp(lamp.value))
             if work.drawn:
                 self._draw_waiting = False
             await self._draw_if_asked()
+            self._assess_if_due()
         answer = work.record.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
             self._publish(self._planner.answer(answer, key=str(seq), ts=ts), live=True)
@@ -423,7 +469,43 @@ class TableService:
         state = self.procedure.snapshot()
         if self._card_source is not None:
             self._card_source.observe(event, state)
+        if self._advisor is not None:
+            self._advisor.observe(event, state)
         return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+
+    def _assess_if_due(self) -> None:
+        """Between rounds: analyse the shoe for the next round on the analysis thread.
+
+        The result comes back as a ``RoundAssessed`` input, journaled and handled in turn;
+        nothing on the dealing path waits for it. One analysis at a time: another falls due
+        when it is handled, if the table moved on meanwhile.
+        """
+        advisor = self._advisor
+        if advisor is None or self._analysing or self.procedure.phase is not Phase.BETWEEN_ROUNDS:
+            return
+        request = advisor.request(self.procedure.shoe_count())
+        if request is None:
+            return
+        self._analysing = True
+        loop = asyncio.get_running_loop()
+        pending = loop.run_in_executor(self._analyst, analyse_request, request)
+        pending.add_done_callback(self._analysed)
+
+    def _analysed(self, done: asyncio.Future[Analysis]) -> None:
+        self._analysing = False
+        if done.cancelled():
+            return
+        error = done.exception()
+        if error is not None:  # a bug in the analysis must not stop the table
+            _LOG.error("round analysis failed", error=f"{type(error).__name__}: {error}")
+            return
+        assert self._advisor is not None
+        event = self._advisor.conclude(done.result(), at=self._clock())
+        if event is None:
+            self._assess_if_due()
+            return
+        self.assessments += 1
+        self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
 
     async def _draw_if_asked(self) -> None:
         """A virtual table: queue the next draw while the table asks for a card."""
@@ -484,12 +566,13 @@ class TableService:
     def _publish(self, messages: list[OutgoingMessage], *, live: bool = False) -> None:
         """Hand messages to the sink and the listeners.
 
-        Live, the sink writes on the journal's writer thread, after the input's own row and
-        before the next one, so the event loop never waits for its disk; the listeners (the
-        display) hear at once. While recovering, everything happens here and now.
+        Live, the sink stages them here (the MQTT link gets them at once) and writes them on
+        the journal's writer thread, after the input's own row and before the next one, so the
+        event loop never waits for its disk; the listeners (the display) hear at once. While
+        recovering, everything happens here and now.
         """
         if live:
-            pending = self._writer.submit(self._sink.add, messages)
+            pending = self._writer.submit(self._sink.stage(messages))
             pending.add_done_callback(_log_sink_failure)
         else:
             self._sink.add(messages)
@@ -498,6 +581,7 @@ class TableService:
                 listener(outgoing)
 
     async def aclose(self) -> None:
-        """Stop the journal writer thread (after :meth:`run` has ended)."""
+        """Stop the journal writer and analysis threads (after :meth:`run` has ended)."""
         with contextlib.suppress(RuntimeError):
+            self._analyst.shutdown(wait=True, cancel_futures=True)
             self._writer.shutdown(wait=True)

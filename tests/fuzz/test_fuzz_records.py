@@ -36,7 +36,10 @@ from tests.fuzz.fuzz_support import (
     run_long_round,
 )
 
-_KINDS: Final = ("command", "card", "cut", "misread", "frames_lost", "reader", "timer")
+_KINDS: Final = (
+    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed"
+)  # fmt: skip
+_ASSESSMENT_CODES: Final = {"edge_positive", "shuffle_pattern", "shoe_repeated", "impossible_count"}
 _ARGS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "new_shoe": (frozenset(), frozenset({"shoe_id"})),
     "open_betting": (frozenset(), frozenset()),
@@ -106,9 +109,78 @@ def _arg_cards(key: str, value: object) -> list[str]:
     return []
 
 
+def _plain_json(value: object, depth: int = 0) -> bool:
+    """Publishable JSON: no NaN or infinity, string keys, at most 8 levels below the top."""
+    if depth > 8:
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if value is None or isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, list):
+        return all(_plain_json(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _assessment_valid(value: object) -> bool:  # noqa: PLR0911 - one rule per line
+    if not isinstance(value, dict):
+        return False
+    if not set(value) <= {"shoe_id", "round_no", "odds", "alarms", "offer", "suspended"}:
+        return False
+    shoe_id, round_no = value.get("shoe_id"), value.get("round_no")
+    if not isinstance(shoe_id, str) or not shoe_id:
+        return False
+    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
+        return False
+    odds = value.get("odds")
+    if odds is not None and not (isinstance(odds, dict) and _plain_json(odds)):
+        return False
+    alarms, offer = value.get("alarms", []), value.get("offer")
+    suspended = value.get("suspended", [])
+    if not isinstance(alarms, list) or not isinstance(suspended, list):
+        return False
+    if offer is not None and not (
+        isinstance(offer, list) and all(isinstance(bet, str) and bet for bet in offer)
+    ):
+        return False
+    return all(_alarm_valid(alarm) for alarm in alarms) and all(
+        _suspended_valid(item) for item in suspended
+    )
+
+
+def _alarm_valid(alarm: object) -> bool:
+    if not isinstance(alarm, dict) or not set(alarm) <= {"code", "message", "details"}:
+        return False
+    details = alarm.get("details", {})
+    message = alarm.get("message")
+    return (
+        alarm.get("code") in _ASSESSMENT_CODES
+        and isinstance(message, str)
+        and message != ""
+        and isinstance(details, dict)
+        and _plain_json(details)
+    )
+
+
+def _suspended_valid(item: object) -> bool:
+    if not isinstance(item, dict) or set(item) != {"bet", "house_edge"}:
+        return False
+    bet, edge = item["bet"], item["house_edge"]
+    if isinstance(edge, bool) or not isinstance(edge, int | float):
+        return False
+    finite = abs(edge) <= sys.float_info.max if isinstance(edge, int) else math.isfinite(edge)
+    return isinstance(bet, str) and bet != "" and finite
+
+
 def _shoe_input_cards(kind: str, value: object) -> list[str]:
     if kind == "card":
         return [_card(value)]
+    if kind == "assessed":
+        if not _assessment_valid(value):
+            raise Invalid
+        return []
     valid = {
         "cut": value is True,
         "misread": value is True,
@@ -186,6 +258,34 @@ json_values = st.recursive(
 ats = st.floats(min_value=0, max_value=1e6) | st.integers(0, 10**6) | json_scalars
 
 
+assessments = st.fixed_dictionaries(
+    {
+        "shoe_id": rarely(st.just("S-1"), json_scalars),
+        "round_no": rarely(st.integers(1, 80), json_scalars),
+    },
+    optional={
+        "odds": st.none() | st.dictionaries(short_text, json_values, max_size=3),
+        "alarms": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "code": rarely(st.sampled_from(sorted(_ASSESSMENT_CODES)), json_scalars),
+                    "message": rarely(st.just("an alarm"), json_scalars),
+                },
+                optional={"details": json_values},
+            ),
+            max_size=2,
+        ),
+        "offer": st.none() | st.lists(rarely(st.sampled_from(["tie", "big"]), json_scalars)),
+        "suspended": st.lists(
+            st.fixed_dictionaries(
+                {"bet": rarely(st.just("big"), json_scalars), "house_edge": json_scalars}
+            ),
+            max_size=2,
+        ),
+    },
+)
+
+
 def _args(name: str) -> st.SearchStrategy[dict[str, Any]]:
     hand = st.lists(card_values, min_size=2, max_size=3)
     strategies: dict[str, st.SearchStrategy[dict[str, Any]]] = {
@@ -220,6 +320,7 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
             "frames_lost": st.integers(-2, 100),
             "reader": st.sampled_from(["offline", "online", "gone"]),
             "timer": short_text,
+            "assessed": assessments,
         }[kind]
         record = {kind: draw(value)}
     if draw(st.booleans()):

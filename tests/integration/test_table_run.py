@@ -172,7 +172,7 @@ def events_log(path: Path) -> list[dict[str, Any]]:
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
         topic = entry["topic"]
-        if "/events/" in topic or topic.endswith("/roads"):
+        if "/events/" in topic or topic.endswith(("/roads", "/odds")):
             messages.append(entry["message"])
     return messages
 
@@ -468,7 +468,7 @@ async def test_a_backend_receives_every_event_over_mqtt_and_commands_are_guarded
     published = events_log(tmp_path / "T07.events.jsonl")
     by_seq: dict[int, dict[str, Any]] = {}
     for message in received:
-        if "/events/" in message.topic or message.topic.endswith("/roads"):
+        if "/events/" in message.topic or message.topic.endswith(("/roads", "/odds")):
             body = json.loads(message.payload)
             assert by_seq.setdefault(body["seq"], body) == body  # a duplicate is byte-identical
     assert [by_seq[seq] for seq in sorted(by_seq)] == published  # no gap, nothing missing

@@ -112,7 +112,7 @@ class Backend:
     def events(self) -> list[dict[str, Any]]:
         by_seq: dict[int, dict[str, Any]] = {}
         for message in self.received:
-            if "/events/" in message.topic or message.topic.endswith("/roads"):
+            if "/events/" in message.topic or message.topic.endswith(("/roads", "/odds")):
                 body = json.loads(message.payload)
                 by_seq.setdefault(body["seq"], body)
         return [by_seq[seq] for seq in sorted(by_seq)]

@@ -29,6 +29,13 @@ def test_pure_protection_modules_import_only_rules(name: str) -> None:
     assert all(module.startswith(ALLOWED_INSIDE) for module in inner), inner
 
 
+def test_the_advisor_imports_only_pure_layers() -> None:
+    """It turns findings into procedure inputs, so it may use the procedure, nothing else."""
+    inner = controller_imports(PACKAGE / "advisor.py")
+    allowed = (*ALLOWED_INSIDE, "table_controller.procedure")
+    assert all(module.startswith(allowed) for module in inner), inner
+
+
 def test_matplotlib_is_imported_lazily_and_only_by_the_plot_module() -> None:
     for path in PACKAGE.glob("*.py"):
         text = path.read_text(encoding="utf-8")

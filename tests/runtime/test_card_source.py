@@ -75,7 +75,9 @@ def published(log: Path, kind: str) -> list[dict[str, Any]]:
 def events(log: Path) -> list[dict[str, Any]]:
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     return [
-        e["message"] for e in entries if "/events/" in e["topic"] or e["topic"].endswith("/roads")
+        e["message"]
+        for e in entries
+        if "/events/" in e["topic"] or e["topic"].endswith(("/roads", "/odds"))
     ]
 
 

@@ -7,6 +7,7 @@ import itertools
 import shutil
 import sqlite3
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,9 @@ class MemorySink:
             if message.key not in self.keys:
                 self.keys.add(message.key)
                 self.messages.append(message)
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        return partial(self.add, messages)
 
 
 def make_service(

@@ -1,0 +1,347 @@
+"""Prometheus metrics of one table, and the vitals its health endpoint reports.
+
+Runtime adapter (prometheus-client). It decides nothing about the game and must never hold up
+the table: every call the service makes into it (a message listener, the input hook, a reader
+listener) only bumps a counter, and whatever mirrors the state of the service, the MQTT link or
+the journal is read when Prometheus scrapes, not pushed. It does no I/O of its own; the HTTP
+server that serves it is :mod:`table_controller.runtime.health`.
+
+Each :class:`TableMetrics` has its own :class:`~prometheus_client.CollectorRegistry` (never the
+process-wide default), so tests and tools can build as many as they like.
+
+Counters count what happened since this process started (Prometheus' ``rate()`` and
+``increase()`` handle the reset a restart brings): attach the metrics after
+:meth:`~table_controller.runtime.service.TableService.recover`, so the journal's replay is not
+counted a second time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Protocol
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, Info
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from table_controller.procedure.decisions import EventType
+from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.events import CardDrawn, Input
+from table_controller.publishing.outgoing import OutgoingMessage
+
+if TYPE_CHECKING:
+    from table_controller.runtime.service import TableService
+
+#: Card-to-prompt latency buckets, in seconds: a journal commit is under a millisecond on an
+#: SSD and 10 ms or more on an SD card (STACK.md section 5); half a second is far too slow.
+LATENCY_BUCKETS_S: Final = (
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0,
+)  # fmt: skip
+#: ``reader_state`` of a connected reader (``TableService.reader_state``).
+READER_CONNECTED: Final = "connected"
+READER_OFFLINE: Final = "offline"
+
+
+class LinkCountersView(Protocol):
+    """What :class:`~table_controller.publishing.mqtt.LinkCounters` tells (read only)."""
+
+    @property
+    def connects(self) -> int: ...
+    @property
+    def published(self) -> int: ...
+    @property
+    def errors(self) -> int: ...
+    @property
+    def last_error(self) -> str | None: ...
+
+
+class LinkView(Protocol):
+    """The part of :class:`~table_controller.publishing.mqtt.MqttLink` watched here."""
+
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def depth(self) -> int:
+        """Messages waiting for the broker (read on the event loop, no I/O)."""
+
+    @property
+    def counters(self) -> LinkCountersView: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokerVitals:
+    """The MQTT link as it is now."""
+
+    connected: bool
+    #: Why the last connection failed; None once connected again.
+    last_error: str | None
+    #: Successful connections since start (the first one and each reconnection).
+    connects: int
+    #: Connections lost or refused since start.
+    errors: int
+    #: Messages the broker acknowledged since start.
+    published: int
+    #: Messages waiting for the broker (the outbox's unacknowledged rows).
+    outbox_depth: int
+
+    @property
+    def reconnects(self) -> int:
+        """Connections after the first one."""
+        return max(self.connects - 1, 0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Vitals:
+    """What the table's adapters report right now: the input of health rules and gauges."""
+
+    table_id: str
+    version: str
+    #: Seconds since the service started.
+    uptime_s: float
+    #: The procedure's phase (``faulted`` after a bug in the core).
+    phase: str
+    #: ``connected``, ``offline``, ``fault``, or ``none`` without a reader.
+    reader_state: str
+    #: False while the journal refuses writes (the table is held).
+    journal_ok: bool
+    #: Inputs waiting to be journaled and handled.
+    input_queue_depth: int
+    #: Inputs handled since start, the journal's replay included.
+    inputs_handled: int
+    #: Lines or frames from the reader rejected since start (garbage, bad checksum, resends).
+    rejected_frames: int
+    #: None when the table has no broker.
+    broker: BrokerVitals | None
+
+
+class TableProbe:
+    """Reads :class:`Vitals` from the live service and MQTT link; cheap, no I/O.
+
+    Args:
+        service: the table service.
+        table_id: the table's id.
+        version: the software's version.
+        link: the MQTT link, if the table has a broker.
+        clock: monotonic seconds (for the uptime).
+    """
+
+    def __init__(
+        self,
+        service: TableService,
+        *,
+        table_id: str,
+        version: str,
+        link: LinkView | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._service = service
+        self._link = link
+        self._table_id = table_id
+        self._version = version
+        self._clock = clock
+        self._started_at = clock()
+
+    def vitals(self) -> Vitals:
+        service = self._service
+        link = self._link
+        broker = None
+        if link is not None:
+            counters = link.counters
+            broker = BrokerVitals(
+                connected=link.connected,
+                last_error=counters.last_error,
+                connects=counters.connects,
+                errors=counters.errors,
+                published=counters.published,
+                outbox_depth=link.depth,
+            )
+        return Vitals(
+            table_id=self._table_id,
+            version=self._version,
+            uptime_s=self._clock() - self._started_at,
+            phase=service.procedure.phase.value,
+            reader_state=service.reader_state,
+            journal_ok=not service.journal_failing,
+            input_queue_depth=service.queue_depth,
+            inputs_handled=service.inputs_handled,
+            rejected_frames=service.rejected_lines,
+            broker=broker,
+        )
+
+
+def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, documentation, value=value)
+
+
+def _counter(name: str, documentation: str, value: float) -> CounterMetricFamily:
+    return CounterMetricFamily(name, documentation, value=value)
+
+
+class _VitalsCollector(Collector):
+    """The gauges and counters that mirror live state, read at each scrape."""
+
+    def __init__(self, vitals: Callable[[], Vitals]) -> None:
+        self._vitals = vitals
+
+    def describe(self) -> Iterable[Metric]:
+        # The names, for the registry's duplicate check, without reading the live state.
+        return self._families(None)
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families(self._vitals())
+
+    @staticmethod
+    def _families(vitals: Vitals | None) -> list[Metric]:
+        def value(read: Callable[[Vitals], float]) -> float:
+            return 0.0 if vitals is None else read(vitals)
+
+        families: list[Metric] = [
+            _gauge(
+                "table_reader_connected",
+                "1 while the shoe reader is connected and well (a virtual table's card source"
+                " always is), else 0.",
+                value(lambda v: float(v.reader_state == READER_CONNECTED)),
+            ),
+            _gauge(
+                "table_journal_ok",
+                "1 while the journal records, 0 while it refuses writes (the table is held).",
+                value(lambda v: float(v.journal_ok)),
+            ),
+            _gauge(
+                "table_input_queue_depth",
+                "Inputs (cards, commands) waiting to be journaled and handled.",
+                value(lambda v: float(v.input_queue_depth)),
+            ),
+            _gauge(
+                "table_procedure_faulted",
+                "1 after a bug stopped the table procedure (terminal until restarted), else 0.",
+                value(lambda v: float(v.phase == "faulted")),
+            ),
+            _counter(
+                "table_rejected_frames",
+                "Lines or frames from the shoe reader rejected (bad checksum, garbage, resends).",
+                value(lambda v: float(v.rejected_frames)),
+            ),
+        ]
+        if vitals is not None and vitals.broker is None:
+            return families  # no broker: no broker series at all
+        broker = None if vitals is None else vitals.broker
+        families += [
+            _gauge(
+                "table_broker_connected",
+                "1 while the MQTT link is connected to the broker, else 0.",
+                0.0 if broker is None else float(broker.connected),
+            ),
+            _gauge(
+                "table_outbox_depth",
+                "Messages waiting for the broker to acknowledge them.",
+                0.0 if broker is None else float(broker.outbox_depth),
+            ),
+            _counter(
+                "table_mqtt_reconnects",
+                "Connections to the broker after the first one.",
+                0.0 if broker is None else float(broker.reconnects),
+            ),
+            _counter(
+                "table_mqtt_connection_errors",
+                "Connections to the broker lost or refused.",
+                0.0 if broker is None else float(broker.errors),
+            ),
+            _counter(
+                "table_mqtt_published",
+                "Messages the broker acknowledged.",
+                0.0 if broker is None else float(broker.published),
+            ),
+        ]
+        return families
+
+
+class TableMetrics:
+    """The table's Prometheus metrics, in a registry of their own.
+
+    Feed it with :meth:`attach` (the service's listeners and input hook); scrape
+    :attr:`registry` (``prometheus_client.generate_latest(metrics.registry)``).
+
+    Args:
+        vitals: reads the live state at each scrape (:meth:`TableProbe.vitals`).
+        table_id: the table's id (``table_info``).
+        version: the software's version (``table_info``).
+    """
+
+    def __init__(self, vitals: Callable[[], Vitals], *, table_id: str, version: str) -> None:
+        self.registry = CollectorRegistry()
+        registry = self.registry
+        info = Info("table", "The table and its software.", registry=registry)
+        info.info({"table_id": table_id, "version": version})
+        self.cards = Counter(
+            "table_cards_total",
+            "Cards taken by the table (read by the shoe or drawn by a virtual table).",
+            registry=registry,
+        )
+        self.rounds = Counter(
+            "table_rounds_total", "Rounds completed (round_result messages).", registry=registry
+        )
+        self.alarms = Counter(
+            "table_alarms_total", "Alarms raised, by code.", ["code"], registry=registry
+        )
+        for code in AlarmCode:  # every code from 0, so increase() sees the first alarm of each
+            self.alarms.labels(code=code.value)
+        self.reader_reconnects = Counter(
+            "table_reader_reconnects_total",
+            "Times the shoe reader came back after it went offline.",
+            registry=registry,
+        )
+        self.card_to_prompt = Histogram(
+            "table_card_to_prompt_seconds",
+            "From the card read off the shoe link to the dealer's prompt it caused handed out"
+            " (journal commit and acknowledgement included).",
+            buckets=LATENCY_BUCKETS_S,
+            registry=registry,
+        )
+        registry.register(_VitalsCollector(vitals))
+        self._prompted = False
+        self._reader_state = READER_OFFLINE
+        self._reader_was_connected = False
+
+    def attach(self, service: TableService) -> None:
+        """Listen to the service's messages, inputs and reader (after its recovery)."""
+        self._reader_state = service.reader_state
+        self._reader_was_connected = service.reader_state == READER_CONNECTED
+        service.listeners.append(self.message_published)
+        service.reader_listeners.append(self.reader_changed)
+        service.on_input_handled = self.input_handled
+
+    def message_published(self, message: OutgoingMessage) -> None:
+        """A message was handed out: count rounds and alarms; note a prompt."""
+        match message.event_type:
+            case EventType.ROUND_RESULT.value:
+                self.rounds.inc()
+            case EventType.ALARM.value:
+                self.alarms.labels(code=str(message.payload.get("code", "unknown"))).inc()
+            case EventType.PROMPT.value:
+                self._prompted = True
+            case _:
+                pass
+
+    def input_handled(self, event: Input, elapsed_s: float | None) -> None:
+        """An input was handled live; ``elapsed_s`` since the shoe link delivered it, if it did.
+
+        The service hands out an input's messages while handling it, so a prompt noted since
+        the previous input is this input's own.
+        """
+        prompted, self._prompted = self._prompted, False
+        if not isinstance(event, CardDrawn):
+            return
+        self.cards.inc()
+        if prompted and elapsed_s is not None:
+            self.card_to_prompt.observe(max(elapsed_s, 0.0))
+
+    def reader_changed(self, state: str) -> None:
+        """The reader's state changed: count a return after an offline spell."""
+        if state == READER_CONNECTED:
+            if self._reader_was_connected and self._reader_state == READER_OFFLINE:
+                self.reader_reconnects.inc()
+            self._reader_was_connected = True
+        self._reader_state = state
