@@ -70,9 +70,16 @@ class _CoupTable:
     outcomes: IntArray  # the outcome index of each run of rows
 
 
-@cache
-def _coup_table() -> _CoupTable:
-    grid = np.indices((10,) * DRAWS, dtype=np.int8).reshape(DRAWS, -1).T.astype(np.int64)
+def _coups_starting_with(first: int) -> IntArray:
+    """``multiset key * 400 + outcome`` of every coup whose first card has point ``first``.
+
+    One first card at a time (a tenth of the 10**6 draw sequences), so that folding the
+    tableau never holds more than a few megabytes at once on a small table device.
+    """
+    rest = np.indices((10,) * (DRAWS - 1), dtype=np.int8).reshape(DRAWS - 1, -1).T
+    grid = np.empty((len(rest), DRAWS), dtype=np.int64)
+    grid[:, 0] = first
+    grid[:, 1:] = rest
     c1, c2, c3, c4, c5, c6 = grid.T
     player = (c1 + c3) % 10
     banker = (c2 + c4) % 10
@@ -99,7 +106,15 @@ def _coup_table() -> _CoupTable:
     padded = np.where(np.arange(DRAWS) < length[:, None], grid, PAD)
     multiset = np.sort(padded, axis=1)
     key = multiset @ (11 ** np.arange(DRAWS - 1, -1, -1, dtype=np.int64))
-    combined, multiplicity = np.unique(key * 400 + outcome, return_counts=True)
+    combined: IntArray = key * 400 + outcome
+    return combined
+
+
+@cache
+def _coup_table() -> _CoupTable:
+    combined, multiplicity = np.unique(
+        np.concatenate([_coups_starting_with(first) for first in range(10)]), return_counts=True
+    )
     key, outcome = np.divmod(combined, 400)
     by_outcome = np.argsort(outcome, kind="stable")
     key, outcome, multiplicity = key[by_outcome], outcome[by_outcome], multiplicity[by_outcome]

@@ -82,6 +82,7 @@ from table_controller.protection.advisor import (
 )
 from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
 from table_controller.rules.cards import Card
+from table_controller.rules.variants import Variant
 from table_controller.runtime.journal import (
     ANSWER_KEY,
     AUDIT_ROW,
@@ -90,6 +91,7 @@ from table_controller.runtime.journal import (
     Journal,
     JournalError,
 )
+from table_controller.runtime.memory import release_free_memory
 
 _LOG = structlog.get_logger("table_controller.service")
 #: Lamps that ask for a card: a virtual table draws while one is lit.
@@ -153,6 +155,12 @@ class _Work:
     drawn: bool = False
     #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
     received_at: float | None = None
+
+
+def _warm_up(variant: Variant) -> None:
+    """On the analysis thread at start: fold the drawing rules, then give the heap back."""
+    warm_up(variant)
+    release_free_memory()
 
 
 def _log_sink_failure(done: Future[None]) -> None:
@@ -296,7 +304,7 @@ class TableService:
             await self._link.set_lamp(ShoeLamp(self._lamp.value))
         await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
         if self._advisor is not None:
-            self._analyst.submit(warm_up, self.procedure.variant)
+            self._analyst.submit(_warm_up, self.procedure.variant)
         self._assess_if_due()  # a table that stopped between rounds gets its odds
         try:
             async with asyncio.TaskGroup() as group:
