@@ -6,9 +6,9 @@ rules; every decision comes from :class:`~table_controller.procedure.machine.Tab
 For each input, in the order received (one queue, one processing task):
 
 1. the input record is appended to the journal and committed (on one writer thread);
-2. only then is the shoe's frame acknowledged;
-3. the procedure takes the input;
-4. its decisions are carried out by :meth:`TableService._carry_out`, one ``match``.
+2. only then does the procedure take the input, and its decisions are carried out by
+   :meth:`TableService._interpret`, one ``match`` (messages are handed to the sink at once);
+3. then the shoe's frame is acknowledged and the lamp lit.
 
 If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD,
 nothing is acknowledged or acted on, and the same input is retried until it is recorded, so
@@ -405,20 +405,28 @@ class TableService:
             reply = self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
             await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=work.done))
             return
-        if self._link is not None and work.delivery is not None:
-            await self._link.confirm(work.delivery)
+        lamp: Lamp | None = None
         if work.event is not None:
+            # The procedure first, the acknowledgement after: both follow the commit, and the
+            # backend gets the card's messages without waiting for the write to the shoe.
             lamp = self._handle(work.event, seq, ts, live=True)
             if self.on_input_handled is not None:
                 received_at = work.received_at
                 elapsed = None if received_at is None else self._clock() - received_at
                 self.on_input_handled(work.event, elapsed)
+        if self._link is not None and work.delivery is not None:
+            await self._link.confirm(work.delivery)
+        if work.event is not None:
             if lamp is not None and self._link is not None:
                 await self._link.set_lamp(ShoeLamp(lamp.value))
             if work.drawn:
                 self._draw_waiting = False
             await self._draw_if_asked()
             self._assess_if_due()
+        self._answer(work, seq, ts)
+
+    def _answer(self, work: _Work, seq: int, ts: str) -> None:
+        """Publish a journaled answer, and give the submitter its reply."""
         answer = work.record.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
             self._publish(self._planner.answer(answer, key=str(seq), ts=ts), live=True)

@@ -48,7 +48,7 @@ class Dealer:
         return delivery
 
     async def _confirmed(self) -> None:
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(20):
             while len(self.link.confirmed) < self.seq:
                 await self.link.changed.wait()
                 self.link.changed.clear()
@@ -65,7 +65,7 @@ class Dealer:
 
     async def assessed(self, count: int) -> None:
         """Wait until ``count`` assessments were handed to the table (the pit waits too)."""
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(20):
             while self.service.assessments < count or self.service.queue_depth:  # noqa: ASYNC110
                 await asyncio.sleep(0.005)
 
