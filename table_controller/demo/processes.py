@@ -6,15 +6,21 @@ stops its children in order (the table first, so that it can still tell the brok
 offline; the broker last). Stopping is SIGTERM, a bounded wait, then SIGKILL, and always a
 wait: no child is left behind, not even a zombie. Each child's standard error goes to a log
 file, whose tail is shown when a child stops by itself.
+
+If the demo itself is killed (SIGKILL: no chance to stop anything), Linux sends each child
+SIGTERM (``PR_SET_PDEATHSIG``, set in the child before it runs), so the table and the broker
+stop by themselves as after a Ctrl-C.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -79,6 +85,24 @@ class Child:
         return "\n".join(text.splitlines()[-lines:])
 
 
+#: ``prctl`` option: the signal a process gets when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG: Final = 1
+
+
+def _stop_with(parent: int) -> Callable[[], None] | None:
+    """What a child runs before ``exec``: SIGTERM to itself once ``parent`` is gone (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def arm() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the demo died before the signal was armed
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arm
+
+
 async def _spawn(
     name: str,
     command: Sequence[str],
@@ -95,6 +119,7 @@ async def _spawn(
             stderr=log,
             env=None if env is None else dict(env),
             start_new_session=True,
+            preexec_fn=_stop_with(os.getpid()),
         )
     return Child(name=name, process=process, log_path=log_path)
 

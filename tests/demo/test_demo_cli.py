@@ -87,6 +87,10 @@ def processes_naming(text: str) -> list[str]:
     return found
 
 
+def alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
 def assert_nothing_left(demo: Demo) -> None:
     header = "\n".join(line for line in demo.lines if line.startswith("  "))
     pids = [int(pid) for pid in PID.findall(header)]
@@ -155,6 +159,22 @@ async def test_ctrl_c_in_the_middle_stops_everything_cleanly(tmp_path: Path) -> 
     assert min(resumed) > played
     assert {match["round"].rpartition("-")[0] for match in again.results()} == {"T09-S0001"}
     assert_nothing_left(again)
+
+
+async def test_killing_the_demo_outright_stops_its_children_too() -> None:
+    demo = await start_demo("--speed", "50", "--display", "off")
+    await demo.read_until(RESULT)
+    header = "\n".join(line for line in demo.lines if line.startswith("  "))
+    children = [int(pid) for pid in PID.findall(header)]
+    assert len(children) == 2, header  # the broker and the table service
+    demo.process.kill()  # SIGKILL: the demo cannot stop anything itself
+    await demo.process.wait()
+    async with asyncio.timeout(RUN_TIMEOUT_S):
+        while any(alive(pid) for pid in children):  # noqa: ASYNC110 - polling /proc
+            await asyncio.sleep(0.1)
+    workdir = WORKDIR.search(header)
+    assert workdir is not None
+    assert not processes_naming(workdir[1])
 
 
 async def test_a_table_that_stops_by_itself_ends_the_demo_with_its_log(tmp_path: Path) -> None:
