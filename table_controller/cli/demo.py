@@ -47,6 +47,7 @@ PASSED_ON: Final = {
     "events_log": "--events-log",
     "log_format": "--log-format",
     "log_level": "--log-level",
+    "metrics": "--metrics",
 }
 #: A placeholder port for checking the settings before the pseudo-terminal exists.
 _PORT_TO_COME: Final = "demo-pseudo-terminal"
