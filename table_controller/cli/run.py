@@ -324,13 +324,17 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
             )
             await stop.wait()
             _LOG.info("table service stopping")
-            if link is not None and link_task is not None:
-                link.request_stop()  # drains a moment, then publishes offline itself
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
-            for task in (table, link_task, commands):
+            # The table first: no input after this, and the messages of the last ones are
+            # written; then the link sends them, publishes offline itself and stops.
+            for task in (commands, table):
                 if task is not None:
                     task.cancel()
+                    await asyncio.wait({task})
+            if link is not None and link_task is not None:
+                link.request_stop()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
+                link_task.cancel()
     finally:
         if display is not None:
             await display.stop()

@@ -473,9 +473,12 @@ class MqttLink:
     async def _reconnecting(self) -> None:
         attempt = 0
         while not self._stop.is_set():
+            connects = self.counters.connects
             try:
                 await self._connection()
             except* aiomqtt.MqttError as group:
+                if self.counters.connects > connects:
+                    attempt = 0  # it was up: the broker is back soon, not a long outage
                 self._connected.clear()
                 self.counters.errors += 1
                 text = _error_text(group)
