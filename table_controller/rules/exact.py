@@ -70,16 +70,17 @@ class _CoupTable:
     outcomes: IntArray  # the outcome index of each run of rows
 
 
-def _coups_starting_with(first: int) -> IntArray:
-    """``multiset key * 400 + outcome`` of every coup whose first card has point ``first``.
+def _coups_starting_with(first: int, second: int) -> IntArray:
+    """``multiset key * 400 + outcome`` of every coup whose first two cards have these points.
 
-    One first card at a time (a tenth of the 10**6 draw sequences), so that folding the
-    tableau never holds more than a few megabytes at once on a small table device.
+    A hundredth of the 10**6 draw sequences at a time, so that folding the tableau never
+    holds more than a few megabytes at once on a small table device.
     """
-    rest = np.indices((10,) * (DRAWS - 1), dtype=np.int8).reshape(DRAWS - 1, -1).T
+    rest = np.indices((10,) * (DRAWS - 2), dtype=np.int8).reshape(DRAWS - 2, -1).T
     grid = np.empty((len(rest), DRAWS), dtype=np.int64)
     grid[:, 0] = first
-    grid[:, 1:] = rest
+    grid[:, 1] = second
+    grid[:, 2:] = rest
     c1, c2, c3, c4, c5, c6 = grid.T
     player = (c1 + c3) % 10
     banker = (c2 + c4) % 10
@@ -113,7 +114,10 @@ def _coups_starting_with(first: int) -> IntArray:
 @cache
 def _coup_table() -> _CoupTable:
     combined, multiplicity = np.unique(
-        np.concatenate([_coups_starting_with(first) for first in range(10)]), return_counts=True
+        np.concatenate(
+            [_coups_starting_with(first, second) for first in range(10) for second in range(10)]
+        ),
+        return_counts=True,
     )
     key, outcome = np.divmod(combined, 400)
     by_outcome = np.argsort(outcome, kind="stable")
@@ -122,7 +126,8 @@ def _coup_table() -> _CoupTable:
     # Code of a card value v that is the k-th of its value in the multiset: v * 6 + k; code of
     # the padding draw at position i: 60 + i (any of the N - i cards still in the shoe).
     position = np.arange(DRAWS)
-    first_of_value = np.array([np.searchsorted(row, row, side="left") for row in digits])
+    # the position of the first card of the same value in the (sorted) multiset
+    first_of_value = (digits[:, :, None] == digits[:, None, :]).argmax(axis=2)
     codes = np.where(digits == PAD, 60 + position, digits * DRAWS + position - first_of_value)
     outcome_starts = np.flatnonzero(np.r_[True, outcome[1:] != outcome[:-1]])
     return _CoupTable(
