@@ -518,6 +518,8 @@ class MqttLink:
             session_expiry_s=settings.session_expiry_s,
             timeout_s=settings.publish_timeout_s,
         )
+        # aiomqtt warns above 10 pending publishes; up to max_inflight (and the status) is normal.
+        client.pending_calls_threshold = settings.max_inflight + 4
         async with client:
             # Subscribed before the birth: a backend that sees the table online can command it.
             await client.subscribe(settings.commands_topic, qos=1)
@@ -545,6 +547,10 @@ class MqttLink:
                 await self._publish_offline(client)
                 raise
             finally:
+                # The file may hold rows whose "stored" word has not come yet: ask it.
+                self._stored_upto = max(
+                    self._stored_upto, await self._in_file(self._outbox.last_seq)
+                )
                 await self._flush_acks()
             await self._publish_offline(client)
 
@@ -689,7 +695,9 @@ class MqttLink:
         if not seqs:
             return
         try:
-            await self._in_file(partial(self._outbox.mark_acked_many, seqs))
+            # Shielded: the acks are taken, so the write must happen even if this task is
+            # cancelled meanwhile (a stop); a cancelled executor call would never run.
+            await asyncio.shield(self._in_file(partial(self._outbox.mark_acked_many, seqs)))
         except OutboxError as error:
             # Not fatal: the rows are only sent again after a restart (same seq).
             self._backlog.put_back_acks(seqs)

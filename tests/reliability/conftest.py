@@ -1,0 +1,10 @@
+"""Fixtures for the reliability suite (faults, soak, load); the leak check: tests/conftest.py."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _every_test_cleans_up(no_leaks: None) -> None:
+    """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""

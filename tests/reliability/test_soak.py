@@ -1,0 +1,202 @@
+"""Soak: whole shoes at full speed through ``table-controller run`` with random faults (issue 9).
+
+One service runs for the whole soak with its journal, a real mosquitto and a backend. Each
+shoe is a new virtual shoe on a new pseudo-terminal at the same path (a shoe swap: the reader
+reconnects, ``HELLO``), seeded, with a seeded random plan of simulator faults: frames dropped
+(once, twice, or every transmission so the frame is lost), corrupted, split and delayed; a
+card misread; heartbeats stalled; the cable unplugged; the shoe power-cycled. The dealer deals
+as soon as the table asks, and does what a supervisor does for the holds (a misread or a lost
+card entered by hand with ``manual_card``).
+
+Stated outcome, for every shoe: zero lost and zero invented cards (the cards the table
+reported are exactly the cards that left the shoe, in order, each once), no gap in ``seq`` at
+the backend and no duplicate its ``seq`` does not mark, ``journal verify`` passes and
+``replay`` of the journal equals what the backend received.
+
+``SOAK_SHOES`` overrides the number of shoes of the long run, ``SOAK_SEED`` its seed (runs in
+parallel with different seeds deal different shoes); ``SOAK_REPORT`` names a JSON
+file for its figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from simulators.virtual_shoe.deck import Shoe
+from simulators.virtual_shoe.faults import (
+    ALL_TRANSMISSIONS,
+    CorruptFrame,
+    DelayFrame,
+    DropFrame,
+    Fault,
+    FaultPlan,
+    MisreadCard,
+    PowerCycle,
+    SplitFrame,
+    StallHeartbeats,
+    Unplug,
+    kind_of,
+)
+from simulators.virtual_shoe.shuffle import seeded_order
+from tests.mosquitto import Mosquitto
+from tests.reliability.harness import (
+    backend,
+    dealer,
+    dealt_cards,
+    everything_received,
+    published_cards,
+    replayed,
+    run_args,
+    service,
+    table_controller,
+)
+
+pytestmark = pytest.mark.broker
+
+SEED: Final = 2026
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoakSize:
+    shoes: int
+    decks: int
+    #: Cards before the cut card.
+    cut_depth: int
+    faults_per_shoe: int
+    #: Longest stall and unplug, seconds (the CI subset keeps them short).
+    outage_s: float
+
+
+CI: Final = SoakSize(shoes=2, decks=1, cut_depth=34, faults_per_shoe=6, outage_s=1.0)
+LONG: Final = SoakSize(shoes=100, decks=8, cut_depth=350, faults_per_shoe=12, outage_s=4.0)
+
+
+def random_faults(rng: random.Random, size: SoakSize) -> FaultPlan:
+    """Faults at distinct draws before the cut card; a lost frame never the last before it."""
+    draws = rng.sample(range(2, size.cut_depth - 1), size.faults_per_shoe)
+    faults: list[Fault] = []
+    for draw in draws:
+        kind = rng.choices(
+            ["drop", "drop_all", "corrupt", "split", "delay", "misread", "stall", "unplug",
+             "power_cycle"],
+            weights=[3, 1, 2, 2, 1, 1, 1, 1, 1],
+        )[0]  # fmt: skip
+        match kind:
+            case "drop":
+                faults.append(DropFrame(card=draw, times=rng.randint(1, 3)))
+            case "drop_all":
+                faults.append(DropFrame(card=draw, times=ALL_TRANSMISSIONS))
+            case "corrupt":
+                faults.append(CorruptFrame(card=draw, times=rng.randint(1, 2)))
+            case "split":
+                faults.append(SplitFrame(card=draw, parts=rng.randint(2, 5), gap=0.02))
+            case "delay":
+                faults.append(DelayFrame(card=draw, seconds=round(rng.uniform(0.05, 0.4), 2)))
+            case "misread":
+                faults.append(MisreadCard(card=draw))
+            case "stall":
+                faults.append(StallHeartbeats(card=draw, seconds=size.outage_s))
+            case "unplug":
+                faults.append(Unplug(card=draw, seconds=size.outage_s / 2))
+            case _:
+                faults.append(PowerCycle(card=draw))
+    # A frame given up and then a power cycle before any other frame (no heartbeat between,
+    # at full speed) is a card the host cannot know of: HELLO restarts ``seq``, so the gap
+    # never shows. SRP/1 leaves that case to the card count; the soak does not aim it.
+    lost = {fault.card for fault in faults if isinstance(fault, DropFrame)
+            and fault.times == ALL_TRANSMISSIONS}  # fmt: skip
+    faults = [
+        fault for fault in faults if not (isinstance(fault, PowerCycle) and fault.card - 1 in lost)
+    ]
+    return FaultPlan(faults=tuple(sorted(faults, key=lambda fault: fault.card)))
+
+
+async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, Any]:
+    seed = int(os.environ.get("SOAK_SEED", SEED))  # runs in parallel deal different shoes
+    rng = random.Random(seed)
+    link = tmp_path / "shoe"
+    journal = tmp_path / "T07.journal"
+    args = run_args(journal=journal, port=link, broker_url=broker.url("T07"))
+    injected: Counter[str] = Counter()
+    rounds = 0
+    draws = 0
+    entered = 0
+    started = time.monotonic()
+    async with backend(broker) as feed, service(args, tmp_path / "run.log") as table:
+        for number in range(1, size.shoes + 1):
+            shoe_id = f"S-{number}"
+            cards = seeded_order(size.decks, seed * 1000 + number)
+            plan = random_faults(rng, size)
+            shoe = Shoe(cards=cards, cut_depth=size.cut_depth)
+            async with dealer(broker, feed, link, faults=plan, shoe=shoe) as hand:
+                if number == 1:
+                    await hand.online()
+                rounds += await hand.play_shoe(shoe, shoe_id)
+                await hand.barrier()
+                dealt = dealt_cards(hand.shoe.dealt)
+                reported = published_cards(feed.events(), shoe_id)
+                assert reported == dealt, f"shoe {shoe_id}: cards lost or invented ({plan})"
+                assert feed.missing() == [], shoe_id
+                draws += hand.shoe.draws
+                entered += len(hand.entered)
+                injected.update(str(kind_of(fault)) for fault in plan.faults)
+                if number == size.shoes:
+                    # Stopped with the shoe still plugged in: a reader going offline during
+                    # the stop is test_shutdown.py's subject.
+                    assert await table.stop() == 0, table.log_tail()
+        await everything_received(feed, journal)
+    seconds = time.monotonic() - started
+    assert feed.unmarked_duplicates == []
+    status, out = await table_controller("journal", "verify", str(journal))
+    assert status == 0, out
+    assert await replayed(journal) == feed.events()
+    return {
+        "shoes": size.shoes,
+        "decks": size.decks,
+        "rounds": rounds,
+        "draws": draws,
+        "faults": sum(injected.values()),
+        "faults_by_kind": dict(sorted(injected.items())),
+        "entered_by_hand": entered,
+        "duplicates_received": feed.duplicates,
+        "messages": len(feed.messages()),
+        "seconds": round(seconds, 1),
+    }
+
+
+@pytest.mark.timeout(180)
+async def test_soak_two_short_shoes_with_random_faults(tmp_path: Path, broker: Mosquitto) -> None:
+    """CI subset: 2 one-deck shoes, 6 random faults each."""
+    figures = await soak(tmp_path, broker, CI)
+    assert figures["faults"] >= CI.shoes * (CI.faults_per_shoe - 1)
+    assert figures["rounds"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(4 * 3600)
+async def test_soak_hundred_shoes_with_random_faults(tmp_path: Path, broker: Mosquitto) -> None:
+    """100 eight-deck shoes (cut after 350 cards), 12 random faults each, at full speed."""
+    shoes = int(os.environ.get("SOAK_SHOES", LONG.shoes))
+    size = SoakSize(
+        shoes=shoes,
+        decks=LONG.decks,
+        cut_depth=LONG.cut_depth,
+        faults_per_shoe=LONG.faults_per_shoe,
+        outage_s=LONG.outage_s,
+    )
+    figures = await soak(tmp_path, broker, size)
+    print("soak figures:", json.dumps(figures))
+    report = os.environ.get("SOAK_REPORT")
+    if report:
+        await asyncio.to_thread(Path(report).write_text, json.dumps(figures, indent=2) + "\n")
+    assert figures["faults"] >= shoes * LONG.faults_per_shoe * 0.9
