@@ -445,7 +445,11 @@ class Dealer:
             for card in lost[:missing]:
                 await self.command("manual_card", supervisor=True, card=card)
                 self.entered.append(card)
-            self._lost_handled += missing
+                self._lost_handled += 1
+                # The hold ends early when the round completes with fewer entries (the other
+                # lost frames were not cards of it): enter no more than the table still asks.
+                if (await self.barrier())["hold_reason"] != "lost_frames":
+                    break
         elif reason == "reader_offline":
             await asyncio.sleep(0.05)  # the reader comes back by itself
         else:
