@@ -33,7 +33,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
@@ -51,6 +50,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the test suite's broker set-up lives in tests/
 
 from tests.mosquitto import PASSWORDS, Mosquitto, start_broker  # noqa: E402
+from tests.reliability.harness import outbox_last_seq  # noqa: E402
 
 PREFIX: Final = "baccarat/tables"
 STEP_TIMEOUT_S: Final = 60.0
@@ -244,17 +244,6 @@ async def drive(  # noqa: PLR0913 - keyword-only pacing options
             lambda: (view.state or {}).get("phase") != "dealing",
             f"{view.table_id} round dealt",
         )
-
-
-def outbox_last_seq(journal: Path) -> int:
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        found = connection.execute(
-            "SELECT value FROM outbox_meta WHERE key = 'last_seq'"
-        ).fetchone()
-    finally:
-        connection.close()
-    return 0 if found is None else int(found[0])
 
 
 def peak_rss_kb(pid: int) -> int:

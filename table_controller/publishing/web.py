@@ -47,6 +47,7 @@ import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
+from table_controller.publishing.http_site import start_site
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card, CardError, hand_total
@@ -494,19 +495,9 @@ class DisplayServer:
         """Bind and serve; :attr:`port` becomes the bound port."""
         if self._runner is not None:
             return
-        runner = web.AppRunner(self.make_app(), shutdown_timeout=1.0, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        try:
-            await site.start()
-        except OSError:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        for address in runner.addresses:
-            if isinstance(address, tuple) and len(address) >= 2:
-                self.port = int(address[1])
-                break
+        self._runner, self.port = await start_site(
+            self.make_app(), self.host, self.port, shutdown_timeout=1.0
+        )
         _LOG.info("dealer display serving", url=self.url)
 
     async def stop(self) -> None:

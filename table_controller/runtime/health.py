@@ -36,6 +36,7 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+from table_controller.publishing.http_site import start_site
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
@@ -174,22 +175,13 @@ class HealthServer:
         """
         if self._runner is not None:
             return
-        runner = web.AppRunner(
-            self.make_app(), shutdown_timeout=SHUTDOWN_TIMEOUT_S, access_log=None
-        )
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
         try:
-            await site.start()
+            self._runner, self.port = await start_site(
+                self.make_app(), self.host, self.port, shutdown_timeout=SHUTDOWN_TIMEOUT_S
+            )
         except OSError as error:
             _LOG.critical("health and metrics address unusable", url=self.url, error=str(error))
-            await runner.cleanup()
             raise
-        self._runner = runner
-        for address in runner.addresses:
-            if isinstance(address, tuple) and len(address) >= 2:
-                self.port = int(address[1])
-                break
         _LOG.info("health and metrics serving", url=self.url)
 
     async def stop(self) -> None:

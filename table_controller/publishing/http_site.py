@@ -1,0 +1,30 @@
+"""Serve an aiohttp application on one address: the dealer display and the health endpoint.
+
+Adapter: binds a socket. Port 0 takes a free port; the bound one is returned, so a caller can
+print its URL. A failed bind leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+
+async def start_site(
+    app: web.Application, host: str, port: int, *, shutdown_timeout: float
+) -> tuple[web.AppRunner, int]:
+    """Set the application up and bind it; its runner (to clean up) and the bound port.
+
+    Raises:
+        OSError: the address cannot be bound (in use, not this machine's).
+    """
+    runner = web.AppRunner(app, shutdown_timeout=shutdown_timeout, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            return runner, int(address[1])
+    return runner, port
