@@ -89,6 +89,8 @@ class AlarmCode(enum.StrEnum):
     SHOE_REPEATED = "shoe_repeated"
     #: More cards came out than the shoe holds.
     IMPOSSIBLE_COUNT = "impossible_count"
+    #: Lost frames the burn or round did not need: a card drawn for one may still be entered.
+    LOST_FRAMES_LEFT_OVER = "lost_frames_left_over"
 
 
 class VoidReason(enum.StrEnum):

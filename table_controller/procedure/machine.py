@@ -24,8 +24,12 @@ the cards after it fall into place once the supervisor has entered the missing o
   frames that may have been cards, while the burn or a round needed it. The hold lasts until a
   supervisor enters each missing card (``manual_card``, recorded as a manual entry), or voids
   the round (``void_round``, ``misdeal``, ``dropped_card`` unread) or the shoe. It also ends
-  when the burn or the coup completes with fewer entries (the other lost frames were not cards
-  of it). The core never guesses a card (shoe-protocol.md "Delivery").
+  when the burn or the coup completes with fewer entries, or when the round is voided. Lost
+  frames still unaccounted for are then *left over* (alarm ``lost_frames_left_over``, state
+  ``unresolved_lost_frames``): they may have been heartbeats, or cards the dealer drew after
+  the coup was complete. Until the next round starts (or a new shoe), a ``manual_card`` enters
+  such a card: it is counted out of the shoe and discarded (``unnecessary_card``), so the
+  shoe's count stays exact. The core never guesses a card (shoe-protocol.md "Delivery").
 - *foreign card*: a card seen more often than the decks hold it (procedure 9). The card is
   set aside, never played, and only ``void_shoe`` clears the hold: the shoe is not to be
   trusted. A ``manual_card`` or ``correct_result`` that would make a foreign card is refused.
@@ -226,6 +230,8 @@ class TableProcedure:
         #: Cards missing at the head of the stream, and why.
         self._gap = 0
         self._gap_reason: HoldReason | None = None
+        #: Lost frames no entry accounted for when their burn or round ended (see module).
+        self._left_over = 0
         self._pending: deque[_Item] = deque()
         self._prompt: Prompt | None = None
         self._lamp = Lamp.OFF
@@ -299,6 +305,7 @@ class TableProcedure:
             "hold_reason": holds[0].value if holds else None,
             "holds": [hold.value for hold in holds],
             "missing_cards": self._gap,
+            "unresolved_lost_frames": self._left_over,
             "queued_inputs": len(self._pending),
         }
 
@@ -578,6 +585,27 @@ class TableProcedure:
         self._gap = 0
         self._gap_reason = None
 
+    def _end_gap(self, round_id: str | None) -> None:
+        """The burn or round that needed the missing cards ended: lost frames are left over."""
+        if self._gap_reason is HoldReason.LOST_FRAMES and self._gap and self._shoe is not None:
+            self._left_over += self._gap
+            self._alarm(
+                AlarmCode.LOST_FRAMES_LEFT_OVER,
+                f"{self._gap} lost frame(s) not needed by {round_id or 'the burn'}: if the dealer "
+                "drew a card for one, enter it (manual_card) before the next round",
+                round_id=round_id, count=self._gap,
+            )
+        self._close_gap()
+
+    def _enter_left_over(self, shoe: Shoe, card: Card) -> None:
+        """A card drawn for a left-over lost frame: out of the shoe, and discarded."""
+        self._left_over -= 1
+        shoe.cards_seen += 1
+        shoe.accounting.take(card)
+        self._alarm(AlarmCode.UNNECESSARY_CARD,
+                    "a card drawn for a lost frame, entered by hand: counted and discarded",
+                    round_id=self._last_round_id(shoe), card=card.code)
+
     # --- commands ----------------------------------------------------------------------------
 
     def _command(self, command: Command) -> None:
@@ -685,6 +713,7 @@ class TableProcedure:
         self._shown_round = None
         self._foreign = False
         self._close_gap()
+        self._left_over = 0
         self._pending.clear()
         self._publish(EventType.SHOE_STARTED, shoe_id=shoe_id, variant=self._variant.name,
                       decks=decks, burn=self._variant.burn, reshuffle=self._variant.reshuffle.value,
@@ -733,6 +762,7 @@ class TableProcedure:
             discarded = self._pending_cards()
         self._pending.clear()
         self._close_gap()
+        self._left_over = 0
         self._foreign = False
         shoe.voided = True
         self._publish(EventType.SHOE_VOIDED, shoe_id=shoe.shoe_id, rounds_voided=voided,
@@ -744,11 +774,15 @@ class TableProcedure:
         return None
 
     def _enter_card(self, shoe: Shoe, card: Card) -> _Refusal | None:
-        if self._gap == 0:
+        left_over = self._gap == 0 and self._left_over > 0
+        if self._gap == 0 and not left_over:
             return RefusalCode.NO_CARD_MISSING, "no card is missing"
         if not shoe.accounting.admits(card):
             return (RefusalCode.FOREIGN_CARD,
                     f"{card.code} has already been seen {shoe.decks} times in this shoe")
+        if left_over:
+            self._enter_left_over(shoe, card)
+            return None
         reason = self._gap_reason
         self._gap -= 1
         if self._gap == 0:
@@ -792,6 +826,7 @@ class TableProcedure:
     # --- rounds and the shoe's end -------------------------------------------------------------
 
     def _start_round(self, shoe: Shoe) -> None:
+        self._left_over = 0  # lost frames no card was entered for: they were not cards
         shoe.round_no += 1
         if self._every_round:
             shoe.reshuffle()
@@ -837,10 +872,13 @@ class TableProcedure:
             self._pending.clear()
             self._count_discarded(shoe, queued)
             cards.extend(queued)
-        self._close_gap()
         shoe.voided_rounds.add(current.round_no)
         self._publish(EventType.ROUND_VOIDED, **self._round_fields(current), reason=reason.value,
                       cards=card_codes(cards), was_settled=False, operator=operator)
+        if reason is VoidReason.SHOE_VOIDED:
+            self._close_gap()
+        else:
+            self._end_gap(current.round_id)
         self._round = None
         self._shown_round = None
 
@@ -882,9 +920,11 @@ class TableProcedure:
     def _goto(self, target: Phase) -> None:
         if not is_edge(self._phase, self._trigger, target):
             raise ProcedureBug(f"no edge {self._phase} --{self._trigger}--> {target}")
-        self._phase = target
-        if target not in _GAP_PHASES:
-            self._close_gap()
+        source, self._phase = self._phase, target
+        if target not in _GAP_PHASES and self._gap:
+            shoe = self._shoe
+            dealt = source is Phase.DEALING and shoe is not None and shoe.round_no > 0
+            self._end_gap(shoe.round_id(shoe.round_no) if dealt and shoe else None)
 
     # --- holds, prompts and lamp -----------------------------------------------------------------
 

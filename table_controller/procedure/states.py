@@ -123,6 +123,9 @@ def _table() -> tuple[Transition, ...]:
     add(_edges(_P.BETWEEN_ROUNDS, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided")))
     for trigger in (_T.VOID_ROUND, _T.CORRECT_RESULT):
         add(_edges(_P.BETWEEN_ROUNDS, trigger, (_P.BETWEEN_ROUNDS, "a settled round")))
+    left_over = "a card drawn for a left-over lost frame: counted, discarded"
+    add(_edges(_P.BETWEEN_ROUNDS, _T.MANUAL_CARD, (_P.BETWEEN_ROUNDS, left_over)))
+    add(_edges(_P.SHOE_OVER, _T.MANUAL_CARD, (_P.SHOE_OVER, left_over)))
     # Betting.
     add(_edges(_P.BETTING, _T.CLOSE_BETTING, (_P.DEALING, "deal")))
     for trigger in (_T.CARD, _T.MISREAD):

@@ -438,6 +438,7 @@ AlarmCodeName: TypeAlias = Literal[
     "card_without_shoe",
     "unexpected_cut_card",
     "procedure_fault",
+    "lost_frames_left_over",
 ]
 ReaderStateName: TypeAlias = Literal["connected", "offline", "fault"]
 RoadLetter: TypeAlias = Literal["B", "P", "T"]
@@ -748,6 +749,13 @@ class StateMessage(_Published):
     hold_reason: HoldReasonName | None
     holds: list[HoldReasonName]
     missing_cards: NonNegative
+    unresolved_lost_frames: Annotated[
+        NonNegative,
+        Field(
+            description="Lost frames that the burn or round did not need: until the next round "
+            "starts, a card the dealer drew for one can be entered (manual_card).",
+        ),
+    ]
     queued_inputs: NonNegative
 
 

@@ -510,6 +510,96 @@ def test_lost_frames_hold_until_the_missing_cards_are_entered() -> None:
     assert table.state["cards_seen"] == 2 + 5
 
 
+def _coup_completed_with_a_lost_frame_left_over(table: Script) -> None:
+    """P 4S 5D (a natural 9), B 5C and a card lost with one more: one entry completes it."""
+    table.open()
+    table.close()
+    table.cards("4S 5C 5D")
+    table.lost(2)
+    table.manual("KH")
+
+
+def test_a_lost_frame_the_coup_did_not_need_is_left_over_for_the_supervisor() -> None:
+    table = Script().ready()
+    _coup_completed_with_a_lost_frame_left_over(table)
+    decisions = table.last
+    assert one(decisions, "round_result")["manual_cards"] == ["KH"]
+    left_over = one(decisions, "alarm")
+    assert (left_over["code"], left_over["count"], left_over["round_id"]) == (
+        "lost_frames_left_over", 1, "S-1-1")
+    assert holds(decisions) == []
+    assert (table.phase(), table.state["unresolved_lost_frames"]) == ("between_rounds", 1)
+    assert table.state["cards_seen"] == 2 + 4
+
+    decisions = table.manual("7H")  # the dealer drew a card for it: counted and discarded
+    assert accepted(decisions)
+    assert (one(decisions, "alarm")["code"], one(decisions, "alarm")["card"]) == (
+        "unnecessary_card", "7H")
+    assert types(decisions) == ["alarm"]
+    assert (table.state["cards_seen"], table.state["unresolved_lost_frames"]) == (2 + 5, 0)
+    assert refusal(table.manual("7D")).code == "no_card_missing"
+    assert table.phase() == "between_rounds"
+
+
+def test_left_over_lost_frames_were_not_cards_once_the_next_round_starts() -> None:
+    table = Script().ready()
+    _coup_completed_with_a_lost_frame_left_over(table)
+    table.open()
+    assert table.state["unresolved_lost_frames"] == 0
+    assert refusal(table.manual("7H")).code == "wrong_phase"
+    table.close()
+    assert refusal(table.manual("7H")).code == "no_card_missing"
+    assert table.state["cards_seen"] == 2 + 4
+
+
+def test_a_left_over_card_entered_without_a_betting_phase_starts_no_round() -> None:
+    table = Script(betting=False).ready()
+    table.deal()
+    table.cards("4S 5C 5D")
+    table.lost(2)
+    table.manual("KH")
+    assert accepted(table.manual("7H"))
+    assert (table.phase(), table.state["round_no"], table.state["cards_seen"]) == (
+        "between_rounds", 1, 2 + 5)
+
+
+def test_lost_frames_of_a_voided_round_are_left_over_and_a_new_shoe_forgets_them() -> None:
+    table = Script().ready()
+    table.open()
+    table.close()
+    table.cards("4S")
+    table.lost(1)
+    decisions = table.void_round("S-1-1")
+    assert types(decisions)[:2] == ["round_voided", "alarm"]
+    assert one(decisions, "alarm")["code"] == "lost_frames_left_over"
+    assert table.state["unresolved_lost_frames"] == 1
+    assert accepted(table.manual("6C"))
+    assert (table.state["cards_seen"], table.state["unresolved_lost_frames"]) == (2 + 2, 0)
+
+    table.open()
+    table.close()
+    table.cards("4D")
+    table.lost(1)
+    table.void_round("S-1-2")
+    assert table.state["unresolved_lost_frames"] == 1
+    table.void_shoe()
+    assert (table.phase(), table.state["unresolved_lost_frames"]) == ("shoe_over", 0)
+    assert refusal(table.manual("6D")).code == "no_card_missing"
+
+
+def test_a_left_over_card_that_would_be_foreign_is_refused() -> None:
+    table = Script(variant("commission", decks=1))
+    table.ready(burn="AS 2C")
+    table.open()
+    table.close()
+    table.cards("2D 2H 2S")  # with the burn's 2C, every two of the one deck is out
+    table.lost(2)
+    table.manual("7C")  # player 2+2 = 4 draws, banker 2+7 = 9: a natural, the coup is done
+    assert table.state["unresolved_lost_frames"] == 1
+    assert refusal(table.manual("2C")).code == "foreign_card"
+    assert table.state["unresolved_lost_frames"] == 1
+
+
 def test_lost_frames_while_betting_only_raise_an_alarm() -> None:
     table = Script().ready()
     table.open()

@@ -186,6 +186,12 @@ class Feed:
     duplicates: int = 0
     unmarked_duplicates: list[str] = field(default_factory=list)
     _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    # Indexes kept as messages arrive: a soak's waits test them after every message, so a
+    # scan of everything received would make a long soak quadratic.
+    _bodies: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    _contiguous: dict[str, int] = field(default_factory=dict)
+    _latest: dict[tuple[str, str], int] = field(default_factory=dict)
+    _replies: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     def take(self, message: Received) -> None:
         self.received += 1
@@ -197,15 +203,30 @@ class Feed:
             pass  # our own commands, echoed by the wildcard
         else:
             seen = self.by_seq.setdefault(table, {})
-            first = seen.setdefault(int(body["seq"]), message)
+            seq = int(body["seq"])
+            first = seen.setdefault(seq, message)
             if first is not message:
                 self.duplicates += 1
                 if (first.topic, first.payload) != (message.topic, message.payload):
                     self.unmarked_duplicates.append(f"{table} seq {body['seq']}")
+            else:
+                self._index(table, seq, message.topic, body)
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+    def _index(self, table: str, seq: int, topic: str, body: dict[str, Any]) -> None:
+        self._bodies.setdefault(table, {})[seq] = body
+        top = self._contiguous.get(table, 0)
+        seen = self.by_seq[table]
+        while top + 1 in seen:
+            top += 1
+        self._contiguous[table] = top
+        if self._latest.get((table, topic), -1) < seq:
+            self._latest[(table, topic)] = seq
+        if topic.endswith("/commands/replies") and "id" in body:
+            self._replies.setdefault((table, str(body["id"])), body)
 
     async def until(
         self,
@@ -225,11 +246,9 @@ class Feed:
     def messages(self, table: str = TABLE_ID) -> list[tuple[str, dict[str, Any]]]:
         """``(topic suffix, body)`` of each ``seq`` once, in ``seq`` order."""
         seen = self.by_seq.get(table, {})
+        bodies = self._bodies.get(table, {})
         prefix = f"baccarat/tables/{table}/"
-        return [
-            (seen[seq].topic.removeprefix(prefix), json.loads(seen[seq].payload))
-            for seq in sorted(seen)
-        ]
+        return [(seen[seq].topic.removeprefix(prefix), bodies[seq]) for seq in sorted(seen)]
 
     def events(self, table: str = TABLE_ID) -> list[dict[str, Any]]:
         """The events, roads and odds, each once, in ``seq`` order (what ``replay`` prints)."""
@@ -243,30 +262,18 @@ class Feed:
         """``seq`` numbers from 1 to the highest received that never arrived."""
         seen = self.by_seq.get(table, {})
         top = max(seen, default=0)
-        return [seq for seq in range(1, top + 1) if seq not in seen]
+        return [seq for seq in range(self._contiguous.get(table, 0) + 1, top + 1)
+                if seq not in seen]
 
     def contiguous_to(self, seq: int, table: str = TABLE_ID) -> bool:
-        seen = self.by_seq.get(table, {})
-        return all(number in seen for number in range(1, seq + 1))
+        return self._contiguous.get(table, 0) >= seq
 
     def latest(self, suffix: str, table: str = TABLE_ID) -> dict[str, Any] | None:
-        seen = self.by_seq.get(table, {})
-        topic = f"baccarat/tables/{table}/{suffix}"
-        for seq in sorted(seen, reverse=True):
-            if seen[seq].topic == topic:
-                body: dict[str, Any] = json.loads(seen[seq].payload)
-                return body
-        return None
+        seq = self._latest.get((table, f"baccarat/tables/{table}/{suffix}"))
+        return None if seq is None else self._bodies[table][seq]
 
     def reply(self, command_id: str, table: str = TABLE_ID) -> dict[str, Any] | None:
-        seen = self.by_seq.get(table, {})
-        topic = f"baccarat/tables/{table}/commands/replies"
-        for message in seen.values():
-            if message.topic == topic:
-                body: dict[str, Any] = json.loads(message.payload)
-                if body.get("id") == command_id:
-                    return body
-        return None
+        return self._replies.get((table, command_id))
 
 
 @contextlib.asynccontextmanager
@@ -455,9 +462,20 @@ class Dealer:
         else:
             raise DriverError(f"unexpected hold {reason!r}: {state}")
 
+    async def enter_left_over(self, state: Mapping[str, Any]) -> bool:
+        """Enter the cards drawn for lost frames that the round did not need; False: none."""
+        lost = self.lost_cards()[: int(state.get("unresolved_lost_frames") or 0)]
+        for card in lost:
+            await self.command("manual_card", supervisor=True, card=card)
+            self.entered.append(card)
+            self._lost_handled += 1
+        return bool(lost)
+
     async def step(self) -> str:
         """Do what the table asks now; returns the prompt's action."""
         state = await self.barrier()
+        if await self.enter_left_over(state):
+            return "manual_card"
         prompt = state.get("prompt")
         action = "shoe_over" if prompt is None else str(prompt["action"])
         if action in {"open_betting", "result"}:

@@ -176,6 +176,8 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
                 draws += hand.shoe.draws
                 entered += len(hand.entered)
                 injected.update(str(kind_of(fault)) for fault in plan.faults)
+                elapsed = time.monotonic() - started
+                print(f"soak: shoe {number}/{size.shoes} passed at {elapsed:.0f} s", flush=True)
                 if number == size.shoes:
                     # Stopped with the shoe still plugged in: a reader going offline during
                     # the stop is test_shutdown.py's subject.
