@@ -20,25 +20,13 @@ from table_controller.runtime.health import (
     assess,
     health_document,
 )
-from table_controller.runtime.metrics import BrokerVitals, TableMetrics, Vitals
+from table_controller.runtime.metrics import TableMetrics, Vitals
+from tests.runtime.vitals import BROKER
+from tests.runtime.vitals import HEALTHY as HEALTHY_TABLE
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-BROKER = BrokerVitals(
-    connected=True, last_error=None, connects=1, errors=0, published=120, outbox_depth=0
-)
-HEALTHY = Vitals(
-    table_id="T07",
-    version="0.1.0",
-    uptime_s=12.5,
-    phase="between_rounds",
-    reader_state="connected",
-    journal_ok=True,
-    input_queue_depth=0,
-    inputs_handled=40,
-    rejected_frames=0,
-    broker=BROKER,
-)
+HEALTHY = replace(HEALTHY_TABLE, broker=BROKER)
 BROKER_DOWN = replace(
     BROKER, connected=False, last_error="MqttError: Operation timed out", errors=1
 )

@@ -29,32 +29,15 @@ from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.metrics import (
     LATENCY_BUCKETS_S,
-    BrokerVitals,
     TableMetrics,
     TableProbe,
     Vitals,
 )
 from table_controller.runtime.service import TableService
 from tests.runtime.runtime_script import next_records, seeded_shoe
+from tests.runtime.vitals import BROKER, HEALTHY
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
-
-HEALTHY = Vitals(
-    table_id="T07",
-    version="0.1.0",
-    uptime_s=12.5,
-    phase="between_rounds",
-    reader_state="connected",
-    journal_ok=True,
-    input_queue_depth=0,
-    inputs_handled=40,
-    rejected_frames=0,
-    broker=None,
-)
-BROKER = BrokerVitals(
-    connected=True, last_error=None, connects=1, errors=0, published=120, outbox_depth=0
-)
-
 
 def message(event_type: str, **payload: object) -> OutgoingMessage:
     return OutgoingMessage(
