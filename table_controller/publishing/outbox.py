@@ -359,6 +359,13 @@ class Outbox:
         """The highest ``seq`` ever assigned (0 for a new table)."""
         return _meta(self._connection, "last_seq")
 
+    def last_key(self) -> str | None:
+        """The ``key`` of the row with the highest ``seq`` still stored (None: no row)."""
+        found = self._connection.execute(
+            "SELECT key FROM outbox ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        return None if found is None else str(found[0])
+
     def rows(self, *, after: int = 0) -> list[OutboxRow]:
         """Every stored row after ``seq``, acknowledged or not, in order (for tools and tests)."""
         cursor = self._connection.execute(_SELECT_ROWS + " WHERE seq > ? ORDER BY seq", (after,))

@@ -17,6 +17,11 @@ durable all the same: its input was committed to the journal (``synchronous=FULL
 procedure saw it, and the journal's replay at start plans the same messages from the same rows,
 with the same keys, timestamps and therefore the same ``seq`` and bytes. A write the file
 refuses is kept and tried again with the next one, so the rows stay in ``seq`` order.
+
+Because the rows are written in the order of the journal rows that caused them, every message
+of a journal row up to the one of the last stored row is stored. The replay at start hands
+those to :meth:`OutboxSink.add` again; it drops them before encoding anything, so a restart
+costs the procedure's replay, not the re-encoding of every message the table ever published.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ class OutboxSink:
         self._table_id = table_id
         self._root = topic_root
         self._last_seq = outbox.last_seq()
+        #: Every message of the journal rows up to this one is stored (see module).
+        self._stored_through = journal_row(outbox.last_key()) or 0
         #: Rows staged whose write the file refused; written first next time (writer thread).
         self._unstored: list[OutboxRow] = []
         #: Wakes the drainer after a recovery add (the MQTT link's ``notify``, once it exists).
@@ -81,11 +88,16 @@ class OutboxSink:
 
     def add(self, messages: list[OutgoingMessage]) -> None:
         """Store the messages of one input now, skipping stored keys (the journal's replay)."""
-        if not messages:
+        fresh = [m for m in messages if not self._stored(m.key)]
+        if not fresh:
             return
-        self._outbox.add(self._outbox_messages(messages))
+        self._outbox.add(self._outbox_messages(fresh))
         self._last_seq = self._outbox.last_seq()
         self.wake()
+
+    def _stored(self, key: str) -> bool:
+        row = journal_row(key)
+        return row is not None and row <= self._stored_through
 
     def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
         """Number the messages of a live input and hand them over; returns the write to do."""
@@ -107,6 +119,12 @@ class OutboxSink:
         self._outbox.insert(self._unstored)  # raises OutboxError: kept for the next write
         self._unstored.clear()
         self.stored(rows[-1].seq)
+
+
+def journal_row(key: str | None) -> int | None:
+    """The journal row a message key names (``"<row>.<index>"``); None for any other key."""
+    head, dot, _ = (key or "").partition(".")
+    return int(head) if dot and head.isascii() and head.isdigit() else None
 
 
 def _nothing() -> None:

@@ -1,0 +1,77 @@
+"""The outbox sink's replay: messages of journal rows the outbox already holds are dropped.
+
+A real outbox in a SQLite file; the sink is made afresh, as after a restart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from table_controller.publishing.outbox import Outbox
+from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.runtime.outbox_sink import OutboxSink, journal_row
+
+ROOT = "baccarat/tables/T07"
+
+
+def messages(row: int, count: int = 2, *, payload: object = None) -> list[OutgoingMessage]:
+    return [
+        OutgoingMessage(
+            key=f"{row}.{index}",
+            topic="events/card",
+            event_type="card",
+            payload={"card": "5H", "row": row} if payload is None else payload,  # type: ignore[arg-type]
+            retain=False,
+            ts="2026-11-29T19:00:00.000Z",
+        )
+        for index in range(count)
+    ]
+
+
+def sink(path: Path) -> tuple[Outbox, OutboxSink]:
+    outbox = Outbox.open(path)
+    return outbox, OutboxSink(outbox, table_id="T07", topic_root=ROOT)
+
+
+def test_journal_row_reads_only_journal_keys() -> None:
+    assert [journal_row(key) for key in ("12.0", "7.3", "cmd-1", "12", "", None, "\u0661.0")] == [
+        12, 7, None, None, None, None, None,
+    ]
+
+
+def test_the_replay_adds_only_what_follows_the_last_stored_row(tmp_path: Path) -> None:
+    path = tmp_path / "T07.journal"
+    outbox, first = sink(path)
+    for row in (1, 2, 3):
+        first.add(messages(row))
+    stored = outbox.rows()
+    outbox.close()
+
+    outbox, again = sink(path)
+    # Rows 1 to 3 are stored: dropped before encoding, so even a payload that cannot be
+    # encoded passes; row 4 is new and follows on in seq.
+    for row in (1, 2, 3):
+        again.add(messages(row, payload={"unencodable": object()}))
+    again.add(messages(4))
+    rows = outbox.rows()
+    assert rows[: len(stored)] == stored
+    assert [(row.seq, row.key) for row in rows[len(stored) :]] == [(7, "4.0"), (8, "4.1")]
+    outbox.close()
+
+
+def test_keys_that_name_no_journal_row_are_never_taken_for_stored(tmp_path: Path) -> None:
+    outbox, fresh = sink(tmp_path / "T07.journal")
+    fresh.add(
+        [
+            OutgoingMessage(
+                key="command-9",
+                topic="commands/replies",
+                event_type="command_reply",
+                payload={"id": "9", "ok": True, "command": "barrier"},
+                retain=False,
+                ts=None,
+            )
+        ]
+    )
+    assert [row.key for row in outbox.rows()] == ["command-9"]
+    outbox.close()
