@@ -52,6 +52,11 @@ _HUGE_EXPONENT: Final = re.compile(r"[eE][+]?0*\d{6,}")
 
 Offers = dict[str, tuple[dict[str, Fraction], tuple[int, int] | None]]
 
+#: The payout texts the file's format documents: 9, 0.95 or "19/20" (no signs, exponents or
+#: "inf"), at most nine digits a part; and the largest payout a file may set.
+_PAYOUT_FORMS: Final = re.compile(r"\d{1,9}(\.\d{1,9})?|\d{1,9}/\d{1,9}")
+_LARGEST_PAYOUT: Final = 1_000_000
+
 
 class Invalid(Exception):  # noqa: N818 - the checker's verdict, never leaves this module
     pass
@@ -70,11 +75,15 @@ def _offers(variant: Variant) -> Offers:
 def _payout(value: object) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise Invalid
+    if isinstance(value, str) and not _PAYOUT_FORMS.fullmatch(value.strip()):
+        raise Invalid
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Invalid
     try:
         payout = Fraction(value) if isinstance(value, int) else Fraction(str(value))
     except (ValueError, ZeroDivisionError) as error:
         raise Invalid from error
-    if payout < 0:
+    if not 0 <= payout <= _LARGEST_PAYOUT:
         raise Invalid
     return payout
 
