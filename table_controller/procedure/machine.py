@@ -921,7 +921,7 @@ class TableProcedure:
         if not is_edge(self._phase, self._trigger, target):
             raise ProcedureBug(f"no edge {self._phase} --{self._trigger}--> {target}")
         source, self._phase = self._phase, target
-        if target not in _GAP_PHASES and self._gap:
+        if target not in _GAP_PHASES and self._gap_reason is not None:
             shoe = self._shoe
             dealt = source is Phase.DEALING and shoe is not None and shoe.round_no > 0
             self._end_gap(shoe.round_id(shoe.round_no) if dealt and shoe else None)
