@@ -53,6 +53,8 @@ from simulators.virtual_shoe.faults import (
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import (
+    Dealer,
+    Feed,
     backend,
     dealer,
     dealt_cards,
@@ -138,6 +140,27 @@ def burn_length(events: Sequence[Mapping[str, Any]], shoe_id: str) -> int:
     return 0
 
 
+async def assert_every_card_reported(
+    feed: Feed, hand: Dealer, shoe_id: str, plan: FaultPlan
+) -> None:
+    """The cards the table reported for the shoe are the cards that left it, in order."""
+    state = await hand.barrier()
+    assert state["unresolved_lost_frames"] == 0, state
+    dealt = dealt_cards(hand.shoe.dealt)
+    reported = published_cards(feed.events(), shoe_id)
+    assert len(reported) == len(dealt), f"shoe {shoe_id}: cards lost ({plan})"
+    burned = burn_length(feed.events(), shoe_id)
+    misread = misread_positions(hand.shoe.dealt)
+    for position, (seen, card) in enumerate(zip(reported, dealt, strict=True)):
+        # A misread burn card counts but stays unknown (game-rules: only the face-up one is
+        # entered by hand); any other card must be the one dealt.
+        unread_burn = seen is None and position in misread and 0 < position < burned
+        assert seen == card or unread_burn, (
+            f"{shoe_id}: card {position + 1}: {seen} reported, {card} dealt ({plan})"
+        )
+    assert feed.missing() == [], shoe_id
+
+
 async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, Any]:
     seed = int(os.environ.get("SOAK_SEED", SEED))  # runs in parallel deal different shoes
     rng = random.Random(seed)
@@ -159,20 +182,7 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
                 if number == 1:
                     await hand.online()
                 rounds += await hand.play_shoe(shoe, shoe_id)
-                await hand.barrier()
-                dealt = dealt_cards(hand.shoe.dealt)
-                reported = published_cards(feed.events(), shoe_id)
-                assert len(reported) == len(dealt), f"shoe {shoe_id}: cards lost ({plan})"
-                burned = burn_length(feed.events(), shoe_id)
-                misread = misread_positions(hand.shoe.dealt)
-                for position, (seen, card) in enumerate(zip(reported, dealt, strict=True)):
-                    # A misread burn card counts but stays unknown (game-rules: only the
-                    # face-up one is entered by hand); any other card must be the one dealt.
-                    unread_burn = seen is None and position in misread and 0 < position < burned
-                    assert seen == card or unread_burn, (
-                        f"{shoe_id}: card {position + 1}: {seen} reported, {card} dealt ({plan})"
-                    )
-                assert feed.missing() == [], shoe_id
+                await assert_every_card_reported(feed, hand, shoe_id, plan)
                 draws += hand.shoe.draws
                 entered += len(hand.entered)
                 injected.update(str(kind_of(fault)) for fault in plan.faults)
@@ -228,3 +238,38 @@ async def test_soak_hundred_shoes_with_random_faults(tmp_path: Path, broker: Mos
     if report:
         await asyncio.to_thread(Path(report).write_text, json.dumps(figures, indent=2) + "\n")
     assert figures["faults"] >= shoes * LONG.faults_per_shoe * 0.9
+
+
+@pytest.mark.timeout(120)
+async def test_two_lost_card_frames_of_which_the_round_needed_one(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    """The shoe gives up two card frames in a row; the first card completes the round.
+
+    Round 1 is P 4S 5D (a natural 9), B 5C KH: KH (draw 6) and the 7H drawn after it (draw 7,
+    the table still asked for a card) are both lost. The supervisor enters KH, which settles
+    the round; the table reports the other frame left over, and the supervisor enters 7H,
+    which is counted and discarded. Every card that left the shoe is reported, in order.
+    """
+    rest = [code for code in seeded_order(1, 77) if code not in {"AS", "2C", "4S", "5C", "5D",
+                                                                  "KH", "7H"}]
+    cards = ["AS", "2C", "4S", "5C", "5D", "KH", "7H", *rest]
+    plan = FaultPlan(faults=(DropFrame(card=6, times=ALL_TRANSMISSIONS),
+                             DropFrame(card=7, times=ALL_TRANSMISSIONS)))  # fmt: skip
+    journal = tmp_path / "T07.journal"
+    args = run_args(journal=journal, port=tmp_path / "shoe", broker_url=broker.url("T07"))
+    async with backend(broker) as feed, service(args, tmp_path / "run.log") as table:
+        shoe = Shoe(cards=cards, cut_depth=20)
+        async with dealer(broker, feed, tmp_path / "shoe", faults=plan, shoe=shoe) as hand:
+            await hand.online()
+            await hand.play_shoe(shoe, "S-1")
+            await assert_every_card_reported(feed, hand, "S-1", plan)
+            assert hand.entered == ["KH", "7H"]
+            assert await table.stop() == 0, table.log_tail()
+        await everything_received(feed, journal)
+    alarms = [body for body in feed.events() if body["type"] == "alarm"]
+    left_over = [body for body in alarms if body["code"] == "lost_frames_left_over"]
+    assert [(body["round_id"], body["count"]) for body in left_over] == [("S-1-1", 1)]
+    discarded = [body["card"] for body in alarms if body["code"] == "unnecessary_card"]
+    assert discarded == ["7H"]
+    assert await replayed(journal) == feed.events()
