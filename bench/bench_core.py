@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Rounds per second through the pure table procedure, settlement and scoreboards included.
 
 A benchmark script, not part of the product: it reads the clock and shuffles with a seeded

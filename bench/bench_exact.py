@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Exact odds analyser: median time per composition, against plain enumeration in the same run.
 
 Run: ``python bench/bench_exact.py [--variant lucky] [--compositions 200] [--plain 5]``.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Card-to-backend latency through ``table-controller run`` and a real mosquitto; start-up; memory.
 
 Bench script (not part of the product, decides nothing about the game): it starts a mosquitto

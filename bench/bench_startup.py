@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Start-up of ``table-controller run`` against the length of its journal (issue 9).
 
 Bench script (not part of the product). A table replays its whole journal at every start

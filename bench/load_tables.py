@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Load: many tables (separate ``table-controller run`` processes) against one mosquitto.
 
 Bench script (not part of the product, decides nothing about the game). It starts a mosquitto

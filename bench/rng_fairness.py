@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fairness evidence for virtual tables: N rounds from the RNG card source, against exact odds.
 
 Plays ``--rounds`` rounds of a variant (default ``mini``, six decks reshuffled every round)

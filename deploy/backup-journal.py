@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 
 """Back up table journals while the table plays, and verify every copy before keeping it.
 

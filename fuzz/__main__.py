@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``python -m fuzz TARGET [libFuzzer flags]``: run one atheris harness.
 
 Test tooling, not shipped. Needs ``pip install atheris`` (not a project dependency). Examples::

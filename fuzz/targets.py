@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """One atheris entry point per input edge, each checked by the oracles of ``tests/fuzz``.
 
 Test tooling, not shipped: it runs only under atheris (``python -m fuzz TARGET -runs=N``) and

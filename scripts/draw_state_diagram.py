@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Draw ``docs/state-diagram.md`` from the table procedure's transition table.
 
 Run ``python scripts/draw_state_diagram.py`` to rewrite the document, ``--check`` to fail

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``python -m simulators``: the virtual card shoe, with the flags of ``table-controller shoe-sim``.
 
 Edge module: parses flags and runs the shoe (``simulators.virtual_shoe.cli``). A wrong flag or

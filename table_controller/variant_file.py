@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The operator's variant file: TOML overrides of any payout or side-bet window.
 
 Edge module: reads and validates a file (pydantic), then builds the pure

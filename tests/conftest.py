@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Shared fixtures: a real mosquitto per test (with a test CA) for every suite that needs one."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A real mosquitto for the tests: generated configuration, users, ACL and a TLS listener.
 
 Test support (STACK.md section 3, "A mosquitto for the test run"). The broker runs from a temp

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The layering of STYLE.md section 2, checked by walking every import with ast."""
 
 import ast

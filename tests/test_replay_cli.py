@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller replay`` driven through its console entry point, as an operator would."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller replay --edges`` and ``--plot``: each bet's edge round by round, as drawn.
 
 Driven through the console entry point (``main``) as an operator would, on recordings of

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """SRP/1 frames and their encoding (shoe-protocol.md, "Frames").
 
 Pure: no I/O, no clock, no randomness.

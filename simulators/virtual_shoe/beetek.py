@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The text-line profile of Bee-Tek style shoes (spec/shoe-protocol.md, "A second profile").
 
 Pure: no I/O, no clock, no randomness, no logging. The line writers turn events into the

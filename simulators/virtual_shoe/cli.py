@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The virtual shoe's command line: ``python -m simulators`` and ``table-controller shoe-sim``.
 
 Edge module: reads flags and files, builds the shoe, runs it until ``quit``, SIGTERM or

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Who draws from the virtual shoe: a person at the keyboard, a script, or an automatic dealer.
 
 Two halves. Pure: the command language (``parse_command``), the automatic dealer's rule

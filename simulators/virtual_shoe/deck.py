@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A shoe of cards: its order, the cut card's position, and drawing from it.
 
 Pure: no I/O, no clock, no randomness. The order of the cards comes in from outside

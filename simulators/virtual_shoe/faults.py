@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Faults on demand: what goes wrong, at which draw, and what that does to the bytes.
 
 Pure: no I/O, no clock, no randomness. The plan is data; ``resolve_draw`` says what leaves the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Scenario files: a run's faults, and how a Bee-Tek firmware writes its lines, in TOML.
 
 Pure: no I/O, no clock, no randomness. The caller reads the file; this module reads its text.

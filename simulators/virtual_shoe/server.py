@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Serving the virtual shoe: on a pseudo-terminal, a TCP port, or an in-memory pipe.
 
 Adapter: does I/O and reads the loop's clock, holds no protocol rules. ``VirtualShoe`` feeds

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Where a virtual shoe's card order comes from: a seed, the system's RNG, or a stacked file.
 
 Adapter: the only module of the simulator that uses randomness or reads a stack file. A

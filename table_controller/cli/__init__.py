@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The ``table-controller`` console script: one sub-command per module of this package.
 
 Each sub-command module has ``register(subparsers)``, which adds its parser and sets

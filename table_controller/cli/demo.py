@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller demo``: a whole table on one machine, no hardware, no broker to install.
 
 Edge module: reads the flags (the settings shared with ``run``, spec/cli.md, and the demo's

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller journal verify|export FILE``: check the hash chain; print the inputs.
 
 Edge module: opens the journal read-only in spirit (it never appends), prints, exits 0 when the

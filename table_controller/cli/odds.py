@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller odds``: exact probabilities, house edge and RTP of every bet (spec/cli.md).
 
 Edge module: parses flags and files, calls the pure analyser, prints. Fractions become

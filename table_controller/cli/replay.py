@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller replay``: recorded inputs through the procedure, every event out (cli.md).
 
 Edge module: reads a file, feeds the pure :class:`~table_controller.procedure.TableProcedure`,

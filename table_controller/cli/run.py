@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller run``: the table service (spec/cli.md).
 
 Edge module: reads settings (flags, environment, TOML file), builds the adapters, replays the

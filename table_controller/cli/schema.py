@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller schema``: write the AsyncAPI document and JSON Schemas of the MQTT API.
 
 Edge module: writes the files :func:`~table_controller.publishing.asyncapi.generated_files`

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller watch --broker URL [--table ID]``: the reference consumer for integrators.
 
 Edge module: subscribes through ``publishing.mqtt`` (never aiomqtt itself), prints one line per

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller demo``: a whole table on one machine, with no hardware and no broker.
 
 The parts, each in its own module:

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's embedded MQTT broker: amqtt, in a process of its own.
 
 Edge module: ``python -m table_controller.demo.broker [--port N]`` serves MQTT 3.1.1 on

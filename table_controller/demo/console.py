@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's console view: a line per result, void, shoe, alarm and status a backend receives.
 
 Pure: no I/O, no clock, no randomness. The adapter hands :meth:`ConsoleView.handle` every

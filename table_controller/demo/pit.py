@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's automatic pit: which command the table gets next, and when.
 
 Pure: no I/O, no clock, no randomness. The adapter (:mod:`table_controller.demo.runner`) feeds

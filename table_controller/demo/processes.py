@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's child processes: the embedded broker and the table service.
 
 Adapter: starts processes, reads their first words, watches them end, stops them. Each child

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo put together: broker, backend, shoe and dealer, table service, pit; stopped cleanly.
 
 Adapter: processes, a pseudo-terminal, MQTT and the loop's clock; the decisions are the

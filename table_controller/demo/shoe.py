@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's shoe: the virtual shoe on a pseudo-terminal, and the automatic dealer.
 
 Adapter: asyncio, a pseudo-terminal and randomness; it holds no rules. The table service

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The decisions of the table procedure: instructions the adapters carry out.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table procedure's error values and its one exception, :class:`ProcedureBug`.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The inputs of the table procedure: what the shoe reports and what people command.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table procedure: follows the shoe and the dealer from new shoe to shoe end.
 
 Pure: no I/O, no clock, no randomness, no logging. Imports only the standard library and

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Records of the procedure: inputs as versioned JSON-ready records, and event payload parts.
 
 Pure: no I/O, no clock, no randomness. Bad records are values (:class:`RecordRejected`),

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The cards of one coup as they come out of the shoe, placed by the drawing rules.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What the procedure knows of one shoe: card accounting, the burn, rounds, the cut card.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The phases of a table and the transition table between them, as data.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Game protection: the live exact edge of every bet, dynamic windows and shuffle integrity.
 
 Pure: no I/O, no clock, no randomness (``plot.py`` aside, an edge module that draws a file).

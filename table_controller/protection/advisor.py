@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Before each round: the shoe's odds, its alarms and its offer, as one ``RoundAssessed`` input.
 
 Pure: no I/O, no clock, no randomness. The runtime drives it in three steps, so that the

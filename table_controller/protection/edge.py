@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The exact edge of every bet before each round, ``edge_positive`` findings, dynamic windows.
 
 Pure: no I/O, no clock, no randomness. Money and probabilities stay

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Draw each bet's house edge round by round into a PNG (``replay --plot FILE.png``).
 
 Edge module: writes a file with matplotlib, decides nothing. matplotlib is an optional extra

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Each bet's exact edge round by round over a recorded shoe (``table-controller replay``).
 
 Pure: no I/O, no clock, no randomness.

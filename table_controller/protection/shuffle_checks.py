@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Shuffle integrity: a shoe too orderly for a fair shuffle, and a shoe that repeats a recent one.
 
 Pure: no I/O, no clock, no randomness. Probabilities are computed, not sampled.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The AsyncAPI 3.0 document and the JSON Schemas of the MQTT API, generated from the models.
 
 Edge layer, but pure: no I/O, no clock, no randomness; the ``schema`` sub-command writes what

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Who may give which command: the supervisor allow-list and the optional signed mode.
 
 Pure: no I/O, no clock, no randomness. Given a command that ``parse_command`` accepted and the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What the MQTT drainer still has to send, in memory: the outbox's unacknowledged tail.
 
 Pure: no I/O, no clock, no asyncio. :class:`~table_controller.publishing.mqtt.MqttLink` owns

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What a backend does with the table's messages: deduplicate, find gaps, spot stale wills.
 
 Pure: no I/O, no clock, no randomness. The reference consumer (``table-controller watch``)

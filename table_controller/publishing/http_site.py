@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Serve an aiohttp application on one address: the dealer display and the health endpoint.
 
 Adapter: binds a socket. Port 0 takes a free port; the bound one is returned, so a caller can

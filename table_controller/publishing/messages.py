@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The envelope of every published message, and the one place money becomes a JSON number.
 
 Pure: no I/O, no clock, no randomness. The caller supplies ``seq`` and ``ts``.

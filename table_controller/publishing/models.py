@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The MQTT contract as pydantic models: every payload of mqtt-api.md, in and out.
 
 Edge layer: pure (no I/O, no clock, no randomness), but pydantic lives here and never in a

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """MQTT transport: the only module that imports aiomqtt (and paho); it drains the durable outbox.
 
 Adapter: asyncio and network I/O. It holds no rules and decides nothing about the game: what

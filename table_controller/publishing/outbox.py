@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The durable MQTT outbox: every message the table publishes, in order, until the broker has it.
 
 Adapter: file I/O through sqlite3 (STACK.md sections 4 and 5). It decides nothing about what is

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Which messages the table publishes for the decisions of one input, and on which topics.
 
 Pure: no I/O, no clock, no randomness. The service and ``replay`` both plan their messages

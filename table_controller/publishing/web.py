@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The dealer's display: a web page served from the table service's own event loop.
 
 Adapter (aiohttp, aiohttp-sse). It decides nothing about the game: every prompt, card, result

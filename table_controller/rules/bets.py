@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Every bet of game-rules.md section 3: when it wins, on which tier, and its exact net result.
 
 Pure: no I/O, no clock, no randomness.

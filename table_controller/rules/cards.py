@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Cards, ranks, suits and points (game-rules.md section 1).
 
 Pure: no I/O, no clock, no randomness.

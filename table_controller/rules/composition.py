@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What a shoe holds: how many of each of the 52 cards (game-rules.md section 1).
 
 Pure: no I/O, no clock, no randomness.

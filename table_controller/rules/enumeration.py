@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A deliberately plain second analyser, to cross-check :mod:`table_controller.rules.exact`.
 
 Pure: no I/O, no clock, no randomness.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The exact odds analyser: probabilities, expected value, house edge and RTP of every bet.
 
 Pure: no I/O, no clock, no randomness; exact integer arithmetic (numpy ``int64`` while the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The drawing rules (the tableau) and the finished coup (game-rules.md section 2).
 
 Pure: no I/O, no clock, no randomness.

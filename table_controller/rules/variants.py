@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The four game variants as data (game-rules.md section 4) and round settlement.
 
 Pure: no I/O, no clock, no randomness.

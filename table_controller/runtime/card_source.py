@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The card source of a virtual table: cards drawn by the operating system's cryptographic RNG.
 
 Runtime adapter (randomness lives here, never in a core). A virtual table has no reader: when

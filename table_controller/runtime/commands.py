@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Command ingress: raw bytes from the broker in, a reply for every one of them out.
 
 Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,

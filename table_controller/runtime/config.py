@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Settings of ``run`` and ``demo``: flags, environment and a TOML file (spec/cli.md).
 
 Edge module (pydantic-settings). Precedence: flags win over ``TABLE_CONTROLLER_<NAME>``

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table's health endpoint and Prometheus scrape endpoint: ``GET /health``, ``GET /metrics``.
 
 Runtime adapter (aiohttp), served from the service's own event loop like the dealer display.

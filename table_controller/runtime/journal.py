@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The durable, hash-chained input journal (STACK.md section 5).
 
 Adapter: file I/O through sqlite3. It stores *inputs* (the records ``replay`` reads), never

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A message sink that appends every published message to a JSON-lines file.
 
 Adapter. Each line is ``{"key": ..., "topic": ..., "retain": ..., "message": <envelope>}``.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Diagnostic logs: structlog, JSON lines in production, readable in a terminal.
 
 Adapter. The journal, not the log, is the audit record; the log says what happened to people

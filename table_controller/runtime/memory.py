@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Give the C heap's free pages back to the system (glibc ``malloc_trim``).
 
 Adapter: calls into the C library. Folding the drawing rules at start allocates and frees

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Prometheus metrics of one table, and the vitals its health endpoint reports.
 
 Runtime adapter (prometheus-client). It decides nothing about the game and must never hold up

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A message sink that stores every message in the durable MQTT outbox.
 
 Adapter. The outbox numbers the messages (``seq``) and the MQTT link drains it in order; a key

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table service: shoe link -> journal -> acknowledgement -> procedure -> decisions.
 
 Runtime: the only place where time, I/O and ordering meet (STYLE.md section 1). It holds no

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Service notifications to systemd (``sd_notify``): ready, watchdog, status, stopping.
 
 Adapter: one unix datagram socket (standard library ``socket``) to ``$NOTIFY_SOCKET``; it

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures of the demo's tests: free ports, a clean environment (leak check: tests/conftest.py)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The embedded broker, as a real process on a real port: MQTT 3.1.1, retained messages, stops."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The console view's lines and its gap and duplicate accounting: pure, no broker."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller demo`` end to end: a real broker, pseudo-terminal, table and display.
 
 Each test runs the command as a user does, in a process of its own, and checks that it

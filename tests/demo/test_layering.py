@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's layering: its cores are pure, and only the broker process touches amqtt."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The automatic pit's decisions: pure, synthetic times, no loop."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo run in this process: every descriptor, task and child is gone when it returns."""
 
 from __future__ import annotations

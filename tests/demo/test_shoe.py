@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The demo's shoe on a real pseudo-terminal, read by the real driver: the dealer and new shoes."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Shared helpers of the deploy tests: where the deploy files are, and tools they need."""
 
 from __future__ import annotations

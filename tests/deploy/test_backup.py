@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """deploy/backup-journal.py: a verified copy of a journal the table is writing.
 
 The journal is a real one (``Journal``) whose connection stays open, so its last rows are

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The Containerfile agrees with the repository: what it copies exists, what it runs parses.
 
 No container engine runs in the test environment (an image build also needs the base image

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The production broker configuration, run by a real mosquitto, enforces logins and the ACL.
 
 ``deploy/mosquitto/mosquitto.conf`` is used line for line; only what differs between the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The operations guide names every deploy file, and only sub-commands that exist."""
 
 from __future__ import annotations

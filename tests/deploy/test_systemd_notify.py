@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """sd_notify: the environment parsed as data, datagrams sent to a real unix socket.
 
 The adapter tests play systemd's part with a real ``AF_UNIX`` datagram socket (a path, and

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The systemd units: ``systemd-analyze verify`` accepts them, and they agree with the code.
 
 ``verify`` runs against a scratch root holding the system's own units, the unit under test

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The example table configuration: it loads, it documents every setting, it starts a table.
 
 The last test runs ``table-controller run --config deploy/table.example.toml`` as the unit

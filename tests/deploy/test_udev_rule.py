@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The udev rule parses, and names the shoe /dev/shoe with ModemManager kept off it.
 
 ``udevadm verify`` (systemd 254 and later) checks it where it exists. Debian bookworm's udev

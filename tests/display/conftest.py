@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures for the dealer display tests: hygiene checks and a headless Debian Chromium."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A real table for the display tests: journal, procedure, service, an in-memory shoe link.
 
 The shoe link is fed by the test; a seeded shoe and a scripted dealer follow the prompts.

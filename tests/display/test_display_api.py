@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The display's HTTP side against a real server on 127.0.0.1: page, state, events, commands."""
 
 from __future__ import annotations

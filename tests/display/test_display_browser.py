@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The dealer display end to end: a real table service, its display, headless Debian Chromium.
 
 Each test keeps screenshots of the phases it reaches in ``artifacts/display/``. With

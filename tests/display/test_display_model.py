@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The display's view model, pure: prompt words, hands, results, scoreboards on their grids."""
 
 from __future__ import annotations

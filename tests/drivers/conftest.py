@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures for the driver tests: hygiene checks, a pty shoe, a TCP shoe."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Helpers for the driver tests: golden vector files, a pty shoe, a TCP shoe."""
 
 from __future__ import annotations

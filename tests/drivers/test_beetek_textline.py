@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Bee-Tek text-line profile: hand-written golden lines and properties."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Port names, opening errors, and the reopening backoff."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller reader``: event lines, acknowledgements, and flag errors."""
 
 from __future__ import annotations

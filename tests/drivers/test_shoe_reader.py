@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """ShoeReader against real pseudo-terminals and real TCP sockets on 127.0.0.1."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """SRP/1 decoder: hand-written golden frames, and properties over any byte stream."""
 
 from __future__ import annotations

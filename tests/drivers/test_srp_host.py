@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """SRP/1 host session: pure tests with synthetic times, no event loop."""
 
 from __future__ import annotations

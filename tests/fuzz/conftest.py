@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Prints what the fuzz suites fed their targets, and writes it to ``FUZZ_REPORT`` if set."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Budgets, tallies and known-bug bookkeeping shared by the fuzz suites.
 
 Test support: no I/O except the optional JSON report written at the end of a session.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """An independent reading of SRP/1 framing, written from spec/shoe-protocol.md, for oracles.
 
 Test support, pure: no I/O. It imports nothing from ``drivers``: frames are built and checked

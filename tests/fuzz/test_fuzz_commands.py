@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``parse_command``: it never raises and accepts exactly what the contract allows.
 
 Payloads are valid commands built from spec/mqtt-api.md ("Commands"), the same commands with

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``input_from_record``: any JSON value gives an input or ``RecordRejected``.
 
 Values are valid input records built from spec/cli.md (``replay``) and the module's own

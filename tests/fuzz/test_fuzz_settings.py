@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``load_settings``: any file, environment and flags give Settings or SettingsError.
 
 Each example combines the three sources of spec/cli.md: a TOML file (built from good and bad

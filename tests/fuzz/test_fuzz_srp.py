@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing the SRP/1 decoder and host session: no crash, bounded buffer, zero invented cards.
 
 Streams mix frames built by hand (own checksum, see ``srp_reference``), the same frames

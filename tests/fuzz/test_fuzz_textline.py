@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing the Bee-Tek text-line profile: no crash, bounded buffer, zero invented cards.
 
 Lines are built from the profile's grammar (cards in both orders, ``10`` or ``T``, burn mode,

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing the variant file: any document gives the variants or ``VariantFileError``.
 
 Documents are overrides built from the file's documented format (payouts as 9, 0.95 or

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The bugs the fuzzers found, each pinned to its smallest input (strict xfail until fixed).
 
 Each test states what the contract promises; today the target breaks it in the way named by

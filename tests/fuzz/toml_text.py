@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A small TOML writer for the fuzzers: documents as inline tables, one key per line.
 
 Test support, pure: no I/O. Written here so that generated documents do not depend on a TOML

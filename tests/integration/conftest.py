@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures for the integration tests (the leak check `no_leaks` is in tests/conftest.py)."""
 
 from pathlib import Path

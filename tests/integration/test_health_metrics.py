@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller run --metrics``: a technician's scrape and probe of a dealing table.
 
 The real command runs as a subprocess against a virtual shoe on a pseudo-terminal and a real

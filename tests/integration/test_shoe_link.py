@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The driver (ShoeReader) against the virtual shoe over a real pseudo-terminal and real TCP.
 
 Each test deals a shoe with the automatic dealer, which follows the lamp the stand-in

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller shoe-sim`` and ``python -m simulators``: flags, and real processes."""
 
 import asyncio

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A whole table through ``table-controller run``, then ``replay`` of its journal.
 
 The virtual shoe deals on a real pseudo-terminal; the dealer and the supervisor act on the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The virtual shoe's servers against real pseudo-terminals, real TCP and the in-memory pipe.
 
 The host side here is written by hand with the shared SRP/1 codec, so these tests check the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A virtual ``mini`` table over MQTT: ``table-controller run --card-source rng``.
 
 The backend drives it with commands over a real mosquitto and reads every result; the results

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures for the MQTT tests: a real mosquitto per test, a test CA, hygiene checks."""
 
 from __future__ import annotations

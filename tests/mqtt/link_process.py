@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A table's MQTT link in its own process, for kill -9 tests: ``python link_process.py ...``.
 
 It adds ``--add`` card messages to the outbox first (keys ``in:<n>``, idempotent), prints

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Helpers of the broker tests: a table's link on an outbox file, collectors, a link process."""
 
 from __future__ import annotations

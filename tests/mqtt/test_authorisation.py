@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Supervisor allow-list and signed mode (pure: no broker)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Command ingress over a real broker: hostile payloads refused, repeated ids answered again.
 
 The desk below is the smallest ingress a runtime needs: the link hands it raw bytes,

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The consumer's bookkeeping (pure): duplicates, gaps, late arrivals, stale wills."""
 
 from __future__ import annotations

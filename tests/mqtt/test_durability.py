@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """kill -9 of the drainer mid-stream: reopen the outbox, nothing lost, every seq kept."""
 
 from __future__ import annotations

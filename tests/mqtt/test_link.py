@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table's link against a real mosquitto: order, outages, birth and will, TLS, logins."""
 
 from __future__ import annotations

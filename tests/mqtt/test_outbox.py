@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The durable outbox on its own: numbering, idempotent keys, acks, restarts, two connections."""
 
 from __future__ import annotations

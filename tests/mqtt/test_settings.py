@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Broker URLs, settings, backoff and the status payload (no broker needed)."""
 
 from __future__ import annotations

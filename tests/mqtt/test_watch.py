@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller watch`` on a real broker: results printed, gaps and duplicates flagged."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The state diagram in the docs is the one the transition table draws."""
 
 from __future__ import annotations

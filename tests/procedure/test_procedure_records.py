@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Input records round-trip, bad records are values; the envelope and money on the wire."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Random whole shoes through the procedure, every result checked by an independent evaluation.
 
 The evaluation is written here from game-rules.md sections 2-4; no code of

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Each procedure of game-rules.md section 5 as a short input sequence with its expected events."""
 
 from __future__ import annotations

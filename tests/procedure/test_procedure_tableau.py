@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """All 10,000 opening point situations times every third card, against an independent tableau.
 
 The tableau here is written from game-rules.md section 2 as explicit if-chains; it checks both

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Measure how often fair, seeded shuffles raise ``shuffle_pattern`` or ``shoe_repeated``.
 
 Used by ``test_false_alarms.py`` and runnable on its own for longer measurements::

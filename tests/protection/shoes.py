@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Helpers for the game-protection tests: seeded fair shoes and card texts (no fixtures)."""
 
 from __future__ import annotations

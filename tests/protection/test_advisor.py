@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The round advisor with the real procedure: odds, edge and shuffle alarms, dynamic windows."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Live exact edges, the odds payload, edge_positive findings and dynamic windows."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fair shuffles raise shuffle_pattern and shoe_repeated at the configured rate: measured.
 
 The fast test deals 2,000 seeded shoes (a few seconds); the slow one 20,000. Both print the

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The protection package's pure modules import only the rules and each other."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The edge plot: a PNG when matplotlib is there, a clear error when it is not."""
 
 from __future__ import annotations

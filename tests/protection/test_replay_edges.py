@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Edges round by round over recorded shoes: stacked shoes turn a side bet at a known round."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Shuffle integrity: run detectors, their exact probabilities, patterned and repeated shoes."""
 
 from __future__ import annotations

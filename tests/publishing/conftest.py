@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures of the MQTT contract tests: the official AsyncAPI 3.0 schema and the committed docs."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The MQTT drainer's in-memory backlog, on its own: pure, no broker, no file."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The MQTT contract: the models against the core, the committed documents and AsyncAPI 3.0.
 
 The models must accept exactly what the core publishes (whole shoes through the real

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Incoming commands: parse_command takes what mqtt-api.md allows and refuses everything else.
 
 Pure tests: no loop, no broker. A hand-written oracle of the contract decides independently

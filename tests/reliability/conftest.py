@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fixtures for the reliability suite (faults, soak, load); the leak check: tests/conftest.py."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Test support for the reliability suite: the real service, a backend, a dealer that obeys.
 
 Test support, not product code: it decides nothing about the game. It runs

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The broker restarted with its persistence wiped while the table plays (issue 9).
 
 A virtual table (``table-controller run --card-source rng``) plays rounds driven by a backend

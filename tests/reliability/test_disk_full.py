@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The journal's disk fills up in the middle of a round (issue 9).
 
 Through the real ``table-controller run``: the virtual shoe on a pseudo-terminal, a real

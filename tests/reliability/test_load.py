@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Load: several tables (separate service processes) against one mosquitto (issue 9).
 
 Runs ``bench/load_tables.py`` (see its docstring) as a subprocess: virtual ``mini`` tables,

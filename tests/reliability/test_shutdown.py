@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A clean stop publishes everything the table recorded before it exits (found by the soak).
 
 Through the real ``table-controller run`` with the virtual shoe on a pseudo-terminal and a

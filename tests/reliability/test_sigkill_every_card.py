@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The service SIGKILLed after every single card and restarted each time (issue 9).
 
 Through the real ``table-controller run`` with the virtual shoe on a pseudo-terminal, a real

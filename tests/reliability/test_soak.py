@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Soak: whole shoes at full speed through ``table-controller run`` with random faults (issue 9).
 
 One service runs for the whole soak with its journal, a real mosquitto and a backend. Each

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The fast analyser against published figures, plain enumeration and a card-by-card brute force."""
 
 from collections import defaultdict

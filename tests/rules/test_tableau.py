@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The tableau, checked against game-rules.md section 2 transcribed as literal rows."""
 
 import itertools

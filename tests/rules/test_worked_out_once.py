@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What the hot path works out once and keeps gives what working it out afresh gives.
 
 The table core keeps a variant's menu per round, the main bets' results per coup outcome, a

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A scripted dealer for tests: plays a seeded shoe through whatever prompt the table shows."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Virtual tables: the RNG card source through the real service and journal."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The health rules (pure) and the HTTP server of /health, /health/live and /metrics.
 
 The server is tested over a real TCP socket on 127.0.0.1 with a real registry.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Live odds through the table service: analysed off the dealing path, journaled, replayed alike."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Giving the C heap's free pages back after the analyser's fold (in a fresh interpreter)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """TableMetrics with a real registry: what the counters, gauges and the histogram say.
 
 Pure-style tests feed messages and inputs by hand with synthetic times; one test runs a real

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The outbox sink's replay: messages of journal rows the outbox already holds are dropped.
 
 A real outbox in a SQLite file; the sink is made afresh, as after a restart.

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The service over a real journal and an in-memory shoe link: ordering, durability, recovery."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A healthy table's vitals and a connected broker's, for the health and metrics tests."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The Bee-Tek line writer and device (pure), read back by the driver's text-line parser."""
 
 import pytest

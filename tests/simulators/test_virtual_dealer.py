@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Who draws: the command language and the automatic dealer's rule (pure)."""
 
 import pytest

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The virtual shoe's deck (pure) and the adapter that orders it (seeded, secure, stacked)."""
 
 from collections import Counter

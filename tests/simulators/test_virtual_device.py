@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The shoe side of SRP/1 (pure): synthetic times, no loop; the driver's host session as peer."""
 
 from collections.abc import Sequence

@@ -1,3 +1,4 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The fault plan: its grammar, scenario files, what leaves the shoe, what reaches the line."""
 
 import pytest
