@@ -12,6 +12,8 @@ import argparse
 import asyncio
 import contextlib
 import signal
+from dataclasses import replace
+from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -152,7 +154,7 @@ def _mqtt_settings(settings: Settings) -> MqttSettings | None:
     from table_controller.publishing.mqtt import MqttSettings  # noqa: PLC0415 - only with a broker
 
     try:
-        return MqttSettings.from_url(
+        mqtt = MqttSettings.from_url(
             settings.broker,
             table_id=settings.table_id,
             ca_file=settings.mqtt_ca_file,
@@ -162,6 +164,7 @@ def _mqtt_settings(settings: Settings) -> MqttSettings | None:
             topic_prefix=settings.topic_prefix,
             client_id=settings.mqtt_client_id,
         )
+        return replace(mqtt, retention=timedelta(days=settings.outbox_retention_days))
     except ValueError as error:
         raise UsageError(f"broker: {error}") from None
 

@@ -45,6 +45,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Final, Literal, Self, TypeAlias, TypeVar
@@ -183,6 +184,11 @@ class MqttSettings:
     memory_rows: int = 5_000
     #: How long a clean stop keeps draining before it publishes the offline status.
     shutdown_grace_s: float = 2.0
+    #: Acknowledged rows older than this leave the outbox (on connecting, then hourly);
+    #: None keeps them all. The journal keeps every input whatever this is.
+    retention: timedelta | None = None
+    #: Seconds between two prunings while connected.
+    prune_interval_s: float = 3600.0
 
     @classmethod
     def from_url(  # noqa: PLR0913 - keyword-only settings, each optional
@@ -540,10 +546,12 @@ class MqttLink:
                     receiver = group.create_task(self._receive(client), name="mqtt-commands")
                     refresher = group.create_task(self._refresh_status(client), name="mqtt-status")
                     recorder = group.create_task(self._record_acks(), name="mqtt-acks")
+                    pruner = group.create_task(self._prune_periodically(), name="mqtt-prune")
                     await self._drain(client, group)
                     receiver.cancel()
                     refresher.cancel()
                     recorder.cancel()
+                    pruner.cancel()
             except asyncio.CancelledError:
                 await self._publish_offline(client)
                 raise
@@ -683,6 +691,23 @@ class MqttLink:
         self.counters.published += 1
         self._acks_ready.set()
         self._kick.set()
+
+    async def _prune_periodically(self) -> None:
+        """Delete acknowledged rows past the retention, now and then every interval."""
+        retention = self.settings.retention
+        if retention is None:
+            return
+        while True:
+            try:
+                pruned = await self._in_file(
+                    partial(self._outbox.prune_acked, acked_before=utc_now() - retention)
+                )
+            except OutboxError as error:  # not fatal: the rows wait for the next time
+                _LOG.warning("mqtt_outbox_not_pruned", error=str(error))
+            else:
+                if pruned:
+                    _LOG.info("mqtt_outbox_pruned", rows=pruned, retention_days=retention.days)
+            await asyncio.sleep(self.settings.prune_interval_s)
 
     async def _record_acks(self) -> None:
         """Mark acknowledged rows in the outbox file, in batches, off the publishing path."""

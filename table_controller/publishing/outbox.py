@@ -387,14 +387,23 @@ class Outbox:
     def prune_acked(self, *, acked_before: datetime) -> int:
         """Delete acknowledged rows acked before the given time; return how many went.
 
-        ``seq`` numbering and the latest retained values are kept.
+        ``seq`` numbering and the latest retained values are kept, and so is the newest row:
+        its key tells the journal's replay which messages the outbox already holds.
+
+        Raises:
+            OutboxError: the file refused the delete; nothing was deleted.
         """
         cutoff = utc_text(acked_before)
-        cursor = self._write(
-            lambda connection: connection.execute(
-                "DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?", (cutoff,)
+        try:
+            cursor = self._write(
+                lambda connection: connection.execute(
+                    "DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?"
+                    " AND seq < (SELECT MAX(seq) FROM outbox)",
+                    (cutoff,),
+                )
             )
-        )
+        except sqlite3.Error as error:
+            raise OutboxError(f"cannot prune the outbox: {error}") from None
         return int(cursor.rowcount)
 
     def next_session(self) -> int:

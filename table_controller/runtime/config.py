@@ -148,6 +148,13 @@ class Settings(BaseSettings):
         lt=0.5,
         description="Chance that a fair shoe raises `shoe_repeated` against the last 10 shoes.",
     )
+    outbox_retention_days: int = Field(
+        7,
+        ge=1,
+        le=3650,
+        description="Acknowledged MQTT messages are deleted from the outbox after this many"
+        " days (the journal keeps every input; the newest message always stays).",
+    )
     metrics: str = Field(
         "off",
         description="Serve `/health` and Prometheus `/metrics` at `HOST:PORT` (9108 is usual);"

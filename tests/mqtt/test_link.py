@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -324,3 +325,40 @@ async def test_a_broker_that_lost_its_persistence_gets_the_retained_rows_again(
     assert table.link.counters.republished == 1
     assert retained.retain
     assert json.loads(retained.payload)["seq"] == 1, "the same row again, same seq"
+
+
+async def test_acknowledged_rows_past_the_retention_leave_the_outbox(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    settings = replace(
+        MqttSettings.from_url(broker.url("T07"), table_id="T07"),
+        retention=timedelta(0),
+        prune_interval_s=0.1,
+    )
+    db = tmp_path / "t.db"
+    async with running_link(settings, db) as table:
+        table.add(*(card_message("T07", n) for n in range(20)))
+        await drained(db)
+        with Outbox.open(db) as outbox:
+            async with asyncio.timeout(5):
+                while len(outbox.rows()) > 1:  # noqa: ASYNC110 - the link's thread prunes
+                    await asyncio.sleep(0.05)
+            assert [(row.seq, row.key) for row in outbox.rows()] == [(20, "in:19")]
+        table.add(card_message("T07", 20))  # numbering goes on after the pruned rows
+        await drained(db)
+    with Outbox.open(db) as outbox:
+        assert outbox.last_seq() == 21
+        assert outbox.rows()[-1].key == "in:20"
+
+
+async def test_without_a_retention_nothing_is_pruned(broker: Mosquitto, tmp_path: Path) -> None:
+    settings = replace(
+        MqttSettings.from_url(broker.url("T07"), table_id="T07"), prune_interval_s=0.1
+    )
+    db = tmp_path / "t.db"
+    async with running_link(settings, db) as table:
+        table.add(*(card_message("T07", n) for n in range(5)))
+        await drained(db)
+        await asyncio.sleep(0.3)
+    with Outbox.open(db) as outbox:
+        assert len(outbox.rows()) == 5

@@ -63,11 +63,15 @@ def test_numbering_survives_restarts_and_pruning(tmp_path: Path) -> None:
         for seq in range(1, 6):
             outbox.mark_acked(seq)
         clock.now += timedelta(days=2)
-        assert outbox.prune_acked(acked_before=clock.now - timedelta(days=1)) == 5
-        assert outbox.rows() == []
+        # The newest row stays: its key tells the journal's replay what the outbox holds.
+        assert outbox.prune_acked(acked_before=clock.now - timedelta(days=1)) == 4
+        assert [row.key for row in outbox.rows()] == ["k4"]
+        outbox.add([message("k5")])  # now the newest (and unacknowledged): k4 may go
+        assert outbox.prune_acked(acked_before=clock.now + timedelta(days=1)) == 1
+        assert [row.key for row in outbox.rows()] == ["k5"]
     with Outbox.open(path, clock=clock) as outbox:
-        assert outbox.last_seq() == 5
-        assert outbox.add([message("k5")]) == [6]
+        assert outbox.last_seq() == 6
+        assert outbox.add([message("k6")]) == [7]
 
 
 def test_acks_depth_and_age(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ A real outbox in a SQLite file; the sink is made afresh, as after a restart.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from table_controller.publishing.outbox import Outbox
@@ -75,4 +76,23 @@ def test_keys_that_name_no_journal_row_are_never_taken_for_stored(tmp_path: Path
         ]
     )
     assert [row.key for row in outbox.rows()] == ["command-9"]
+    outbox.close()
+
+
+def test_after_pruning_the_replay_still_adds_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "T07.journal"
+    outbox, first = sink(path)
+    for row in (1, 2, 3):
+        first.add(messages(row))
+    for seq in range(1, outbox.last_seq() + 1):
+        outbox.mark_acked(seq)
+    later = datetime.now(UTC) + timedelta(days=30)
+    assert outbox.prune_acked(acked_before=later) == 5  # all but the newest
+    outbox.close()
+
+    outbox, again = sink(path)
+    for row in (1, 2, 3):
+        again.add(messages(row))
+    again.add(messages(4))
+    assert [(row.seq, row.key) for row in outbox.rows()] == [(6, "3.1"), (7, "4.0"), (8, "4.1")]
     outbox.close()
