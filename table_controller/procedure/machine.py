@@ -775,13 +775,12 @@ class TableProcedure:
         return None
 
     def _enter_card(self, shoe: Shoe, card: Card) -> _Refusal | None:
-        left_over = self._gap == 0 and self._left_over > 0
-        if self._gap == 0 and not left_over:
+        if self._gap == 0 and self._left_over == 0:
             return RefusalCode.NO_CARD_MISSING, "no card is missing"
         if not shoe.accounting.admits(card):
             return (RefusalCode.FOREIGN_CARD,
                     f"{card.code} has already been seen {shoe.decks} times in this shoe")
-        if left_over:
+        if self._gap == 0:
             self._enter_left_over(shoe, card)
             return None
         reason = self._gap_reason
@@ -923,9 +922,10 @@ class TableProcedure:
             raise ProcedureBug(f"no edge {self._phase} --{self._trigger}--> {target}")
         source, self._phase = self._phase, target
         if target not in _GAP_PHASES and self._gap_reason is not None:
-            shoe = self._shoe
-            dealt = source is Phase.DEALING and shoe is not None and shoe.round_no > 0
-            self._end_gap(shoe.round_id(shoe.round_no) if dealt and shoe else None)
+            round_id = None  # a gap of the burn
+            if self._shoe is not None and source is Phase.DEALING:
+                round_id = self._last_round_id(self._shoe)
+            self._end_gap(round_id)
 
     # --- holds, prompts and lamp -----------------------------------------------------------------
 

@@ -184,7 +184,8 @@ class MqttSettings:
     memory_rows: int = 5_000
     #: How long a clean stop keeps draining before it publishes the offline status.
     shutdown_grace_s: float = 2.0
-    #: Acknowledged rows older than this leave the outbox (on connecting, then hourly);
+    #: Acknowledged rows older than this leave the outbox (when the link starts, then hourly,
+    #: connected or not);
     #: None keeps them all. The journal keeps every input whatever this is.
     retention: timedelta | None = None
     #: Seconds between two prunings while connected.
@@ -471,9 +472,13 @@ class MqttLink:
         """Connect, drain and reconnect until stopped; never raises ``MqttError``."""
         self._loop = asyncio.get_running_loop()
         self._file_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mqtt-outbox")
+        pruner = asyncio.create_task(self._prune_periodically(), name="mqtt-prune")
         try:
             await self._reconnecting()
         finally:
+            pruner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pruner
             # Waits for the one call that may be running: the outbox is the caller's again.
             self._file_thread.shutdown(wait=True)
 
@@ -546,12 +551,10 @@ class MqttLink:
                     receiver = group.create_task(self._receive(client), name="mqtt-commands")
                     refresher = group.create_task(self._refresh_status(client), name="mqtt-status")
                     recorder = group.create_task(self._record_acks(), name="mqtt-acks")
-                    pruner = group.create_task(self._prune_periodically(), name="mqtt-prune")
                     await self._drain(client, group)
                     receiver.cancel()
                     refresher.cancel()
                     recorder.cancel()
-                    pruner.cancel()
             except asyncio.CancelledError:
                 await self._publish_offline(client)
                 raise
