@@ -9,5 +9,3 @@ import pytest
 @pytest.fixture(autouse=True)
 def _every_test_cleans_up(no_leaks: None) -> None:
     """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""
-
-

@@ -18,7 +18,7 @@ from tests.mqtt.mqtt_test_support import (
     card_message,
     collect,
     drained,
-    event_seqs,
+    every_seq,
     running_link,
     start_link_process,
     wait_for_line,
@@ -61,9 +61,7 @@ async def test_killing_the_drainer_mid_flight_loses_nothing(
             )
         settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
         async with running_link(settings, db):
-            got += await collect(
-                sub, until=lambda more: set(event_seqs(got + more)) >= set(range(1, COUNT + 1))
-            )
+            got += await collect(sub, until=every_seq(range(1, COUNT + 1), already=got))
             await drained(db)
     with Outbox.open(db) as outbox:
         after = {row.seq: row.payload for row in outbox.rows()}

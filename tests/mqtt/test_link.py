@@ -34,6 +34,7 @@ from tests.mqtt.mqtt_test_support import (
     decoded,
     drained,
     event_seqs,
+    every_seq,
     quiet,
     running_link,
     start_link_process,
@@ -160,7 +161,7 @@ async def _outage(broker: Mosquitto, tmp_path: Path, *, outage_s: float, count: 
                 await asyncio.to_thread(broker.start)
                 got += await collect(
                     sub,
-                    until=lambda more: set(event_seqs(got + more)) >= set(range(1, count + 1)),
+                    until=every_seq(range(1, count + 1), already=got),
                     within_s=count * 0.05 + 30,
                 )
             finally:
