@@ -270,6 +270,7 @@ async def _serve(
             outbox_sink.wake = link.notify
             outbox_sink.deliver = link.offer
             outbox_sink.stored = link.stored
+            service.let_out = link.let_out
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run
             from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked

@@ -71,6 +71,8 @@ DEFAULT_KEEPALIVE_S: Final = 12
 DEFAULT_SESSION_EXPIRY_S: Final = 7 * 24 * 3600
 #: Rows read from the outbox file at a time.
 LOAD_PAGE_ROWS: Final = 500
+#: Event-loop turns from offering a row to its packet on the socket (:meth:`MqttLink.let_out`).
+TURNS_TO_THE_SOCKET: Final = 4
 
 ProtocolName: TypeAlias = Literal["3.1.1", "5"]
 CommandCallback: TypeAlias = Callable[[bytes], None]
@@ -415,6 +417,23 @@ class MqttLink:
         if self._sender is not None:
             self._sender.top_up()
         self._kick.set()
+
+    async def let_out(self) -> None:
+        """Return once the rows just offered are written to the broker's socket.
+
+        aiomqtt 2 writes a publish four event-loop turns after the turn that offered it: the
+        publish task starts and paho queues the packet; aiomqtt asks for the socket to be
+        watched for writing (through ``call_soon_threadsafe``); the watch is set; the socket
+        is written. The table awaits this after handing out an input's first message, so that
+        the rest of its work (the shoe's acknowledgement, the outbox's copy, the next round's
+        odds) does not stand between a card and its event. Only latency depends on the count:
+        ``test_let_out_leaves_nothing_to_write`` checks it against the aiomqtt installed.
+        """
+        sender = self._sender
+        if sender is None or not sender.in_flight:
+            return  # not connected, or nothing was offered: nothing to wait for
+        for _ in range(TURNS_TO_THE_SOCKET):
+            await asyncio.sleep(0)
 
     def stored(self, seq: int) -> None:
         """The outbox file now holds every row up to ``seq``. Safe from any thread."""

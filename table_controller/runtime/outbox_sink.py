@@ -105,14 +105,11 @@ class OutboxSink:
         if not messages:
             return _nothing
         added_at = utc_text(utc_now())
-        rows: list[OutboxRow] = []
-        for message in self._outbox_messages(messages):
-            # One at a time: the first message (the card itself) is on its way while the
-            # larger snapshots after it are still being serialised.
-            (row,) = stamp([message], first_seq=self._last_seq + 1, added_at=added_at)
-            self._last_seq = row.seq
-            self.deliver([row])
-            rows.append(row)
+        rows = stamp(
+            self._outbox_messages(messages), first_seq=self._last_seq + 1, added_at=added_at
+        )
+        self._last_seq = rows[-1].seq
+        self.deliver(rows)
         return partial(self._store, rows)
 
     def _store(self, rows: list[OutboxRow]) -> None:

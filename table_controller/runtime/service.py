@@ -8,8 +8,11 @@ For each input, in the order received (one queue, one processing task):
 
 1. the input record is appended to the journal and committed (on one writer thread);
 2. only then does the procedure take the input, and its decisions are carried out by
-   :meth:`TableService._interpret`, one ``match`` (messages are handed to the sink at once);
-3. then the shoe's frame is acknowledged and the lamp lit.
+   :meth:`TableService._interpret`, one ``match``;
+3. the input's first message (a card's own event) is handed to the sink, and the MQTT link
+   gets the event-loop turns it needs to put it on the socket (``let_out``);
+4. then the input's other messages, its log lines, the outbox's copy (on the writer thread),
+   the shoe's acknowledgement and the lamp.
 
 If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD,
 nothing is acknowledged or acted on, and the same input is retried until it is recorded, so
@@ -22,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -171,6 +174,28 @@ def _log_sink_failure(done: Future[None]) -> None:
         _LOG.error("message sink failed; messages will be regenerated on restart", error=str(error))
 
 
+class _LogLater:
+    """The log lines of an input's decisions, written once its first message is on its way."""
+
+    def __init__(self) -> None:
+        self._lines: list[tuple[bool, str, dict[str, object]]] = []
+
+    def info(self, event: str, **fields: object) -> None:
+        self._lines.append((False, event, fields))
+
+    def warning(self, event: str, **fields: object) -> None:
+        self._lines.append((True, event, fields))
+
+    def write(self) -> None:
+        lines, self._lines = self._lines, []
+        for warns, event, fields in lines:
+            (_LOG.warning if warns else _LOG.info)(event, **fields)
+
+
+async def _nothing_to_let_out() -> None:
+    """The :attr:`TableService.let_out` of a table without an MQTT link."""
+
+
 def _silent(event: str, **fields: object) -> None:
     """A log call that says nothing: replaying the journal repeats no log line."""
     del event, fields
@@ -258,6 +283,14 @@ class TableService:
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
         self.on_input_handled: Callable[[Input, float | None], None] | None = None
+        #: Awaited once an input's first message is handed out, before anything else is done
+        #: for the input (the MQTT link's ``let_out``: the message is on the socket by then).
+        self.let_out: Callable[[], Awaitable[None]] = _nothing_to_let_out
+        #: The messages of the input being handled, until ``_carry_out`` hands them out.
+        self._following: list[OutgoingMessage] = []
+        #: The sink's writes of messages handed out, for the writer thread (in this order).
+        self._writes: list[Callable[[], None]] = []
+        self._log_later = _LogLater()
 
     @property
     def journal_failing(self) -> bool:
@@ -406,15 +439,35 @@ class TableService:
             reply = self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
             await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=work.done))
             return
+        try:
+            await self._carry_out(work, seq, ts)
+        finally:
+            self._write_out()
+            self._log_later.write()
+
+    async def _carry_out(self, work: _Work, seq: int, ts: str) -> None:
+        """Everything after the commit, the input's first message (a card's own event) first.
+
+        The procedure decides and the input's first message is handed out; :attr:`let_out`
+        gives it the turns it needs to reach the socket; only then come the input's other
+        messages, the log lines, the shoe's acknowledgement, the outbox's copy (writer thread)
+        and the next round's odds (analysis thread), none of which stands between a card and
+        its event any more.
+        """
         lamp: Lamp | None = None
         if work.event is not None:
-            # The procedure first, the acknowledgement after: both follow the commit, and the
-            # backend gets the card's messages without waiting for the write to the shoe.
             lamp = self._handle(work.event, seq, ts, live=True)
+            first, self._following = self._following[:1], self._following[1:]
+            self._publish(first, live=True)
+            await self.let_out()
+            following, self._following = self._following, []
+            self._publish(following, live=True)
+            self._log_later.write()
             if self.on_input_handled is not None:
                 received_at = work.received_at
                 elapsed = None if received_at is None else self._clock() - received_at
                 self.on_input_handled(work.event, elapsed)
+        self._write_out()
         if self._link is not None and work.delivery is not None:
             await self._link.confirm(work.delivery)
         if work.event is not None:
@@ -551,8 +604,8 @@ class TableService:
         happened before. Returns the lamp to light, if the decisions changed it.
         """
         lamp: Lamp | None = None
-        info = _LOG.info if live else _silent
-        warning = _LOG.warning if live else _silent
+        info = self._log_later.info if live else _silent
+        warning = self._log_later.warning if live else _silent
         for decision in decisions:
             match decision:
                 case SetLamp(lamp=new_lamp):
@@ -577,25 +630,42 @@ class TableService:
                     assert_never(decision)
         messages = self._planner.plan(decisions, state, key=str(journal_seq), ts=ts)
         self.inputs_handled += 1
-        self._publish(messages, live=live)
+        self._hand_out(messages, live=live)
         return lamp
+
+    def _hand_out(self, messages: list[OutgoingMessage], *, live: bool) -> None:
+        """Live, keep them for ``_carry_out`` (the first out at once, then the rest); else now."""
+        if live:
+            self._following = messages
+        else:
+            self._publish(messages)
 
     def _publish(self, messages: list[OutgoingMessage], *, live: bool = False) -> None:
         """Hand messages to the sink and the listeners.
 
-        Live, the sink stages them here (the MQTT link gets them at once) and writes them on
-        the journal's writer thread, after the input's own row and before the next one, so the
-        event loop never waits for its disk; the listeners (the display) hear at once. While
-        recovering, everything happens here and now.
+        Live, the sink stages them here (the MQTT link gets them at once) and the write it
+        returns waits for :meth:`_write_out`, so the event loop never waits for its disk; the
+        listeners (the display) hear at once. While recovering, everything happens here and now.
         """
+        if not messages:
+            return
         if live:
-            pending = self._writer.submit(self._sink.stage(messages))
-            pending.add_done_callback(_log_sink_failure)
+            self._writes.append(self._sink.stage(messages))
         else:
             self._sink.add(messages)
         for outgoing in messages:
             for listener in self.listeners:
                 listener(outgoing)
+
+    def _write_out(self) -> None:
+        """Queue the sink's writes on the journal's writer thread, in the order staged.
+
+        They run after the input's own journal row and before the next input's: what the
+        outbox sink relies on (``runtime/outbox_sink.py``).
+        """
+        writes, self._writes = self._writes, []
+        for write in writes:
+            self._writer.submit(write).add_done_callback(_log_sink_failure)
 
     async def aclose(self) -> None:
         """Stop the journal writer and analysis threads (after :meth:`run` has ended)."""

@@ -303,6 +303,31 @@ async def test_rows_handed_over_in_memory_go_out_before_the_file_holds_them(
             assert table.writer.unacked_after(0, limit=100) == ([], 40)
 
 
+async def test_let_out_leaves_nothing_to_write(broker: Mosquitto, tmp_path: Path) -> None:
+    """``TURNS_TO_THE_SOCKET`` is right for the aiomqtt installed (only latency depends on it).
+
+    This test reads aiomqtt's and paho's private state on purpose: the count is an assumption
+    about their insides, and this is where a new version would show it changed.
+    """
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    async with running_link(settings, tmp_path / "t.db") as table:
+        sender = table.link._sender  # the assumption under test
+        assert sender is not None
+        paho = sender._client._client
+        for first_seq in (1, 2):  # the socket idle, then again at once
+            (row,) = stamp(
+                [card_message("T07", first_seq)],
+                first_seq=first_seq,
+                added_at="2026-11-29T12:00:00.000Z",
+            )
+            mid = paho._last_mid  # paho's last message id
+            table.link.offer([row])
+            assert paho._last_mid == mid, "nothing is published before the turns"
+            await table.link.let_out()
+            assert paho._last_mid == mid + 1, "the publish was issued"
+            assert not paho.want_write(), "and its packet is on the socket"
+
+
 async def test_a_broker_that_lost_its_persistence_gets_the_retained_rows_again(
     broker: Mosquitto, tmp_path: Path
 ) -> None:

@@ -153,6 +153,68 @@ async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
         assert replies == [first, first]
 
 
+class StepSink(MemorySink):
+    """A sink that notes, in the test's list of steps, each staging and each write."""
+
+    def __init__(self, steps: list[str]) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        self.steps.append(f"staged {len(messages)}")
+
+        def write() -> None:  # on the journal's writer thread
+            self.steps.append("written")
+            self.add(messages)
+
+        return write
+
+
+async def test_a_cards_first_message_is_out_before_the_rest_of_its_work(tmp_path: Path) -> None:
+    """The first message goes out, publishing gets its turns, and only then the rest."""
+    steps: list[str] = []
+
+    async def let_out() -> None:
+        steps.append("let out")
+
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        link = MemoryLink(journal)
+        sink = StepSink(steps)
+        service = make_service(journal, sink, link)
+        service.let_out = let_out
+        task = asyncio.create_task(service.run())
+        try:
+            new_shoe = {"command": "new_shoe", "id": "c-1", "operator": "d", "args": {}}
+            assert (await service.submit(new_shoe))["ok"]
+            hello = ReaderHello(
+                model="VS", firmware="1", serial="4", delivery=Delivery(epoch=1, seq=0)
+            )
+            await link.events.put(hello)
+            await wait_until(link, lambda: len(link.confirmed) == 1)
+            async with asyncio.timeout(5):
+                while steps.count("written") < steps.count("staged 1"):  # noqa: ASYNC110
+                    await asyncio.sleep(0.001)
+            steps.clear()
+            link.confirmed.clear()
+            await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
+            await wait_until(link, lambda: len(link.confirmed) == 1)
+            steps.append("acknowledged")
+            async with asyncio.timeout(5):
+                while "written" not in steps:  # noqa: ASYNC110 - the writer thread's turn
+                    await asyncio.sleep(0.001)
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+    burn = [m for m in sink.messages if m.key.startswith(f"{journal.head[0]}.")]
+    assert len(burn) > 1, "a burn card has an event and a new state"
+    assert steps[:3] == ["staged 1", "let out", f"staged {len(burn) - 1}"]
+    # the outbox's copy and the shoe's acknowledgement come after the first message is out
+    assert steps.index("written") > steps.index("let out")
+    assert steps.index("acknowledged") > steps.index("let out")
+    assert burn[0].event_type == "burn"
+
+
 def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:
     """Record a whole shoe's inputs in the journal, as the service would; the state after each."""
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
