@@ -27,8 +27,8 @@ costs the procedure's replay, not the re-encoding of every message the table eve
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from functools import partial
 
 from table_controller.publishing.messages import envelope
 from table_controller.publishing.outbox import (
@@ -61,8 +61,9 @@ class OutboxSink:
         self._last_seq = outbox.last_seq()
         #: Every message of the journal rows up to this one is stored (see module).
         self._stored_through = journal_row(outbox.last_key()) or 0
-        #: Rows staged whose write the file refused; written first next time (writer thread).
+        #: Rows staged and not stored yet (a write the file refused keeps them for the next).
         self._unstored: list[OutboxRow] = []
+        self._unstored_lock = threading.Lock()  # staged on the loop, stored on the writer
         #: Wakes the drainer after a recovery add (the MQTT link's ``notify``, once it exists).
         self.wake: Callable[[], None] = lambda: None
         #: Takes staged rows at once, on the event loop (the MQTT link's ``offer``).
@@ -109,13 +110,29 @@ class OutboxSink:
             self._outbox_messages(messages), first_seq=self._last_seq + 1, added_at=added_at
         )
         self._last_seq = rows[-1].seq
+        with self._unstored_lock:
+            self._unstored.extend(rows)
         self.deliver(rows)
-        return partial(self._store, rows)
+        return self._store
 
-    def _store(self, rows: list[OutboxRow]) -> None:
-        self._unstored.extend(rows)
-        self._outbox.insert(self._unstored)  # raises OutboxError: kept for the next write
-        self._unstored.clear()
+    def _store(self) -> None:
+        """Store every row staged and not stored yet, in one transaction (writer thread).
+
+        The table stages an input's messages in two parts (its first message, then the rest)
+        and queues the writes once both are staged, so the first write stores the whole input
+        and the second finds nothing left: the file never holds part of a journal row's
+        messages, which the replay's stored-through point relies on.
+        """
+        with self._unstored_lock:
+            rows, self._unstored = self._unstored, []
+        if not rows:
+            return
+        try:
+            self._outbox.insert(rows)
+        except BaseException:  # OutboxError, say: kept, in order, for the next write
+            with self._unstored_lock:
+                self._unstored[:0] = rows
+            raise
         self.stored(rows[-1].seq)
 
 

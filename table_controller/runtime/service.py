@@ -442,6 +442,10 @@ class TableService:
         try:
             await self._carry_out(work, seq, ts)
         finally:
+            # Cancelled (a stop) while the first message was let out: the others of the
+            # input are handed out all the same, so the outbox gets every one of them.
+            following, self._following = self._following, []
+            self._publish(following, live=True)
             self._write_out()
             self._log_later.write()
 
@@ -660,8 +664,9 @@ class TableService:
     def _write_out(self) -> None:
         """Queue the sink's writes on the journal's writer thread, in the order staged.
 
-        They run after the input's own journal row and before the next input's: what the
-        outbox sink relies on (``runtime/outbox_sink.py``).
+        They run after the input's own journal row and before the next input's, and only once
+        every message of the input is staged, so the outbox sink can store an input's messages
+        in one transaction (``runtime/outbox_sink.py``).
         """
         writes, self._writes = self._writes, []
         for write in writes:

@@ -6,10 +6,13 @@ A real outbox in a SQLite file; the sink is made afresh, as after a restart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from table_controller.publishing.outbox import Outbox
+import pytest
+
+from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.runtime.outbox_sink import OutboxSink, journal_row
 
@@ -96,3 +99,39 @@ def test_after_pruning_the_replay_still_adds_nothing_twice(tmp_path: Path) -> No
     again.add(messages(4))
     assert [(row.seq, row.key) for row in outbox.rows()] == [(6, "3.1"), (7, "4.0"), (8, "4.1")]
     outbox.close()
+
+
+def test_an_input_staged_in_two_parts_is_stored_in_one_write(tmp_path: Path) -> None:
+    """The first write stores both parts: no crash can leave half of a row's messages."""
+    outbox, live = sink(tmp_path / "T07.journal")
+    delivered: list[int] = []
+    live.deliver = lambda rows: delivered.extend(row.seq for row in rows)
+    both = messages(5, count=4)
+    write_first = live.stage(both[:1])
+    write_rest = live.stage(both[1:])
+    assert delivered == [1, 2, 3, 4], "handed to the link at once, in seq order"
+    assert outbox.rows() == []
+    write_first()
+    assert [row.key for row in outbox.rows()] == ["5.0", "5.1", "5.2", "5.3"]
+    write_rest()  # nothing left for it
+    assert len(outbox.rows()) == 4
+
+
+def test_a_refused_write_keeps_its_rows_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outbox, live = sink(tmp_path / "T07.journal")
+    store = outbox.insert
+    refusals = [OutboxError("cannot insert into the outbox: disk is full")]
+
+    def insert(rows: Sequence[OutboxRow]) -> None:
+        if refusals:
+            raise refusals.pop()
+        store(rows)
+
+    monkeypatch.setattr(outbox, "insert", insert)
+    with pytest.raises(OutboxError):
+        live.stage(messages(1))()
+    assert outbox.rows() == []
+    live.stage(messages(2))()
+    assert [row.key for row in outbox.rows()] == ["1.0", "1.1", "2.0", "2.1"]

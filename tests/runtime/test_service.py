@@ -215,6 +215,39 @@ async def test_a_cards_first_message_is_out_before_the_rest_of_its_work(tmp_path
     assert burn[0].event_type == "burn"
 
 
+async def test_a_stop_while_the_first_message_is_let_out_still_writes_all_of_them(
+    tmp_path: Path,
+) -> None:
+    steps: list[str] = []
+    letting_out = asyncio.Event()
+
+    async def let_out() -> None:
+        letting_out.set()
+        await asyncio.Event().wait()  # the stop comes now
+
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        link = MemoryLink(journal)
+        sink = StepSink(steps)
+        service = make_service(journal, sink, link)
+        task = asyncio.create_task(service.run())
+        try:
+            new_shoe = {"command": "new_shoe", "id": "c-1", "operator": "d", "args": {}}
+            assert (await service.submit(new_shoe))["ok"]
+            service.let_out = let_out
+            await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
+            async with asyncio.timeout(5):
+                await letting_out.wait()
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        burn_row = journal.head[0]
+    burn = [m for m in sink.messages if m.key.startswith(f"{burn_row}.")]
+    assert len(burn) > 1
+    assert steps[-4:] == ["staged 1", f"staged {len(burn) - 1}", "written", "written"]
+    assert link.confirmed == [], "not acknowledged: the shoe sends the card again"
+
+
 def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:
     """Record a whole shoe's inputs in the journal, as the service would; the state after each."""
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
