@@ -325,6 +325,19 @@ def _as_bytes(payload: object) -> bytes:
     return str(payload).encode()
 
 
+def _heed_cancel() -> None:
+    """Raise ``CancelledError`` if this task was asked to stop while an aiomqtt call returned.
+
+    On Python 3.11, ``asyncio.wait_for``, which aiomqtt 2 wraps every acknowledged call in,
+    returns the call's result instead of raising when the cancel and the broker's answer come
+    in the same turn, and the request is lost (bpo-42130; 3.12 fixed it). A loop that went on
+    would never end: a stopping link then waited out the service's whole shutdown grace.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 def _error_text(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         return "; ".join(_error_text(inner) for inner in error.exceptions)
@@ -560,6 +573,7 @@ class MqttLink:
                 qos=1,
                 retain=True,
             )
+            _heed_cancel()
             self.counters.connects += 1
             if self.counters.last_error is not None:
                 depth = await self._in_file(outbox.depth)
@@ -626,6 +640,7 @@ class MqttLink:
                 qos=1,
                 retain=True,
             )
+            _heed_cancel()
 
     async def _load(self) -> None:
         """Read into memory the unacknowledged rows that only the outbox file holds."""
@@ -653,6 +668,7 @@ class MqttLink:
             await client.publish(
                 topic, payload, qos=1, retain=True, timeout=self.settings.publish_timeout_s
             )
+            _heed_cancel()
             self.counters.republished += 1
 
     async def _drain(self, client: aiomqtt.Client, group: asyncio.TaskGroup) -> None:

@@ -24,6 +24,7 @@ from table_controller.publishing.mqtt import (
     ProtocolName,
     Received,
     Subscription,
+    _heed_cancel,
 )
 from table_controller.publishing.outbox import Outbox, OutboxMessage, stamp
 from tests.mosquitto import Mosquitto
@@ -388,3 +389,23 @@ async def test_without_a_retention_nothing_is_pruned(broker: Mosquitto, tmp_path
         await asyncio.sleep(0.3)
     with Outbox.open(db) as outbox:
         assert len(outbox.rows()) == 5
+
+
+async def test_a_cancel_that_wait_for_swallowed_still_stops_the_task() -> None:
+    """The race behind a stop that waited out its grace: the answer and the cancel at once."""
+    answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    went_on: list[bool] = []
+
+    async def status_loop() -> None:
+        await asyncio.wait_for(answer, timeout=5)  # as aiomqtt's acknowledged calls do
+        _heed_cancel()
+        went_on.append(True)
+
+    task = asyncio.create_task(status_loop())
+    await asyncio.sleep(0)  # waiting for the broker's answer
+    answer.set_result(None)
+    task.cancel()  # in the same turn
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert went_on == []
+
