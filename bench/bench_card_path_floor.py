@@ -48,6 +48,7 @@ if str(ROOT) not in sys.path:
 from bench.bench_mqtt_latency import (  # noqa: E402
     BenchError,
     Summary,
+    plain_client,
     started_broker,
 )
 from table_controller.publishing.mqtt import BrokerEndpoint, Subscription  # noqa: E402
@@ -113,13 +114,7 @@ async def relay_main(kind: str, terminal: str, url: str, database: Path) -> None
     endpoint = BrokerEndpoint.from_url(url)
     fd = os.open(terminal, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
     tty.setraw(fd)
-    async with aiomqtt.Client(
-        endpoint.host,
-        endpoint.port,
-        username=endpoint.username,
-        password=endpoint.password,
-        identifier=f"floor-{kind}-{uuid.uuid4().hex[:6]}",
-    ) as client:
+    async with plain_client(endpoint, f"floor-{kind}") as client:
         relay = Relay(kind, client, database)
         asyncio.get_running_loop().add_reader(fd, relay.readable, fd)
         print("ready", flush=True)
@@ -193,13 +188,7 @@ async def measure(
             Subscription(
                 backend, [TOPIC, HOP_TOPIC], client_id=f"floor-{uuid.uuid4().hex[:6]}"
             ) as subscription,
-            aiomqtt.Client(
-                backend.host,
-                backend.port,
-                username=backend.username,
-                password=backend.password,
-                identifier=f"floor-hop-{uuid.uuid4().hex[:6]}",
-            ) as publisher,
+            plain_client(backend, "floor-hop") as publisher,
         ):
             await subscription.wait_subscribed()
             collector = asyncio.create_task(arrivals.collect(subscription))

@@ -628,6 +628,17 @@ def started_broker(*, log_all: bool) -> Iterator[Mosquitto]:
         broker.close()
 
 
+def plain_client(endpoint: BrokerEndpoint, name: str) -> aiomqtt.Client:
+    """An aiomqtt client logged in as ``endpoint`` says, with a unique id starting ``name``."""
+    return aiomqtt.Client(
+        endpoint.host,
+        endpoint.port,
+        username=endpoint.username,
+        password=endpoint.password,
+        identifier=f"{name}-{uuid.uuid4().hex[:8]}",
+    )
+
+
 def new_virtual_shoe(link: Path, seed: int) -> tuple[VirtualShoe, TimedPtyPort]:
     port = TimedPtyPort(link=link)
     shoe = Shoe(cards=seeded_order(DECKS, seed), cut_depth=None)
@@ -661,13 +672,7 @@ async def play(workdir: Path, broker: Mosquitto, args: argparse.Namespace) -> Re
     filters = [f"{TABLE_ROOT}/#", HOP_TOPIC]
     async with (
         Subscription(backend, filters, client_id=f"bench-backend-{uuid.uuid4().hex[:8]}") as sub,
-        aiomqtt.Client(
-            backend.host,
-            backend.port,
-            username=backend.username,
-            password=backend.password,
-            identifier=f"bench-publisher-{uuid.uuid4().hex[:8]}",
-        ) as publisher,
+        plain_client(backend, "bench-publisher") as publisher,
     ):
         await sub.wait_subscribed()
         collector = asyncio.create_task(collect(sub, feed), name="bench collector")
