@@ -52,6 +52,7 @@ from bench.bench_mqtt_latency import (  # noqa: E402
     started_broker,
 )
 from table_controller.publishing.mqtt import BrokerEndpoint, Subscription  # noqa: E402
+from tests.wakeups import Wakeups  # noqa: E402
 
 RELAYS: Final = ("relay", "durable", "durable-inline")
 TOPIC: Final = "baccarat/tables/T07/events/card"
@@ -130,7 +131,7 @@ class Arrivals:
 
     cards: dict[int, int] = field(default_factory=dict)
     hops: dict[int, int] = field(default_factory=dict)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    wakeups: Wakeups = field(default_factory=Wakeups)
 
     async def collect(self, subscription: Subscription) -> None:
         async for message in subscription:
@@ -138,13 +139,14 @@ class Arrivals:
             number = int(json.loads(message.payload)["n"])
             target = self.hops if message.topic == HOP_TOPIC else self.cards
             target.setdefault(number, now)
-            self.wake.set()
+            self.wakeups.wake()
 
     async def until(self, table: dict[int, int], number: int) -> int:
-        async with asyncio.timeout(STEP_TIMEOUT_S):
-            while number not in table:
-                self.wake.clear()
-                await self.wake.wait()
+        """When message ``number`` arrived, once it has."""
+        try:
+            await self.wakeups.until(lambda: number in table, STEP_TIMEOUT_S)
+        except TimeoutError:
+            raise BenchError(f"message {number} did not arrive") from None
         return table[number]
 
 

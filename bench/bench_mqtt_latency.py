@@ -75,6 +75,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the test suite's broker set-up lives in tests/
 
 from tests.mosquitto import Mosquitto, mosquitto_missing, start_broker  # noqa: E402
+from tests.wakeups import Wakeups  # noqa: E402
 
 TABLE_ID: Final = "T07"
 TABLE_ROOT: Final = f"baccarat/tables/{TABLE_ID}"
@@ -240,7 +241,7 @@ class Feed:
     topics: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0
     _seqs: set[int] = field(default_factory=set)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    _wakeups: Wakeups = field(default_factory=Wakeups)
 
     def take(self, message: Received, at_ns: int) -> None:
         """Sort one message in and wake whoever waits."""
@@ -264,10 +265,7 @@ class Feed:
 
     def wake(self) -> None:
         """Let every ``until`` test its condition again."""
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._wakeups.wake()
 
     def _sort(self, suffix: str, arrival: Arrival) -> None:
         if suffix == "events/card":
@@ -290,11 +288,7 @@ class Feed:
     async def until(self, test: Callable[[], bool], what: str) -> None:
         """Return once ``test()`` holds; raises ``BenchError`` naming ``what`` after a while."""
         try:
-            async with asyncio.timeout(STEP_TIMEOUT_S):
-                while not test():
-                    waiter = asyncio.get_running_loop().create_future()
-                    self._waiters.append(waiter)
-                    await waiter
+            await self._wakeups.until(test, STEP_TIMEOUT_S)
         except TimeoutError:
             raise BenchError(f"timed out waiting for {what}; last state: {self.state}") from None
 

@@ -52,6 +52,7 @@ if str(ROOT) not in sys.path:
 
 from tests.mosquitto import PASSWORDS, Mosquitto, start_broker  # noqa: E402
 from tests.reliability.harness import outbox_last_seq  # noqa: E402
+from tests.wakeups import Wakeups  # noqa: E402
 
 PREFIX: Final = "baccarat/tables"
 STEP_TIMEOUT_S: Final = 60.0
@@ -94,7 +95,7 @@ class Backend:
     tables: dict[str, TableView]
     received: int = 0
     sys: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    _wakeups: Wakeups = field(default_factory=Wakeups)
 
     def take(self, topic: str, payload: bytes) -> None:
         if topic.startswith("$SYS/"):
@@ -111,18 +112,11 @@ class Backend:
             view.online = bool(body.get("online"))
         else:
             _sort_in(view, "/".join(parts[3:]), body, payload)
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._wakeups.wake()
 
     async def until(self, test: Callable[[], bool], what: str) -> None:
         try:
-            async with asyncio.timeout(STEP_TIMEOUT_S):
-                while not test():
-                    waiter = asyncio.get_running_loop().create_future()
-                    self._waiters.append(waiter)
-                    await waiter
+            await self._wakeups.until(test, STEP_TIMEOUT_S)
         except TimeoutError:
             raise LoadError(f"timed out waiting for {what}") from None
 

@@ -46,6 +46,7 @@ from simulators.virtual_shoe.faults import (
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription
 from tests.mosquitto import PASSWORDS, Mosquitto
+from tests.wakeups import Wakeups
 
 TABLE_ID: Final = "T07"
 ROOT: Final = f"baccarat/tables/{TABLE_ID}"
@@ -186,7 +187,7 @@ class Feed:
     received: int = 0
     duplicates: int = 0
     unmarked_duplicates: list[str] = field(default_factory=list)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    _wakeups: Wakeups = field(default_factory=Wakeups)
     # Indexes kept as messages arrive: a soak's waits test them after every message, so a
     # scan of everything received would make a long soak quadratic.
     _bodies: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
@@ -212,10 +213,7 @@ class Feed:
                     self.unmarked_duplicates.append(f"{table} seq {body['seq']}")
             else:
                 self._index(table, seq, message.topic, body)
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._wakeups.wake()
 
     def _index(self, table: str, seq: int, topic: str, body: dict[str, Any]) -> None:
         self._bodies.setdefault(table, {})[seq] = body
@@ -236,11 +234,7 @@ class Feed:
         timeout: float = STEP_TIMEOUT_S,  # noqa: ASYNC109 - a deadline per wait, named in errors
     ) -> None:
         try:
-            async with asyncio.timeout(timeout):
-                while not test():
-                    waiter = asyncio.get_running_loop().create_future()
-                    self._waiters.append(waiter)
-                    await waiter
+            await self._wakeups.until(test, timeout)
         except TimeoutError:
             raise DriverError(f"timed out after {timeout} s waiting for {what}") from None
 
