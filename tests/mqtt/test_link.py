@@ -408,4 +408,3 @@ async def test_a_cancel_that_wait_for_swallowed_still_stops_the_task() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert went_on == []
-
