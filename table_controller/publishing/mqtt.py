@@ -186,11 +186,11 @@ class MqttSettings:
     memory_rows: int = 5_000
     #: How long a clean stop keeps draining before it publishes the offline status.
     shutdown_grace_s: float = 2.0
-    #: Acknowledged rows older than this leave the outbox (when the link starts, then hourly,
-    #: connected or not);
-    #: None keeps them all. The journal keeps every input whatever this is.
+    #: Acknowledged rows older than this leave the outbox (when the link starts, then every
+    #: ``prune_interval_s``, connected or not); None keeps them all. The journal keeps every
+    #: input whatever this is.
     retention: timedelta | None = None
-    #: Seconds between two prunings while connected.
+    #: Seconds between two prunings, connected or not.
     prune_interval_s: float = 3600.0
 
     @classmethod
