@@ -68,7 +68,7 @@ from simulators.virtual_shoe.device import ShoeDevice
 from simulators.virtual_shoe.faults import DealtCard, DealtCutCard
 from simulators.virtual_shoe.server import PortEvents, PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription
+from table_controller.publishing.mqtt import NO_DELAY, BrokerEndpoint, Received, Subscription
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -630,6 +630,7 @@ def plain_client(endpoint: BrokerEndpoint, name: str) -> aiomqtt.Client:
         username=endpoint.username,
         password=endpoint.password,
         identifier=f"{name}-{uuid.uuid4().hex[:8]}",
+        socket_options=NO_DELAY,  # as the table's own client
     )
 
 

@@ -210,9 +210,9 @@ def _sinks(
     if mqtt is not None:
         from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
 
-        # The journal is the durable record: the outbox rows it causes are rebuilt from it with
-        # the same keys and seqs, so the writer need not wait for the disk a second time.
-        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path, synced=False))
+        # The writer's outbox syncs its rows when it stores them, after the card's event is out:
+        # left unsynced, they would go to the disk with the next card's journal commit.
+        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path))
         link_outbox = stack.enter_context(Outbox.open(settings.journal_path))
         outbox_sink = OutboxSink(writer_outbox, table_id=settings.table_id, topic_root=root)
         sinks.append(outbox_sink)

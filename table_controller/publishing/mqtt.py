@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import socket
 import ssl
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -275,6 +276,12 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
     return dumps(envelope("status", payload, table_id=table_id, seq=last_seq, ts=ts))
 
 
+#: paho leaves Nagle's algorithm on: a small publish written while the broker has not yet
+#: acknowledged the previous segment would wait for that acknowledgement (a card's prompt
+#: follows its card's event by a fraction of a millisecond).
+NO_DELAY: Final = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
 def _client(  # noqa: PLR0913 - keyword-only connection options
     endpoint: BrokerEndpoint,
     *,
@@ -312,6 +319,7 @@ def _client(  # noqa: PLR0913 - keyword-only connection options
         keepalive=endpoint.keepalive_s,
         tls_context=endpoint.tls_context(),
         timeout=timeout_s,
+        socket_options=NO_DELAY,
     )
 
 

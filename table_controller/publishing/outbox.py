@@ -6,8 +6,10 @@ published; it only keeps the messages, numbers them and remembers which ones the
 
 * The outbox lives in the journal's SQLite file (or any other file), on its own connection, in
   WAL mode with a ``busy_timeout``, so the journal's writer thread and the MQTT drainer can
-  share the file. Writes are ``BEGIN IMMEDIATE`` ... ``COMMIT``, with ``synchronous=FULL``
-  unless opened ``synced=False`` (the table's writer: its rows are rebuilt from the journal).
+  share the file. Writes are ``BEGIN IMMEDIATE`` ... ``COMMIT`` with ``synchronous=FULL``:
+  the table's writer syncs its rows off the card's path (after the card's event is out), so
+  the journal's next commit, which shares the file's write-ahead log, does not also take them
+  to the disk. Acknowledgements alone commit without an fsync (:meth:`Outbox.mark_acked`).
 * ``seq`` is the envelope's ``seq`` (mqtt-api.md, "Every payload"): +1 per message for the life
   of the table, across restarts, and never reused, even after :meth:`Outbox.prune_acked`.
 * ``key`` is an idempotency key chosen by the caller (the journal input that caused the message
@@ -178,15 +180,8 @@ class Outbox:
         self._clock = clock
 
     @classmethod
-    def open(
-        cls, path: Path, *, clock: Callable[[], datetime] = utc_now, synced: bool = True
-    ) -> Self:
+    def open(cls, path: Path, *, clock: Callable[[], datetime] = utc_now) -> Self:
         """Open or create the outbox tables in ``path`` (the journal's file is fine).
-
-        ``synced=False`` commits without waiting for the disk (``synchronous=NORMAL``): right
-        for the table's own writer, whose rows are rebuilt from the journal, with the same keys
-        and therefore the same ``seq``, if a power cut loses the last of them; a row sent
-        before the cut and rebuilt after it is sent again with its ``seq``, as any resend.
 
         Raises:
             OutboxError: the file is not a usable SQLite database.
@@ -195,7 +190,7 @@ class Outbox:
             connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute(f"PRAGMA synchronous={'FULL' if synced else 'NORMAL'}")
+            connection.execute("PRAGMA synchronous=FULL")
             connection.execute("BEGIN IMMEDIATE")
             for statement in _SCHEMA.split(";"):
                 if statement.strip():

@@ -102,6 +102,8 @@ _LOG = structlog.get_logger("table_controller.service")
 CARD_LAMPS = frozenset({Lamp.PLAYER.value, Lamp.BANKER.value})
 #: Seconds between attempts to record an input while the journal refuses writes.
 JOURNAL_RETRY_S = 1.0
+#: Inputs at most between two checkpoints of the journal, however busy the table is.
+CHECKPOINT_EVERY = 64
 
 
 class MessageSink(Protocol):
@@ -165,6 +167,12 @@ def _warm_up(variant: Variant) -> None:
     """On the analysis thread at start: fold the drawing rules, then give the heap back."""
     warm_up(variant)
     release_free_memory()
+
+
+def _log_checkpoint_failure(done: Future[None]) -> None:
+    error = done.exception()
+    if error is not None:  # the log grows until the next one succeeds; nothing is lost
+        _LOG.warning("journal checkpoint failed", error=str(error))
 
 
 def _log_sink_failure(done: Future[None]) -> None:
@@ -291,6 +299,7 @@ class TableService:
         #: The sink's writes of messages handed out, for the writer thread (in this order).
         self._writes: list[Callable[[], None]] = []
         self._log_later = _LogLater()
+        self._since_checkpoint = 0
 
     @property
     def journal_failing(self) -> bool:
@@ -447,6 +456,7 @@ class TableService:
             following, self._following = self._following, []
             self._publish(following, live=True)
             self._write_out()
+            self._checkpoint_when_quiet()
             self._log_later.write()
 
     async def _carry_out(self, work: _Work, seq: int, ts: str) -> None:
@@ -671,6 +681,19 @@ class TableService:
         writes, self._writes = self._writes, []
         for write in writes:
             self._writer.submit(write).add_done_callback(_log_sink_failure)
+
+    def _checkpoint_when_quiet(self) -> None:
+        """Queue a checkpoint of the journal on the writer thread, after the input's writes.
+
+        The journal never checkpoints inside an append (``Journal.open``). Here one runs after
+        each input while no other input waits, or every ``CHECKPOINT_EVERY`` inputs however
+        busy the table: small, and never inside a card's commit.
+        """
+        self._since_checkpoint += 1
+        if not self._queue.empty() and self._since_checkpoint < CHECKPOINT_EVERY:
+            return
+        self._since_checkpoint = 0
+        self._writer.submit(self._journal.checkpoint).add_done_callback(_log_checkpoint_failure)
 
     async def aclose(self) -> None:
         """Stop the journal writer and analysis threads (after :meth:`run` has ended)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import threading
 import time
 from dataclasses import replace
@@ -327,6 +328,19 @@ async def test_let_out_leaves_nothing_to_write(broker: Mosquitto, tmp_path: Path
             await table.link.let_out()
             assert paho._last_mid == mid + 1, "the publish was issued"
             assert not paho.want_write(), "and its packet is on the socket"
+
+
+async def test_the_links_socket_sends_small_packets_at_once(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    """Nagle's algorithm is off (``NO_DELAY``), so a prompt never waits for the card's TCP ack."""
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    async with running_link(settings, tmp_path / "t.db") as table:
+        sender = table.link._sender
+        assert sender is not None
+        connection = sender._client._client.socket()  # paho's socket, read on purpose
+        assert isinstance(connection, socket.socket)
+        assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
 
 
 async def test_a_broker_that_lost_its_persistence_gets_the_retained_rows_again(

@@ -12,6 +12,7 @@ from table_controller.runtime.journal import (
     JournalError,
     is_journal,
 )
+from tests.runtime.journal_files import rows_in_the_database_file
 
 
 def fill(path: Path, count: int = 5) -> None:
@@ -47,6 +48,20 @@ def test_wal_and_full_synchronous(tmp_path: Path) -> None:
     with Journal.open(path) as journal:
         assert journal._connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert journal._connection.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_appends_never_checkpoint_and_checkpoint_copies_the_log(tmp_path: Path) -> None:
+    path = tmp_path / "t.journal"
+    with Journal.open(path) as journal:
+        journal.checkpoint()  # the tables, into the file
+        assert rows_in_the_database_file(path, tmp_path / "empty.db") == 0
+        # Well past SQLite's automatic checkpoint (1,000 pages of log): two pages an append.
+        for i in range(600):
+            journal.append("card", {"pad": "x" * 5000}, ts_utc="t", monotonic_ns=i)
+        assert rows_in_the_database_file(path, tmp_path / "before.db") == 0
+        journal.checkpoint()
+        assert rows_in_the_database_file(path, tmp_path / "after.db") == 600
+        assert journal.verify().ok
 
 
 def test_a_repeated_event_id_is_refused_and_not_recorded(tmp_path: Path) -> None:
