@@ -88,8 +88,11 @@ async def wait_until(link: MemoryLink, condition: Callable[[], bool]) -> None:
             link.changed.clear()
 
 
-async def test_cards_are_journaled_before_they_are_acknowledged(tmp_path: Path) -> None:
-    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+async def test_cards_are_journaled_before_they_are_acknowledged_and_checkpointed_after(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.journal"
+    with Journal.open(path, table_id="T07") as journal:
         link = MemoryLink(journal)
         service = make_service(journal, MemorySink(), link)
         task = asyncio.create_task(service.run())
@@ -115,33 +118,15 @@ async def test_cards_are_journaled_before_they_are_acknowledged(tmp_path: Path) 
         finally:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
-                await task
+                await task  # its end waits for the writer thread's queue
+        # The appends never checkpoint (test_journal); the service did, between inputs.
+        assert rows_in_the_database_file(path, tmp_path / "copy.db") == 5
         rows = list(journal.rows())
         # Each acknowledgement went out only once its row was in the journal.
         assert [head for _, head in link.confirmed] == [2, 3, 4, 5]
         assert [row.type for row in rows] == ["input", "audit", "input", "input", "input"]
         assert rows[1].payload == {"reader_hello": {"model": "VS", "firmware": "1", "serial": "42"}}
         assert Lamp.PLAYER in link.lamps  # burning: a card is expected
-
-
-async def test_the_journal_is_checkpointed_between_inputs(tmp_path: Path) -> None:
-    path = tmp_path / "t.journal"
-    with Journal.open(path, table_id="T07") as journal:
-        link = MemoryLink(journal)
-        service = make_service(journal, MemorySink(), link)
-        task = asyncio.create_task(service.run())
-        try:
-            command = {"command": "new_shoe", "id": "c-1", "operator": "d", "args": {}}
-            assert (await service.submit(command))["ok"]
-            for seq, card in enumerate(["5H", "2C", "3D"], start=1):
-                await link.events.put(CardSeen(card=card, delivery=Delivery(epoch=1, seq=seq)))
-            await wait_until(link, lambda: len(link.confirmed) == 3)
-        finally:
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task  # its end waits for the writer thread's queue
-        # The appends themselves never checkpoint (test_journal): the service did, after each.
-        assert rows_in_the_database_file(path, tmp_path / "copy.db") == journal.head[0] == 4
 
 
 async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
