@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The floor under issue 5's latency target: the least a card's path can cost on this machine.
+"""The floor under the card latency target: the least a card's path can cost on this machine.
 
 Bench script (not part of the product). ``bench_mqtt_latency.py`` measures the real service;
 this one measures *minimal relays* written for the purpose, on the same kind of path, so that
@@ -16,7 +16,7 @@ Each card runs from right after its line was written to the pseudo-terminal to t
 of the relay's message at a subscriber, beside a bare QoS 1 publish-to-receive hop through
 the same broker in the same run, one after every card, with the same pause between steps as
 the service bench. Printed per relay: p50 and p99 of both, and ``(card p99 - bare p99) / bare
-p99``, the quantity issue 5's target bounds at 1.
+p99``, the quantity the latency target bounds at 1.
 
 Usage: python bench/bench_card_path_floor.py [--cards N] [--gap-ms MS] [--relays a,b,c]
 """
@@ -251,7 +251,7 @@ def main() -> int:
         print(f"{outcome.relay}:")
         print(outcome.cards.line())
         print(outcome.bare.line())
-        print(f"  added at p99: {outcome.added_hops:.2f} bare hops (issue 5's target <= 1)")
+        print(f"  added at p99: {outcome.added_hops:.2f} bare hops (target <= 1)")
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"command: python bench/bench_card_path_floor.py {' '.join(sys.argv[1:])}")
     return 0

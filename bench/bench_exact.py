@@ -2,7 +2,7 @@
 """Exact odds analyser: median time per composition, against plain enumeration in the same run.
 
 Run: ``python bench/bench_exact.py [--variant lucky] [--compositions 200] [--plain 5]``.
-Target (issue 2): median at most 5 ms per composition for the whole bet menu, and at least
+Target: median at most 5 ms per composition for the whole bet menu, and at least
 20 times faster than the plain enumeration (``table_controller.rules.enumeration``).
 """
 

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Start-up of ``table-controller run`` against the length of its journal (issue 9).
+"""Start-up of ``table-controller run`` against the length of its journal.
 
 Bench script (not part of the product). A table replays its whole journal at every start
 (``TableService.recover``), so its start-up grows with the journal. For each size this script
@@ -15,7 +15,7 @@ real mosquitto, spawn to the table's birth (``status`` online, which follows the
 
 The baseline in the same run is the start of a table with a fresh journal. Printed per size:
 journal rows, first start, restart median, what the replay adds to a restart per 1,000 rows,
-and the restart against the target (issue 9: under 1.5 s to ready).
+and the restart against the target (under 1.5 s to ready).
 
 Usage: python bench/bench_startup.py [--shoes 1 5 20] [--restarts 3] [--workdir DIR] [--keep]
 """

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The broker restarted with its persistence wiped while the table plays (issue 9).
+"""The broker restarted with its persistence wiped while the table plays.
 
 A virtual table (``table-controller run --card-source rng``) plays rounds driven by a backend
 over a real mosquitto. Every few rounds, right after ``close_betting`` (while the table is

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The journal's disk fills up in the middle of a round (issue 9).
+"""The journal's disk fills up in the middle of a round.
 
 Through the real ``table-controller run``: the virtual shoe on a pseudo-terminal, a real
 mosquitto and a backend. The journal (and with it the MQTT outbox, which lives in the same

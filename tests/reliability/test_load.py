@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Load: several tables (separate service processes) against one mosquitto (issue 9).
+"""Load: several tables (separate service processes) against one mosquitto.
 
 Runs ``bench/load_tables.py`` (see its docstring) as a subprocess: virtual ``mini`` tables,
 each its own ``table-controller run --card-source rng``, driven by one Python backend that

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The service SIGKILLed after every single card and restarted each time (issue 9).
+"""The service SIGKILLed after every single card and restarted each time.
 
 Through the real ``table-controller run`` with the virtual shoe on a pseudo-terminal, a real
 mosquitto and a backend with a persistent session. Each kill comes right after the shoe read

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Soak: whole shoes at full speed through ``table-controller run`` with random faults (issue 9).
+"""Soak: whole shoes at full speed through ``table-controller run`` with random faults.
 
 One service runs for the whole soak with its journal, a real mosquitto and a backend. Each
 shoe is a new virtual shoe on a new pseudo-terminal at the same path (a shoe swap: the reader

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The wall clock jumps back and forth during play (issue 9).
+"""The wall clock jumps back and forth during play.
 
 Through the real ``table-controller run`` (the virtual shoe on a pseudo-terminal, a real
 mosquitto, a backend), run under libfaketime (Debian package ``faketime``): the service's
