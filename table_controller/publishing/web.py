@@ -145,16 +145,21 @@ def result_view(payload: Mapping[str, object]) -> dict[str, JsonValue]:
 
 
 def result_text(result: Mapping[str, JsonValue]) -> tuple[str, str]:
-    """``BANKER WINS 7 TO 5``, ``PLAYER WINS 8 TO 2`` or ``TIE 6``, and what else to say."""
-    player, banker = result.get("player_total"), result.get("banker_total")
+    """``BANKER WINS`` and ``Banker 7 · Player 5 · Natural``: the winner, then the totals.
+
+    Each total stands beside its side's name, the winner's first: two bare numbers joined by
+    "to" or a dash read like a payout ("7 to 1", "7-1"), and "TIE 8" like the tie's 8 to 1.
+    """
+    totals = {"Player": result.get("player_total"), "Banker": result.get("banker_total")}
     match result.get("winner"):
         case "banker":
-            text = f"BANKER WINS {banker} TO {player}"
+            text, order = "BANKER WINS", ("Banker", "Player")
         case "player":
-            text = f"PLAYER WINS {player} TO {banker}"
+            text, order = "PLAYER WINS", ("Player", "Banker")
         case _:
-            text = f"TIE {player}"
-    notes = [
+            text, order = "TIE", ("Player", "Banker")
+    notes = [f"{side} {totals[side]}" for side in order]
+    notes += [
         label
         for key, label in (
             ("natural", "Natural"),
@@ -208,9 +213,8 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
             return view("BANKER DRAWS", "A third card to the Banker", "banker")
         case "result":
             if last_result is not None and last_result.get("round_no") == round_no:
-                text, notes = result_text(last_result)
-                tone = str(last_result.get("winner") or "tie")
-                return view(text, notes or f"Round {round_no}", tone)
+                text, totals = result_text(last_result)
+                return view(text, totals, str(last_result.get("winner") or "tie"))
             hands = _mapping(state.get("cards"))
             player = hand_view(hands.get("player")).get("total")
             banker = hand_view(hands.get("banker")).get("total")

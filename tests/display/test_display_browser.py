@@ -45,16 +45,14 @@ DOCS_IMAGE = ROOT / "docs" / "images" / "dealer-display.png"
 
 
 def result_words(payload: dict[str, Any]) -> str:
-    """What the display must say for a published ``round_result``."""
-    player = payload["player"]["total"]
-    banker = payload["banker"]["total"]
-    match payload["winner"]:
-        case "banker":
-            return f"BANKER WINS {banker} TO {player}"
-        case "player":
-            return f"PLAYER WINS {player} TO {banker}"
-        case _:
-            return f"TIE {player}"
+    """What the display must say for a published ``round_result`` (its totals go below)."""
+    return {"banker": "BANKER WINS", "player": "PLAYER WINS"}.get(payload["winner"], "TIE")
+
+
+def result_totals(payload: dict[str, Any]) -> str:
+    """The line below a result: each total beside its side's name, the winner's first."""
+    sides = ["banker", "player"] if payload["winner"] == "banker" else ["player", "banker"]
+    return " · ".join(f"{side.title()} {payload[side]['total']}" for side in sides)
 
 
 def action_words(table: Table) -> str:
@@ -108,7 +106,9 @@ async def play_a_round_from_the_page(table: Table, page: Page, shots: Path | Non
         if shots is not None and dealt == 3:
             await shot(page, shots, "03-dealing")
     rounds = len(table.messages("round_result"))
-    await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
+    result = table.last("round_result")
+    await expect(page.locator("#prompt")).to_have_text(result_words(result))
+    await expect(page.locator("#prompt-detail")).to_contain_text(result_totals(result))
     await expect(page.locator("#round-no")).to_have_text(str(rounds))
     await expect(page.locator("#bead-plate .bead")).to_have_count(rounds)
     big_road = table.last("roads")["big_road"]

@@ -55,17 +55,17 @@ RESULT_7_TO_5: dict[str, Any] = {
         (state_with("deal"), None, "DEAL", "deal"),
         (state_with("player_draws"), None, "PLAYER DRAWS", "player"),
         (state_with("banker_draws"), None, "BANKER DRAWS", "banker"),
-        (state_with("result"), RESULT_7_TO_5, "BANKER WINS 7 TO 5", "banker"),
+        (state_with("result"), RESULT_7_TO_5, "BANKER WINS", "banker"),
         (
             state_with("result"),
             RESULT_7_TO_5 | {"winner": "player", "player_total": 8, "banker_total": 2},
-            "PLAYER WINS 8 TO 2",
+            "PLAYER WINS",
             "player",
         ),
         (
             state_with("result"),
             RESULT_7_TO_5 | {"winner": "tie", "player_total": 6, "banker_total": 6},
-            "TIE 6",
+            "TIE",
             "tie",
         ),
         (
@@ -91,6 +91,32 @@ def test_a_hold_says_why_and_a_burn_counts_down() -> None:
         assert prompt_view(held, None)["detail"] == words
     burning = state_with("burn", phase="burning", cards_seen=4, prompt_fields={"count": 7})
     assert prompt_view(burning, None)["detail"] == "Burn 7 face down: 3 of 7 done"
+
+
+@pytest.mark.parametrize(
+    ("result", "detail"),
+    [
+        (RESULT_7_TO_5, "Banker 7 · Player 5"),
+        (
+            RESULT_7_TO_5 | {"winner": "player", "player_total": 7, "banker_total": 1},
+            "Player 7 · Banker 1",
+        ),
+        (
+            RESULT_7_TO_5 | {"winner": "tie", "player_total": 6, "banker_total": 6},
+            "Player 6 · Banker 6",
+        ),
+        (
+            RESULT_7_TO_5 | {"natural": True, "banker_total": 9, "player_pair": True},
+            "Banker 9 · Player 5 · Natural · Player pair",
+        ),
+    ],
+)
+def test_a_result_names_the_side_of_each_total_so_it_cannot_read_as_odds(
+    result: dict[str, Any], detail: str
+) -> None:
+    view = prompt_view(state_with("result"), result)
+    assert not any(char.isdigit() for char in str(view["text"])), view
+    assert view["detail"] == detail
 
 
 def test_a_result_of_another_round_is_not_shown_as_this_one() -> None:
@@ -148,12 +174,12 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
             assert len(published) == 1
             result: Any = published[0]
             player, banker = result["player"]["total"], result["banker"]["total"]
-            expected_words = {
-                "banker": f"BANKER WINS {banker} TO {player}",
-                "player": f"PLAYER WINS {player} TO {banker}",
-                "tie": f"TIE {player}",
-            }[result["winner"]]
-            assert words == expected_words
+            expected_words = {"banker": "BANKER WINS", "player": "PLAYER WINS", "tie": "TIE"}
+            assert words == expected_words[result["winner"]]
+            sides = ["banker", "player"] if result["winner"] == "banker" else ["player", "banker"]
+            totals = {"player": player, "banker": banker}
+            named = " · ".join(f"{side.title()} {totals[side]}" for side in sides)
+            assert table["prompt"]["detail"].startswith(named)
             results += 1
         elif action == "burn" and prompt.get("count") is not None:
             assert words == f"BURN {prompt['count']}"
@@ -277,7 +303,10 @@ def test_a_new_shoe_forgets_the_last_result() -> None:
         )
     )
     table: Any = model.table()
-    assert table["prompt"]["text"] == "PLAYER WINS 8 TO 2"
+    assert (table["prompt"]["text"], table["prompt"]["detail"]) == (
+        "PLAYER WINS",
+        "Player 8 · Banker 2",
+    )
     assert table["last_result"]["round_no"] == 3
     model.apply(message("shoe_started", shoe_id="S-2"))
     assert model.table()["last_result"] is None
