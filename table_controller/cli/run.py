@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import sys
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -30,7 +31,12 @@ from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.config import Settings, SettingsError, load_settings
-from table_controller.runtime.journal import Journal, JournalError
+from table_controller.runtime.journal import (
+    Journal,
+    JournalError,
+    JournalInUseError,
+    JournalLock,
+)
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
@@ -49,6 +55,8 @@ if TYPE_CHECKING:  # imported where used: a table without a broker or display ne
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
 JOURNAL_FAULT = 3
+#: Exit status when another process (another table service) holds the journal's lock.
+JOURNAL_IN_USE = 4
 #: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -122,12 +130,21 @@ def run(args: argparse.Namespace) -> int:
     mqtt = _mqtt_settings(settings)
     configure_logging(settings.log_format, settings.log_level)
     try:
-        journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+        lock = JournalLock.acquire(settings.journal_path)  # held until the service has stopped
+    except JournalInUseError as error:
+        print(f"table-controller run: {error}; not starting", file=sys.stderr)
+        return JOURNAL_IN_USE
     except JournalError as error:
         _LOG.critical("journal unusable: not starting", error=str(error))
         return JOURNAL_FAULT
-    with journal:
-        return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
+    with lock:
+        try:
+            journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+        except JournalError as error:
+            _LOG.critical("journal unusable: not starting", error=str(error))
+            return JOURNAL_FAULT
+        with journal:
+            return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
 
 
 def _advisor(

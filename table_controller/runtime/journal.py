@@ -11,6 +11,8 @@ decisions, so that recovery is "replay the journal through the same core".
   needs a witness off the table device: the head ``{seq, hash}`` is published for that.
 * On open: ``PRAGMA quick_check`` and a full chain check. A failed check raises
   :class:`JournalCorruptError`; nothing is repaired silently.
+* One writer: the process that writes a journal holds :class:`JournalLock` on it for as long as
+  it runs. Readers (``journal verify``, ``export``, ``replay``) take no lock and write nothing.
 
 The class is synchronous and not thread-safe by design: the runtime owns one instance and calls
 it from one writer thread.
@@ -18,8 +20,10 @@ it from one writer thread.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -57,6 +61,16 @@ class JournalError(Exception):
 
 class JournalCorruptError(JournalError):
     """The journal failed an integrity check: play must stop; nothing is repaired."""
+
+
+class JournalInUseError(JournalError):
+    """Another process holds the journal's lock: it is another table service's journal."""
+
+    def __init__(self, journal: Path, holder_pid: int | None) -> None:
+        holder = "another process" if holder_pid is None else f"process {holder_pid}"
+        super().__init__(f"journal {journal} is in use by {holder} (another table service)")
+        self.journal = journal
+        self.holder_pid = holder_pid
 
 
 class DuplicateEventError(JournalError):
@@ -335,3 +349,72 @@ class Journal:
             self._connection.backup(destination)
         finally:
             destination.close()
+
+
+def lock_path(journal: Path) -> Path:
+    """The lock file of a journal: ``<journal>.lock``, beside it."""
+    return journal.with_name(journal.name + ".lock")
+
+
+class JournalLock:
+    """The one writer's hold on a journal, from :meth:`acquire` until :meth:`release` or exit.
+
+    An exclusive ``flock`` on a file of its own (:func:`lock_path`), not on the journal: SQLite
+    keeps POSIX locks on the journal, and closing any descriptor of that file in the process
+    would drop those. The kernel releases a ``flock`` when its process ends, however it ends
+    (``kill -9`` included), so a dead service leaves nothing that blocks its restart. The file
+    holds the holder's PID, for the refusal of a second writer; it is never removed, since a
+    removed file lets a newcomer lock a new file of the same name beside a holder of the old one.
+    """
+
+    def __init__(self, descriptor: int) -> None:
+        self._descriptor: int | None = descriptor
+
+    @classmethod
+    def acquire(cls, journal: Path) -> Self:
+        """Lock ``journal`` for this process, or raise at once if another process holds it.
+
+        Raises:
+            JournalInUseError: another process holds the lock; the error names its PID when
+                the lock file holds one.
+            JournalError: the lock file cannot be opened or locked.
+        """
+        path = lock_path(journal)
+        try:
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        except OSError as error:
+            raise JournalError(f"{path}: cannot open the journal's lock file: {error}") from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _pid_in(descriptor)
+            os.close(descriptor)
+            raise JournalInUseError(journal, holder) from None
+        except OSError as error:
+            os.close(descriptor)
+            raise JournalError(f"{path}: cannot lock the journal: {error}") from None
+        os.ftruncate(descriptor, 0)
+        os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+        return cls(descriptor)
+
+    def release(self) -> None:
+        """Give the journal up (idempotent); the lock file stays, empty."""
+        if self._descriptor is None:
+            return
+        descriptor, self._descriptor = self._descriptor, None
+        try:
+            os.ftruncate(descriptor, 0)
+        finally:
+            os.close(descriptor)  # which releases the flock
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+def _pid_in(descriptor: int) -> int | None:
+    """The PID a lock file holds; None while its holder has not written it yet."""
+    text = os.pread(descriptor, 32, 0).decode("ascii", errors="replace").strip()
+    return int(text) if text.isdigit() else None
