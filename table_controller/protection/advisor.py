@@ -6,15 +6,22 @@ analysis (about a millisecond, more at a shoe's first round) runs off the dealin
 
 1. :meth:`RoundAdvisor.request`, on the event loop after an input: if the table is between
    rounds and the shoe changed since the last assessment, an :class:`AssessmentRequest`
-   holding everything the analysis needs as immutable values;
+   holding everything the analysis needs as immutable values (this is the one place that
+   decides when an assessment is due);
 2. :func:`analyse_request`, on a worker thread: the exact edges of every bet for the next
    round (:func:`~table_controller.protection.edge.round_edges`), and the shuffle checks over
    the shoe so far;
 3. :meth:`RoundAdvisor.conclude`, back on the loop: which alarms are new (each edge crossing
    once, each shuffle finding once a shoe), which bets dynamic windows suspend, and the odds
    payload, as a :class:`~table_controller.procedure.events.RoundAssessed` input. The runtime
-   journals it and hands it to the procedure like any input, so ``replay`` publishes it at the
-   same place.
+   journals it and hands it to the procedure like any input, so ``replay`` of a journal
+   publishes it at the same place.
+
+:meth:`RoundAdvisor.assess` runs the three steps at once, for ``replay`` of recorded inputs
+(which hold no assessments) and the tests: an assessment right after the input that made it
+due, as a live table has it when nothing else arrives during the millisecond of analysis.
+:meth:`RoundAdvisor.warm_up` computes beforehand what a table's first assessment would
+otherwise compute while the first cards are dealt (the analyser's tables, the shuffle limits).
 
 The advisor's memory (alarms already raised, recent shoes' openings) is rebuilt from the
 inputs it observes, the journal's replay included: :meth:`RoundAdvisor.observe` sees every
@@ -130,16 +137,20 @@ def analyse_request(request: AssessmentRequest) -> Analysis:
     return Analysis(request=request, edges=edges, patterns=patterns, repeats=repeats)
 
 
-def warm_up(variant: Variant) -> None:
-    """Fold the drawing rules into the analyser's tables once (about 0.1 s), before play.
+def warm_up(variant: Variant, settings: AdvisorSettings | None = None) -> None:
+    """Compute once, before play, what a process's first assessment would otherwise compute.
 
-    Run on the analysis thread at start, so that the first assessment of a shoe does not
-    take the interpreter from the dealing path for that long.
+    The drawing rules folded into the analyser's tables (about 0.35 s), and the shuffle
+    checks' run limits for the variant's decks and the configured false-alarm rate (exact
+    probabilities). Both are kept for the life of the process; the runtime calls this before
+    the table reads its first input, so that no card's event waits for them.
     """
+    settings = settings or AdvisorSettings()
     left = shoe_left(variant.decks, ())
-    if isinstance(left, ImpossibleCount):  # an empty list of cards out never is
-        return
-    round_edges(variant, shoe_id="warm-up", round_no=1, left=left)
+    if not isinstance(left, ImpossibleCount):  # an empty list of cards out never is
+        round_edges(variant, shoe_id="warm-up", round_no=1, left=left)
+    if variant.reshuffle is not Reshuffle.EVERY_ROUND:  # such a shoe is never checked
+        shuffle_limits(variant.decks, settings.shuffle_false_alarm_rate)
 
 
 def _json_number(value: Fraction) -> float:
@@ -237,8 +248,27 @@ class RoundAdvisor:
 
     # --- assessing ----------------------------------------------------------------------------
 
+    def warm_up(self) -> None:
+        """What this table's first assessment would compute, computed now (:func:`warm_up`)."""
+        warm_up(self.variant, self.settings)
+
+    def assess(self, count: ShoeCount | None, *, at: float) -> RoundAssessed | None:
+        """The assessment due now, analysed and concluded at once; None if none is due.
+
+        The same steps as the runtime's (:meth:`request`, :func:`analyse_request`,
+        :meth:`conclude`), on the caller's thread: ``replay`` runs it after each input.
+        """
+        request = self.request(count)
+        if request is None:
+            return None
+        return self.conclude(analyse_request(request), at=at)
+
     def request(self, count: ShoeCount | None) -> AssessmentRequest | None:
-        """An assessment to run now, or None (mid-round, no shoe, or nothing new)."""
+        """An assessment to run now, or None (mid-round, no shoe, or nothing new).
+
+        The only test of whether one is due: the live service and ``replay`` both ask here
+        after each input the table took.
+        """
         if count is None or not count.between_rounds or count.shoe_id != self._shoe_id:
             return None
         cards_out = sum(n for _, n in count.seen) + count.unread

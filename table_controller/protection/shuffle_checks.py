@@ -236,6 +236,54 @@ def _expected_runs(ranks: int, copies: int, length: int) -> Fraction:
     return 2 * rising
 
 
+def _expected_letter_runs(letters: int, copies: int, length: int) -> Fraction:
+    """Expected maximal runs ``>= length`` of one letter.
+
+    In a uniformly random arrangement of ``copies`` of each of ``letters`` letters in a row:
+    ``length`` given positions hold one given letter with probability
+    ``copies_(length) / N_(length)`` (falling factorials), and a run starts at the first
+    position or after another letter.
+    """
+    cards = letters * copies
+
+    def same(k: int) -> Fraction:
+        return Fraction(_falling(copies, k), _falling(cards, k)) if k <= cards else Fraction(0)
+
+    return letters * (same(length) + (cards - length) * (same(length) - same(length + 1)))
+
+
+def _tail_bound(kind: RunKind, decks: int, length: int) -> float:
+    """An upper bound on :func:`run_tail` that costs next to nothing (Boole's inequality).
+
+    The expected number of runs of ``length`` or more bounds the chance of one. For one rank
+    and one suit it is within a few per cent of the exact chance at the lengths alarmed on,
+    so the exact computation, the costly part, is needed for a length or two only.
+    """
+    if length <= 1:
+        return 1.0
+    if kind is RunKind.CONSECUTIVE_RANKS:
+        return run_tail(kind, decks, length)
+    if kind is RunKind.ONE_RANK:
+        expected = _expected_letter_runs(len(RANKS), len(SUITS) * decks, length)
+    else:
+        expected = _expected_letter_runs(len(SUITS), len(RANKS) * decks, length)
+    return min(float(expected), 1.0)
+
+
+def _shortest_within(kind: RunKind, decks: int, rate: float) -> int:
+    """The shortest run length (2 or more) whose :func:`run_tail` is at most ``rate``.
+
+    The tail falls as the length grows. The cheap bound gives a length that is surely within
+    the rate; the exact tails then walk down from it while the shorter length still is.
+    """
+    length = 2
+    while _tail_bound(kind, decks, length) > rate:
+        length += 1
+    while length > 2 and run_tail(kind, decks, length - 1) <= rate:
+        length -= 1
+    return length
+
+
 def expected_consecutive_runs(decks: int, length: int) -> Fraction:
     """Exact expected number of maximal runs of ``length`` or more consecutive ranks.
 
@@ -302,15 +350,10 @@ def _check_rate(rate: float) -> None:
 
 @cache
 def shuffle_limits(decks: int, false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE) -> ShuffleLimits:
-    """The run limits for shoes of ``decks`` decks (computed once per setting, well under 1 s)."""
+    """The run limits for shoes of ``decks`` decks (computed once per setting and process)."""
     _check_rate(false_alarm_rate)
     share = false_alarm_rate / len(RunKind)
-    lengths: dict[RunKind, int] = {}
-    for kind in RunKind:
-        length = 2
-        while run_tail(kind, decks, length) > share:
-            length += 1
-        lengths[kind] = length
+    lengths = {kind: _shortest_within(kind, decks, share) for kind in RunKind}
 
     def total(candidate: Mapping[RunKind, int]) -> float:
         return math.fsum(run_tail(kind, decks, length) for kind, length in candidate.items())

@@ -138,6 +138,34 @@ def test_expected_consecutive_runs_are_exact_against_brute_force(
     assert shuffle_checks._expected_runs(ranks, copies, length) == expected
 
 
+@pytest.mark.parametrize(("letters", "copies"), [(4, 2), (3, 3), (2, 4), (5, 1)])
+@pytest.mark.parametrize("length", [2, 3, 4])
+def test_expected_one_letter_runs_are_exact_against_brute_force(
+    letters: int, copies: int, length: int
+) -> None:
+    runs = 0
+    total = 0
+    for word in arrangements([copies] * letters):
+        total += 1
+        blocks = [len(list(block)) for _, block in itertools.groupby(word)]
+        runs += sum(1 for block in blocks if block >= length)
+    expected = Fraction(runs, total)
+    assert shuffle_checks._expected_letter_runs(letters, copies, length) == expected
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3])
+@pytest.mark.parametrize("rate", [0.0003, 0.003, 0.03, 0.3])
+def test_the_bounded_search_finds_the_plain_searchs_length(decks: int, rate: float) -> None:
+    """The cheap bound only skips lengths: the answer is the plain upward search's."""
+    for kind in RunKind:
+        for length in range(1, 14):
+            assert shuffle_checks._tail_bound(kind, decks, length) >= run_tail(kind, decks, length)
+        length = 2
+        while run_tail(kind, decks, length) > rate:
+            length += 1
+        assert shuffle_checks._shortest_within(kind, decks, rate) == length, kind
+
+
 def test_the_consecutive_ranks_chance_is_the_expected_number_of_runs_capped_at_one() -> None:
     for length in range(2, 15):
         expected = expected_consecutive_runs(8, length)
