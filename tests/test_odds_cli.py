@@ -51,7 +51,7 @@ def test_json_has_every_bet_of_the_variant(capsys: pytest.CaptureFixture[str]) -
 
 def test_remove_and_decks(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_cli(
-        capsys, "odds", "--variant", "mini", "--decks", "1", "--remove", "5S,5H,10D", "--json"
+        capsys, "odds", "--variant", "mini", "--decks", "1", "--remove", "5S,5H,TD", "--json"
     )
     assert status == 0
     assert json.loads(out)["cards"] == 49
@@ -73,7 +73,7 @@ def test_batch_gives_one_result_per_line_in_order(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["odds", "--remove", "ZZ"], "--remove: not a card: 'ZZ'"),
+        (["odds", "--remove", "ZZ"], "--remove: item 1: not a card: 'ZZ'"),
         (["odds", "--decks", "1", "--remove", "AS,AS"], "cannot remove 2 x AS"),
         (["odds", "--decks", "0"], "--decks: must be 1 or more"),
         (["odds", "--variant", "blackjack"], "invalid choice: 'blackjack'"),

@@ -16,7 +16,7 @@ from typing import Any
 
 from table_controller.cli import UsageError, whole_number
 from table_controller.rules.bets import LOSE, PUSH
-from table_controller.rules.cards import Card, CardError
+from table_controller.rules.cards import CardError, parse_card_list
 from table_controller.rules.composition import Composition, CompositionError
 from table_controller.rules.exact import ShoeOdds, ShoeTooSmallError, analyse
 from table_controller.rules.variants import VARIANTS, Variant
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--remove",
         metavar="CARDS",
         default="",
-        help="cards taken out of the full shoe first, e.g. 5S,5H,KD",
+        help="cards taken out of the full shoe first, upper case and comma-separated: 5S,5H,KD",
     )
     parser.add_argument(
         "--batch",
@@ -81,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _composition(decks: int, remove: str) -> Composition:
     try:
-        removed = [Card.parse(text) for text in remove.split(",") if text.strip()]
-        return Composition.full(decks).without(removed)
+        return Composition.full(decks).without(parse_card_list(remove))
     except (CardError, CompositionError) as error:
         raise UsageError(f"--remove: {error}") from None
 

@@ -51,7 +51,7 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.rules.cards import Card, CardError
+from table_controller.rules.cards import Card, CardError, parse_cards
 from table_controller.rules.tableau import Coup, Winner
 
 INPUT_RECORD_VERSION: Final = 1
@@ -334,7 +334,10 @@ def _card(value: object, key: str) -> Card:
 def _cards(value: object, key: str) -> tuple[Card, ...]:
     if not isinstance(value, list):
         raise _Bad(f"{key!r} must be a list of cards")
-    return tuple(_card(item, key) for item in value)
+    try:
+        return parse_cards(value)
+    except CardError as error:
+        raise _Bad(f"{key!r} {error}") from None
 
 
 def input_to_record(event: Input) -> dict[str, object]:

@@ -17,6 +17,8 @@ RED_SUITS = frozenset("HD")
 POINTS: dict[str, int] = {rank: min(index + 1, 10) % 10 for index, rank in enumerate(RANKS)}
 #: How many cards a face-up burn card orders burned: T/J/Q/K = 10 (game-rules.md section 5.1).
 BURN_COUNTS: dict[str, int] = {rank: POINTS[rank] or 10 for rank in RANKS}
+#: How a card is written, for error messages: the one rule of :meth:`Card.parse`.
+CARD_RULE = f"expected rank {RANKS} then suit {SUITS}, upper case, e.g. 'QH'"
 
 
 class CardError(ValueError):
@@ -45,19 +47,21 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Read ``QH``; ``10H`` is read as ``TH``; anything else raises :class:`CardError`."""
+        """Read a card written as the shoe protocol writes it: ``QH``, ``TD``, ``5S``.
+
+        One rule for every card a person or a file gives: exactly two characters, the rank
+        (``A23456789TJQK``) then the suit (``SHDC``), upper case, nothing around them. ``qh``,
+        ``10H`` and `` QH `` are refused rather than guessed at, as the MQTT API's pattern
+        refuses them.
+
+        Raises:
+            CardError: ``text`` is anything else; the message quotes it.
+        """
         if not isinstance(text, str):
             raise CardError(f"not a card: {text!r} (expected text such as 'QH')")
-        if not text.isascii():  # "Q\u017f" would upper-case to "QS"
-            raise CardError(f"not a card: {text!r} (expected rank {RANKS} then suit {SUITS})")
-        code = text.strip().upper()
-        if len(code) == 3 and code.startswith("10"):
-            code = "T" + code[2]
-        if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
-            raise CardError(
-                f"not a card: {text!r} (expected rank {RANKS} then suit {SUITS}, e.g. 'QH')"
-            )
-        return cls(code[0], code[1])
+        if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
+            raise CardError(f"not a card: {text!r} ({CARD_RULE})")
+        return cls(text[0], text[1])
 
     @property
     def code(self) -> str:
@@ -91,8 +95,34 @@ def all_cards() -> Iterator[Card]:
 
 
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
-    """Parse several card texts; the first bad one raises :class:`CardError`."""
-    return tuple(Card.parse(text) for text in texts)
+    """Parse several card texts, each by :meth:`Card.parse`.
+
+    Raises:
+        CardError: The first bad one, named by its position from 1 (``item 2: ...``).
+    """
+    cards = []
+    for position, text in enumerate(texts, start=1):
+        try:
+            cards.append(Card.parse(text))
+        except CardError as error:
+            raise CardError(f"item {position}: {error}") from None
+    return tuple(cards)
+
+
+def parse_card_list(text: str) -> tuple[Card, ...]:
+    """Parse cards separated by commas, such as ``5S,5H,KD``; an empty text is no cards.
+
+    Raises:
+        CardError: An empty item (``5S,,KD``, a trailing comma) or a bad card, named by its
+            position from 1.
+    """
+    if text == "":
+        return ()
+    items = text.split(",")
+    for position, item in enumerate(items, start=1):
+        if item == "":
+            raise CardError(f"item {position}: empty (cards are separated by single commas)")
+    return parse_cards(items)
 
 
 def hand_total(points: Iterable[int]) -> int:

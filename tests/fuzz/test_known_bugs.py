@@ -75,7 +75,7 @@ def test_an_at_beyond_float_range_is_a_rejected_record() -> None:
 
 
 def test_a_long_s_is_not_read_as_spades() -> None:
-    # "\u017f".upper() == "S": Card.parse upper-cases before it checks the text is ASCII.
+    # "\u017f".upper() == "S": a parser that upper-cased the text would read it as spades.
     assert isinstance(_record({"card": "Q\u017f"}), RecordRejected)
 
 

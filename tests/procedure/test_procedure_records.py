@@ -84,7 +84,8 @@ def test_every_input_round_trips_through_its_json_record(event: Input) -> None:
 
 def test_the_records_of_the_cli_spec_are_read_with_defaults() -> None:
     assert read({"card": "KH"}) == CardDrawn(at=7.0, card=Card("K", "H"))
-    assert read({"card": "10h", "at": 3}) == CardDrawn(at=3.0, card=Card("T", "H"))
+    assert read({"card": "TH", "at": 3}) == CardDrawn(at=3.0, card=Card("T", "H"))
+    assert isinstance(read({"card": "10h"}), RecordRejected)  # one card rule: as the shoe writes it
     assert read({"cut": True}) == CutCardDrawn(at=7.0)
     assert read({"misread": True}) == CardMisread(at=7.0)
     assert read({"reader": "offline"}) == ReaderWentOffline(at=7.0)

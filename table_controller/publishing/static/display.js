@@ -229,7 +229,7 @@
         break;
       }
       case "manual_card":
-        args.card = $("manual-card").value.trim().toUpperCase().replace(/^10/, "T");
+        args.card = $("manual-card").value; // as typed: the controller's one card rule decides
         break;
       default:
         break;
