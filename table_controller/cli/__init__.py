@@ -3,13 +3,16 @@
 
 Each sub-command module has ``register(subparsers)``, which adds its parser and sets
 ``handler`` to a function taking the parsed arguments and returning the exit status. A wrong
-flag or value stops with a one-line message naming it and exit status 2 (spec/cli.md).
+flag or value stops with a one-line message naming it and exit status 2 (spec/cli.md); an
+unknown flag after a sub-command's name prints that sub-command's usage. A reader of standard
+output that goes away early (``... | head``) ends any sub-command quietly, with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
@@ -30,6 +33,8 @@ SUBCOMMAND_MODULES = (
     "watch",
 )
 USAGE_ERROR = 2
+#: Exit status when standard output's reader closed the pipe, as Python's own is on EPIPE.
+CLOSED_PIPE = 1
 
 
 def whole_number(low: int) -> Callable[[str], int]:
@@ -66,6 +71,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in SUBCOMMAND_MODULES if only is None else (only,):
         module = importlib.import_module(f"table_controller.cli.{name}")
         module.register(subparsers)
+    for subparser in subparsers.choices.values():  # whose usage an unknown flag prints
+        subparser.set_defaults(subparser=subparser)
     return parser
 
 
@@ -81,14 +88,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one sub-command and return its exit status."""
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_module_named(arguments))
-    args = parser.parse_args(arguments)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:
+        subparser: argparse.ArgumentParser = args.subparser
+        subparser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Handler = args.handler
     try:
-        return handler(args)
+        status = handler(args)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
     except UsageError as error:
         parser.exit(USAGE_ERROR, f"table-controller {args.subcommand}: error: {error}\n")
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+    except BaseExceptionGroup as group:  # raised from a task group: a closed pipe inside
+        if group.split(BrokenPipeError)[1] is not None:
+            raise
+        return _closed_pipe()
+    return status
+
+
+def _closed_pipe() -> int:
+    """Standard output's reader went away: stop quietly, as Python's documentation advises.
+
+    What is still buffered for standard output would raise again when the interpreter flushes
+    it on the way out, so standard output is pointed at the null device first.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return CLOSED_PIPE
 
 
 if __name__ == "__main__":
