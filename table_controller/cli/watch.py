@@ -4,7 +4,8 @@
 Edge module: subscribes through ``publishing.mqtt`` (never aiomqtt itself), prints one line per
 round result, void, correction, alarm and status change, and flags what a backend must handle
 (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
-gap, and stale wills. ``--json`` prints one JSON object per line on stdout; diagnostics go to
+gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
+``seq`` and is not counted). ``--json`` prints one JSON object per line on stdout; diagnostics go to
 stderr. It runs until interrupted, or until ``--count`` round results were printed.
 """
 
@@ -183,11 +184,21 @@ class _Watcher:
             )
             return
         reader = message.get("reader")
-        extra = f", reader {reader}" if isinstance(reader, str) else ""
+        last_seq = seq_of(message, "last_seq")
+        extra = "" if last_seq is None else f", last seq {last_seq}"
+        extra += f", reader {reader}" if isinstance(reader, str) else ""
         self.emit(
             {"kind": "status", "table_id": table, "message": message},
             f"{table} status {'ONLINE' if online else 'OFFLINE'} (session {session}{extra})",
         )
+        outstanding = None if last_seq is None else self.tracker.outstanding(table, last_seq)
+        if outstanding is not None:
+            low, high = outstanding
+            self.emit(
+                {"kind": "outstanding", "table_id": table, "missing": [low, high]},
+                f"{table} OUTSTANDING seq {low}-{high}: published before the status, not"
+                " received yet (in flight or lost)",
+            )
 
     def _event(self, table: str, seq: int, message: dict[str, object]) -> None:
         kind = message.get("type")

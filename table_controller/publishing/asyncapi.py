@@ -182,7 +182,9 @@ def asyncapi_document(*, prefix: str = DEFAULT_TOPIC_PREFIX) -> dict[str, Any]:
                 f"Schema {SCHEMA_VERSION}: what one table controller publishes and the commands "
                 f"it takes. Every payload starts with the envelope schema, type, table_id, seq, "
                 f"ts; seq rises by one for every message across restarts, so a backend detects "
-                f"gaps and duplicates. Topics live under <prefix>/<table_id>, the prefix being a "
+                f"gaps and duplicates. The one exception is status, also the last will: it "
+                f"carries no seq but last_seq, the seq of the last message before it, beside its "
+                f"session counter. Topics live under <prefix>/<table_id>, the prefix being a "
                 f"setting ({DEFAULT_TOPIC_PREFIX} by default). Payloads may carry more fields "
                 f"than described."
             ),
@@ -228,7 +230,7 @@ def _server(protocol: str, host: str, prefix: str) -> dict[str, Any]:
                     "topic": f"{prefix}/{{table_id}}/status",
                     "qos": 1,
                     "retain": True,
-                    "message": '{"online": false, "session": <n>, ...}',
+                    "message": '{"online": false, "session": <n>, "last_seq": <s>, ...}',
                 },
                 "bindingVersion": MQTT_BINDING_VERSION,
             }

@@ -12,10 +12,15 @@ can use the same rules (mqtt-api.md "Every payload", STACK.md section 4):
 * The first live message of a table sets where counting starts: a consumer that joins late
   does not report the table's whole history as missing. Retained messages delivered on
   subscribing are snapshots, not the stream, and are not counted.
-* ``<root>/status`` messages (birth, will, clean shutdown) take no ``seq`` of their own; their
-  ``session`` counter orders them. An offline status whose session is older than the latest
-  online one is a **stale will** (a session takeover or a will the broker delivered late,
-  STACK.md pitfall 4) and is ignored.
+* ``<root>/status`` messages (birth, will, clean shutdown) carry no ``seq`` and are left out
+  of the counting; their ``session`` counter orders them. An offline status whose session is
+  older than the latest online one is a **stale will** (a session takeover or a will the
+  broker delivered late, STACK.md pitfall 4) and is ignored.
+* A current status's ``last_seq`` is the highest ``seq`` the table had given a message when
+  the status was written. Above the highest ``seq`` received, it names messages that are
+  **outstanding**: still in flight (a birth goes out before the messages left unacknowledged
+  on connecting) or lost. A will's ``last_seq`` dates from its connection's start, so it may
+  lag behind what that connection published; it is never too high.
 """
 
 from __future__ import annotations
@@ -91,6 +96,16 @@ class StreamTracker:
         stream = self._tables.get(table_id)
         return None if stream is None else stream.highest
 
+    def outstanding(self, table_id: str, last_seq: int) -> tuple[int, int] | None:
+        """The ``seq`` range up to a current status's ``last_seq`` not received yet, if any.
+
+        ``None`` as well before the first live message, where counting has not started.
+        """
+        stream = self._tables.get(table_id)
+        if stream is None or stream.highest is None or last_seq <= stream.highest:
+            return None
+        return (stream.highest + 1, last_seq)
+
     def observe_status(self, table_id: str, *, online: bool, session: int) -> StatusVerdict:
         """Whether a status message is current or a stale will / stale birth."""
         stream = self._tables.setdefault(table_id, _TableStream())
@@ -126,9 +141,9 @@ def read_message(topic: str, payload: bytes, *, prefix: str, retained: bool) -> 
     return Incoming(table_id=table_id, channel=channel, message=message, retained=retained)
 
 
-def seq_of(message: dict[str, object]) -> int | None:
-    """The message's ``seq`` when it is a usable integer."""
-    seq = message.get("seq")
+def seq_of(message: dict[str, object], key: str = "seq") -> int | None:
+    """The message's ``seq`` (or ``key``, such as ``last_seq``) when it is a usable integer."""
+    seq = message.get(key)
     if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0:
         return seq
     return None

@@ -4,7 +4,8 @@
 Pure: no I/O, no clock, no randomness. The caller supplies ``seq`` and ``ts``.
 
 Every payload of mqtt-api.md travels as ``{"schema": "baccarat-table/1", "type": ...,
-"table_id": ..., "seq": ..., "ts": ..., <the event's fields>}``. The cores keep money exact
+"table_id": ..., "seq": ..., "ts": ..., <the event's fields>}``, but ``status``, which carries
+no ``seq`` of its own (its ``last_seq`` is a field of its payload). The cores keep money exact
 (``fractions.Fraction``); :func:`to_wire` turns it into a JSON number here and nowhere else:
 a whole amount becomes an ``int`` (``-1``, ``12``), any other a ``float`` (19/20 -> ``0.95``).
 """
@@ -48,19 +49,22 @@ def to_wire(value: object) -> JsonValue:
 
 
 def envelope(
-    event_type: str, payload: Mapping[str, object], *, table_id: str, seq: int, ts: str | None
+    event_type: str,
+    payload: Mapping[str, object],
+    *,
+    table_id: str,
+    seq: int | None,
+    ts: str | None,
 ) -> dict[str, JsonValue]:
     """The whole message: the envelope first, then the payload's fields as JSON data.
 
     A ``type`` inside the payload (the roads payload has one) yields to ``event_type``.
+    ``seq=None`` leaves ``seq`` out: the envelope of a ``status``.
     """
-    message: dict[str, JsonValue] = {
-        "schema": SCHEMA,
-        "type": event_type,
-        "table_id": table_id,
-        "seq": seq,
-        "ts": ts,
-    }
+    message: dict[str, JsonValue] = {"schema": SCHEMA, "type": event_type, "table_id": table_id}
+    if seq is not None:
+        message["seq"] = seq
+    message["ts"] = ts
     for key, value in payload.items():
         if key not in ENVELOPE_KEYS:
             message[key] = to_wire(value)

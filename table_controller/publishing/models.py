@@ -12,7 +12,7 @@ the contract tests check that every message the core publishes validates against
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, Literal, TypeAlias, assert_never
+from typing import Annotated, Any, Final, Literal, Self, TypeAlias, assert_never
 
 from pydantic import (
     AfterValidator,
@@ -25,6 +25,7 @@ from pydantic import (
     ValidationInfo,
     WithJsonSchema,
     field_validator,
+    model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails, from_json
@@ -452,8 +453,15 @@ class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-class _Published(_Part):
-    """The envelope every published message starts with (mqtt-api.md "Every payload")."""
+#: The envelope's wall time.
+WireTime: TypeAlias = Annotated[
+    AwareDatetime,
+    Field(description="UTC wall time of the input that caused the message (RFC 3339)."),
+]
+
+
+class _Envelope(_Part):
+    """The fields every published message starts with (mqtt-api.md "Every payload")."""
 
     schema_: Annotated[
         Literal["baccarat-table/1"],
@@ -461,6 +469,13 @@ class _Published(_Part):
     ]
     type: str
     table_id: str
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class _Published(_Envelope):
+    """A message of the table's stream: every payload but ``status``, numbered by ``seq``."""
+
     seq: Annotated[
         int,
         Field(
@@ -469,12 +484,7 @@ class _Published(_Part):
             "resent keeps its seq.",
         ),
     ]
-    ts: Annotated[
-        AwareDatetime,
-        Field(description="UTC wall time of the input that caused the message (RFC 3339)."),
-    ]
-
-    model_config = ConfigDict(populate_by_name=True)
+    ts: WireTime
 
 
 class _AboutRound(_Published):
@@ -760,16 +770,29 @@ class StateMessage(_Published):
     queued_inputs: NonNegative
 
 
-class StatusMessage(_Published):
-    """``status`` (retained; also the last will): whether the controller and its reader run."""
+def _no_seq_in_the_schema(schema: dict[str, Any]) -> None:
+    schema["not"] = {"required": ["seq"]}
+
+
+class StatusMessage(_Envelope):
+    """``status`` (retained; also the last will): whether the controller and its reader run.
+
+    It carries no ``seq`` of its own but ``last_seq``: the will is registered on connecting,
+    before the messages it would follow exist. A status with a ``seq`` is refused, so that
+    none passes for a message of the stream.
+    """
+
+    model_config = ConfigDict(json_schema_extra=_no_seq_in_the_schema)
 
     type: Literal["status"]
-    seq: Annotated[
+    ts: WireTime
+    last_seq: Annotated[
         int,
         Field(
             ge=0,
-            description="The seq of the last message published before it (0 before any): a "
-            "status, will included, takes no seq of its own.",
+            description="The highest seq the table had given a message when the status was "
+            "written (0 before any): for the will, when it was registered on connecting. "
+            "Every message up to it reaches the broker, before or after the status.",
         ),
     ]
     online: bool
@@ -783,6 +806,12 @@ class StatusMessage(_Published):
     ]
     version: Annotated[str, Field(description="The controller's software version.")]
     reader: ReaderStateName | SkipJsonSchema[None] = None
+
+    @model_validator(mode="after")
+    def _without_a_seq(self) -> Self:
+        if "seq" in (self.model_extra or {}):
+            raise ValueError("a status carries no seq of its own, but last_seq")
+        return self
 
 
 class BetOdds(_Part):
@@ -843,7 +872,7 @@ EVENT_MODELS: Final[dict[str, type[_Published]]] = {
     "alarm": AlarmEvent,
 }
 #: Every published message by its ``type``.
-PUBLISHED_MODELS: Final[dict[str, type[_Published]]] = {
+PUBLISHED_MODELS: Final[dict[str, type[_Envelope]]] = {
     "status": StatusMessage,
     "state": StateMessage,
     **EVENT_MODELS,

@@ -5,9 +5,10 @@ Adapter: asyncio and network I/O. It holds no rules and decides nothing about th
 to publish is in the outbox before this module sees it (STACK.md section 4).
 
 * :class:`MqttLink` keeps one connection to the broker with client id ``table-<table_id>`` and
-  a persistent session, sets a retained last will ``{"online": false, "session": n}`` on
-  ``<root>/status``, subscribes to ``<root>/commands``, publishes the retained birth
-  ``{"online": true, "session": n}`` with the same counter, publishes again the latest
+  a persistent session, sets a retained last will ``{"online": false, "session": n,
+  "last_seq": s}`` on ``<root>/status``, subscribes to ``<root>/commands``, publishes the
+  retained birth ``{"online": true, "session": n, "last_seq": s}`` with the same counter,
+  publishes again the latest
   retained row of each retained topic (``state``, ``roads``, ...: a broker that lost its
   persistence has none), and then sends the outbox's unacknowledged rows oldest first, several
   QoS 1 publishes in flight (``max_inflight``; issued in ``seq`` order, so the broker gets them
@@ -22,10 +23,17 @@ to publish is in the outbox before this module sees it (STACK.md section 4).
   the file only for what the memory does not hold (rows an earlier run left, or a backlog too
   long for memory). A writer in another process may call :meth:`MqttLink.notify` instead, or
   rely on the idle poll. The link's SQLite calls run in a worker thread.
-* Status messages (``<root>/status``: birth, will, clean shutdown) are connection-level: they
-  are not outbox rows and take no ``seq`` of their own; their ``seq`` repeats the last ``seq``
-  assigned when they were written, and their ``session`` counter tells a stale will from a
-  current one. Consumers leave them out of gap and duplicate tracking
+* Status messages (``<root>/status``: birth, will, refreshed online status, clean shutdown)
+  are connection-level: they are not outbox rows and carry no ``seq`` (a backend that
+  deduplicates by ``seq`` never mistakes one for a message of the stream). Their ``last_seq``
+  is the highest ``seq`` the table had given a message (in the outbox file or handed to the
+  link in memory) when the status was written: for the birth, a refreshed status and the
+  clean shutdown's, just before it is published; for the will, when it was registered on
+  connecting, so a will that the broker delivers later says nothing of the messages of its
+  own connection. Every message up to ``last_seq`` is in the durable outbox and reaches the
+  broker, before the status or after it (the rows left unacknowledged on connecting follow
+  the birth): a consumer that has received less has messages in flight or lost. The
+  ``session`` counter tells a stale will from a current one
   (:mod:`table_controller.publishing.consumer`).
 * A clean stop (:meth:`MqttLink.request_stop`, or cancelling :meth:`MqttLink.run`) publishes
   the offline status itself, because a clean disconnect sends no will (STACK.md pitfall 3).
@@ -267,13 +275,18 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
     ts: str,
     fields: Mapping[str, JsonValue],
 ) -> str:
-    """The payload of ``<root>/status``: birth, will or clean shutdown.
+    """The payload of ``<root>/status``: birth, will, refresh or clean shutdown.
 
-    Its ``seq`` repeats ``last_seq`` (status takes no ``seq`` of its own; see module doc).
+    It carries no ``seq`` of its own but ``last_seq`` (see the module's docstring).
     """
-    payload: dict[str, JsonValue] = {**fields, "online": online, "session": session}
+    payload: dict[str, JsonValue] = {
+        **fields,
+        "online": online,
+        "session": session,
+        "last_seq": last_seq,
+    }
     payload.setdefault("version", __version__)
-    return dumps(envelope("status", payload, table_id=table_id, seq=last_seq, ts=ts))
+    return dumps(envelope("status", payload, table_id=table_id, seq=None, ts=ts))
 
 
 #: paho leaves Nagle's algorithm on: a small publish written while the broker has not yet
@@ -608,6 +621,7 @@ class MqttLink:
             await self._publish_offline(client)
 
     async def _status_payload(self, *, online: bool) -> str:
+        """The status as of now: ``last_seq`` is the newest row the file or the memory holds."""
         last_seq = max(await self._in_file(self._outbox.last_seq), self._backlog.newest)
         return status_message(
             table_id=self.settings.table_id,

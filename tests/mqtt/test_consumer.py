@@ -99,3 +99,24 @@ def test_a_status_before_the_first_event_does_not_start_the_count() -> None:
     assert tracker.highest("T07") is None
     assert tracker.observe("T07", 812).verdict == "new"
     assert tracker.open_gaps("T07") == ()
+
+
+def test_a_status_last_seq_above_what_arrived_names_the_outstanding_messages() -> None:
+    tracker = StreamTracker()
+    assert tracker.outstanding("T07", 40) is None  # nothing counted yet: nothing to compare
+    for seq in (41, 42, 43):
+        tracker.observe("T07", seq)
+    assert tracker.outstanding("T07", 43) is None
+    assert tracker.outstanding("T07", 12) is None  # a will registered long ago: behind, fine
+    assert tracker.outstanding("T07", 46) == (44, 46)
+    assert tracker.outstanding("T08", 46) is None
+    tracker.observe("T07", 46)  # then the gap is a gap, reported as such
+    assert tracker.outstanding("T07", 46) is None
+    assert tracker.open_gaps("T07") == ((44, 45),)
+
+
+def test_last_seq_is_read_like_seq() -> None:
+    assert seq_of({"last_seq": 0}, "last_seq") == 0
+    assert seq_of({"last_seq": 7, "seq": 3}, "last_seq") == 7
+    assert seq_of({"last_seq": False}, "last_seq") is None
+    assert seq_of({"last_seq": 7}) is None  # a status has no seq of its own

@@ -66,8 +66,9 @@ async def test_messages_arrive_in_order_with_birth_first(
             await drained(tmp_path / "t.db")
     assert got[0].topic == "baccarat/tables/T07/status"
     birth = json.loads(got[0].payload)
-    # a table that never published anything: its status repeats seq 0 (see the report)
-    assert (birth["online"], birth["session"], birth["seq"]) == (True, 1, 0)
+    # a table that never published anything: last_seq 0, and no seq of its own
+    assert (birth["online"], birth["session"], birth["last_seq"]) == (True, 1, 0)
+    assert "seq" not in birth
     assert event_seqs(got) == list(range(1, 51))
     assert [json.loads(m.payload)["n"] for m in got if "/events/" in m.topic] == list(range(50))
 
@@ -98,7 +99,7 @@ async def test_kill_9_of_the_table_process_gives_its_will(
     db = tmp_path / "t.db"
     async with Subscription(backend(broker.url()), ["baccarat/tables/T07/status"]) as sub:
         await sub.wait_subscribed()
-        first = start_link_process(broker.url("T07"), db, "T07", add=1)
+        first = start_link_process(broker.url("T07"), db, "T07", add=3)
         try:
             await asyncio.to_thread(wait_for_line, first, "connected")
             first.send_signal(signal.SIGKILL)
@@ -115,10 +116,48 @@ async def test_kill_9_of_the_table_process_gives_its_will(
             second.kill()
         assert "stopped" in out
         got = await collect(sub, until=lambda got: len(got) >= 4)
-    states = [(s["online"], s["session"]) for s in statuses(got)]
-    assert states == [(True, 1), (False, 1), (True, 2), (False, 2)]
+    states = [(s["online"], s["session"], s.get("last_seq")) for s in statuses(got)]
+    # the outbox held seq 1-3 when the first will was registered, and nothing came after
+    assert states == [(True, 1, 3), (False, 1, 3), (True, 2, 3), (False, 2, 3)]
     for status in statuses(got):
+        assert "seq" not in status
         StatusMessage.model_validate(status)
+
+
+async def test_status_carries_last_seq_and_a_backend_deduplicating_by_seq_loses_nothing(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
+    db = tmp_path / "t.db"
+    async with Subscription(backend(broker.url()), [ALL]) as sub:
+        await sub.wait_subscribed()
+        async with running_link(settings, db) as table:
+            for n in range(5):
+                table.add(card_message("T07", n))
+            got = await collect(sub, until=lambda got: len(event_seqs(got)) >= 5)
+            await drained(db)
+            table.link.refresh_status()  # the reader's state changed, say
+            got += await collect(sub, until=lambda got: len(statuses(got)) >= 1)
+            table.add(card_message("T07", 5))
+            got += await collect(sub, until=lambda got: len(event_seqs(got)) >= 1)
+            await drained(db)
+        got += await collect(sub, until=lambda more: len(statuses(more)) >= 1)
+    status_seen = [(s["online"], s["session"], s.get("last_seq")) for s in statuses(got)]
+    # birth before any message, the refresh after seq 5, the clean stop after seq 6
+    assert status_seen == [(True, 1, 0), (True, 1, 5), (False, 1, 6)]
+    assert all("seq" not in status for status in statuses(got))
+    # a backend that drops every message whose seq it has seen, status included
+    seen: set[int] = set()
+    kept: list[dict[str, Any]] = []
+    for message in decoded(got):
+        seq = message.get("seq")
+        if seq in seen:
+            continue
+        if seq is not None:
+            seen.add(seq)
+        kept.append(message)
+    assert [m["seq"] for m in kept if m["type"] == "card"] == list(range(1, 7))
+    assert [m["last_seq"] for m in kept if m["type"] == "status"] == [0, 5, 6]
 
 
 def _deal_in_background(

@@ -89,5 +89,11 @@ def test_status_payload_matches_the_contract_model() -> None:
     )
     data = json.loads(text)
     model = StatusMessage.model_validate(data)
-    assert (model.online, model.session, model.seq, model.reader) == (False, 4, 812, "connected")
+    assert (model.online, model.session, model.last_seq, model.reader) == (
+        False,
+        4,
+        812,
+        "connected",
+    )
+    assert "seq" not in data, "a status takes no seq of its own"
     assert data["version"]

@@ -35,12 +35,12 @@ def result(seq: int, round_no: int) -> bytes:
     return dumps(message).encode()
 
 
-def status(*, online: bool, session: int) -> bytes:
+def status(*, online: bool, session: int, last_seq: int) -> bytes:
     message = envelope(
         "status",
-        {"online": online, "session": session, "version": "0.1.0"},
+        {"online": online, "session": session, "last_seq": last_seq, "version": "0.1.0"},
         table_id="T07",
-        seq=1,
+        seq=None,
         ts="2026-11-29T12:00:00.000Z",
     )
     return dumps(message).encode()
@@ -71,7 +71,9 @@ async def read_line(process: asyncio.subprocess.Process) -> str:
 async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: Mosquitto) -> None:
     table = backend(broker.url("T07"))
     # retained snapshots from before the watch started are not part of the stream
-    await publish_once(table, f"{ROOT}/status", status(online=True, session=2), retain=True)
+    await publish_once(
+        table, f"{ROOT}/status", status(online=True, session=2, last_seq=40), retain=True
+    )
     await publish_once(
         table,
         f"{ROOT}/state",
@@ -84,8 +86,11 @@ async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: 
         assert (first["kind"], first["message"]["session"]) == ("status", 2)
         for payload in (result(41, 1), result(42, 2), result(45, 5), result(45, 5)):
             await publish_once(table, f"{ROOT}/events/round_result", payload)
-        old_will = status(online=False, session=1)
+        old_will = status(online=False, session=1, last_seq=90)
         await publish_once(table, f"{ROOT}/status", old_will, retain=True)
+        # a status names the last message before it: 46 is on its way, and 45 stays unique
+        refreshed = status(online=True, session=3, last_seq=46)
+        await publish_once(table, f"{ROOT}/status", refreshed, retain=True)
         for payload in (result(43, 3), result(46, 6)):
             await publish_once(table, f"{ROOT}/events/round_result", payload)
         async with asyncio.timeout(15):
@@ -103,6 +108,8 @@ async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: 
         ("round_result", 45, None),
         ("duplicate", 45, None),
         ("stale_status", None, None),
+        ("status", None, None),
+        ("outstanding", None, [46, 46]),
         ("late", 43, None),
         ("round_result", 43, None),
         ("round_result", 46, None),
@@ -113,10 +120,12 @@ async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: 
 
 async def test_watch_prints_readable_lines(broker: Mosquitto) -> None:
     table = backend(broker.url("T07"))
-    await publish_once(table, f"{ROOT}/status", status(online=True, session=3), retain=True)
+    await publish_once(
+        table, f"{ROOT}/status", status(online=True, session=3, last_seq=6), retain=True
+    )
     watch = await start_watch(broker, "--count", "1")
     try:
-        assert await read_line(watch) == "T07 status ONLINE (session 3)"
+        assert await read_line(watch) == "T07 status ONLINE (session 3, last seq 6)"
         await publish_once(table, f"{ROOT}/events/round_result", result(7, 4))
         assert await read_line(watch) == (
             "T07 seq 7 S-1-4 BANKER  player QH 4S 9D (3)  banker 6C KD (6)"

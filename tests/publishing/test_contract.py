@@ -517,33 +517,39 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
         "seq": 9,
         "ts": "2026-11-29T12:00:00Z",
     }
+    status_envelope = {key: value for key, value in envelope.items() if key != "seq"}
     StatusMessage.model_validate(
         {
-            **envelope,
+            **status_envelope,
             "type": "status",
+            "last_seq": 9,
             "online": True,
             "session": 3,
             "version": "0.1.0",
             "reader": "connected",
         }
     )
-    will = StatusMessage.model_validate(
-        {**envelope, "type": "status", "online": False, "session": 3, "version": "0.1.0"}
-    )
-    assert will.reader is None
-    fresh = {**envelope, "seq": 0, "type": "status", "online": True, "session": 1, "version": "1"}
-    assert StatusMessage.model_validate(fresh).seq == 0  # before any message: no seq of its own
-    with pytest.raises(ValidationError):
-        StatusMessage.model_validate(
-            {
-                **envelope,
-                "type": "status",
-                "online": True,
-                "session": 3,
-                "version": "0.1.0",
-                "reader": "asleep",
-            }
-        )
+    will = {
+        **status_envelope,
+        "type": "status",
+        "last_seq": 9,
+        "online": False,
+        "session": 3,
+        "version": "0.1.0",
+    }
+    assert StatusMessage.model_validate(will).reader is None
+    fresh = {**will, "last_seq": 0, "online": True, "session": 1}
+    assert StatusMessage.model_validate(fresh).last_seq == 0  # before any message
+    status_schema = jsonschema.Draft202012Validator(payload_schemas()["status"])
+    status_schema.validate(will)
+    for wrong in (
+        {**will, "reader": "asleep"},
+        {key: value for key, value in will.items() if key != "last_seq"},
+        {**will, "seq": 9},  # a status with a seq of its own would pass for a stream message
+    ):
+        with pytest.raises(ValidationError):
+            StatusMessage.model_validate(wrong)
+        assert not status_schema.is_valid(wrong)
     odds = {
         **envelope,
         "type": "odds",
