@@ -18,7 +18,7 @@ import jsonschema  # no stubs installed
 import pytest
 
 from table_controller.procedure.errors import AlarmCode, HoldReason, RefusalCode, VoidReason
-from table_controller.publishing import authorisation, models
+from table_controller.publishing import models
 from table_controller.publishing.asyncapi import CHANNELS
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 
@@ -53,12 +53,8 @@ def _first_column(level: int, title: str, header: str) -> set[str]:
 
 
 def error_codes_in_code() -> set[str]:
-    """Every ``error`` a command reply can carry, from where the code defines them."""
-    return (
-        set(get_args(models.RejectionCode))
-        | set(get_args(authorisation.RefusalCode))
-        | {code.value for code in RefusalCode}
-    )
+    """Every ``error`` a command reply can carry: refused as read, or by the procedure."""
+    return {code.value for code in models.CommandErrorCode} | {code.value for code in RefusalCode}
 
 
 def test_the_topics_are_those_of_the_generated_contract() -> None:
