@@ -20,6 +20,7 @@ import pytest
 from table_controller.procedure.errors import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.publishing import models
 from table_controller.publishing.asyncapi import CHANNELS
+from table_controller.publishing.authorisation import AuthorisationPolicy, Authorised, authorise
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,6 +185,22 @@ def test_the_command_examples_are_commands_the_table_accepts() -> None:
     for example in commands:
         parsed = models.parse_command(json.dumps(example).encode())
         assert isinstance(parsed, models.CommandMessage), parsed
+
+
+def test_the_signing_example_signs_as_the_table_checks() -> None:
+    (snippet,) = [block.text for block in code_blocks(_text()) if block.language == "python"]
+    namespace: dict[str, Any] = {}
+    exec(snippet, namespace)  # the page's own example, run as a reader would run it
+    signed = json.dumps(namespace["command"]).encode()
+    parsed = models.parse_command(signed)
+    assert isinstance(parsed, models.CommandMessage), parsed
+    policy = AuthorisationPolicy(
+        supervisors={parsed.operator: frozenset({"pit"})},
+        shared_secret=b"the table's command secret",
+    )
+    assert isinstance(authorise(parsed, policy), Authorised)
+    forged = parsed.model_copy(update={"signature": "0" * 64})
+    assert not isinstance(authorise(forged, policy), Authorised)
 
 
 def test_the_page_stands_alone() -> None:
