@@ -34,7 +34,9 @@ def render() -> str:
         "Every edge the table procedure may take. A command with no edge out of the current",
         "phase is refused (`wrong_phase`). `held` is shown while a hold (reader offline, a",
         "missing card, a foreign card) stands over a phase; the table returns to that phase",
-        "when the last hold clears. Any bug in the core leads to the terminal `faulted`.",
+        "when the last hold clears. A bug in the core, or an input the runtime could not carry",
+        "out, leads from any phase to `faulted` (held, `procedure_fault`), which only a",
+        "supervisor's `void_shoe` leaves.",
         "",
         "```mermaid",
         "stateDiagram-v2",
@@ -46,7 +48,7 @@ def render() -> str:
     ]
     lines += [f"    {source.value} --> {target.value} : {label}" for source, label, target
               in HOLD_EDGES]
-    lines += [f"    {Phase.FAULTED.value} : faulted (terminal, after a bug)", "```", ""]
+    lines += [f"    {Phase.FAULTED.value} : faulted (after a bug, until void_shoe)", "```", ""]
     lines += ["## Every edge", "", "| from | input | to | when |", "|---|---|---|---|"]
     lines += [
         f"| `{edge.source.value}` | `{edge.trigger.value}` | `{edge.target.value}` | {edge.when} |"

@@ -6,7 +6,7 @@ Pure: no I/O, no clock, no randomness.
 Three kinds of trouble that never mix (STYLE.md section 3): what the game or the shoe does
 wrong is an alarm or a hold (:class:`AlarmCode`, :class:`HoldReason`); a command the procedure
 forbids is refused with a :class:`RefusalCode`; only a bug in the core raises, and it raises
-:class:`ProcedureBug`, after which the machine stays ``FAULTED``.
+:class:`ProcedureBug`, after which the machine is ``FAULTED`` until a supervisor's ``void_shoe``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class ProcedureBug(Exception):  # noqa: N818 - the name says whose fault it is, as h11's errors do
-    """The core broke one of its own invariants; the machine is now ``FAULTED``.
+    """The core broke one of its own invariants; the machine is ``FAULTED`` until ``void_shoe``.
 
     ``decisions`` are what the runtime must still carry out: hold the table and raise the alarm.
     """
@@ -55,7 +55,7 @@ class RefusalCode(enum.StrEnum):
     FOREIGN_CARD = "foreign_card"
     #: ``new_shoe`` with an id that is empty, too long, has blanks, or was used already.
     INVALID_SHOE_ID = "invalid_shoe_id"
-    #: The core hit a bug earlier and takes no more commands.
+    #: The table is faulted (a bug, or an input not carried out): only ``void_shoe`` is taken.
     FAULTED = "faulted"
 
 

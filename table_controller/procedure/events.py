@@ -105,6 +105,19 @@ class RoundAssessed:
     suspended: tuple[tuple[str, float], ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeFailed:
+    """The runtime could not carry out what the table asked of it (a virtual table's draw).
+
+    A bug outside the procedure, journaled like any input so that a replay faults at the same
+    place: the table is held (``procedure_fault``) until a supervisor voids the shoe.
+    ``message`` names what failed and after which journal row.
+    """
+
+    at: float
+    message: str
+
+
 # --- commands -----------------------------------------------------------------------------
 
 
@@ -207,7 +220,7 @@ Command: TypeAlias = (
     | CorrectResult
     | DroppedCard
 )
-Input: TypeAlias = ShoeInput | TimerFired | RoundAssessed | Command
+Input: TypeAlias = ShoeInput | TimerFired | RoundAssessed | RuntimeFailed | Command
 
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {
@@ -225,3 +238,28 @@ COMMANDS: dict[str, type[Command]] = {
         DroppedCard,
     )
 }
+
+
+def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
+    """A few words naming an input in an alarm: ``card 5H``, ``void_round command c-7``."""
+    match event:
+        case CardDrawn(card=card):
+            return f"card {card.code}"
+        case CutCardDrawn():
+            return "cut card"
+        case CardMisread():
+            return "misread card"
+        case FramesLost(count=count):
+            return f"{count} lost frame(s)"
+        case ReaderWentOffline():
+            return "reader offline"
+        case ReaderCameBack():
+            return "reader back"
+        case TimerFired(key=key):
+            return f"timer {key}"
+        case RoundAssessed(round_no=round_no):
+            return f"assessment before round {round_no}"
+        case RuntimeFailed():
+            return "runtime failure"
+        case _:
+            return f"{event.COMMAND} command {event.command_id}"

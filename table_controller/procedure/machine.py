@@ -88,8 +88,15 @@ only when they changed. A new shoe also publishes its empty scoreboards.
 
 **Faults**: any exception inside :meth:`TableProcedure.handle` becomes
 :class:`~table_controller.procedure.errors.ProcedureBug` (carrying the hold and alarm the
-runtime must still carry out); the machine is then ``FAULTED`` for good: commands are refused
-(``faulted``) and shoe inputs change nothing.
+runtime must still carry out); the runtime reports a failure of its own while carrying out an
+input with :meth:`TableProcedure.fault`, or, for what it does between inputs (a virtual
+table's draw), with a journaled ``RuntimeFailed``. Either way the machine is ``FAULTED``: the
+table is held (``procedure_fault``, lamp HOLD) with an alarm naming the input (``journal row
+42 (card 5H) could not be carried out: ...``), shoe inputs change nothing, and every command
+but ``void_shoe`` is refused (``faulted``). A supervisor's ``void_shoe`` is the way out: the
+shoe (if any) and its round in play are voided, whatever the fault left half done is dropped,
+and the table waits for ``new_shoe``. Being an input, it replays like any other, so a journal
+that faults replays to the same fault and out of it again: no journal keeps the table down.
 """
 
 from __future__ import annotations
@@ -123,6 +130,7 @@ from table_controller.procedure.errors import (
     VoidReason,
 )
 from table_controller.procedure.events import (
+    COMMANDS,
     CardDrawn,
     CardMisread,
     CloseBetting,
@@ -139,10 +147,12 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     RoundAssessed,
+    RuntimeFailed,
     StartNewShoe,
     TimerFired,
     VoidRound,
     VoidShoe,
+    describe,
 )
 from table_controller.procedure.records import card_codes, prompt_fields, result_fields
 from table_controller.procedure.round import OPENING_CARDS, RoundCards, RoundOffer
@@ -168,7 +178,8 @@ from table_controller.rules.variants import (
 
 #: Longest shoe id taken (it is part of every round id and of topics' payloads).
 MAX_SHOE_ID_LENGTH = 64
-#: Phases in which a card or a lost frame may leave a card missing.
+#: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
+#: there leaves a card missing.
 _GAP_PHASES = frozenset({Phase.BURN_CARD, Phase.BURNING, Phase.DEALING})
 
 
@@ -186,6 +197,7 @@ _Item = Card | _Mark | _Lost
 _HAND_NAMES: dict[Hand, str] = {hand: hand.value for hand in Hand}
 _TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _BETTING_COMMANDS = (OpenBetting, CloseBetting)
+_COMMAND_TYPES = tuple(COMMANDS.values())
 #: One decision per lamp, made once: decisions are immutable values, so they can be shared.
 _SET_LAMP: dict[Lamp, SetLamp] = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
 _Refusal = tuple[RefusalCode, str]
@@ -258,32 +270,69 @@ class TableProcedure:
     def variant(self) -> Variant:
         return self._variant
 
-    def handle(self, event: Input) -> list[Decision]:
+    @property
+    def expects_card(self) -> bool:
+        """Whether the burn or the round in play waits for its next card, and nothing holds it.
+
+        A virtual table draws while this holds. Between rounds no card is expected: a round
+        starts with ``close_betting`` or, without a betting phase, ``deal`` (a reader table's
+        dealer may start one with a card instead).
+        """
+        return self._fault is None and self._phase in _GAP_PHASES and not self._held()
+
+    def handle(self, event: Input, *, origin: str | None = None) -> list[Decision]:
         """Take one input; return what the adapters must do, in order.
 
+        Args:
+            event: the input.
+            origin: where the input comes from (``journal row 42``), for a fault's alarm.
+
         Raises:
-            ProcedureBug: the core broke an invariant; it is now ``FAULTED``.
+            ProcedureBug: the core broke an invariant; it is now ``FAULTED``, and the bug's
+                ``decisions`` hold the table and raise the alarm.
         """
-        if self._fault is not None:
-            return self._after_fault(event)
         self._out = []
         try:
-            self._dispatch(event)
-            if self._pending:
-                self._show_hold()  # a hold that cleared is resumed before the queue plays
-                self._drain()
-            self._show_hold()
-            self._show_display()
+            if self._fault is None:
+                self._dispatch(event)
+                if self._pending and self._fault is None:
+                    self._show_hold()  # a hold that cleared is resumed before the queue plays
+                    self._drain()
+            else:
+                self._while_faulted(event)
+            if self._fault is None:
+                self._show_hold()
+                self._show_display()
         except Exception as error:
-            self._fault = f"{type(error).__name__}: {error}"
-            raise ProcedureBug(self._fault, self._fault_decisions()) from error
+            text = f"{type(error).__name__}: {error}"
+            raise ProcedureBug(text, self.fault(event, origin=origin, error=text)) from error
+        return self._out
+
+    def fault(self, event: Input | None, *, origin: str | None, error: str) -> list[Decision]:
+        """``event`` could not be carried out: the machine faults as after a bug in it.
+
+        For the runtime, when carrying out an input failed outside the procedure (``event``
+        None: a journal row that is no input). The table is held (``procedure_fault``) with an
+        alarm naming the input, a command is refused, and only ``void_shoe`` is taken until a
+        supervisor gives it. Failures while already faulted raise an alarm each.
+        """
+        if self._fault is None:
+            self._fault = error
+        self._out = []
+        if isinstance(event, _COMMAND_TYPES):
+            self._refuse_faulted(event)
+        parts = [] if origin is None else [origin]
+        if event is not None:
+            parts.append(describe(event) if origin is None else f"({describe(event)})")
+        where = " ".join(parts) or "an input"
+        self._show_fault(f"{where} could not be carried out: {error}")
         return self._out
 
     def snapshot(self) -> dict[str, object]:
         """The ``<root>/state`` payload (without the envelope): where the table is now."""
         shoe = self._shoe
         shown = self._shown_round
-        holds = self._holds()
+        holds = [HoldReason.PROCEDURE_FAULT] if self._fault is not None else self._holds()
         return {
             "table_id": self._table_id,
             "variant": self._variant.name,
@@ -341,6 +390,9 @@ class TableProcedure:
                 self._receive(_Lost(count))
             case ReaderWentOffline() | ReaderCameBack() | TimerFired() | RoundAssessed():
                 self._outside_the_stream(event)
+            case RuntimeFailed(message=message):
+                self._fault = message
+                self._show_fault(message)
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
                   | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
                 self._command(event)
@@ -1104,25 +1156,81 @@ class TableProcedure:
 
     # --- faults --------------------------------------------------------------------------------
 
-    def _fault_decisions(self) -> list[Decision]:
-        message = f"the table procedure hit a bug and stopped: {self._fault}"
-        return [
-            HoldTable(reason=HoldReason.PROCEDURE_FAULT),
-            SetLamp(lamp=Lamp.HOLD),
-            RaiseAlarm(code=AlarmCode.PROCEDURE_FAULT, message=message),
-            Publish(event_type=EventType.ALARM,
-                    payload={"code": AlarmCode.PROCEDURE_FAULT.value, "message": message}),
-        ]
+    def _show_fault(self, message: str) -> None:
+        """Hold the table for a fault (once) and raise the alarm ``message``."""
+        held_round = None if self._round is None else self._round.round_no
+        if self._shown_hold is not HoldReason.PROCEDURE_FAULT:
+            self._out.append(HoldTable(reason=HoldReason.PROCEDURE_FAULT))
+            self._shown_hold = HoldReason.PROCEDURE_FAULT
+        if self._shown_lamp is not Lamp.HOLD:
+            self._out.append(_SET_LAMP[Lamp.HOLD])
+            self._shown_lamp = Lamp.HOLD
+        prompt = Prompt(action=PromptAction.HOLD, reason=HoldReason.PROCEDURE_FAULT,
+                        round_no=held_round)
+        if prompt != self._shown_prompt:
+            self._out.append(Announce(prompt=prompt))
+            self._publish_payload(EventType.PROMPT, self._prompt_payload(prompt))
+            self._shown_prompt = prompt
+        round_id = None if self._round is None else self._round.round_id
+        self._alarm(AlarmCode.PROCEDURE_FAULT, message, round_id=round_id)
 
-    def _after_fault(self, event: Input) -> list[Decision]:
+    def _refuse_faulted(self, command: Command) -> None:
+        self._out.append(CommandRefused(
+            command_id=command.command_id, command=command.COMMAND, phase=Phase.FAULTED.value,
+            code=RefusalCode.FAULTED,
+            message=f"the table is faulted ({self._fault}): only void_shoe is taken"))
+
+    def _while_faulted(self, event: Input) -> None:
+        """Only a supervisor's ``void_shoe`` is taken; shoe inputs change nothing."""
         match event:
+            case VoidShoe():
+                self._clear_fault(event)
+            case RuntimeFailed(message=message):
+                self._show_fault(message)
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
-                return [CommandRefused(command_id=event.command_id, command=event.COMMAND,
-                                       phase=Phase.FAULTED.value, code=RefusalCode.FAULTED,
-                                       message=f"the procedure is faulted: {self._fault}")]
+                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard()):
+                self._refuse_faulted(event)
             case _:
-                return []
+                pass
+
+    def _clear_fault(self, command: VoidShoe) -> None:
+        """The supervisor's way out of a fault: the shoe is voided and over, nothing kept.
+
+        What the fault may have left half done (the round in play, queued inputs, holds) is
+        dropped; the round in play is voided with the shoe, and the table waits for
+        ``new_shoe``. Rounds settled before the fault stand, as after any ``void_shoe``.
+        """
+        shoe, current, queued = self._shoe, self._round, self._pending_cards()
+        self._fault = None
+        self._trigger = Trigger.VOID_SHOE
+        self._round = self._shown_round = None
+        self._pending.clear()
+        self._close_gap()
+        self._left_over = 0
+        self._foreign = False
+        self._out.append(CommandAccepted(command_id=command.command_id, command=command.COMMAND))
+        target = Phase.NO_SHOE if shoe is None else Phase.SHOE_OVER
+        if not is_edge(Phase.FAULTED, Trigger.VOID_SHOE, target):
+            raise ProcedureBug(f"no edge {Phase.FAULTED} --void_shoe--> {target}")
+        self._phase = target
+        self._set_display(Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF)
+        if shoe is None:
+            return
+        shoe.ended = True
+        if shoe.voided:
+            return
+        shoe.voided = True
+        voided: list[str] = []
+        if current is not None:
+            shoe.voided_rounds.add(current.round_no)
+            self._publish(EventType.ROUND_VOIDED, **current.ids,
+                          reason=VoidReason.SHOE_VOIDED.value,
+                          cards=card_codes([*current.cards, *queued]), was_settled=False,
+                          operator=command.operator)
+            voided.append(current.round_id)
+            queued = []
+        self._publish(EventType.SHOE_VOIDED, shoe_id=shoe.shoe_id, rounds_voided=voided,
+                      cards_discarded=card_codes(queued), operator=command.operator)
 
 
 def _code(card: Card | None) -> str | None:

@@ -10,6 +10,7 @@ never exceptions.
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "id": "c-1", "operator": "pit-12"}
     {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}
     {"reader": "offline"}   {"reader": "online"}   {"timer": "key"}
+    {"runtime_failed": "the card source could not draw after journal row 41: ..."}
     {"assessed": {"shoe_id": "S-1", "round_no": 12, "odds": {...}, "alarms": [...],
                   "suspended": [{"bet": "player_pair", "house_edge": -0.0123}]}}
 
@@ -46,6 +47,7 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     RoundAssessed,
+    RuntimeFailed,
     StartNewShoe,
     TimerFired,
     VoidRound,
@@ -56,7 +58,8 @@ from table_controller.rules.tableau import Coup, Winner
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
-    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed"
+    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed",
+    "runtime_failed",
 )  # fmt: skip
 #: Alarm codes an assessment may raise (the runtime's analysis; procedure.errors.AlarmCode).
 ASSESSMENT_ALARMS: Final = frozenset(
@@ -163,6 +166,10 @@ def _timer(value: object, at: float) -> Input:
     return TimerFired(at=at, key=_text(value, "timer"))
 
 
+def _runtime_failed(value: object, at: float) -> Input:
+    return RuntimeFailed(at=at, message=_text(value, "runtime_failed"))
+
+
 def _assessed(value: object, at: float) -> Input:
     if not isinstance(value, dict):
         raise _Bad("'assessed' must be a JSON object")
@@ -261,6 +268,7 @@ _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "reader": _reader,
     "timer": _timer,
     "assessed": _assessed,
+    "runtime_failed": _runtime_failed,
 }
 _PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
 _PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
@@ -358,6 +366,8 @@ def input_to_record(event: Input) -> dict[str, object]:
             record["reader"] = "online"
         case TimerFired(key=key):
             record["timer"] = key
+        case RuntimeFailed(message=message):
+            record["runtime_failed"] = message
         case RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,

@@ -12,7 +12,8 @@ taken there without changing the phase (a correction of an earlier round, say).
 ``HELD`` and ``FAULTED`` are not phases the machine moves to by itself: ``HELD`` is shown
 while any hold (reader offline, a missing card, a foreign card) stands over a phase of
 :data:`HOLDABLE`, and the machine returns to that phase when the last hold clears
-(:data:`HOLD_EDGES`); ``FAULTED`` is terminal, after a bug.
+(:data:`HOLD_EDGES`); ``FAULTED`` is shown after a bug, or an input the runtime could not carry
+out, from any phase, and only its ``void_shoe`` edges leave it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Phase(enum.StrEnum):
     SHOE_OVER = "shoe_over"
     #: Dealing is stopped over one of the phases of ``HOLDABLE`` (shown, never stored).
     HELD = "held"
-    #: The core hit a bug: terminal.
+    #: The core hit a bug, or the runtime could not carry out an input: held until ``void_shoe``.
     FAULTED = "faulted"
 
 
@@ -156,6 +157,9 @@ def _table() -> tuple[Transition, ...]:
     add(_edges(_P.DEALING, _T.VOID_ROUND, (_P.DEALING, "a settled round")))
     add(_edges(_P.DEALING, _T.CORRECT_RESULT, (_P.DEALING, "a settled round")))
     add(_edges(_P.DEALING, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided")))
+    # A fault: only a supervisor's void_shoe leaves it; whatever the fault left half done goes.
+    add(_edges(_P.FAULTED, _T.VOID_SHOE, (_P.SHOE_OVER, "fault cleared: shoe voided"),
+               (_P.NO_SHOE, "fault cleared: no shoe was started")))
     return tuple(edges)
 
 

@@ -12,7 +12,8 @@ a uniformly shuffled shoe, and nothing about the future order exists before it i
 * A new shoe (a new ``shoe_id``) is a full shoe of the variant's decks, with the cut card placed
   by the RNG between ``cut_from_end`` cards from its end.
 * ``mini`` (reshuffle every round): every round (a new ``round_id``) starts from full decks, and
-  there is no cut card.
+  there is no cut card. The table starts each round before it asks for the round's first card
+  (``open_betting`` or ``deal``), so every draw of a round is keyed on that round's id.
 * After a restart the source rebuilds what has left the shoe from the journal's cards (the
   service shows it every input it replays). It cannot know where the cut card was placed, so it
   places it again, never behind the cards already drawn.
@@ -35,6 +36,7 @@ DEFAULT_CUT_FROM_END = (14, 26)
 
 @dataclass(slots=True)
 class _Shoe:
+    #: The shoe id, or for ``mini`` the round id, the cards are drawn for (None: not known yet).
     key: str | None
     counts: list[int]
     cut_at_remaining: int | None
@@ -58,7 +60,8 @@ class RngCardSource:
         self._variant = variant
         self._rng = rng or secrets.SystemRandom()
         self._cut_from_end = cut_from_end
-        self._shoe = _Shoe(key=None, counts=[], cut_at_remaining=None)
+        #: None until the first card is drawn or observed: no key, not even None, matches it.
+        self._shoe: _Shoe | None = None
         self.draws = 0
 
     def _key(self, state: Mapping[str, object]) -> str | None:
@@ -71,7 +74,7 @@ class RngCardSource:
 
     def _current(self, state: Mapping[str, object]) -> _Shoe:
         key = self._key(state)
-        if key != self._shoe.key:
+        if self._shoe is None or key != self._shoe.key:
             counts = [self._variant.decks] * len(CARD_ORDER)
             cut = None
             if self._variant.reshuffle is Reshuffle.CUT_CARD:

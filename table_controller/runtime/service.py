@@ -18,6 +18,12 @@ If the journal cannot record (a full disk, say), the table is held: the lamp sho
 nothing is acknowledged or acted on, and the same input is retried until it is recorded, so
 nothing is lost and nothing is acted on unrecorded. On start the journal is replayed through
 the same procedure, so the table resumes where it stopped.
+
+If carrying out an input raises (a bug in the procedure, an observer or the planner, a journal
+row that is no input, a virtual table's draw), the table is held, never the service stopped:
+the procedure faults with an alarm naming the journal row, status and messages go on, and a
+supervisor's ``void_shoe`` releases it. A replay faults at the same row, so no journal puts
+the service into a crash loop.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     RoundAssessed,
+    RuntimeFailed,
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
@@ -98,8 +105,6 @@ from table_controller.runtime.journal import (
 from table_controller.runtime.memory import release_free_memory
 
 _LOG = structlog.get_logger("table_controller.service")
-#: Lamps that ask for a card: a virtual table draws while one is lit.
-CARD_LAMPS = frozenset({Lamp.PLAYER.value, Lamp.BANKER.value})
 #: Seconds between attempts to record an input while the journal refuses writes.
 JOURNAL_RETRY_S = 1.0
 #: Inputs at most between two checkpoints of the journal, however busy the table is.
@@ -331,10 +336,10 @@ class TableService:
                 default_command_id=f"journal-{row.seq}",
                 default_operator="journal",
             )
-            if isinstance(event, RecordRejected):
-                msg = f"journal row {row.seq} is not an input: {event.reason}"
-                raise JournalError(msg)
-            self._handle(event, row.seq, row.ts_utc)
+            if isinstance(event, RecordRejected):  # a newer version's row, say: held, not down
+                self._fault(None, f"not an input: {event.reason}", row.seq, row.ts_utc, live=False)
+            else:
+                self._handle(event, row.seq, row.ts_utc)
             replayed += 1
         _LOG.info("journal replayed", inputs=replayed, head=self._journal.head[0])
         return replayed
@@ -544,18 +549,46 @@ class TableService:
     def _handle(
         self, event: Input, journal_seq: int, ts: str, *, live: bool = False
     ) -> Lamp | None:
-        """Feed the procedure and carry out its decisions; returns a lamp to light, if any."""
+        """Feed the procedure and carry out its decisions; returns a lamp to light, if any.
+
+        Whatever raises on the way (the procedure, an observer, the planner) faults the table
+        instead of stopping the service: the same row raises again when the journal is
+        replayed, so the replay comes up faulted at the same place, never in a crash loop.
+        """
         try:
-            decisions = self.procedure.handle(event)
-        except ProcedureBug as bug:
-            _LOG.critical("procedure fault: table held", error=str(bug))
-            decisions = list(bug.decisions)
-        state = self.procedure.snapshot()
-        if self._card_source is not None:
-            self._card_source.observe(event, state)
-        if self._advisor is not None:
-            self._advisor.observe(event, state)
-        return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+            try:
+                decisions = self.procedure.handle(event, origin=f"journal row {journal_seq}")
+            except ProcedureBug as bug:
+                _LOG.critical("procedure fault: table held", row=journal_seq, error=str(bug))
+                decisions = list(bug.decisions)
+            state = self.procedure.snapshot()
+            if self._card_source is not None:
+                self._card_source.observe(event, state)
+            if self._advisor is not None:
+                self._advisor.observe(event, state)
+            return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+        except Exception as error:  # noqa: BLE001 - any bug here holds the table (see above)
+            return self._fault(event, f"{type(error).__name__}: {error}", journal_seq, ts,
+                               live=live)
+
+    def _fault(
+        self, event: Input | None, error: str, journal_seq: int, ts: str, *, live: bool
+    ) -> Lamp | None:
+        """Journal row ``journal_seq`` could not be carried out: the procedure faults.
+
+        The table is held with an alarm naming the row, until a supervisor's ``void_shoe``.
+        Nothing of the row's own messages was handed out, so the fault's take its keys.
+        """
+        origin = f"journal row {journal_seq}"
+        _LOG.critical("input not carried out: table held", row=journal_seq, error=error)
+        try:
+            decisions = self.procedure.fault(event, origin=origin, error=error)
+            state = self.procedure.snapshot()
+            return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+        except Exception as second:  # noqa: BLE001 - the procedure is faulted all the same
+            _LOG.critical("the fault's alarm could not be published", row=journal_seq,
+                          error=f"{type(second).__name__}: {second}")
+            return Lamp.HOLD
 
     def _assess_if_due(self) -> None:
         """Between rounds: analyse the shoe for the next round on the analysis thread.
@@ -592,13 +625,23 @@ class TableService:
         self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
 
     async def _draw_if_asked(self) -> None:
-        """A virtual table: queue the next draw while the table asks for a card."""
-        if self._card_source is None or self._draw_waiting:
+        """A virtual table: queue the next draw while the burn or the round expects a card.
+
+        A draw that raises is journaled as ``RuntimeFailed`` in its place: the table faults
+        there, live and in every replay, rather than the service stopping at each start.
+        """
+        if self._card_source is None or self._draw_waiting or not self.procedure.expects_card:
             return
         state = self.procedure.snapshot()
-        if state["lamp"] not in CARD_LAMPS or state["holds"]:
-            return
-        event = self._card_source.draw(state, at=self._clock())
+        event: Input
+        try:
+            event = self._card_source.draw(state, at=self._clock())
+        except Exception as error:  # noqa: BLE001 - a bug in the card source holds the table
+            failure = f"{type(error).__name__}: {error}"
+            after = self._journal.head[0]
+            _LOG.critical("card source failed: table held", after_row=after, error=failure)
+            message = f"the card source could not draw after journal row {after}: {failure}"
+            event = RuntimeFailed(at=self._clock(), message=message)
         self._draw_waiting = True
         await self._queue.put(_Work(INPUT_ROW, input_to_record(event), event, drawn=True))
 

@@ -18,6 +18,7 @@ from table_controller.procedure.decisions import (
     Decision,
     HoldTable,
     Publish,
+    ResumeTable,
     SetLamp,
 )
 from table_controller.procedure.errors import ProcedureBug
@@ -36,12 +37,14 @@ from table_controller.procedure.events import (
     OpenBetting,
     ReaderCameBack,
     ReaderWentOffline,
+    RuntimeFailed,
     StartNewShoe,
     TimerFired,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.records import input_from_record, input_to_record
 from table_controller.procedure.states import Phase
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
@@ -808,3 +811,129 @@ def test_a_bug_leaves_the_machine_faulted() -> None:
     assert table.machine.phase is Phase.FAULTED
     assert refusal(table.open()).code == "faulted"
     assert table.cards("6C") == []
+
+
+def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_shoe() -> None:
+    table = Script().ready()
+    table.open()
+    table.close()
+    table.cards("4S")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("7D")
+
+    table.machine._deal = broken  # type: ignore[method-assign] # a bug in the core, as it were
+    with pytest.raises(ProcedureBug) as caught:
+        table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")), origin="journal row 42")
+    fault = caught.value.decisions
+    assert (holds(fault), lamps(fault), prompts(fault)) == (["procedure_fault"], ["HOLD"], ["hold"])
+    alarm = one(fault, "alarm")
+    assert alarm == {"type": "alarm", "shoe_id": "S-1", "round_no": 1, "round_id": "S-1-1",
+                     "code": "procedure_fault",
+                     "message": "journal row 42 (card 7D) could not be carried out: "
+                                "KeyError: '7D'"}
+    state = table.state
+    assert (state["phase"], state["held_in"], state["holds"], state["lamp"]) == (
+        "faulted", "dealing", ["procedure_fault"], "HOLD")
+    assert not table.machine.expects_card
+    assert refusal(table.close()).code == "faulted"
+    assert refusal(table.new_shoe("S-2")).code == "faulted"
+    assert table.cards("6C") == []
+    del table.machine._deal  # the bug fixed: the supervisor's way out must not need it
+    decisions = table.void_shoe()
+    assert accepted(decisions)
+    assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]
+    assert types(decisions) == ["round_voided", "shoe_voided", "prompt"]
+    voided = one(decisions, "round_voided")
+    assert (voided["round_id"], voided["reason"], voided["cards"]) == ("S-1-1", "shoe_voided",
+                                                                       ["4S"])
+    assert one(decisions, "shoe_voided")["rounds_voided"] == ["S-1-1"]
+    assert (table.phase(), lamps(decisions), prompts(decisions)) == ("shoe_over", ["OFF"],
+                                                                     ["shoe_over"])
+    assert table.state["holds"] == []
+    table.ready("S-2")
+    assert one(table.play(BANKER_WINS), "round_result")["round_id"] == "S-2-1"
+
+
+def test_a_runtime_failure_faults_the_table_and_replays_to_the_same_decisions() -> None:
+    failed = RuntimeFailed(at=2.0, message="the card source could not draw after journal row 4: "
+                                          "RuntimeError: the virtual shoe is empty")
+    assert input_from_record(input_to_record(failed), default_at=0.0, default_command_id="",
+                             default_operator="") == failed
+    common = {"operator": "pit-12"}
+    inputs: list[Input] = [
+        StartNewShoe(at=0.0, command_id="c-1", shoe_id="S-1", **common),
+        CardDrawn(at=0.5, card=Card.parse("AS")),
+        CardDrawn(at=1.0, card=Card.parse("2C")),
+        OpenBetting(at=1.5, command_id="c-2", **common),
+        failed,
+        CloseBetting(at=3.0, command_id="c-3", **common),
+        failed,
+        VoidShoe(at=4.0, command_id="c-4", **common),
+        StartNewShoe(at=5.0, command_id="c-5", shoe_id="S-2", **common),
+    ]
+    runs = []
+    for _ in range(2):
+        machine = TableProcedure(VARIANTS["commission"], table_id="T07")
+        runs.append(([machine.handle(event) for event in inputs], machine.snapshot()))
+    assert runs[0] == runs[1]
+    decisions, state = runs[0]
+    assert holds(decisions[4]) == ["procedure_fault"]
+    assert one(decisions[4], "alarm")["message"] == failed.message
+    assert refusal(decisions[5]).code == "faulted"
+    assert holds(decisions[6]) == []  # a second failure: another alarm, the hold stands
+    assert one(decisions[6], "alarm")["message"] == failed.message
+    assert accepted(decisions[7])
+    assert one(decisions[7], "shoe_voided")["rounds_voided"] == ["S-1-1"]
+    assert accepted(decisions[8])
+    assert (state["phase"], state["shoe_id"]) == ("burn_card", "S-2")
+
+
+def test_the_runtime_faults_the_table_for_a_row_or_a_command_it_could_not_carry_out() -> None:
+    table = Script("mini")
+    decisions = table.machine.fault(None, origin="journal row 3",
+                                    error="not an input: record version 2 is not 1")
+    assert one(decisions, "alarm")["message"] == (
+        "journal row 3 could not be carried out: not an input: record version 2 is not 1")
+    assert table.phase() == "faulted"
+    command = Deal(at=1.0, command_id="c-9", operator="pit-12")
+    decisions = table.machine.fault(command, origin="journal row 4", error="ValueError: boom")
+    assert refusal(decisions).code == "faulted"
+    assert holds(decisions) == []
+    assert one(decisions, "alarm")["message"] == (
+        "journal row 4 (deal command c-9) could not be carried out: ValueError: boom")
+    decisions = table.void_shoe()  # no shoe was started: nothing to void
+    assert accepted(decisions)
+    assert types(decisions) == ["prompt"]
+    assert table.phase() == "no_shoe"
+    assert accepted(table.new_shoe("M-1"))
+
+
+@pytest.mark.parametrize("betting", [True, False], ids=["betting", "no_betting"])
+@pytest.mark.parametrize("name", ["commission", "mini"])
+def test_cards_are_expected_in_a_burn_or_a_started_round_only(name: str, *,
+                                                              betting: bool) -> None:
+    """Between rounds no card is expected: a virtual table draws none.
+
+    A round starts with ``close_betting``, or ``deal`` without a betting phase, round 1 included.
+    """
+    table = Script(name, betting=betting)
+    table.new_shoe()
+    assert table.machine.expects_card is table.machine.variant.burn
+    if table.machine.variant.burn:
+        table.cards("AS 2C")
+    for round_no in (1, 2, 3):
+        assert not table.machine.expects_card
+        if betting:
+            table.open()
+            assert not table.machine.expects_card
+            table.close()
+        else:
+            table.deal()
+        assert table.machine.expects_card
+        assert table.state["round_no"] == round_no
+        one(table.cards(BANKER_WINS), "round_result")
+    assert not table.machine.expects_card
+    other = table.deal() if betting else table.open()  # the other kind of table's command
+    assert refusal(other).code == ("betting_phase" if betting else "no_betting_phase")
+    assert not table.machine.expects_card

@@ -32,8 +32,10 @@ from table_controller.runtime.service import TableService
 SIGNIFICANCE = 0.001
 
 
-def virtual_service(journal: Journal, log: Path, variant: str, seed: int) -> TableService:
-    procedure = TableProcedure(VARIANTS[variant], table_id="V1")
+def virtual_service(
+    journal: Journal, log: Path, variant: str, seed: int, *, betting_phase: bool = True
+) -> TableService:
+    procedure = TableProcedure(VARIANTS[variant], table_id="V1", betting_phase=betting_phase)
     sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
     source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
     return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
@@ -66,6 +68,28 @@ async def settle(service: TableService) -> dict[str, Any]:
         while service.procedure.snapshot()["lamp"] in {"PLAYER", "BANKER"} or service.queue_depth:  # noqa: ASYNC110 - polling the table state
             await asyncio.sleep(0.001)
     return service.procedure.snapshot()
+
+
+async def quiet(service: TableService) -> dict[str, Any]:
+    """Wait until the table waits for a command: no burn or round asks for a card, for 0.1 s.
+
+    A virtual table's draw is taken off the queue before the card is handled, so an empty
+    queue alone does not say that nothing more will come.
+    """
+    async with asyncio.timeout(10):
+        calm_since: float | None = None
+        loop = asyncio.get_running_loop()
+        while calm_since is None or loop.time() - calm_since < QUIET_S:
+            asking = service.queue_depth or service.procedure.snapshot()["phase"] in ASKING
+            calm_since = None if asking else calm_since or loop.time()
+            await asyncio.sleep(0.005)
+    return service.procedure.snapshot()
+
+
+#: Phases in which a virtual table draws its next card.
+ASKING = frozenset({"burn_card", "burning", "dealing"})
+#: How long a table must stay without asking for a card to be waiting for a command.
+QUIET_S = 0.1
 
 
 def published(log: Path, kind: str) -> list[dict[str, Any]]:
@@ -200,3 +224,41 @@ def test_mini_results_and_cards_pass_chi_square_against_the_exact_odds() -> None
     ranks = "A23456789TJQK"
     rank_test = scipy_stats.chisquare([first_ranks[rank] for rank in ranks], [rounds / 13] * 13)
     assert rank_test.pvalue > SIGNIFICANCE, (first_ranks, rank_test)
+
+
+@pytest.mark.parametrize("betting_phase", [True, False], ids=["betting", "no_betting"])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_every_virtual_table_deals_each_round_when_told_and_only_then(
+    tmp_path: Path, variant: str, *, betting_phase: bool
+) -> None:
+    """Each round is dealt by its own command, whatever the variant and betting phase.
+
+    Without a betting phase ``deal`` deals each round, round 1 included; with one, closing the
+    betting does. ``mini`` starts each round from full decks, betting phase or not.
+    """
+    log = tmp_path / "events.jsonl"
+    rounds = 5
+    with Journal.open(tmp_path / "v.journal", table_id="V1") as journal:
+        service = virtual_service(journal, log, variant, seed=7, betting_phase=betting_phase)
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="S-1")
+            for round_no in range(1, rounds + 1):
+                state = await quiet(service)
+                assert state["phase"] == "between_rounds", state
+                assert state["round_no"] == (round_no - 1 or None), state  # not dealt by itself
+                if betting_phase:
+                    await command(service, "open_betting", 2 * round_no)
+                    await command(service, "close_betting", 2 * round_no + 1)
+                else:
+                    await command(service, "deal", 2 * round_no)
+                state = await quiet(service)
+                assert state["prompt"]["action"] == "result", state
+                assert state["round_id"] == f"S-1-{round_no}"
+    results = published(log, "round_result")
+    assert [r["round_id"] for r in results] == [f"S-1-{n}" for n in range(1, rounds + 1)]
+    assert not published(log, "alarm")
+    for result in results:  # each round's cards were drawn for it, after its command
+        cards = [c["card"] for c in published(log, "card") if c["round_id"] == result["round_id"]]
+        assert cards == [*result["player"]["cards"][:1], *result["banker"]["cards"][:1],
+                         *result["player"]["cards"][1:2], *result["banker"]["cards"][1:2],
+                         *result["player"]["cards"][2:], *result["banker"]["cards"][2:]]
