@@ -1,8 +1,16 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller journal verify|export FILE``: check the hash chain; print the inputs.
 
-Edge module: opens the journal read-only in spirit (it never appends), prints, exits 0 when the
-chain is whole, 1 when it is broken or the file is not a journal.
+Edge module: both actions only read the journal (no lock, nothing written), so they work beside
+the table service that writes it. ``verify`` exits 0 when the file passes every check and 1
+otherwise (missing, unreadable, not a journal, damaged, chain broken); with ``--json`` it
+prints one JSON object on every outcome, its ``fault`` naming what failed. ``export`` exits 1
+when the file cannot be read.
+
+What ``verify`` covers, and says so: every row of the journal (inputs and audit rows) and the
+table id in its metadata, through the hash chain, and SQLite's integrity check of the whole
+file. The MQTT outbox in the same file is a delivery queue outside the chain (see
+``runtime/journal.py``): it is not covered.
 """
 
 from __future__ import annotations
@@ -12,9 +20,18 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.runtime.journal import Journal, JournalError, is_journal
+from table_controller.runtime.journal import (
+    FileCheck,
+    Journal,
+    JournalError,
+    VerifyReport,
+    check_file,
+)
 
 BROKEN = 1
+#: What the hash chain covers, and what is in the file but outside it (``verify --json``).
+COVERED = ("rows", "table_id")
+NOT_COVERED = ("outbox",)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,56 +39,103 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "journal",
         help="verify a journal's hash chain, or export its inputs as JSON lines",
-        description="Check or export a table's durable input journal.",
+        description="Check or export a table's durable input journal (read-only).",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    verify = actions.add_parser("verify", help="check the file and its hash chain")
+    verify = actions.add_parser(
+        "verify",
+        help="check the file, its rows' hash chain and its table id (not the MQTT outbox)",
+    )
     verify.add_argument("file", type=Path, metavar="FILE")
-    verify.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    export = actions.add_parser("export", help="print every recorded input as a JSON line")
+    verify.add_argument(
+        "--json", action="store_true", help="one JSON object on stdout, whatever the outcome"
+    )
+    export = actions.add_parser("export", help="print every recorded row's payload as a JSON line")
     export.add_argument("file", type=Path, metavar="FILE")
     parser.set_defaults(handler=run)
 
 
-def _open(path: Path) -> Journal | None:
-    if not is_journal(path):
-        print(f"table-controller journal: {path}: not a table-controller journal", file=sys.stderr)
-        return None
-    try:
-        return Journal.open_read_only(path)
-    except JournalError as error:
-        print(f"table-controller journal: {error}", file=sys.stderr)
-        return None
-
-
 def run(args: argparse.Namespace) -> int:
     """Verify or export."""
-    journal = _open(args.file)
-    if journal is None:
-        return BROKEN
-    with journal:
-        if args.action == "export":
+    if args.action == "export":
+        return _export(args.file)
+    check = check_file(args.file)
+    if args.json:
+        sys.stdout.write(json.dumps(summary(check)) + "\n")
+    else:
+        _print(check)
+    return 0 if check.ok else BROKEN
+
+
+def _export(path: Path) -> int:
+    try:
+        with Journal.open_read_only(path) as journal:
             for row in journal.rows():
                 record = {**row.payload}
                 record.setdefault("ts", row.ts_utc)
                 sys.stdout.write(json.dumps(record, separators=(",", ":")) + "\n")
-            return 0
-        report = journal.verify()
-    if args.json:
-        summary = {
-            "file": str(args.file),
-            "ok": report.ok,
-            "rows": report.rows,
-            "head": {"seq": report.head_seq, "hash": report.head_hash},
-            "problems": list(report.problems),
-        }
-        sys.stdout.write(json.dumps(summary) + "\n")
-    elif report.ok:
-        print(
-            f"{args.file}: ok, {report.rows} inputs, head seq {report.head_seq} {report.head_hash}"
-        )
-    else:
+    except JournalError as error:
+        print(f"table-controller journal: {error}", file=sys.stderr)
+        return BROKEN
+    return 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _counted(report: VerifyReport) -> str:
+    """``65 rows (60 inputs, 5 audit rows)``: what the chain holds, by kind."""
+    kinds = [_count(report.inputs, "input"), _count(report.audit_rows, "audit row")]
+    other = report.rows - report.inputs - report.audit_rows
+    if other:
+        kinds.append(f"{_count(other, 'row')} of another type")
+    return f"{_count(report.rows, 'row')} ({', '.join(kinds)})"
+
+
+def summary(check: FileCheck) -> dict[str, object]:
+    """The ``--json`` object: the same keys on every outcome, ``null`` where nothing was read."""
+    report = check.report
+    return {
+        "file": str(check.path),
+        "ok": check.ok,
+        "fault": None if check.fault is None else check.fault.value,
+        "message": check.reason,
+        "rows": None if report is None else report.rows,
+        "inputs": None if report is None else report.inputs,
+        "audit_rows": None if report is None else report.audit_rows,
+        "table_id": None if report is None else report.table_id,
+        "covered": [
+            item
+            for item in COVERED
+            if report is not None and (item != "table_id" or report.table_id_covered)
+        ],
+        "not_covered": [
+            *NOT_COVERED,
+            *(["table_id"] if report is not None and not report.table_id_covered else []),
+        ],
+        "head": None if report is None else {"seq": report.head_seq, "hash": report.head_hash},
+        "problems": [check.reason] if report is None else list(report.problems),
+    }
+
+
+def _print(check: FileCheck) -> None:
+    report = check.report
+    if report is None:
+        print(f"table-controller journal: {check.path}: {check.reason}", file=sys.stderr)
+        return
+    if not report.ok:
         for problem in report.problems:
-            print(f"{args.file}: {problem}")
-        print(f"{args.file}: BROKEN chain ({len(report.problems)} problems in {report.rows} rows)")
-    return 0 if report.ok else BROKEN
+            print(f"{check.path}: {problem}")
+        print(f"{check.path}: BROKEN chain ({len(report.problems)} problems in {report.rows} rows)")
+        return
+    table = f"table id {report.table_id!r}"
+    if report.table_id_covered:
+        chained, not_covered = f"{_counted(report)} and {table}", "the MQTT outbox"
+    else:
+        chained = _counted(report)
+        not_covered = f"{table} (the chain begins at the zero hash), the MQTT outbox"
+    print(
+        f"{check.path}: ok: {chained} in the hash chain, head seq {report.head_seq}"
+        f" {report.head_hash}; not covered: {not_covered}"
+    )
