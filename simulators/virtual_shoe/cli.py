@@ -35,7 +35,13 @@ from simulators.virtual_shoe.deck import Shoe, default_cut_depth
 from simulators.virtual_shoe.device import ShoeDevice, ShoeSession
 from simulators.virtual_shoe.faults import FaultPlan, FaultSyntaxError, parse_faults
 from simulators.virtual_shoe.scenarios import Scenario, ScenarioError, parse_scenario
-from simulators.virtual_shoe.server import Port, PtyPort, TcpPort, VirtualShoe
+from simulators.virtual_shoe.server import (
+    Port,
+    PortUnusableError,
+    PtyPort,
+    TcpPort,
+    VirtualShoe,
+)
 from simulators.virtual_shoe.shuffle import StackError, read_stack, secure_order, seeded_order
 
 DEFAULT_DECKS: Final = 8
@@ -238,10 +244,15 @@ def run(args: argparse.Namespace, announce: Callable[[str], None] | None = None)
     """Run the shoe the flags describe.
 
     Raises:
-        SimulatorUsageError: A flag's value the shoe cannot use.
+        SimulatorUsageError: A flag's value the shoe cannot use, or a ``--pty`` link or
+            ``--listen`` address it cannot serve on.
     """
     settings = settings_from(args)
-    return asyncio.run(serve(settings, announce or _print))
+    try:
+        return asyncio.run(serve(settings, announce or _print))
+    except PortUnusableError as error:
+        flag = "--pty" if settings.listen is None else "--listen"
+        raise SimulatorUsageError(f"{flag} {error}") from None
 
 
 def _print(text: str) -> None:

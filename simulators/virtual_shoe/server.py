@@ -13,7 +13,9 @@ The ports:
   ends stay open here, so the line works whether or not a host has the path open. Unplugging
   closes both: the host's reads fail, as when a USB adapter is pulled. Plugging back in opens
   a new pseudo-terminal, whose path is printed again; with ``link`` the path is also kept as
-  a symbolic link (removed while unplugged), like a udev ``serial/by-id`` name.
+  a symbolic link (removed while unplugged), like a udev ``serial/by-id`` name. A link that
+  leads to a terminal which is there, another simulator's, is never taken over
+  (:class:`PortUnusableError`); one left behind by a simulator that is gone is replaced.
 * ``TcpPort``: a listener for ``socket://host:port``, one client at a time (a new client
   replaces the old, as a serial device server does). Unplugging closes the client; until
   plugged back in, new clients are closed at once.
@@ -49,6 +51,10 @@ from simulators.virtual_shoe.faults import (
 _READ_SIZE: Final = 4096
 #: Bytes held for a pseudo-terminal nobody reads before they are dropped, as on a real line.
 MAX_PTY_BACKLOG: Final = 64 * 1024
+
+
+class PortUnusableError(OSError):
+    """The port cannot be served (a link's directory is missing, its name taken); says why."""
 
 
 class PortEvents(Protocol):
@@ -101,9 +107,23 @@ class PtyPort:
         self.bytes_dropped = 0
 
     async def start(self, events: PortEvents) -> str:
-        """Open the first pseudo-terminal."""
+        """Open the first pseudo-terminal.
+
+        Raises:
+            PortUnusableError: The link cannot be made: its directory is missing or not
+                writable, or its name is taken by another simulator's link or by a file.
+        """
+        if self._link is not None:
+            problem = link_problem(self._link)
+            if problem is not None:
+                raise PortUnusableError(f"{self._link}: {problem}")
         self._events = events
-        return self.plug_in()
+        try:
+            return self.plug_in()
+        except OSError as error:  # the link could not be made: nothing stays open
+            self._events = None  # it never heard the port open, so it hears no close
+            self.unplug()
+            raise PortUnusableError(f"{self._link}: {error.strerror or error}") from error
 
     def plug_in(self) -> str:
         """Open a fresh pseudo-terminal in raw mode and tell the shoe it is plugged in."""
@@ -115,13 +135,13 @@ class PtyPort:
         os.set_blocking(master, False)
         self._master, self._slave = master, slave
         self.path = os.ttyname(slave)
+        asyncio.get_running_loop().add_reader(master, self._readable)
         if self._link is not None:
             temporary = self._link.with_name(self._link.name + ".new")
             with contextlib.suppress(FileNotFoundError):
                 temporary.unlink()
             temporary.symlink_to(self.path)
             temporary.replace(self._link)
-        asyncio.get_running_loop().add_reader(master, self._readable)
         self._events.port_opened()
         return self.path if self._link is None else f"{self._link} -> {self.path}"
 
@@ -193,6 +213,29 @@ class PtyPort:
             asyncio.get_running_loop().remove_writer(master)
 
 
+def link_problem(link: Path) -> str | None:
+    """Why ``link`` cannot be kept pointing at a new pseudo-terminal, or None if it can.
+
+    A symbolic link whose terminal is there belongs to a simulator that is serving it: taking
+    it over would cut that simulator's host off. A dangling one is what a simulator that was
+    killed leaves behind, and is replaced.
+    """
+    directory = link.parent
+    if not directory.is_dir():
+        return f"the directory {directory} does not exist"
+    if link.is_symlink():
+        target = link.resolve()
+        if target.exists():
+            return (
+                f"already links to {target}, served by another simulator"
+                " (stop it, or name another link)"
+            )
+        return None
+    if link.exists():
+        return "exists and is not a link: not replaced"
+    return None
+
+
 class TcpPort:
     """A TCP listener for ``socket://host:port``, one client at a time.
 
@@ -213,7 +256,11 @@ class TcpPort:
     async def start(self, events: PortEvents) -> str:
         """Listen; the shoe counts as plugged in once a client connects."""
         self._events = events
-        self._server = await asyncio.start_server(self._client, self.host, self.port)
+        try:
+            self._server = await asyncio.start_server(self._client, self.host, self.port)
+        except OSError as error:
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            raise PortUnusableError(f"{self.host}:{self.port}: {reason}") from error
         self.port = self._server.sockets[0].getsockname()[1]
         self._plugged = True
         return self.address

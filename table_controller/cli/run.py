@@ -2,8 +2,9 @@
 """``table-controller run``: the table service (spec/cli.md).
 
 Edge module: reads settings (flags, environment, TOML file), builds the adapters, replays the
-journal, and runs until SIGINT or SIGTERM. A wrong setting stops the start with the key, the
-value and why (exit status 2).
+journal, and runs until SIGINT or SIGTERM. A wrong setting, or a journal whose directory is
+missing or not writable, stops the start with one line naming it (exit status 2); a display
+or metrics address that cannot be bound stops it with one log line naming it (exit status 1).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
+import tempfile
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -28,9 +31,15 @@ from table_controller.cli import UsageError
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
+from table_controller.publishing.http_site import AddressUnusableError
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.config import Settings, SettingsError, load_settings
+from table_controller.runtime.config import (
+    Settings,
+    SettingsError,
+    load_settings,
+    unknown_variables,
+)
 from table_controller.runtime.journal import (
     Journal,
     JournalError,
@@ -55,6 +64,8 @@ if TYPE_CHECKING:  # imported where used: a table without a broker or display ne
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
 JOURNAL_FAULT = 3
+#: Exit status when the display's or the metrics' address cannot be bound (a restart may cure).
+ADDRESS_UNUSABLE = 1
 #: Exit status when another process (another table service) holds the journal's lock.
 JOURNAL_IN_USE = 4
 #: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
@@ -99,8 +110,13 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings from the parsed flags, the environment and ``--config``."""
+    """Settings from the parsed flags, the environment and ``--config``.
+
+    A ``TABLE_CONTROLLER_*`` variable that names no setting gets one warning line on stderr.
+    """
     names = tuple(Settings.model_fields)
+    for warning in unknown_variables(os.environ):
+        print(f"table-controller {args.subcommand}: warning: {warning}", file=sys.stderr)
     try:
         return load_settings({name: getattr(args, name, None) for name in names}, args.config)
     except SettingsError as error:
@@ -128,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"paytable: {error}") from None
     advisor = _advisor(settings, variant, dynamic_windows)
     mqtt = _mqtt_settings(settings)
+    problem = journal_directory_problem(settings.journal_path)
+    if problem is not None:
+        raise UsageError(f"journal: {settings.journal_path}: {problem}")
     configure_logging(settings.log_format, settings.log_level)
     try:
         lock = JournalLock.acquire(settings.journal_path)  # held until the service has stopped
@@ -144,7 +163,29 @@ def run(args: argparse.Namespace) -> int:
             _LOG.critical("journal unusable: not starting", error=str(error))
             return JOURNAL_FAULT
         with journal:
-            return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
+            try:
+                return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
+            except AddressUnusableError:
+                return ADDRESS_UNUSABLE  # the server that could not bind logged the address
+
+
+def journal_directory_problem(path: Path) -> str | None:
+    """Why the journal's directory cannot hold it (missing, not a directory, not writable).
+
+    SQLite would only say "unable to open database file"; a file is created and removed in
+    the directory to find out, as the journal's own side files will be.
+    """
+    directory = path.parent
+    if not directory.exists():
+        return f"its directory {directory} does not exist"
+    if not directory.is_dir():
+        return f"{directory} is not a directory"
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        return f"its directory {directory} is not writable ({error.strerror or error})"
+    return None
 
 
 def _advisor(
@@ -270,6 +311,8 @@ async def _serve(
             service.reader_state = "connected"  # a virtual table's card source is always there
         display = _display(settings, service)  # follows the service from the replay on
         replayed = service.recover()
+        # Before READY=1 and before the shoe link is read: no card's event waits for it.
+        await service.warm_up()
         link: MqttLink | None = None
         ingress: CommandIngress | None = None
         if mqtt is not None and link_outbox is not None and outbox_sink is not None:

@@ -2,12 +2,18 @@
 """Serve an aiohttp application on one address: the dealer display and the health endpoint.
 
 Adapter: binds a socket. Port 0 takes a free port; the bound one is returned, so a caller can
-print its URL. A failed bind leaves nothing behind.
+print its URL. A failed bind leaves nothing behind and raises :class:`AddressUnusableError`.
 """
 
 from __future__ import annotations
 
+import os
+
 from aiohttp import web
+
+
+class AddressUnusableError(OSError):
+    """The address cannot be bound (in use, not this machine's); the message names it."""
 
 
 async def start_site(
@@ -16,15 +22,16 @@ async def start_site(
     """Set the application up and bind it; its runner (to clean up) and the bound port.
 
     Raises:
-        OSError: the address cannot be bound (in use, not this machine's).
+        AddressUnusableError: the address cannot be bound (in use, not this machine's).
     """
     runner = web.AppRunner(app, shutdown_timeout=shutdown_timeout, access_log=None)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
-    except OSError:
+    except OSError as error:
         await runner.cleanup()
-        raise
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise AddressUnusableError(f"{host}:{port}: {reason}") from error
     for address in runner.addresses:
         if isinstance(address, tuple) and len(address) >= 2:
             return runner, int(address[1])

@@ -48,11 +48,14 @@ import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
-from table_controller.publishing.http_site import start_site
+from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
+from table_controller.publishing.models import CommandErrorCode, CommandRejection, validate_command
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card, CardError, hand_total
 from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
+from table_controller.rules.variants import VARIANTS, Reshuffle
 from table_controller.runtime.service import TableService
 
 _LOG = structlog.get_logger("table_controller.display")
@@ -67,6 +70,18 @@ DEALER_COMMANDS: Final = frozenset(
 )
 #: Commands that need the supervisor's PIN (mqtt-api.md: "supervisor commands").
 SUPERVISOR_COMMANDS: Final = frozenset({"void_round", "void_shoe", "manual_card", "correct_result"})
+#: The commands the page has a button for, in the order it shows them.
+DISPLAY_COMMANDS: Final = (
+    "new_shoe",
+    "open_betting",
+    "close_betting",
+    "deal",
+    "misdeal",
+    "dropped_card",
+    "void_round",
+    "void_shoe",
+    "manual_card",
+)
 #: Operator ids the journal records for commands from the display.
 DEALER_OPERATOR: Final = "display"
 SUPERVISOR_OPERATOR: Final = "display-supervisor"
@@ -229,6 +244,47 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
             return view(str(other).replace("_", " ").upper(), "", "idle")
 
 
+def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]:
+    """The commands of :data:`DISPLAY_COMMANDS` the table takes now: the page shows only these.
+
+    The table's own rules decide, read from its ``state`` snapshot as the procedure applies
+    them before any command: an edge out of the phase in the transition table
+    (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
+    while held, betting commands only with a betting phase and ``deal`` only without one, a
+    new shoe between rounds only where every round is a new shoe, a card entered by hand only
+    while one is missing. ``deal`` is for a ``virtual`` table alone: a reader table's first
+    card starts its round. A command refused only for what it names (a round, a card) keeps
+    its button.
+    """
+    held_in = state.get("held_in")
+    try:
+        phase = Phase(str(held_in if held_in is not None else state.get("phase")))
+    except ValueError:
+        return []
+    betting = state.get("betting_phase") is not False
+    variant = VARIANTS.get(str(state.get("variant")))
+    every_round = variant is not None and variant.reshuffle is Reshuffle.EVERY_ROUND
+    card_missing = bool(state.get("missing_cards")) or bool(state.get("unresolved_lost_frames"))
+    this_kind_takes = {
+        "new_shoe": phase is not Phase.BETWEEN_ROUNDS or every_round,
+        "open_betting": betting,
+        "close_betting": betting,
+        "deal": virtual and not betting,
+        "misdeal": True,
+        "dropped_card": True,
+        "void_round": state.get("round_id") is not None,
+        "void_shoe": True,
+        "manual_card": card_missing,
+    }
+    return [
+        command
+        for command in DISPLAY_COMMANDS
+        if this_kind_takes[command]
+        and (held_in is None or Trigger(command) in COMMANDS_WHILE_HELD)
+        and accepts(phase, Trigger(command))
+    ]
+
+
 def roads_view(
     payload: Mapping[str, object], rows: int = DEFAULT_GRID_ROWS
 ) -> dict[str, JsonValue]:
@@ -318,11 +374,18 @@ class DisplayModel:
 
     :meth:`apply` takes one published message and returns the events to send to every open
     page, as ``(event name, data)``; :meth:`view` is everything at once, for a page that
-    has just connected.
+    has just connected. ``virtual`` says the table draws its own cards (a ``deal`` button).
     """
 
-    def __init__(self, state: Mapping[str, object], *, alarm_limit: int = RECENT_ALARMS) -> None:
+    def __init__(
+        self,
+        state: Mapping[str, object],
+        *,
+        virtual: bool = False,
+        alarm_limit: int = RECENT_ALARMS,
+    ) -> None:
         self._state = state
+        self._virtual = virtual
         self._last_result: dict[str, JsonValue] | None = None
         self._roads: dict[str, JsonValue] | None = None
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
@@ -351,8 +414,9 @@ class DisplayModel:
         return [("alarm", alarm)]
 
     def table(self) -> dict[str, JsonValue]:
-        """The snapshot with the prompt in words, each hand's cards and total, the last result."""
+        """The snapshot, the prompt in words, the hands, the last result, the commands taken now."""
         hands = _mapping(self._state.get("cards"))
+        commands: list[JsonValue] = [*commands_offered(self._state, virtual=self._virtual)]
         return {
             "state": to_wire(self._state),
             "prompt": prompt_view(self._state, self._last_result, self._prompt_round()),
@@ -361,6 +425,7 @@ class DisplayModel:
                 "banker": hand_view(hands.get("banker")),
             },
             "last_result": self._last_result,
+            "commands": commands,
         }
 
     def _prompt_round(self) -> int | None:
@@ -415,7 +480,7 @@ class _Stream:
 class CommandError(Exception):
     """A request to ``/api/commands`` that is refused before it reaches the core."""
 
-    def __init__(self, status: int, error: str, message: str) -> None:
+    def __init__(self, status: int, error: CommandErrorCode, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.error = error
@@ -456,7 +521,7 @@ class DisplayServer:
         self._clock = clock
         self._pin_failures = 0
         self._locked_until = 0.0
-        self._model = DisplayModel(service.procedure.snapshot())
+        self._model = DisplayModel(service.procedure.snapshot(), virtual=service.virtual)
         self._seq = 0
         self._streams: set[_Stream] = set()
         self._runner: web.AppRunner | None = None
@@ -497,12 +562,20 @@ class DisplayServer:
         return app
 
     async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port."""
+        """Bind and serve; :attr:`port` becomes the bound port.
+
+        Raises:
+            AddressUnusableError: the address cannot be bound (logged once, critical).
+        """
         if self._runner is not None:
             return
-        self._runner, self.port = await start_site(
-            self.make_app(), self.host, self.port, shutdown_timeout=1.0
-        )
+        try:
+            self._runner, self.port = await start_site(
+                self.make_app(), self.host, self.port, shutdown_timeout=1.0
+            )
+        except AddressUnusableError as error:
+            _LOG.critical("dealer display address unusable", url=self.url, error=str(error))
+            raise
         _LOG.info("dealer display serving", url=self.url)
 
     async def stop(self) -> None:
@@ -623,14 +696,14 @@ class DisplayServer:
                 {
                     "id": record["id"],
                     "ok": False,
-                    "error": "no_answer",
+                    "error": CommandErrorCode.NO_ANSWER,
                     "message": "the controller did not answer in time",
                 },
             )
         if reply.get("ok"):
             status = 200
-        elif reply.get("error") == "invalid_command":
-            status = 400
+        elif reply.get("error") in frozenset(CommandErrorCode):
+            status = 400  # refused as read, before the table procedure
         else:
             status = 409
         return _reply(status, reply)
@@ -641,43 +714,57 @@ class DisplayServer:
         command = body.get("command")
         if not isinstance(command, str) or command not in DEALER_COMMANDS | SUPERVISOR_COMMANDS:
             self.bad_requests += 1
-            raise CommandError(400, "unknown_command", f"unknown command {str(command)[:40]!r}")
-        args = body.get("args", {})
-        if not isinstance(args, dict):
-            self.bad_requests += 1
-            raise CommandError(400, "invalid_command", "args must be a JSON object")
+            raise CommandError(
+                400, CommandErrorCode.UNKNOWN_COMMAND, f"unknown command {str(command)[:40]!r}"
+            )
         operator = DEALER_OPERATOR
         if command in SUPERVISOR_COMMANDS:
             self._check_pin(command, body.get("pin"))
             operator = SUPERVISOR_OPERATOR
-        return {
-            "command": command,
-            "id": f"display-{uuid.uuid4().hex}",
-            "operator": operator,
-            "args": args,
-        }
+        # Read as the same command over MQTT is: one fault, one code and message.
+        checked = validate_command(
+            {
+                "command": command,
+                "id": f"display-{uuid.uuid4().hex}",
+                "operator": operator,
+                "args": body.get("args", {}),
+            }
+        )
+        if isinstance(checked, CommandRejection):
+            self.bad_requests += 1
+            status = 413 if checked.code is CommandErrorCode.OVERSIZED else 400
+            raise CommandError(status, checked.code, checked.message)
+        return checked.model_dump(mode="json", exclude={"signature"})
 
     async def _body(self, request: web.Request) -> dict[str, object]:
         origin = request.headers.get("Origin")
         if origin is not None and urlsplit(origin).netloc != request.host:
             self.bad_requests += 1
-            raise CommandError(403, "foreign_origin", "commands come only from this display")
+            raise CommandError(
+                403, CommandErrorCode.FOREIGN_ORIGIN, "commands come only from this display"
+            )
         if request.content_type != "application/json":
             self.bad_requests += 1
-            raise CommandError(415, "not_json", "send the command as application/json")
+            raise CommandError(
+                415, CommandErrorCode.NOT_JSON, "send the command as application/json"
+            )
         try:
             body = await request.json()
         except web.HTTPRequestEntityTooLarge:
             self.bad_requests += 1
             raise CommandError(
-                413, "too_large", f"a command is at most {MAX_BODY_BYTES} bytes"
+                413, CommandErrorCode.OVERSIZED, f"a command is at most {MAX_BODY_BYTES} bytes"
             ) from None
         except ValueError:  # JSONDecodeError and undecodable bytes alike
             self.bad_requests += 1
-            raise CommandError(400, "malformed", "the body is not JSON") from None
+            raise CommandError(
+                400, CommandErrorCode.MALFORMED_JSON, "the body is not JSON"
+            ) from None
         if not isinstance(body, dict):
             self.bad_requests += 1
-            raise CommandError(400, "malformed", "the body must be a JSON object")
+            raise CommandError(
+                400, CommandErrorCode.MALFORMED_JSON, "the body must be a JSON object"
+            )
         return body
 
     def _check_pin(self, command: str, given: object) -> None:
@@ -687,7 +774,7 @@ class DisplayServer:
             _LOG.warning("supervisor command refused: no display PIN configured", command=command)
             raise CommandError(
                 403,
-                "supervisor_disabled",
+                CommandErrorCode.SUPERVISOR_DISABLED,
                 "supervisor commands are disabled on this display (no PIN is configured)",
             )
         now = self._clock()
@@ -695,7 +782,9 @@ class DisplayServer:
             self.pin_refusals += 1
             _LOG.warning("supervisor command refused: PIN locked", command=command)
             wait = int(self._locked_until - now) + 1
-            raise CommandError(429, "pin_locked", f"too many wrong PINs: try again in {wait} s")
+            raise CommandError(
+                429, CommandErrorCode.PIN_LOCKED, f"too many wrong PINs: try again in {wait} s"
+            )
         attempt = given.encode() if isinstance(given, str) else b""
         if hmac.compare_digest(attempt, self._pin):
             self._pin_failures = 0
@@ -712,7 +801,9 @@ class DisplayServer:
             refusals=self.pin_refusals,
             locked=self._locked_until > now,
         )
-        raise CommandError(403, "wrong_pin", f"{command}: the supervisor PIN is missing or wrong")
+        raise CommandError(
+            403, CommandErrorCode.WRONG_PIN, f"{command}: the supervisor PIN is missing or wrong"
+        )
 
 
 async def _no_icon(request: web.Request) -> web.Response:

@@ -3,11 +3,16 @@
 
 Edge module (pydantic-settings). Precedence: flags win over ``TABLE_CONTROLLER_<NAME>``
 variables, which win over the file named by ``--config``. A wrong setting stops the start with
-the key, the value and why (:class:`SettingsError`); nothing starts half-configured.
+the key (or the variable, when the environment gave it), the value and why
+(:class:`SettingsError`); nothing starts half-configured. A ``TABLE_CONTROLLER_*`` variable
+that names no setting is only warned about (:func:`unknown_variables`): the environment holds
+variables of other programs and other versions, unlike the file, whose unknown keys are refused.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +26,7 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+from pydantic_settings import SettingsError as SourceError
 
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
@@ -39,6 +45,8 @@ FLAGGED = frozenset(
 MAX_SHOWN = 80
 #: Settings whose values are never echoed in an error message.
 SECRET_WORDS = ("pin", "password", "secret", "key")
+#: How pydantic-settings names a variable it could not decode (JSON of a dict or list setting).
+_UNDECODABLE = re.compile(r'field "(?P<field>\w+)" from source "EnvSettingsSource"')
 _HOST_PORT = re.compile(r"^(?P<host>[^:\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
 
 
@@ -275,14 +283,57 @@ def _with_file(config_file: Path | None) -> type[Settings]:
 
 def load_settings(flags: Mapping[str, Any], config_file: Path | None = None) -> Settings:
     """Settings from flags (only those given), the environment and the TOML file."""
-    if config_file is not None and not config_file.is_file():
-        raise SettingsError(f"config: {config_file}: no such file")
+    if config_file is not None:
+        if config_file.is_dir():
+            raise SettingsError(f"config: {config_file}: a directory, not a TOML file")
+        if not config_file.is_file():
+            raise SettingsError(f"config: {config_file}: no such file")
+    given = {k: v for k, v in flags.items() if v is not None}
     try:
-        return _with_file(config_file)(**{k: v for k, v in flags.items() if v is not None})
+        return _with_file(config_file)(**given)
     except ValidationError as error:
-        raise SettingsError(describe(error)) from None
+        raise SettingsError(describe(error, _environment_names(given, os.environ))) from None
+    except SourceError as error:  # a variable whose JSON could not be decoded
+        match = _UNDECODABLE.search(str(error))
+        if match is None:
+            raise SettingsError(f"settings: {error}") from None
+        variable = environment_variable(match["field"])
+        raise SettingsError(f"{variable}: not valid JSON") from None
     except (OSError, ValueError, RecursionError) as error:  # an unreadable or invalid TOML file
         raise SettingsError(f"config: {config_file}: {type(error).__name__}: {error}") from None
+
+
+def environment_variable(name: str) -> str:
+    """The environment variable of the setting ``name``: ``TABLE_CONTROLLER_<NAME>``."""
+    return f"{ENV_PREFIX}{name.upper()}"
+
+
+def _environment_names(given: Mapping[str, object], environ: Mapping[str, str]) -> dict[str, str]:
+    """The variable of each setting the environment gives (a flag overrides it)."""
+    present = {variable.upper() for variable in environ}
+    return {
+        name: environment_variable(name)
+        for name in Settings.model_fields
+        if name not in given and environment_variable(name) in present
+    }
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each ``TABLE_CONTROLLER_*`` variable that names no setting.
+
+    Such a variable is ignored; the warning names it and the closest setting's variable, as a
+    misspelled key in the file is refused with its name.
+    """
+    known = sorted(environment_variable(name) for name in Settings.model_fields)
+    warnings = []
+    for variable in sorted(environ):
+        upper = variable.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in known:
+            continue
+        closest = difflib.get_close_matches(upper, known, n=1)
+        hint = f" (did you mean {closest[0]}?)" if closest else ""
+        warnings.append(f"{variable}: names no setting; ignored{hint}")
+    return warnings
 
 
 def reference_table() -> str:
@@ -312,11 +363,20 @@ def _shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
-def describe(error: ValidationError) -> str:
-    """One line per wrong setting: ``key = value: why``."""
+def describe(error: ValidationError, names: Mapping[str, str] | None = None) -> str:
+    """One line per wrong setting: ``key = value: why``.
+
+    Args:
+        error: What pydantic found wrong.
+        names: What to call a setting instead of its key: the environment variable that gave
+            the value, so the message names what a person has to edit.
+    """
     lines = []
     for problem in error.errors():
-        key = ".".join(str(part) for part in problem["loc"]) or "settings"
+        parts = [str(part) for part in problem["loc"]]
+        if parts and names is not None:
+            parts[0] = names.get(parts[0], parts[0])
+        key = ".".join(parts) or "settings"
         message = problem["msg"].removeprefix("Value error, ")
         if problem["type"] == "extra_forbidden":
             lines.append(f"{key}: unknown setting")
@@ -325,7 +385,7 @@ def describe(error: ValidationError) -> str:
         elif key == "settings":
             lines.append(message)
         else:
-            secret = any(word in key for word in SECRET_WORDS)
+            secret = any(word in key.lower() for word in SECRET_WORDS)
             value = "(hidden)" if secret else _shown(problem.get("input"))
             lines.append(f"{key} = {value}: {message}")
     return "; ".join(lines)

@@ -37,7 +37,7 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from table_controller.publishing.http_site import start_site
+from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
@@ -172,7 +172,7 @@ class HealthServer:
         """Bind and serve; :attr:`port` becomes the bound port.
 
         Raises:
-            OSError: the address cannot be bound (in use, not this machine's).
+            AddressUnusableError: the address cannot be bound (logged once, critical).
         """
         if self._runner is not None:
             return
@@ -180,7 +180,7 @@ class HealthServer:
             self._runner, self.port = await start_site(
                 self.make_app(), self.host, self.port, shutdown_timeout=SHUTDOWN_TIMEOUT_S
             )
-        except OSError as error:
+        except AddressUnusableError as error:
             _LOG.critical("health and metrics address unusable", url=self.url, error=str(error))
             raise
         _LOG.info("health and metrics serving", url=self.url)
