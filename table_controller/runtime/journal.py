@@ -292,16 +292,16 @@ def check_file(path: Path) -> FileCheck:
     """
     try:
         connection = _open_for_reading(path)
-    except JournalUnreadableError as error:
-        return FileCheck(path=path, fault=error.fault, reason=error.reason, report=None)
-    with Journal(connection, path) as journal:
         damage = sqlite_damage(connection)
         if damage is not None:
+            connection.close()
             return FileCheck(path=path, fault=Fault.CORRUPT, reason=damage, report=None)
-        try:
+        with Journal.reading(connection, path) as journal:
             report = journal.verify()
-        except JournalCorruptError as error:
-            return FileCheck(path=path, fault=Fault.CORRUPT, reason=str(error), report=None)
+    except JournalUnreadableError as error:
+        return FileCheck(path=path, fault=error.fault, reason=error.reason, report=None)
+    except JournalCorruptError as error:
+        return FileCheck(path=path, fault=Fault.CORRUPT, reason=str(error), report=None)
     if not report.ok:
         reason = f"hash chain broken: {report.problems[0]}"
         return FileCheck(path=path, fault=Fault.CHAIN_BROKEN, reason=reason, report=report)
@@ -376,7 +376,17 @@ class Journal:
         Raises:
             JournalUnreadableError: the file is missing, unreadable, not a journal or damaged.
         """
-        return cls(_open_for_reading(path), path)
+        return cls.reading(_open_for_reading(path), path)
+
+    @classmethod
+    def reading(cls, connection: sqlite3.Connection, path: Path) -> Self:
+        """A journal on a read-only connection; closes it if its rows cannot be read."""
+        try:
+            return cls(connection, path)
+        except sqlite3.Error as error:
+            connection.close()
+            reason = f"SQLite cannot read the rows: {error}"
+            raise JournalUnreadableError(path, Fault.CORRUPT, reason) from None
 
     def __enter__(self) -> Self:
         return self
@@ -515,14 +525,14 @@ class Journal:
                 problems.append(
                     f"row {seq}: expected seq {expected_seq} (rows missing or inserted)"
                 )
-            if count == 1 and prev_hash == ZERO_GENESIS_HASH:
+            if seq == 1 and prev_hash == ZERO_GENESIS_HASH:
                 table_id_covered = False
-            elif count == 1 and prev_hash != genesis:
+            elif seq == 1 and prev_hash != genesis:
                 problems.append(
                     f"row {seq}: prev_hash does not match the chain's beginning for table id"
                     f" {table_id!r} (the metadata's table id or row {seq} was edited)"
                 )
-            elif count > 1 and prev_hash != expected_prev:
+            elif seq != 1 and prev_hash != expected_prev:
                 problems.append(f"row {seq}: prev_hash does not match the previous row's hash")
             recomputed = row_hash(
                 prev_hash, _hashed((seq, event_id, ts_utc, monotonic_ns, type_, payload))
