@@ -341,7 +341,8 @@ class TableProcedure:
             "round_no": None if shown is None else shown.round_no,
             "round_id": None if shown is None else shown.round_id,
             "phase": self.phase.value,
-            "held_in": self._phase.value if holds else None,
+            # A fault stands over no phase: only its own void_shoe edges leave it.
+            "held_in": self._phase.value if holds and self._fault is None else None,
             "prompt": None if self._shown_prompt is None else prompt_fields(self._shown_prompt),
             "lamp": self._shown_lamp.value,
             "cards": {

@@ -834,7 +834,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
                                 "KeyError: '7D'"}
     state = table.state
     assert (state["phase"], state["held_in"], state["holds"], state["lamp"]) == (
-        "faulted", "dealing", ["procedure_fault"], "HOLD")
+        "faulted", None, ["procedure_fault"], "HOLD")
     assert not table.machine.expects_card
     assert refusal(table.close()).code == "faulted"
     assert refusal(table.new_shoe("S-2")).code == "faulted"

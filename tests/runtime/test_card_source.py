@@ -11,6 +11,7 @@ import random
 import shutil
 import sqlite3
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,20 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.procedure.decisions import EventType, Publish
-from table_controller.procedure.events import CardDrawn, CloseBetting, OpenBetting, StartNewShoe
+from table_controller.procedure.events import (
+    CardDrawn,
+    CloseBetting,
+    Input,
+    OpenBetting,
+    StartNewShoe,
+)
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.records import input_to_record
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 
@@ -262,3 +270,149 @@ async def test_every_virtual_table_deals_each_round_when_told_and_only_then(
         assert cards == [*result["player"]["cards"][:1], *result["banker"]["cards"][:1],
                          *result["player"]["cards"][1:2], *result["banker"]["cards"][1:2],
                          *result["player"]["cards"][2:], *result["banker"]["cards"][2:]]
+
+
+def test_a_mini_source_draws_the_first_card_before_any_round_has_an_id() -> None:
+    """The source's own "no shoe yet" never stood for a round id of None (the empty shoe)."""
+    source = RngCardSource(VARIANTS["mini"], rng=random.Random(3))
+    state = {"shoe_id": "M-1", "round_id": None, "last_round": False}
+    first = source.draw(state, at=0.0)
+    assert isinstance(first, CardDrawn)
+    source.observe(first, {**state, "round_id": "M-1-1"})
+    assert isinstance(source.draw({**state, "round_id": "M-1-1"}, at=0.1), CardDrawn)
+
+
+class FailingSource:
+    """The real RNG source with a bug: its ``n``-th draw, or its ``n``-th card seen, raises."""
+
+    def __init__(
+        self, variant: str, seed: int, *, draw_fails: int = 0, observe_fails: int = 0
+    ) -> None:
+        self._source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
+        self._draw_fails = draw_fails
+        self._observe_fails = observe_fails
+        self.draws = 0
+        self.cards = 0
+
+    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+        if isinstance(event, CardDrawn):
+            self.cards += 1
+            if self.cards == self._observe_fails:
+                raise RuntimeError(f"the source choked on {event.card.code}")
+        self._source.observe(event, state)
+
+    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+        self.draws += 1
+        if self.draws == self._draw_fails:
+            raise RuntimeError("the virtual shoe is empty")
+        return self._source.draw(state, at=at)
+
+
+def failing_service(
+    journal: Journal, log: Path, source: FailingSource, *, betting_phase: bool
+) -> TableService:
+    procedure = TableProcedure(VARIANTS["mini"], table_id="V1", betting_phase=betting_phase)
+    sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
+    return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
+
+
+async def refused(service: TableService, name: str, number: int) -> str:
+    reply = await service.submit({"command": name, "id": f"c-{number}", "operator": "pit"})
+    assert not reply["ok"], reply
+    return str(reply["error"])
+
+
+async def released_and_played(service: TableService, first: int, *, betting: bool) -> None:
+    """The supervisor voids the faulted shoe; a new shoe then plays a round."""
+    await command(service, "void_shoe", first)
+    assert (await quiet(service))["phase"] == "shoe_over"
+    await command(service, "new_shoe", first + 1, shoe_id="M-2")
+    if betting:
+        await command(service, "open_betting", first + 2)
+        await command(service, "close_betting", first + 3)
+    else:
+        await command(service, "deal", first + 2)
+    state = await quiet(service)
+    assert (state["phase"], state["round_id"]) == ("between_rounds", "M-2-1"), state
+
+
+async def test_a_draw_that_raises_holds_the_table_and_replays_to_the_same_fault(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "events.jsonl"
+    path = tmp_path / "v.journal"
+    with Journal.open(path, table_id="V1") as journal:
+        source = FailingSource("mini", 5, draw_fails=3)
+        service = failing_service(journal, log, source, betting_phase=False)
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="M-1")
+            await command(service, "deal", 1)
+            state = await quiet(service)
+            assert (state["phase"], state["holds"], state["lamp"]) == (
+                "faulted", ["procedure_fault"], "HOLD")
+            assert await refused(service, "deal", 2) == "faulted"
+            await released_and_played(service, 3, betting=False)
+        rows = list(journal.rows())
+    failed = [row for row in rows if "runtime_failed" in row.payload]
+    assert len(failed) == 1
+    last_card = max(row.seq for row in rows if row.seq < failed[0].seq)
+    alarm = published(log, "alarm")
+    assert [(a["code"], a["round_id"], a["message"]) for a in alarm] == [(
+        "procedure_fault", "M-1-1",
+        (f"the card source could not draw after journal row {last_card}: "
+         "RuntimeError: the virtual shoe is empty"))]
+    # A restart replays the journal (the failure included) to the same messages and state.
+    with Journal.open(path, table_id="V1") as journal:
+        again = failing_service(journal, tmp_path / "again.jsonl", FailingSource("mini", 9),
+                                betting_phase=False)
+        again.recover()
+    assert (tmp_path / "again.jsonl").read_text() == log.read_text()
+    assert again.procedure.snapshot() == service.procedure.snapshot()
+
+
+async def test_an_input_whose_carrying_out_raises_holds_the_table_instead_of_the_service(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "events.jsonl"
+    path = tmp_path / "v.journal"
+    with Journal.open(path, table_id="V1") as journal:
+        service = failing_service(journal, log, FailingSource("mini", 6, observe_fails=3),
+                                  betting_phase=True)
+        async with running(service):
+            await command(service, "new_shoe", 0, shoe_id="M-1")
+            await command(service, "open_betting", 1)
+            await command(service, "close_betting", 2)
+            state = await quiet(service)
+            assert (state["phase"], state["round_id"]) == ("faulted", "M-1-1")
+            assert await refused(service, "open_betting", 3) == "faulted"
+            await released_and_played(service, 4, betting=True)
+        third = [row for row in journal.rows() if "card" in row.payload][2]
+    code = third.payload["card"]
+    alarm = published(log, "alarm")
+    assert [(a["code"], a["message"]) for a in alarm] == [(
+        "procedure_fault", (f"journal row {third.seq} (card {code}) could not be carried out: "
+                            f"RuntimeError: the source choked on {code}"))]
+    with Journal.open(path, table_id="V1") as journal:  # the same bug, the same replay
+        again = failing_service(journal, tmp_path / "again.jsonl",
+                                FailingSource("mini", 9, observe_fails=3), betting_phase=True)
+        again.recover()
+    assert (tmp_path / "again.jsonl").read_text() == log.read_text()
+
+
+def test_a_journal_row_that_is_no_input_comes_up_held_not_down(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    records: list[dict[str, object]] = [
+        input_to_record(StartNewShoe(at=0.0, command_id="c-0", operator="pit", shoe_id="M-1")),
+        {"v": 2, "card": "5H"},  # written by a newer version, say
+    ]
+    with Journal.open(tmp_path / "v.journal", table_id="V1") as journal:
+        for number, record in enumerate(records):
+            journal.append(INPUT_ROW, record, ts_utc="2026-12-01T12:00:00.000Z",
+                           monotonic_ns=number)
+        service = failing_service(journal, log, FailingSource("mini", 1), betting_phase=False)
+        assert service.recover() == len(records)
+    state = service.procedure.snapshot()
+    assert (state["phase"], state["holds"]) == ("faulted", ["procedure_fault"])
+    alarm = published(log, "alarm")
+    assert [a["message"] for a in alarm] == [
+        "journal row 2 could not be carried out: not an input: record version 2 is not 1"]
