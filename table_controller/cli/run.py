@@ -95,7 +95,8 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
         "--betting-phase",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="rounds have a betting period opened and closed by commands (default on)",
+        help="rounds have a betting period opened and closed by commands (default on); "
+        "without one, a virtual table deals each round on the deal command",
     )
     parser.add_argument("--card-source", help="reader or rng")
     parser.add_argument("--paytable", type=Path, metavar="FILE", help="variant file overrides")

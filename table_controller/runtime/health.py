@@ -9,8 +9,9 @@ are pure: no I/O, no clock.
 Status rules (the ``status`` of ``GET /health``):
 
 * ``failing`` (HTTP 503): the controller cannot take play: the journal refuses writes (so
-  nothing is recorded, acknowledged or acted on; the table is held), or a bug stopped the
-  table procedure (``faulted``, terminal until restarted). A person must look.
+  nothing is recorded, acknowledged or acted on; the table is held), or the table is
+  ``faulted`` (a bug, or an input not carried out: held until a supervisor's ``void_shoe``;
+  a restart replays to the same fault). A person must look.
 * ``degraded`` (HTTP 200): the controller works, but a device it depends on does not: the shoe
   reader is offline or reports a fault, the broker is not connected (messages wait in the
   durable outbox), or the outbox has grown past :data:`OUTBOX_DEPTH_DEGRADED` messages.
@@ -81,7 +82,7 @@ def assess(vitals: Vitals) -> Assessment:
     if not vitals.journal_ok:
         failing.append("journal refuses writes: the table is held")
     if vitals.phase == "faulted":
-        failing.append("table procedure faulted: restart needed")
+        failing.append("table faulted: a supervisor's void_shoe releases it")
     if vitals.reader_state != READER_CONNECTED:
         degraded.append(f"shoe reader {vitals.reader_state}")
     broker = vitals.broker

@@ -66,7 +66,7 @@ BROKER_DOWN = replace(
         (
             replace(HEALTHY, phase="faulted"),
             Status.FAILING,
-            ("table procedure faulted: restart needed",),
+            ("table faulted: a supervisor's void_shoe releases it",),
         ),
         (  # the most severe problem first; every problem listed
             replace(HEALTHY, reader_state="offline", journal_ok=False, broker=BROKER_DOWN),
