@@ -35,9 +35,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
-from table_controller.publishing.models import SUPERVISOR_COMMANDS, CommandMessage
+from table_controller.publishing.models import (
+    SUPERVISOR_COMMANDS,
+    CommandErrorCode,
+    CommandMessage,
+)
 
-RefusalCode: TypeAlias = Literal["not_authorised", "bad_signature"]
+RefusalCode: TypeAlias = Literal[CommandErrorCode.NOT_AUTHORISED, CommandErrorCode.BAD_SIGNATURE]
 #: The minimum length of a shared secret, in bytes (HMAC-SHA256's block is 64).
 MIN_SECRET_BYTES: Final = 16
 
@@ -100,7 +104,7 @@ def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorise
     if supervisor and command.operator not in policy.supervisors:
         return Refused(
             id=command.id,
-            code="not_authorised",
+            code=CommandErrorCode.NOT_AUTHORISED,
             message=(
                 f"{command.command} is a supervisor command and operator "
                 f"{command.operator!r} is not an authorised supervisor"
@@ -110,14 +114,14 @@ def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorise
         if command.signature is None:
             return Refused(
                 id=command.id,
-                code="bad_signature",
+                code=CommandErrorCode.BAD_SIGNATURE,
                 message=f"{command.command} must be signed (field signature) in this deployment",
             )
         expected = signature(command, policy.shared_secret)
         if not hmac.compare_digest(expected, command.signature):
             return Refused(
                 id=command.id,
-                code="bad_signature",
+                code=CommandErrorCode.BAD_SIGNATURE,
                 message="the signature does not match the command and the shared secret",
             )
     return Authorised(command=command)

@@ -11,7 +11,9 @@ the contract tests check that every message the core publishes validates against
 
 from __future__ import annotations
 
+import enum
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, Self, TypeAlias, assert_never
 
 from pydantic import (
@@ -30,6 +32,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails, from_json
 
+from table_controller.procedure.errors import RefusalCode
 from table_controller.procedure.events import (
     CloseBetting,
     Command,
@@ -269,20 +272,53 @@ _NO_ARGS_COMMANDS: Final[
 
 # --- refusing a command -------------------------------------------------------------------
 
-RejectionCode: TypeAlias = Literal[
-    "oversized", "malformed_json", "invalid_message", "unknown_command", "invalid_args"
-]
+
+class CommandErrorCode(enum.StrEnum):
+    """Why a command was refused before the table procedure saw it: a reply's ``error``.
+
+    One fault gets one code on every channel: ``<root>/commands`` over MQTT and the dealer
+    display's ``POST /api/commands``. The table procedure's own refusals (``wrong_phase``,
+    ``table_held`` ...) are the codes of ``RefusalCode``.
+    """
+
+    #: The payload is larger than the channel reads (:data:`MAX_COMMAND_BYTES`).
+    OVERSIZED = "oversized"
+    #: Not UTF-8 JSON text, nested deeper than the parser goes, or not a JSON object.
+    MALFORMED_JSON = "malformed_json"
+    #: A field of the command itself (``id``, ``operator``, ``signature``) is missing or
+    #: wrong, or the command has a field the contract does not know.
+    INVALID_MESSAGE = "invalid_message"
+    #: ``command`` names no command of the contract.
+    UNKNOWN_COMMAND = "unknown_command"
+    #: ``args`` do not fit the command: missing, unknown, or of the wrong type or form.
+    INVALID_ARGS = "invalid_args"
+    #: MQTT: a supervisor command from an operator the deployment does not authorise.
+    NOT_AUTHORISED = "not_authorised"
+    #: MQTT, signed mode: the signature is missing or does not match.
+    BAD_SIGNATURE = "bad_signature"
+    #: Display: the request comes from another site's page.
+    FOREIGN_ORIGIN = "foreign_origin"
+    #: Display: the body is not sent as ``application/json``.
+    NOT_JSON = "not_json"
+    #: Display: no supervisor PIN is configured, so supervisor commands are off.
+    SUPERVISOR_DISABLED = "supervisor_disabled"
+    #: Display: a supervisor command without the right PIN.
+    WRONG_PIN = "wrong_pin"
+    #: Display: too many wrong PINs in a row; supervisor commands wait a while.
+    PIN_LOCKED = "pin_locked"
+    #: Display: the table did not answer in time (the command may still be carried out).
+    NO_ANSWER = "no_answer"
 
 
 class CommandRejection(BaseModel):
-    """Why :func:`parse_command` refused a payload: the ``error`` and ``message`` of the reply.
+    """Why a command was refused as read: the ``error`` and ``message`` of the reply.
 
-    ``id`` is the command's id when one could be read, so the reply can name it.
+    ``id`` is the command's id when it has a usable one, so the reply can name it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    code: RejectionCode
+    code: CommandErrorCode
     message: str
     id: str | None = None
 
@@ -298,27 +334,62 @@ def parse_command(
     """
     if len(raw) > max_bytes:
         return CommandRejection(
-            code="oversized",
+            code=CommandErrorCode.OVERSIZED,
             message=f"the command has {len(raw)} bytes; at most {max_bytes} are accepted",
         )
     try:
         return CommandMessage.model_validate_json(raw, strict=True)
     except ValidationError as error:
-        return _rejection(error, _salvage_id(raw))
+        try:
+            data = from_json(raw)
+        except ValueError:
+            data = None
+        return _rejection(error, _usable_id(data))
 
 
-def _salvage_id(raw: bytes) -> str | None:
-    """The ``id`` of a refused command, if it has a usable one, for the reply."""
+def validate_command(record: Mapping[str, object]) -> CommandMessage | CommandRejection:
+    """A command given as data (the display's), read as its JSON text over MQTT would be.
+
+    Never raises: the same fault gets the same code and message on every channel.
+    """
     try:
-        data = from_json(raw)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
+        raw = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    except (TypeError, ValueError, RecursionError):
+        return CommandRejection(
+            code=CommandErrorCode.MALFORMED_JSON, message="the command is not JSON data"
+        )
+    return parse_command(raw)
+
+
+def _usable_id(data: object) -> str | None:
+    """The ``id`` of a refused command, if it has a usable one, for the reply."""
+    if not isinstance(data, Mapping):
         return None
     command_id = data.get("id")
     if isinstance(command_id, str) and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH:
         return command_id
     return None
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value as a refusal names it: ``the number 7``, ``an object`` ..."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters" if value else "an empty string"
+    if value is None:
+        return "null"
+    return "an object" if isinstance(value, Mapping) else "a list"
+
+
+def _id_message(detail: ErrorDetails) -> str:
+    """Why the ``id`` was refused: ids are strings (the reply carries the id it answers)."""
+    length = f"1 to {MAX_COMMAND_ID_LENGTH} characters"
+    if detail["type"] == "missing":
+        return f"field id: missing; a command needs a string id of {length}"
+    return f"field id: must be a string of {length}; got {_json_kind(detail.get('input'))}"
 
 
 def _field_path(error: ErrorDetails) -> str:
@@ -327,38 +398,43 @@ def _field_path(error: ErrorDetails) -> str:
 
 def _rejection(error: ValidationError, command_id: str | None) -> CommandRejection:
     """The one error a person should read first, as a rejection code and message."""
-    errors = error.errors(include_url=False, include_input=False)
+    errors = error.errors(include_url=False)
     first = errors[0]
     if first["type"] == "json_invalid":
         return CommandRejection(
-            code="malformed_json",
+            code=CommandErrorCode.MALFORMED_JSON,
             message=f"the command is not UTF-8 JSON text: {first['msg']}",
             id=command_id,
         )
     if first["type"] in {"model_type", "model_attributes_type", "dict_type"} and not first["loc"]:
         return CommandRejection(
-            code="malformed_json", message="the command must be a JSON object", id=command_id
+            code=CommandErrorCode.MALFORMED_JSON,
+            message="the command must be a JSON object",
+            id=command_id,
         )
-    for detail in error.errors(include_url=False):
+    for detail in errors:
         if detail["loc"] == ("command",) and detail["type"] == "literal_error":
             given = repr(detail["input"])
             given = given if len(given) <= 40 else given[:37] + "..."
             return CommandRejection(
-                code="unknown_command",
+                code=CommandErrorCode.UNKNOWN_COMMAND,
                 message=f"unknown command {given}; expected one of {', '.join(ARGS_MODELS)}",
                 id=command_id,
             )
     message_errors = [detail for detail in errors if detail["loc"][:1] != ("args",)]
     if message_errors:
         detail = message_errors[0]
-        return CommandRejection(
-            code="invalid_message",
-            message=f"field {_field_path(detail)}: {detail['msg']}",
-            id=command_id,
+        text = (
+            _id_message(detail)
+            if detail["loc"] == ("id",)
+            else f"field {_field_path(detail)}: {detail['msg']}"
         )
+        return CommandRejection(code=CommandErrorCode.INVALID_MESSAGE, message=text, id=command_id)
     detail = errors[0]
     return CommandRejection(
-        code="invalid_args", message=f"field {_field_path(detail)}: {detail['msg']}", id=command_id
+        code=CommandErrorCode.INVALID_ARGS,
+        message=f"field {_field_path(detail)}: {detail['msg']}",
+        id=command_id,
     )
 
 
@@ -847,8 +923,13 @@ class CommandReply(_Published):
     ok: bool
     command: CommandName | None = None
     error: Annotated[
-        str | None,
-        Field(description="When refused: a code such as invalid_args, wrong_phase, table_held."),
+        CommandErrorCode | RefusalCode | None,
+        Field(
+            description="When refused: why, as a code. Codes of commands refused as read are the "
+            "same on every channel; the display's own (foreign_origin, not_json, "
+            "supervisor_disabled, wrong_pin, pin_locked, no_answer) come only from its HTTP "
+            "endpoint; the others are the table procedure's refusals."
+        ),
     ] = None
     message: Annotated[
         str | None, Field(description="When refused: why, in words a person can read.")

@@ -3,7 +3,9 @@
 
 Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,
 strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature)
-and only then handed to the table service. A command refused here changes nothing, is
+and only then handed to the table service. A command refused here (with a
+:class:`~table_controller.publishing.models.CommandErrorCode`, the display's codes for the same
+faults) changes nothing, is
 counted and logged, and its reply is journaled and published like every other message; a
 repeated ``id`` is answered again by the service and never carried out twice. Commands are
 taken one at a time, in the order they arrived.
@@ -18,7 +20,7 @@ from typing import Final
 import structlog
 
 from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
-from table_controller.publishing.models import CommandMessage, parse_command
+from table_controller.publishing.models import CommandErrorCode, CommandMessage, parse_command
 from table_controller.runtime.service import TableService
 
 _LOG = structlog.get_logger("table_controller.commands")
@@ -64,7 +66,7 @@ class CommandIngress:
         return await self._service.submit(record)
 
     async def _refuse(
-        self, command_id: str | None, command: str | None, code: str, message: str
+        self, command_id: str | None, command: str | None, code: CommandErrorCode, message: str
     ) -> dict[str, object]:
         self.refused[code] += 1
         _LOG.warning(

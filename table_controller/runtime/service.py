@@ -374,7 +374,7 @@ class TableService:
         )
         if isinstance(event, RecordRejected) or not isinstance(command_id, str) or not command_id:
             reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
-            return {"id": command_id, "ok": False, "error": "invalid_command", "message": reason}
+            return {"id": command_id, "ok": False, "error": "invalid_args", "message": reason}
         if command_id in self._replies:
             return await self.answer(self._replies[command_id])
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()

@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
+from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.web import (
     DEFAULT_HOST,
@@ -328,21 +329,21 @@ async def test_without_a_configured_pin_supervisor_commands_are_disabled(
 @pytest.mark.parametrize(
     "case",
     [
-        (b"{not json", {"Content-Type": "application/json"}, 400, "malformed"),
-        (b"[1, 2]", {"Content-Type": "application/json"}, 400, "malformed"),
+        (b"{not json", {"Content-Type": "application/json"}, 400, "malformed_json"),
+        (b"[1, 2]", {"Content-Type": "application/json"}, 400, "malformed_json"),
         (b'{"command": "launch"}', {"Content-Type": "application/json"}, 400, "unknown_command"),
         (b'{"command": 7}', {"Content-Type": "application/json"}, 400, "unknown_command"),
         (
             b'{"command": "new_shoe", "args": [1]}',
             {"Content-Type": "application/json"},
             400,
-            "invalid_command",
+            "invalid_args",
         ),
         (
             b'{"command": "new_shoe", "args": {"colour": "red"}}',
             {"Content-Type": "application/json"},
             400,
-            "invalid_command",
+            "invalid_args",
         ),
         (b'{"command": "new_shoe"}', {"Content-Type": "text/plain"}, 415, "not_json"),
         (
@@ -355,9 +356,9 @@ async def test_without_a_configured_pin_supervisor_commands_are_disabled(
             b'{"command": "new_shoe", "pad": "' + b"x" * MAX_BODY_BYTES + b'"}',
             {"Content-Type": "application/json"},
             413,
-            "too_large",
+            "oversized",
         ),
-        (b"\xff\xfe\x00", {"Content-Type": "application/json"}, 400, "malformed"),
+        (b"\xff\xfe\x00", {"Content-Type": "application/json"}, 400, "malformed_json"),
     ],
 )
 async def test_bad_requests_get_a_4xx_with_a_message_and_change_nothing(
@@ -371,13 +372,62 @@ async def test_bad_requests_get_a_4xx_with_a_message_and_change_nothing(
         assert response.status == status
         reply = await response.json()
     assert reply["ok"] is False
-    assert reply["error"] == error
+    assert reply["error"] == CommandErrorCode(error)
     assert reply["message"]
     assert table.journal.head[0] == head
     assert table.state["phase"] == "no_shoe"
     # The server is still there for the next request.
     async with http.get(table.display.url + "api/state") as response:
         assert response.status == 200
+
+
+async def test_the_service_refuses_a_record_it_cannot_read_with_the_arguments_code(
+    table: Table,
+) -> None:
+    head = table.journal.head[0]
+    reply = await table.command("manual_card", card="ZZ")
+    assert (reply["ok"], reply["error"]) == (False, CommandErrorCode.INVALID_ARGS)
+    assert "card" in str(reply["message"])
+    assert table.journal.head[0] == head
+
+
+#: Arguments the contract refuses, per command (the same list goes over MQTT in tests/mqtt).
+BAD_ARGS: list[tuple[str, object]] = [
+    ("new_shoe", {"shoe_id": ""}),
+    ("new_shoe", {"shoe_id": 42}),
+    ("deal", {"now": True}),
+    ("dropped_card", {"read": "true"}),
+    ("dropped_card", {}),
+    ("void_round", {}),
+    ("void_round", {"round_id": 45}),
+    ("manual_card", {"card": "ZZ"}),
+    ("manual_card", {"card": "10H"}),
+    ("correct_result", {"round_id": "S-1-1", "player": ["QH", "4S"]}),
+    ("correct_result", {"round_id": "S-1-1", "player": "QH 4S", "banker": ["6C", "KD"]}),
+    ("void_shoe", {"round_id": "S-1-2"}),
+    ("new_shoe", ["S-1"]),
+]
+
+
+@pytest.mark.parametrize(("command", "args"), BAD_ARGS, ids=repr)
+async def test_bad_arguments_get_the_code_and_message_they_get_over_mqtt(
+    table: Table, http: aiohttp.ClientSession, command: str, args: object
+) -> None:
+    head = table.journal.head[0]
+    status, reply = await post(http, table, {"command": command, "args": args, "pin": PIN})
+    over_mqtt = parse_command(
+        json.dumps({"id": "c-1", "command": command, "operator": "pit-1", "args": args}).encode()
+    )
+    assert isinstance(over_mqtt, CommandRejection)
+    assert over_mqtt.code is CommandErrorCode.INVALID_ARGS
+    assert status == 400
+    assert (reply["ok"], reply["error"], reply["message"]) == (
+        False,
+        over_mqtt.code,
+        over_mqtt.message,
+    )
+    assert table.journal.head[0] == head
+    assert table.display.bad_requests == 1
 
 
 def test_a_missing_chromium_is_skipped_locally_but_fails_in_ci(

@@ -16,7 +16,7 @@ from table_controller.publishing.authorisation import (
     sign,
     signature,
 )
-from table_controller.publishing.models import CommandMessage, parse_command
+from table_controller.publishing.models import CommandErrorCode, CommandMessage, parse_command
 
 SECRET = b"a-shared-secret-of-32-bytes-long"
 POLICY = AuthorisationPolicy(supervisors={"sup-1": frozenset({"pit"})})
@@ -44,7 +44,7 @@ def test_supervisor_commands_need_an_operator_on_the_allow_list(cmd: CommandMess
     stranger = cmd.model_copy(update={"operator": "dealer-3"})
     verdict = authorise(stranger, POLICY)
     assert isinstance(verdict, Refused)
-    assert verdict.code == "not_authorised"
+    assert verdict.code is CommandErrorCode.NOT_AUTHORISED
     assert verdict.id == cmd.id
     assert "dealer-3" in verdict.message
 
@@ -66,14 +66,14 @@ def test_signed_mode_accepts_a_correct_signature_only() -> None:
     assert authorise(signed, SIGNED) == Authorised(command=signed)
     unsigned = authorise(cmd, SIGNED)
     assert isinstance(unsigned, Refused)
-    assert unsigned.code == "bad_signature"
+    assert unsigned.code is CommandErrorCode.BAD_SIGNATURE
     wrong_key = sign(cmd, b"another-secret-of-32-bytes-long!")
     assert isinstance(authorise(wrong_key, SIGNED), Refused)
     # a stolen login cannot move a signature to another round
     moved = signed.model_copy(update={"args": signed.args.model_copy(update={"round_id": "S-1-4"})})
     refused = authorise(moved, SIGNED)
     assert isinstance(refused, Refused)
-    assert refused.code == "bad_signature"
+    assert refused.code is CommandErrorCode.BAD_SIGNATURE
 
 
 def test_a_signature_survives_the_wire_and_key_order() -> None:

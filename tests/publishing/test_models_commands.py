@@ -28,10 +28,13 @@ from table_controller.procedure.events import (
 from table_controller.publishing.models import (
     ARGS_MODELS,
     MAX_COMMAND_BYTES,
+    MAX_COMMAND_ID_LENGTH,
     SUPERVISOR_COMMANDS,
+    CommandErrorCode,
     CommandMessage,
     CommandRejection,
     parse_command,
+    validate_command,
 )
 from table_controller.rules.cards import Card
 
@@ -304,6 +307,69 @@ def test_hostile_payloads_are_refused_with_a_code_and_a_message_naming_the_troub
     assert not contract_accepts(_loads(payload))
 
 
+def test_a_command_given_as_data_is_refused_with_the_same_code_and_message() -> None:
+    """The display hands over a record, not bytes: the same fault gives the same answer."""
+    compared = 0
+    for name, payload, code, _ in HOSTILE:
+        data = _loads(payload)
+        if not isinstance(data, dict):
+            continue  # a fault of the bytes, which a record cannot have
+        from_bytes = parse_command(payload)
+        from_data = validate_command(data)
+        assert isinstance(from_bytes, CommandRejection), name
+        assert isinstance(from_data, CommandRejection), name
+        assert (from_data.code, from_data.id) == (from_bytes.code, from_bytes.id), name
+        assert from_data.code is CommandErrorCode(code)
+        if code != "malformed_json":  # that message names a column of the text
+            assert from_data.message == from_bytes.message, name
+        compared += 1
+    assert compared == 30
+
+
+def test_a_valid_command_given_as_data_is_the_same_command() -> None:
+    record = {"id": "c-1", "command": "manual_card", "operator": "pit-12", "args": {"card": "TD"}}
+    assert validate_command(record) == parse_command(json.dumps(record).encode())
+
+
+#: Ids that are not strings of 1-128 characters, and what the refusal says they were.
+BAD_IDS: list[tuple[object, str]] = [
+    (7, "the number 7"),
+    (2.5, "the number 2.5"),
+    (None, "null"),
+    ({"n": 7}, "an object"),
+    (["c-1"], "a list"),
+    (True, "true"),
+    (False, "false"),
+    ("", "an empty string"),
+    ("x" * 1000, "a string of 1000 characters"),
+]
+
+
+@pytest.mark.parametrize(("command_id", "described"), BAD_IDS, ids=repr)
+def test_an_id_that_is_not_a_short_string_is_refused_saying_so(
+    command_id: object, described: str
+) -> None:
+    refused = parse_command(command_bytes("deal", id=command_id))
+    assert isinstance(refused, CommandRejection)
+    assert refused.code is CommandErrorCode.INVALID_MESSAGE
+    assert refused.id is None  # no id the sender could match: the message says why
+    assert refused.message == (
+        f"field id: must be a string of 1 to {MAX_COMMAND_ID_LENGTH} characters; got {described}"
+    )
+
+
+def test_a_missing_id_is_refused_saying_so() -> None:
+    refused = parse_command(b'{"command":"deal","operator":"p"}')
+    assert isinstance(refused, CommandRejection)
+    assert (refused.code, refused.message) == (
+        CommandErrorCode.INVALID_MESSAGE,
+        (
+            f"field id: missing; a command needs a string id of 1 to {MAX_COMMAND_ID_LENGTH} "
+            "characters"
+        ),
+    )
+
+
 def test_args_null_is_refused_as_arguments() -> None:
     result = parse_command(b'{"id":"c-1","command":"deal","operator":"p","args":null}')
     assert isinstance(result, CommandRejection)
@@ -461,10 +527,10 @@ def test_any_bytes_give_a_command_or_a_rejection_never_an_exception(raw: bytes) 
     else:
         assert isinstance(result, CommandRejection)
         assert result.code in {
-            "malformed_json",
-            "invalid_message",
-            "unknown_command",
-            "invalid_args",
+            CommandErrorCode.MALFORMED_JSON,
+            CommandErrorCode.INVALID_MESSAGE,
+            CommandErrorCode.UNKNOWN_COMMAND,
+            CommandErrorCode.INVALID_ARGS,
         }
 
 
