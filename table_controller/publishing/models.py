@@ -861,7 +861,10 @@ class StatusMessage(_Envelope):
     model_config = ConfigDict(json_schema_extra=_no_seq_in_the_schema)
 
     type: Literal["status"]
-    ts: WireTime
+    ts: Annotated[
+        AwareDatetime,
+        Field(description="UTC wall time the status was written (for the will: on connecting)."),
+    ]
     last_seq: Annotated[
         int,
         Field(
