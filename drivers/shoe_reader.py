@@ -26,7 +26,9 @@ import asyncio
 import contextlib
 import enum
 import logging
+import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Protocol, Self
@@ -126,6 +128,7 @@ class ShoeReader:
         backoff: Backoff | None = None,
         rng: random.Random | None = None,
         session: ReaderSession | None = None,
+        on_retry: Callable[[str, float], None] | None = None,
     ) -> None:
         """Prepare the reader; nothing is opened until the context is entered.
 
@@ -136,6 +139,9 @@ class ShoeReader:
             backoff: Reopening delays; the default waits 0.25 s doubling up to 5 s.
             rng: Jitter source; the default is ``random.SystemRandom()``.
             session: A prepared session (tests); by default one for ``protocol``.
+            on_retry: Called before each wait to reopen the port, with why it is closed
+                (``cannot open: ...``, ``closed by the peer``) and the seconds until the next
+                attempt: a tool can say it is retrying, and why, at every attempt.
 
         Raises:
             ValueError: The URL is not a device path or ``socket://host:port``.
@@ -146,6 +152,7 @@ class ShoeReader:
         self._backoff = backoff or Backoff()
         self._rng = rng or random.SystemRandom()
         self._session = session or _new_session(protocol)
+        self._on_retry = on_retry
         self._events: asyncio.Queue[ReaderEvent | object] = asyncio.Queue()
         self._runner: asyncio.Task[None] | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -234,12 +241,18 @@ class ShoeReader:
                 try:
                     reader, writer = await open_port(self._url, self._baudrate)
                 except OSError as error:
-                    self._emit(self._session.connection_lost(loop.time(), f"cannot open: {error}"))
+                    # pyserial repeats the path and the errno; the system's words say it all.
+                    reason = os.strerror(error.errno) if error.errno else str(error)
+                    cause = f"cannot open: {reason}"
+                    self._emit(self._session.connection_lost(loop.time(), cause))
                 else:
-                    if await self._serve(reader, writer):
+                    heard, cause = await self._serve(reader, writer)
+                    if heard:
                         attempt = 0
                 delay = self._backoff.delay(attempt, self._rng)
                 self.backoff_history.append(delay)
+                if self._on_retry is not None:
+                    self._on_retry(cause, delay)
                 attempt += 1
                 await asyncio.sleep(delay)
         except asyncio.CancelledError:
@@ -250,8 +263,10 @@ class ShoeReader:
             self._events.put_nowait(_CLOSED)
             raise
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """Run one connection until it ends; returns whether the reader was heard on it."""
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> tuple[bool, str]:
+        """Run one connection until it ends; returns whether the reader was heard, and why not."""
         loop = asyncio.get_running_loop()
         self._writer = writer
         heard = False
@@ -283,7 +298,7 @@ class ShoeReader:
             if self._session.silent:
                 reason = "reader silent, port reopened"
             self._emit(self._session.connection_lost(loop.time(), reason))
-        return heard
+        return heard, reason
 
     def _arm_timer(self) -> None:
         self._cancel_timer()

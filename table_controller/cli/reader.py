@@ -3,7 +3,9 @@
 
 Edge module: parses flags, runs a ``drivers.shoe_reader.ShoeReader``, prints one line per
 event. It acknowledges every frame as the controller would, once the line is printed (the
-printed line is this tool's record), and runs until interrupted (Ctrl-C).
+printed line is this tool's record), and runs until interrupted (Ctrl-C). A port that cannot
+be opened, or is lost, is retried with backoff, and each attempt says so on stderr with the
+cause; with ``--once`` the tool stops instead, saying why, with exit status 1.
 
 ``--json`` prints one JSON object per line on stdout; logs go to stderr.
 """
@@ -42,6 +44,8 @@ from table_controller.cli import UsageError, whole_number
 __all__ = ["describe", "register", "run", "watch"]
 
 _LOGGER = logging.getLogger(__name__)
+#: Exit status of ``--once`` when the port cannot be opened or is lost.
+PORT_FAILED = 1
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,6 +74,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="srp (SRP/1, default) or beetek (text lines)",
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per event on stdout")
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help=f"stop with status {PORT_FAILED} when the port cannot be opened or is lost,"
+        " instead of retrying",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -95,17 +105,44 @@ def run(args: argparse.Namespace) -> int:
             line = f"{stamp} {kind} {details}".rstrip()
         print(line, flush=True)
 
-    asyncio.run(watch(args.port, args.baud, ShoeProtocol(args.protocol), emit))
+    return asyncio.run(_watch_port(args, emit))
+
+
+async def _watch_port(args: argparse.Namespace, emit: Callable[[ReaderEvent], None]) -> int:
+    """Watch until interrupted, or with ``--once`` until the port fails; the exit status."""
+    port: str = args.port
+    once: bool = args.once
+    stop = asyncio.Event() if once else None
+    failures: list[str] = []
+
+    def retrying(cause: str, delay_s: float) -> None:
+        if stop is not None:
+            failures.append(cause)
+            stop.set()
+        else:
+            print(
+                f"table-controller reader: {port}: {cause}; retrying in {delay_s:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    await watch(port, args.baud, ShoeProtocol(args.protocol), emit, stop=stop, on_retry=retrying)
+    if failures:
+        print(
+            f"table-controller reader: {port}: {failures[0]}; not retried (--once)", file=sys.stderr
+        )
+        return PORT_FAILED
     return 0
 
 
-async def watch(
+async def watch(  # noqa: PLR0913 - the port's settings, then what the watch reports to
     port: str,
     baudrate: int,
     protocol: ShoeProtocol,
     emit: Callable[[ReaderEvent], None],
     *,
     stop: asyncio.Event | None = None,
+    on_retry: Callable[[str, float], None] | None = None,
 ) -> None:
     """Print (``emit``) every event of the reader on ``port``, acknowledging each afterwards.
 
@@ -115,8 +152,9 @@ async def watch(
         protocol: What the shoe speaks.
         emit: Called once per event, before it is acknowledged.
         stop: When set, the watch ends; without it the watch runs until cancelled.
+        on_retry: Told why the port is closed and when it is tried again, before each wait.
     """
-    async with ShoeReader(port, baudrate=baudrate, protocol=protocol) as reader:
+    async with ShoeReader(port, baudrate=baudrate, protocol=protocol, on_retry=on_retry) as reader:
         consuming = asyncio.create_task(_consume(reader, emit), name="reader-cli consume")
         try:
             if stop is None:

@@ -6,7 +6,10 @@ round result, void, correction, alarm and status change, and flags what a backen
 (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
 gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
 ``seq`` and is not counted). ``--json`` prints one JSON object per line on stdout; diagnostics go to
-stderr. It runs until interrupted, or until ``--count`` round results were printed.
+stderr. It runs until interrupted, or until ``--count`` round results were printed. A broker
+that cannot be reached, or is lost, is retried with backoff; each new cause is said once on
+stderr, with "retrying", and the connection's return too. With ``--once`` the watch stops
+instead, saying why, with exit status 1.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ PRINTED_TYPES: Final = frozenset(
 )
 #: How often a silent watch checks whether its broker refused it.
 ERROR_CHECK_S: Final = 1.0
+#: Exit status of ``--once`` when the broker cannot be reached or is lost.
+BROKER_FAILED: Final = 1
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,6 +69,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
     parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
     parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help=f"stop with status {BROKER_FAILED} when the broker cannot be reached or is lost,"
+        " instead of retrying",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -80,14 +91,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--table {table!r}: a table id, without / + #")
     if any(char in args.prefix for char in "+#"):
         raise UsageError(f"--prefix {args.prefix!r}: no wildcards")
-    watcher = _Watcher(as_json=args.json, prefix=args.prefix, count=args.count)
+    watcher = _Watcher(as_json=args.json, prefix=args.prefix, count=args.count, once=args.once)
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
     return asyncio.run(watcher.watch(endpoint, topic_filter))
 
 
 class _Watcher:
-    def __init__(self, *, as_json: bool, prefix: str, count: int | None) -> None:
+    def __init__(
+        self, *, as_json: bool, prefix: str, count: int | None, once: bool = False
+    ) -> None:
         self.as_json = as_json
+        self.once = once
         self.prefix = prefix
         self.count = count
         self.tracker = StreamTracker()
@@ -96,6 +110,7 @@ class _Watcher:
         self.gaps = 0
 
     async def watch(self, endpoint: BrokerEndpoint, topic_filter: str) -> int:
+        broker = f"{endpoint.host}:{endpoint.port}"
         reported_error: str | None = None
         async with Subscription(endpoint, [topic_filter]) as subscription:
             while self.count is None or self.results < self.count:
@@ -103,10 +118,19 @@ class _Watcher:
                     async with asyncio.timeout(ERROR_CHECK_S):
                         received = await subscription.get()
                 except TimeoutError:
-                    error = subscription.last_error
-                    if error is not None and error != reported_error:
-                        print(f"table-controller watch: {error}", file=sys.stderr)
-                        reported_error = error
+                    if await _connected(subscription):
+                        if reported_error is not None:
+                            _say(f"{broker}: connected again")
+                        reported_error = None
+                        continue
+                    error = subscription.last_error  # while not connected: why not
+                    if error is None or error == reported_error:
+                        continue
+                    if self.once:
+                        _say(f"{broker}: {error}; not retried (--once)")
+                        return BROKER_FAILED
+                    _say(f"{broker}: {error}; retrying")
+                    reported_error = error
                     continue
                 self.handle(received)
                 sys.stdout.flush()
@@ -209,6 +233,20 @@ class _Watcher:
         record: dict[str, object] = {"kind": kind, "table_id": table, "seq": seq}
         record["message"] = message
         self.emit(record, f"{table} seq {seq} {_describe(message)}")
+
+
+async def _connected(subscription: Subscription) -> bool:
+    """Whether the subscription is in place now (it waits for nothing)."""
+    try:
+        async with asyncio.timeout(0):
+            await subscription.wait_subscribed()
+    except TimeoutError:
+        return False
+    return True
+
+
+def _say(text: str) -> None:
+    print(f"table-controller watch: {text}", file=sys.stderr, flush=True)
 
 
 def _hand(message: dict[str, object], side: str) -> str:

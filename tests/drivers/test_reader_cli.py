@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from drivers.events import (
 )
 from drivers.shoe_reader import ShoeProtocol
 from drivers.srp.frames import Frame, FrameType, Talker
-from table_controller.cli.reader import describe, watch
+from table_controller.cli.reader import PORT_FAILED, describe, watch
 from tests.drivers.driver_test_support import PtyShoe, TcpShoe
 
 
@@ -168,3 +169,57 @@ async def test_a_wrong_flag_exits_2_with_a_one_line_message(args: list[str], nam
     assert message.startswith("table-controller")
     assert "error:" in message
     assert names in message
+
+
+async def _stderr_lines(process: asyncio.subprocess.Process, wanted: int) -> list[str]:
+    """The first ``wanted`` lines of stderr this tool writes itself (logging's are skipped)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    async with asyncio.timeout(20):
+        while len(lines) < wanted:
+            line = (await process.stderr.readline()).decode()
+            assert line, "the reader ended early"
+            if line.startswith("table-controller reader: "):
+                lines.append(line.rstrip("\n"))
+    return lines
+
+
+async def test_a_missing_device_is_retried_and_every_attempt_says_why() -> None:
+    process = await run_cli("--port", "/dev/ttyMISSING9")
+    try:
+        lines = await _stderr_lines(process, 3)
+        assert process.returncode is None  # still trying
+    finally:
+        process.send_signal(signal.SIGINT)
+        await process.communicate()
+    cause = "table-controller reader: /dev/ttyMISSING9: cannot open: No such file or directory"
+    pattern = re.compile(re.escape(cause) + r"; retrying in \d+\.\d s")
+    assert all(pattern.fullmatch(line) for line in lines), lines
+
+
+async def test_once_on_a_missing_device_fails_fast_with_status_1() -> None:
+    process = await run_cli("--port", "/dev/ttyMISSING9", "--once")
+    async with asyncio.timeout(20):
+        _, stderr = await process.communicate()
+    assert process.returncode == PORT_FAILED
+    text = stderr.decode()
+    assert "Traceback" not in text
+    assert text.splitlines()[-1] == (
+        "table-controller reader: /dev/ttyMISSING9: cannot open: No such file or directory;"
+        " not retried (--once)"
+    )
+
+
+@pytest.mark.timeout(30)
+async def test_once_stops_when_the_port_is_lost(tcp_shoe: TcpShoe) -> None:
+    process = await run_cli("--port", tcp_shoe.url, "--once", "--json")
+    await tcp_shoe.wait_connections(1, limit_s=10.0)
+    tcp_shoe.send(shoe(0, FrameType.CARD, "AS"))
+    await tcp_shoe.wait_received(b",ACK,0*", limit_s=5.0)  # the card was printed
+    await tcp_shoe.stop()
+    async with asyncio.timeout(20):
+        _, stderr = await process.communicate()
+    assert process.returncode == PORT_FAILED
+    assert stderr.decode().splitlines()[-1] == (
+        f"table-controller reader: {tcp_shoe.url}: closed by the peer; not retried (--once)"
+    )

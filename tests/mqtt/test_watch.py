@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 
 import pytest
 
+from table_controller.cli.watch import BROKER_FAILED
 from table_controller.publishing.messages import dumps, envelope
 from table_controller.publishing.mqtt import publish_once
 from tests.mosquitto import Mosquitto
@@ -154,3 +156,71 @@ def test_watch_refuses_bad_flags() -> None:
         )
         assert done.returncode == 2, flags
         assert "watch" in done.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # bound, never listening: a connection is refused
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def _stderr_line(process: asyncio.subprocess.Process) -> str:
+    assert process.stderr is not None
+    async with asyncio.timeout(10):
+        line = await process.stderr.readline()
+    assert line, "watch ended early"
+    return line.decode().rstrip("\n")
+
+
+async def test_watch_on_an_unreachable_broker_says_it_is_retrying_and_why() -> None:
+    port = _closed_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "table_controller", "watch", "--broker", f"mqtt://127.0.0.1:{port}",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        line = await _stderr_line(process)
+        assert line.startswith(f"table-controller watch: 127.0.0.1:{port}: ")
+        assert "Connection refused" in line
+        assert line.endswith("; retrying")
+        assert process.returncode is None  # still trying
+    finally:
+        process.terminate()
+        await process.communicate()
+
+
+def test_watch_once_on_an_unreachable_broker_fails_fast() -> None:
+    port = _closed_port()
+    done = subprocess.run(
+        [sys.executable, "-m", "table_controller", "watch", "--once",
+         "--broker", f"mqtt://127.0.0.1:{port}"],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == BROKER_FAILED
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"table-controller watch: 127.0.0.1:{port}: ")
+    assert "Connection refused" in done.stderr
+    assert done.stderr.endswith("; not retried (--once)\n")
+
+
+async def test_watch_says_when_its_broker_goes_and_comes_back(broker: Mosquitto) -> None:
+    table = backend(broker.url("T07"))
+    await publish_once(
+        table, f"{ROOT}/status", status(online=True, session=1, last_seq=0), retain=True
+    )
+    process = await start_watch(broker)
+    where = f"table-controller watch: {broker.host}:{broker.port}: "
+    try:
+        assert "ONLINE" in await read_line(process)  # the retained status: it is subscribed
+        broker.stop()
+        lost = await _stderr_line(process)
+        assert lost.startswith(where)
+        assert lost.endswith("; retrying")
+        broker.start()
+        while not (line := await _stderr_line(process)).endswith("connected again"):
+            assert line.endswith("; retrying")  # another cause while the broker restarts
+        assert line == where + "connected again"
+    finally:
+        process.terminate()
+        await process.communicate()
