@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
+from table_controller.cli import run as run_command
+from table_controller.protection.advisor import AdvisorSettings
+from table_controller.rules.variants import COMMISSION
+from table_controller.runtime.config import load_settings
 
 SHOE = [
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "ts": "2026-11-29T12:00:00.000Z"},
@@ -141,3 +145,40 @@ def test_missing_file_and_wrong_variant_exit_2(tmp_path: Path,
     with pytest.raises(SystemExit) as stopped:
         main(["replay", "--variant", "blackjack", "--inputs", "x"])
     assert stopped.value.code == 2
+
+
+def sorted_shoe_inputs(rounds: int) -> list[object]:
+    """A shoe in rank order (its 32 aces first), its burn and ``rounds`` rounds (at most 5).
+
+    The first ace burns one card; then every round is six aces (2 against 2, both draw).
+    """
+    records: list[object] = [{"command": "new_shoe", "args": {"shoe_id": "S-1"}}]
+    records += [{"card": "AS"}, {"card": "AH"}]
+    for _ in range(rounds):
+        records += [{"command": "open_betting"}, {"command": "close_betting"}]
+        records += [{"card": suit} for suit in ("AD", "AC", "AS", "AH", "AD", "AC")]
+    return records
+
+
+def test_replay_of_recorded_inputs_runs_the_live_tables_assessments(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, sorted_shoe_inputs(3))
+    messages = run_json(path, capsys)
+    assert [m["round_no"] for m in messages if m["type"] == "odds"] == [1, 2, 3, 4]
+    patterns = [m for m in messages if m["type"] == "alarm" and m["code"] == "shuffle_pattern"]
+    assert [(m["kind"], m["round_id"]) for m in patterns] == [("one_rank", "S-1-2")]
+    assert patterns[0]["cards"] == ["AS", "AH", "AD", "AC", "AS", "AH", "AD", "AC"]
+    assert run_json(path, capsys) == messages, "the same inputs, the same output"
+    skipped = run_json(path, capsys, "--no-assess")
+    assert not [m for m in skipped if m["type"] in {"odds", "alarm"}]
+    assert main(["replay", "--variant", "super_six", "--inputs", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(" alarm S-1-2 shuffle_pattern: shuffle too orderly: 8 cards of one rank" in line
+               for line in lines), lines
+
+
+def test_replay_assesses_with_the_settings_run_has_by_default() -> None:
+    settings = load_settings({"table_id": "T1", "port": "/dev/x"})
+    advisor = run_command._advisor(settings, COMMISSION, None)  # what run builds
+    assert advisor is not None, "run has live odds by default"
+    assert advisor.settings == AdvisorSettings()

@@ -11,6 +11,16 @@ a broken chain is refused). Messages are numbered as the live table numbered the
 (:class:`~table_controller.publishing.outgoing.MessagePlanner`), so a journal's replay shows the
 ``seq`` and ``ts`` the backend received; only events and roads are printed.
 
+The live table's assessments (each round's odds, ``edge_positive``, ``shuffle_pattern``,
+``shoe_repeated``) are inputs of their own, journaled where the table took them, so a journal
+is replayed as recorded (it holds every assessment its table took, none if live odds were
+off) and so are JSON lines that hold assessments. JSON lines that hold none are assessed here
+as ``run`` assesses them, with its default settings: the same
+:class:`~table_controller.protection.advisor.RoundAdvisor` asked after each input, its
+assessment taken right after the input that made it due, synchronously (a live table takes it
+there unless another input arrives during the millisecond of analysis). ``--no-assess`` skips
+them.
+
 ``--edges`` prints instead, for each shoe (or the one ``--shoe`` names), every bet's exact house
 edge before each round; ``--plot FILE.png`` draws them (matplotlib, the ``plot`` extra). The
 cards of a shoe are taken from the events the replay publishes
@@ -25,7 +35,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Final, TextIO
@@ -33,10 +43,11 @@ from typing import Final, TextIO
 from table_controller.cli import UsageError
 from table_controller.procedure.decisions import CommandRefused, Decision, Publish
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import Input
+from table_controller.procedure.events import Input, RoundAssessed
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.protection import plot
+from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import MAIN_BETS, RoundEdges
 from table_controller.protection.replay_edges import (
     RecordedShoe,
@@ -93,6 +104,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="one input per line as JSON (or a journal file)",
     )
     parser.add_argument("--json", action="store_true", help="one JSON message per line on stdout")
+    parser.add_argument(
+        "--no-assess",
+        action="store_true",
+        help="do not assess JSON-lines inputs that hold no assessments (by default they get "
+        "the odds, edge_positive, shuffle_pattern and shoe_repeated of run's defaults; a "
+        "journal is always replayed as recorded)",
+    )
     parser.add_argument(
         "--betting-phase",
         action=argparse.BooleanOptionalAction,
@@ -159,7 +177,13 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout if held is None else held
     printer = None if args.edges else _Printer(table_id=table_id, as_json=args.json, out=out)
     recorder = ShoeRecorder() if edges_wanted else None
-    status = _replay(machine, inputs, printer, recorder)
+    as_recorded = args.no_assess or is_journal_file(args.inputs) or holds_assessments(inputs)
+    advisor = (
+        None
+        if as_recorded or printer is None
+        else RoundAdvisor(variant, AdvisorSettings())  # run's defaults (live_odds on)
+    )
+    status = _replay(machine, inputs, printer, recorder, advisor)
     if status != 0 or recorder is None:
         _release(held)
         return status
@@ -175,32 +199,67 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def holds_assessments(inputs: Sequence[RecordedInput]) -> bool:
+    """Whether the inputs hold a table's assessments (a journal of a table with live odds)."""
+    return any(isinstance(recorded.event, RoundAssessed) for recorded in inputs)
+
+
 def _replay(
     machine: TableProcedure,
     inputs: Sequence[RecordedInput],
     printer: _Printer | None,
     recorder: ShoeRecorder | None,
+    advisor: RoundAdvisor | None,
 ) -> int:
-    """Every input through the procedure: its messages printed, its events recorded."""
+    """Every input through the procedure: its messages printed, its events recorded.
+
+    With an ``advisor``, after each input the assessment it made due, if any, is taken as the
+    next input (with the input's line and ``ts``), as the live service takes it.
+    """
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
                 printer.answered(recorded.answer, recorded)
             continue
-        try:
-            decisions = machine.handle(recorded.event)
-        except ProcedureBug as bug:
-            if printer is not None:
-                printer.decisions(bug.decisions, recorded, machine.snapshot())
-            print(f"line {recorded.line_no}: the procedure faulted: {bug}", file=sys.stderr)
-            return FAULT_STATUS
-        if printer is not None:
-            printer.decisions(decisions, recorded, machine.snapshot())
-        if recorder is not None:
-            for decision in decisions:
-                if isinstance(decision, Publish):
-                    recorder.observe(decision.event_type.value, decision.payload)
+        taking: RecordedInput | None = recorded
+        while taking is not None:
+            if not _take(machine, taking, printer, recorder, advisor):
+                return FAULT_STATUS
+            assessed = (
+                None
+                if advisor is None
+                else advisor.assess(machine.shoe_count(), at=recorded.event.at)
+            )
+            taking = None if assessed is None else replace(recorded, event=assessed)
     return 0
+
+
+def _take(
+    machine: TableProcedure,
+    recorded: RecordedInput,
+    printer: _Printer | None,
+    recorder: ShoeRecorder | None,
+    advisor: RoundAdvisor | None,
+) -> bool:
+    """One input through the procedure, its messages printed; False if the procedure faulted."""
+    assert recorded.event is not None
+    try:
+        decisions = machine.handle(recorded.event)
+    except ProcedureBug as bug:
+        if printer is not None:
+            printer.decisions(bug.decisions, recorded, machine.snapshot())
+        print(f"line {recorded.line_no}: the procedure faulted: {bug}", file=sys.stderr)
+        return False
+    state = machine.snapshot()
+    if advisor is not None:
+        advisor.observe(recorded.event, state)
+    if printer is not None:
+        printer.decisions(decisions, recorded, state)
+    if recorder is not None:
+        for decision in decisions:
+            if isinstance(decision, Publish):
+                recorder.observe(decision.event_type.value, decision.payload)
+    return True
 
 
 def _print_edges(
@@ -354,14 +413,18 @@ def _edge_text(edge: Fraction) -> str:
 
 def read_inputs(path: Path) -> Iterator[RecordedInput]:
     """The inputs recorded in ``path``, whatever its kind; a bad file raises ``UsageError``."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(len(JOURNAL_HEADER))
-    except OSError as error:
-        raise UsageError(f"--inputs: cannot read {path}: {error.strerror}") from None
-    if head == JOURNAL_HEADER:
+    if is_journal_file(path):
         return _journal_rows(path)
     return _json_lines(path)
+
+
+def is_journal_file(path: Path) -> bool:
+    """Whether ``path`` starts as a journal does (an SQLite file); unreadable: ``UsageError``."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(JOURNAL_HEADER)) == JOURNAL_HEADER
+    except OSError as error:
+        raise UsageError(f"--inputs: cannot read {path}: {error.strerror}") from None
 
 
 def journal_table_id(path: Path) -> str | None:

@@ -84,16 +84,13 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import (
     Analysis,
     AssessmentRequest,
     analyse_request,
-    warm_up,
 )
 from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
 from table_controller.rules.cards import Card
-from table_controller.rules.variants import Variant
 from table_controller.runtime.journal import (
     ANSWER_KEY,
     AUDIT_ROW,
@@ -143,6 +140,9 @@ class Advisor(Protocol):
     def conclude(self, analysis: Analysis, *, at: float) -> RoundAssessed | None:
         """The procedure's input from a finished analysis (None: nothing to tell)."""
 
+    def warm_up(self) -> None:
+        """Compute what the first assessment would otherwise compute while cards are dealt."""
+
 
 class ShoeLink(Protocol):
     """The part of :class:`drivers.shoe_reader.ShoeReader` the service uses."""
@@ -168,9 +168,9 @@ class _Work:
     received_at: float | None = None
 
 
-def _warm_up(variant: Variant) -> None:
-    """On the analysis thread at start: fold the drawing rules, then give the heap back."""
-    warm_up(variant)
+def _warm_up(advisor: Advisor) -> None:
+    """On the analysis thread before play: the advisor's warm-up, then give the heap back."""
+    advisor.warm_up()
     release_free_memory()
 
 
@@ -275,6 +275,7 @@ class TableService:
         #: The analysis runs here, never on the event loop nor on the journal's writer.
         self._analyst = ThreadPoolExecutor(max_workers=1, thread_name_prefix="round-analysis")
         self._analysing = False
+        self._warmed_up: asyncio.Future[None] | None = None
         self.assessments = 0
         self._draw_waiting = False
         self._clock = clock
@@ -315,6 +316,11 @@ class TableService:
     def queue_depth(self) -> int:
         return self._queue.qsize()
 
+    @property
+    def analysing(self) -> bool:
+        """Whether an assessment is being analysed (its input not yet in the queue)."""
+        return self._analysing
+
     # --- start-up -------------------------------------------------------------------------
 
     def recover(self) -> int:
@@ -344,17 +350,31 @@ class TableService:
         _LOG.info("journal replayed", inputs=replayed, head=self._journal.head[0])
         return replayed
 
+    async def warm_up(self) -> None:
+        """Before the first input: the advisor's warm-up, on the analysis thread (once).
+
+        The first assessment of a process would otherwise fold the analyser's tables and
+        compute the shuffle limits (about 0.6 s of the interpreter) while the first rounds
+        are dealt, and their cards' events would wait for it. ``run`` awaits it before it
+        reads any input; ``table-controller run`` awaits it before it reports ready.
+        """
+        if self._advisor is None:
+            return
+        if self._warmed_up is None:
+            loop = asyncio.get_running_loop()
+            self._warmed_up = loop.run_in_executor(self._analyst, _warm_up, self._advisor)
+        await asyncio.shield(self._warmed_up)
+
     # --- running ----------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Process inputs until cancelled; reads the shoe link if there is one."""
-        if self._link is not None and self._lamp is not None:
-            await self._link.set_lamp(ShoeLamp(self._lamp.value))
-        await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
-        if self._advisor is not None:
-            self._analyst.submit(_warm_up, self.procedure.variant)
-        self._assess_if_due()  # a table that stopped between rounds gets its odds
         try:
+            await self.warm_up()  # before any input is read
+            if self._link is not None and self._lamp is not None:
+                await self._link.set_lamp(ShoeLamp(self._lamp.value))
+            await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
+            self._assess_if_due()  # a table that stopped between rounds gets its odds
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._process_inputs(), name="table inputs")
                 if self._link is not None:
@@ -598,9 +618,9 @@ class TableService:
         when it is handled, if the table moved on meanwhile.
         """
         advisor = self._advisor
-        if advisor is None or self._analysing or self.procedure.phase is not Phase.BETWEEN_ROUNDS:
+        if advisor is None or self._analysing:
             return
-        request = advisor.request(self.procedure.shoe_count())
+        request = advisor.request(self.procedure.shoe_count())  # the one test of "due"
         if request is None:
             return
         self._analysing = True

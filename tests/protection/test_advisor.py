@@ -58,12 +58,7 @@ class Table:
         self.inputs.append(event)
         self.decisions += self.procedure.handle(event)
         self.advisor.observe(event, self.procedure.snapshot())
-        if self.procedure.phase is not Phase.BETWEEN_ROUNDS:
-            return
-        request = self.advisor.request(self.procedure.shoe_count())
-        if request is None:
-            return
-        assessment = self.advisor.conclude(analyse_request(request), at=0.0)
+        assessment = self.advisor.assess(self.procedure.shoe_count(), at=0.0)
         if assessment is not None:
             self.assessed.append(assessment)
             self.feed(assessment)

@@ -6,36 +6,55 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from drivers.events import CardSeen, Delivery, ReaderHello
+from drivers.events import CardSeen, CutCardSeen, Delivery, ReaderEvent, ReaderHello
 from table_controller.cli import main
+from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
+from table_controller.rules.cards import RANKS, all_cards
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
+from tests.protection.shoes import fair_shoe
 from tests.protection.test_replay_edges import stacked_shoe
-from tests.runtime.test_service import MemoryLink
+from tests.runtime.test_service import MemoryLink, MemorySink
 
 ROOT = "baccarat/tables/T07"
 
 
 class Dealer:
-    """Deals a shoe into a running service through its shoe link, a card at a time."""
+    """Deals into a running service through its shoe link, and gives the pit's commands.
+
+    Each input waits until the table has handled it and the assessment it made due, if any,
+    as a pit waits for the odds before it opens betting: the live table then takes every
+    assessment right after the input that made it due, where ``replay`` takes it.
+    """
 
     def __init__(self, service: TableService, link: MemoryLink) -> None:
         self.service = service
         self.link = link
         self.seq = 0
         self.commands = 0
+        self.given = 0
+        self.handled = 0
+        service.on_input_handled = self._handled
+
+    def _handled(self, event: Input, elapsed: float | None) -> None:
+        del event, elapsed
+        self.handled += 1
 
     async def hello(self) -> None:
         await self.link.events.put(
@@ -55,20 +74,54 @@ class Dealer:
                 self.link.changed.clear()
 
     async def card(self, code: str) -> None:
-        await self.link.events.put(CardSeen(card=code, delivery=self._next()))
+        await self.shoe(CardSeen(card=code, delivery=self._next()))
+
+    async def cut(self) -> None:
+        await self.shoe(CutCardSeen(delivery=self._next()))
+
+    async def shoe(self, event: ReaderEvent) -> None:
+        self.given += 1
+        await self.link.events.put(event)
         await self._confirmed()
-        await asyncio.sleep(0)  # the input is handled right after its acknowledgement
+        await self.settled()
 
     async def command(self, name: str, **args: object) -> dict[str, object]:
         self.commands += 1
+        self.given += 1
         record = {"command": name, "id": f"c-{self.commands}", "operator": "pit", "args": args}
-        return await self.service.submit(record)
+        reply = await self.service.submit(record)
+        await self.settled()
+        return reply
 
-    async def assessed(self, count: int) -> None:
-        """Wait until ``count`` assessments were handed to the table (the pit waits too)."""
+    async def settled(self) -> None:
+        """Wait until every input given and every assessment they made due was handled.
+
+        Between an input's ``on_input_handled`` and the service's request of an assessment
+        nothing awaits that could let this task run, so an idle service is never mistaken.
+        """
         async with asyncio.timeout(20):
-            while self.service.assessments < count or self.service.queue_depth:  # noqa: ASYNC110
-                await asyncio.sleep(0.005)
+            while (  # noqa: ASYNC110 - the service has no event to wait for
+                self.service.analysing or self.handled < self.given + self.service.assessments
+            ):
+                await asyncio.sleep(0.002)
+
+    async def round(self, cards: Iterator[str]) -> None:
+        """Open and close betting, then deal until the round is over."""
+        assert (await self.command("open_betting"))["ok"]
+        assert (await self.command("close_betting"))["ok"]
+        while self.service.procedure.phase is not Phase.BETWEEN_ROUNDS:
+            await self.card(next(cards))
+
+    async def shoe_of(self, shoe_id: str, order: Sequence[str], *, rounds: int, cut: bool) -> None:
+        """A new shoe, its burn, ``rounds`` rounds, then the cut card if ``cut``."""
+        assert (await self.command("new_shoe", shoe_id=shoe_id))["ok"]
+        cards = iter(order)
+        while self.service.procedure.phase is not Phase.BETWEEN_ROUNDS:
+            await self.card(next(cards))  # the burn
+        for _ in range(rounds):
+            await self.round(cards)
+        if cut:
+            await self.cut()
 
 
 def events_log(path: Path) -> list[dict[str, Any]]:
@@ -80,9 +133,20 @@ def events_log(path: Path) -> list[dict[str, Any]]:
     return messages
 
 
-async def play(tmp_path: Path, settings: AdvisorSettings, rounds: int) -> list[dict[str, Any]]:
-    """A stacked shoe (pairs turn player-favourable late) through the service; its events."""
-    shoe = [card.code for card in stacked_shoe("23456789T", "9", seed=1)]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shoe:
+    """One shoe for :func:`live`: its id, its cards in order, how many rounds, whether cut."""
+
+    shoe_id: str
+    order: Sequence[str]
+    rounds: int
+    cut: bool = False
+
+
+async def live(
+    tmp_path: Path, shoes: Sequence[Shoe], settings: AdvisorSettings | None = None
+) -> list[dict[str, Any]]:
+    """Shoes dealt through a live service with live odds (journal ``t.journal``); its events."""
     log = tmp_path / "events.jsonl"
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink(journal)
@@ -99,42 +163,59 @@ async def play(tmp_path: Path, settings: AdvisorSettings, rounds: int) -> list[d
         dealer = Dealer(service, link)
         try:
             await dealer.hello()
-            assert (await dealer.command("new_shoe", shoe_id="S-1"))["ok"]
-            cards = iter(shoe)
-            while service.procedure.phase is not Phase.BETWEEN_ROUNDS:
-                await dealer.card(next(cards))  # the burn
-            for round_no in range(1, rounds + 1):
-                await dealer.assessed(round_no)
-                assert (await dealer.command("open_betting"))["ok"]
-                assert (await dealer.command("close_betting"))["ok"]
-                while service.procedure.phase is not Phase.BETWEEN_ROUNDS:
-                    await dealer.card(next(cards))
-            await dealer.assessed(rounds + 1)
+            for shoe in shoes:
+                await dealer.shoe_of(shoe.shoe_id, shoe.order, rounds=shoe.rounds, cut=shoe.cut)
         finally:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
             sink.close()
-        kinds = [next(iter(set(row.payload) - {"v", "at"})) for row in journal.rows()
-                 if row.type == INPUT_ROW]  # fmt: skip
-        assert kinds.count("assessed") == rounds + 1, "each assessment is a journaled input"
+        journaled = [row for row in journal.rows() if "assessed" in row.payload]
+        assert len(journaled) == service.assessments, "each assessment is a journaled input"
     return events_log(log)
 
 
-def replayed(journal: Path) -> list[dict[str, Any]]:
+def stacked() -> list[str]:
+    """Pairs turn player-favourable late in this shoe."""
+    return [card.code for card in stacked_shoe("23456789T", "9", seed=1)]
+
+
+async def play(tmp_path: Path, settings: AdvisorSettings, rounds: int) -> list[dict[str, Any]]:
+    """A stacked shoe (pairs turn player-favourable late) through the service; its events."""
+    return await live(tmp_path, [Shoe(shoe_id="S-1", order=stacked(), rounds=rounds)], settings)
+
+
+def replayed(inputs: Path, *flags: str) -> list[dict[str, Any]]:
     out = io.StringIO()
     with redirect_stdout(out):
-        status = main(["replay", "--inputs", str(journal), "--json"])
+        status = main(["replay", "--inputs", str(inputs), "--table-id", "T07", "--json", *flags])
     assert status == 0
     return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def recorded_inputs(journal: Path, *, assessments: bool = False) -> Path:
+    """The journal's inputs as a JSON-lines inputs file, without the assessments by default."""
+    with Journal.open_read_only(journal) as opened:
+        lines = [
+            json.dumps({**row.payload, "ts": row.ts_utc})
+            for row in opened.rows()
+            if row.type == INPUT_ROW and (assessments or "assessed" not in row.payload)
+        ]
+    path = journal.with_suffix(".assessed.jsonl" if assessments else ".inputs.jsonl")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def alarms(events: Sequence[Mapping[str, Any]], code: str) -> list[Mapping[str, Any]]:
+    return [e for e in events if e["type"] == "alarm" and e["code"] == code]
 
 
 async def test_odds_and_the_edge_alarm_come_live_and_replay_identically(tmp_path: Path) -> None:
     events = await play(tmp_path, AdvisorSettings(), rounds=34)
     odds = [e for e in events if e["type"] == "odds"]
     assert [o["round_no"] for o in odds] == list(range(1, 36))
-    alarms = [e for e in events if e["type"] == "alarm" and e["code"] == "edge_positive"]
-    pair_rounds = [a["round_no"] for a in alarms if a["bet"] == "player_pair"]
+    pair_rounds = [a["round_no"] for a in alarms(events, "edge_positive")
+                   if a["bet"] == "player_pair"]  # fmt: skip
     assert len(pair_rounds) == 1
     below = [o["round_no"] for o in odds if o["bets"]["player_pair"]["house_edge"] < 0]
     assert pair_rounds == [below[0]], "the alarm comes with the first odds below zero"
@@ -144,15 +225,94 @@ async def test_odds_and_the_edge_alarm_come_live_and_replay_identically(tmp_path
     assert order.index(("odds", first)) < order.index(("betting_opened", first))
     assert order.index(("round_result", first - 1)) < order.index(("odds", first))
     assert replayed(tmp_path / "t.journal") == events, "replay numbers them as published"
+    inputs = recorded_inputs(tmp_path / "t.journal")
+    assert replayed(inputs) == events, "recorded inputs are assessed as the table assessed them"
+    without = replayed(inputs, "--no-assess")
+    assert not [e for e in without if e["type"] == "odds" or e["type"] == "alarm"]
+    results = [{**e, "seq": None} for e in events if e["type"] == "round_result"]
+    assert [{**e, "seq": None} for e in without if e["type"] == "round_result"] == results
 
 
 async def test_dynamic_windows_suspend_through_the_service(tmp_path: Path) -> None:
     events = await play(tmp_path, AdvisorSettings(dynamic_windows=DynamicWindows()), rounds=34)
-    alarms = [e for e in events if e["type"] == "alarm" and e.get("bet") == "player_pair"]
-    first = alarms[0]["round_no"]
+    pair_alarms = [e for e in events if e["type"] == "alarm" and e.get("bet") == "player_pair"]
+    first = pair_alarms[0]["round_no"]
     opened = {e["round_no"]: e for e in events if e["type"] == "betting_opened"}
     results = {e["round_no"]: e for e in events if e["type"] == "round_result"}
     assert "player_pair" in [s["bet"] for s in opened[first]["bets_suspended"]]
     assert results[first]["settlement"]["player_pair"] == "not_offered"
     assert results[first - 1]["settlement"]["player_pair"] != "not_offered"
     assert replayed(tmp_path / "t.journal") == events
+
+
+def sorted_shoe() -> list[str]:
+    """Eight decks in rank order: every ace, then every 2, and so on."""
+    return [card.code for rank in RANKS for card in all_cards() if card.rank == rank
+            for _ in range(8)]  # fmt: skip
+
+
+async def test_a_sorted_shoe_raises_shuffle_pattern_in_replay_as_live(tmp_path: Path) -> None:
+    events = await live(tmp_path, [Shoe(shoe_id="S-1", order=sorted_shoe(), rounds=3)])
+    patterns = alarms(events, "shuffle_pattern")
+    assert "one_rank" in [a["kind"] for a in patterns]
+    inputs = recorded_inputs(tmp_path / "t.journal")
+    assert replayed(inputs) == events
+    assert not alarms(replayed(inputs, "--no-assess"), "shuffle_pattern")
+
+
+async def test_the_same_shoe_twice_raises_shoe_repeated_in_replay_as_live(tmp_path: Path) -> None:
+    order = [card.code for card in fair_shoe(8, random.Random(11))]
+    shoes = [Shoe(shoe_id="S-1", order=order, rounds=6, cut=True),
+             Shoe(shoe_id="S-2", order=order, rounds=6)]  # fmt: skip
+    events = await live(tmp_path, shoes)
+    repeated = alarms(events, "shoe_repeated")
+    assert [(a["shoe_id"], a["past_shoe_id"]) for a in repeated] == [("S-2", "S-1")]
+    inputs = recorded_inputs(tmp_path / "t.journal")
+    assert replayed(inputs) == events
+    # Inputs that hold the assessments are replayed as recorded, never assessed again.
+    assert replayed(tmp_path / "t.journal") == events
+    assert replayed(recorded_inputs(tmp_path / "t.journal", assessments=True)) == events
+
+
+class WatchedAdvisor(RoundAdvisor):
+    """The real advisor, noting when its warm-up ran; the warm-up lasts at least 0.2 s."""
+
+    def __init__(self, order: list[str]) -> None:
+        super().__init__(COMMISSION)
+        self.order = order
+
+    def warm_up(self) -> None:
+        self.order.append("warm-up started")
+        super().warm_up()
+        time.sleep(0.2)  # longer than an input takes, whatever this process already computed
+        self.order.append("warm-up done")
+
+
+async def test_the_warm_up_is_done_before_the_first_input_is_processed(tmp_path: Path) -> None:
+    order: list[str] = []
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        link = MemoryLink(journal)
+        service = TableService(
+            procedure=TableProcedure(COMMISSION, table_id="T07"),
+            journal=journal,
+            sink=MemorySink(),
+            link=link,
+            advisor=WatchedAdvisor(order),
+        )
+        service.listeners.append(lambda message: order.append(f"message {message.event_type}"))
+        await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=0)))
+        record = {"command": "new_shoe", "id": "c-1", "operator": "pit",
+                  "args": {"shoe_id": "S-1"}}  # fmt: skip
+        task = asyncio.create_task(service.run())
+        try:
+            reply = await service.submit(record)
+            async with asyncio.timeout(20):
+                while not link.confirmed:  # noqa: ASYNC110 - the link's own event is shared
+                    await asyncio.sleep(0.005)
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        assert reply["ok"]
+        assert order[:2] == ["warm-up started", "warm-up done"], order
+        assert len(order) > 2, "the inputs were processed after it"
