@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def holds_assessments(inputs: Sequence[RecordedInput]) -> bool:
-    """Whether the inputs hold a table's assessments (a journal of a table with live odds)."""
+    """Whether the inputs hold a table's assessments (its journal exported whole, say)."""
     return any(isinstance(recorded.event, RoundAssessed) for recorded in inputs)
 
 
