@@ -324,14 +324,17 @@ def unknown_variables(environ: Mapping[str, str]) -> list[str]:
     Such a variable is ignored; the warning names it and the closest setting's variable, as a
     misspelled key in the file is refused with its name.
     """
-    known = sorted(environment_variable(name) for name in Settings.model_fields)
+    names = sorted(Settings.model_fields)
+    known = {environment_variable(name) for name in names}
     warnings = []
     for variable in sorted(environ):
         upper = variable.upper()
         if not upper.startswith(ENV_PREFIX) or upper in known:
             continue
-        closest = difflib.get_close_matches(upper, known, n=1)
-        hint = f" (did you mean {closest[0]}?)" if closest else ""
+        # Compared without the prefix, which every variable shares and would make all close.
+        guessed = upper.removeprefix(ENV_PREFIX).lower()
+        closest = difflib.get_close_matches(guessed, names, n=1)
+        hint = f" (did you mean {environment_variable(closest[0])}?)" if closest else ""
         warnings.append(f"{variable}: names no setting; ignored{hint}")
     return warnings
 

@@ -5,7 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.runtime.config import SettingsError, load_settings, reference_table
+from table_controller.runtime.config import (
+    Settings,
+    SettingsError,
+    load_settings,
+    reference_table,
+    unknown_variables,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +108,53 @@ def test_a_wrong_pin_is_refused_without_echoing_it() -> None:
 def test_the_configuration_reference_is_the_settings_model() -> None:
     document = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     assert reference_table() in document
+
+
+def test_unknown_variables_are_named_with_the_closest_setting() -> None:
+    environ = {
+        "TABLE_CONTROLLER_BAUDD": "9600",
+        "table_controller_varient": "mini",
+        "TABLE_CONTROLLER_XYZZY": "1",
+        "TABLE_CONTROLLER_BAUD": "9600",
+        "TABLE_CONTROLLER_DISPLAY_PIN": "1234",
+        "PATH": "/usr/bin",
+    }
+    assert unknown_variables(environ) == [
+        "TABLE_CONTROLLER_BAUDD: names no setting; ignored (did you mean TABLE_CONTROLLER_BAUD?)",
+        "TABLE_CONTROLLER_XYZZY: names no setting; ignored",
+        (
+            "table_controller_varient: names no setting; ignored"
+            " (did you mean TABLE_CONTROLLER_VARIANT?)"
+        ),
+    ]
+
+
+def test_every_setting_has_a_variable_that_is_not_warned_about() -> None:
+    environ = {f"TABLE_CONTROLLER_{name.upper()}": "x" for name in Settings.model_fields}
+    assert unknown_variables(environ) == []
+
+
+def test_a_value_from_the_environment_is_named_by_its_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TABLE_CONTROLLER_BAUD", "fast")
+    monkeypatch.setenv("TABLE_CONTROLLER_DISPLAY_PIN", "12ab")
+    with pytest.raises(SettingsError) as refused:
+        load_settings({"table_id": "T1", "port": "/dev/x"})
+    message = str(refused.value)
+    assert "TABLE_CONTROLLER_BAUD = 'fast': " in message
+    assert "TABLE_CONTROLLER_DISPLAY_PIN = (hidden): must be 4 to 12 digits" in message
+    assert "12ab" not in message
+    with pytest.raises(SettingsError, match=r"^baud = 12: must be one of"):
+        load_settings({"table_id": "T1", "port": "/dev/x", "baud": 12, "display_pin": "1234"})
+
+
+def test_undecodable_json_in_a_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLE_CONTROLLER_SUPERVISORS", "{not json")
+    with pytest.raises(SettingsError, match=r"^TABLE_CONTROLLER_SUPERVISORS: not valid JSON$"):
+        load_settings({"table_id": "T1", "port": "/dev/x"})
+
+
+def test_a_config_directory_is_refused_as_one(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="a directory, not a TOML file"):
+        load_settings({"table_id": "T1", "port": "/dev/x"}, tmp_path)
