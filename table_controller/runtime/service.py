@@ -321,6 +321,11 @@ class TableService:
         """Whether an assessment is being analysed (its input not yet in the queue)."""
         return self._analysing
 
+    @property
+    def virtual(self) -> bool:
+        """Whether the table draws its own cards (``--card-source rng``): it has no reader."""
+        return self._card_source is not None
+
     # --- start-up -------------------------------------------------------------------------
 
     def recover(self) -> int:

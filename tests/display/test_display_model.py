@@ -3,18 +3,42 @@
 
 from __future__ import annotations
 
+import copy
+import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.decisions import CommandRefused, EventType, Publish
+from table_controller.procedure.errors import RefusalCode
+from table_controller.procedure.events import (
+    CardDrawn,
+    CardMisread,
+    CloseBetting,
+    Command,
+    CutCardDrawn,
+    Deal,
+    DroppedCard,
+    EnterCard,
+    Input,
+    Misdeal,
+    OpenBetting,
+    ReaderCameBack,
+    ReaderWentOffline,
+    StartNewShoe,
+    VoidRound,
+    VoidShoe,
+)
 from table_controller.procedure.machine import TableProcedure
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.web import (
+    DISPLAY_COMMANDS,
     HOLD_REASONS,
     DisplayModel,
+    commands_offered,
     hand_view,
     prompt_view,
     roads_view,
@@ -23,7 +47,7 @@ from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
-from tests.display.display_harness import dealer_inputs, outgoing, seeded_shoe
+from tests.display.display_harness import CUT, dealer_inputs, outgoing, seeded_shoe
 
 # --- the prompt in words ---------------------------------------------------------------
 
@@ -310,3 +334,151 @@ def test_a_new_shoe_forgets_the_last_result() -> None:
     assert table["last_result"]["round_no"] == 3
     model.apply(message("shoe_started", shoe_id="S-2"))
     assert model.table()["last_result"] is None
+
+
+# --- the controls the table takes ----------------------------------------------------------
+
+#: Refusals that come from the kind of table, its phase or a hold, whatever the command names.
+ALWAYS_REFUSED = frozenset(
+    {
+        RefusalCode.WRONG_PHASE,
+        RefusalCode.TABLE_HELD,
+        RefusalCode.NO_BETTING_PHASE,
+        RefusalCode.BETTING_PHASE,
+        RefusalCode.NO_CARD_MISSING,
+        RefusalCode.FAULTED,
+    }
+)
+
+
+def as_the_display_sends(command: str, state: dict[str, Any], card: Card) -> Command:
+    """The command a display button sends in ``state`` (the round shown, a card typed in)."""
+    common: dict[str, Any] = {"at": 0.0, "command_id": "display-1", "operator": "display"}
+    match command:
+        case "void_round":
+            return VoidRound(**common, round_id=str(state["round_id"]))
+        case "manual_card":
+            return EnterCard(**common, card=card)
+        case "dropped_card":
+            return DroppedCard(**common, read=False)
+        case _:
+            plain: dict[str, type[Command]] = {
+                "new_shoe": StartNewShoe,
+                "open_betting": OpenBetting,
+                "close_betting": CloseBetting,
+                "deal": Deal,
+                "misdeal": Misdeal,
+                "void_shoe": VoidShoe,
+            }
+            return plain[command](**common)
+
+
+def refusal(procedure: TableProcedure, command: Command) -> RefusalCode | None:
+    """How a copy of ``procedure`` answers ``command``: None if it takes it."""
+    answer = [d for d in copy.deepcopy(procedure).handle(command) if isinstance(d, CommandRefused)]
+    return answer[0].code if answer else None
+
+
+def a_busy_table(procedure: TableProcedure, seed: int, steps: int) -> Iterator[Input]:
+    """A dealer who mostly follows the prompts, with misreads, outages and wrong commands."""
+    rng = random.Random(seed)
+    shoe = iter(seeded_shoe(seed))
+    for n in range(steps):
+        state: Any = procedure.snapshot()
+        common: dict[str, Any] = {"at": 0.0, "operator": "dealer", "command_id": f"c-{n}"}
+        roll = rng.random()
+        if state["missing_cards"] and roll < 0.5:
+            yield EnterCard(**common, card=Card.parse(next(c for c in shoe if c != CUT)))
+        elif roll < 0.04:
+            yield CardMisread(at=0.0)
+        elif roll < 0.06:
+            yield ReaderWentOffline(at=0.0)
+        elif roll < 0.12:
+            yield ReaderCameBack(at=0.0)
+        elif roll < 0.2:
+            command = rng.choice(list(DISPLAY_COMMANDS))
+            yield as_the_display_sends(command, state, Card.parse("9H"))
+        else:
+            yield as_prompted(state, shoe, common, deal=roll > 0.6)
+
+
+def as_prompted(state: Any, shoe: Iterator[str], common: dict[str, Any], *, deal: bool) -> Input:
+    """What the prompt asks for; without a betting phase, a card or ``deal`` starts a round."""
+    prompt = (state["prompt"] or {}).get("action")
+    if prompt in {"burn", "deal", "player_draws", "banker_draws"} or (
+        prompt in {"open_betting", "result"} and not state["betting_phase"] and not deal
+    ):
+        code = next(shoe)
+        return CutCardDrawn(at=0.0) if code == CUT else CardDrawn(at=0.0, card=Card.parse(code))
+    if prompt in {"open_betting", "result"} and state["betting_phase"]:
+        return (CloseBetting if state["phase"] == "betting" else OpenBetting)(**common)
+    if prompt in {"open_betting", "result"}:
+        return Deal(**common)
+    return StartNewShoe(**common)
+
+
+@pytest.mark.parametrize("variant", ["commission", "mini"])
+@pytest.mark.parametrize("betting_phase", [True, False])
+@pytest.mark.parametrize("virtual", [True, False])
+def test_the_display_offers_exactly_the_commands_the_table_takes(
+    variant: str, betting_phase: bool, virtual: bool
+) -> None:
+    procedure = TableProcedure(VARIANTS[variant], table_id="T07", betting_phase=betting_phase)
+    seen: dict[str, int] = {}
+    checked: set[tuple[object, ...]] = set()
+    for event in a_busy_table(procedure, seed=5, steps=400):
+        procedure.handle(event)
+        state: Any = procedure.snapshot()
+        offered = commands_offered(state, virtual=virtual)
+        # Each kind of situation once: asking a copy of the table costs a deep copy.
+        situation = (
+            state["phase"],
+            state["held_in"],
+            str(state["prompt"]),
+            state["missing_cards"],
+            state["round_id"] is None,
+            state["last_round"],
+            *offered,
+        )
+        if situation in checked:
+            continue
+        checked.add(situation)
+        for command in DISPLAY_COMMANDS:
+            answer = refusal(procedure, as_the_display_sends(command, state, Card.parse("9H")))
+            if command in offered:
+                seen[command] = seen.get(command, 0) + 1
+                assert answer not in ALWAYS_REFUSED, (command, state, answer)
+            elif command == "deal" and not virtual and not betting_phase:
+                pass  # a reader table is dealt by the dealer: its first card starts the round
+            else:
+                assert answer is not None, (command, state)
+    expected = set(DISPLAY_COMMANDS) - {"deal" if betting_phase or not virtual else ""}
+    if not betting_phase:
+        expected -= {"open_betting", "close_betting"}
+    assert set(seen) == expected, seen
+
+
+def test_a_reader_table_never_offers_deal_and_a_virtual_one_only_between_rounds() -> None:
+    between = {
+        "phase": "between_rounds",
+        "held_in": None,
+        "betting_phase": False,
+        "variant": "commission",
+        "round_id": "T07-S0001-3",
+        "missing_cards": 0,
+        "unresolved_lost_frames": 0,
+    }
+    assert "deal" not in commands_offered(between, virtual=False)
+    assert "deal" in commands_offered(between, virtual=True)
+    assert "deal" not in commands_offered(between | {"betting_phase": True}, virtual=True)
+    assert "deal" not in commands_offered(between | {"phase": "dealing"}, virtual=True)
+    held = between | {"phase": "held", "held_in": "between_rounds"}
+    assert "deal" not in commands_offered(held, virtual=True)
+    assert commands_offered({}, virtual=True) == []
+
+
+def test_the_table_view_carries_the_commands_offered() -> None:
+    procedure = TableProcedure(VARIANTS["commission"], table_id="T07", betting_phase=False)
+    model = DisplayModel(procedure.snapshot(), virtual=True)
+    table: Any = model.table()
+    assert table["commands"] == ["new_shoe"]
