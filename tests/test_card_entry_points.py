@@ -183,10 +183,10 @@ async def test_the_display_applies_the_same_rule(
         body = {"command": "manual_card", "args": {"card": text}, "pin": PIN}
         async with http.post(url, json=body) as response:
             reply = await response.json()
-            assert (response.status, reply["error"]) == (400, "invalid_command"), text
+            assert response.status == 400, text  # refused as a malformed command
+            assert "card" in reply["message"], reply
     for text in GOOD:  # a good card gets past the rule; the table then refuses it: no shoe
         body = {"command": "manual_card", "args": {"card": text}, "pin": PIN}
         async with http.post(url, json=body) as response:
             reply = await response.json()
-            assert response.status == 409, text
-            assert reply["error"] != "invalid_command"
+            assert response.status == 409, (text, reply)  # refused by the table, not the rule
