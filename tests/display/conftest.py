@@ -11,7 +11,8 @@ from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from tests.display.display_harness import ROOT, chromium_or_skip
 
-#: Screenshots of each phase, kept by CI as test artefacts (git-ignored).
+#: Screenshots of each phase, kept by CI as test artefacts (git-ignored); those of the page
+#: measured at each screen size in ``fit/``.
 ARTIFACTS = ROOT / "artifacts" / "display"
 CHROMIUM = Path("/usr/bin/chromium")
 #: We run as root in CI (no sandbox), with nothing that phones home (STACK.md section 3).
@@ -67,5 +68,5 @@ async def display_page(browser: Browser) -> AsyncIterator[Page]:
 
 @pytest.fixture
 def artifacts() -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "fit").mkdir(parents=True, exist_ok=True)
     return ARTIFACTS

@@ -2,6 +2,7 @@
 """A real table for the display tests: journal, procedure, service, an in-memory shoe link.
 
 The shoe link is fed by the test; a seeded shoe and a scripted dealer follow the prompts.
+:func:`assert_fits` measures the page in the browser: nothing scrolls, nothing is cut off.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import Page
 
 from drivers.events import CardMisread, CardSeen, CutCardSeen, Delivery, ReaderEvent
 from drivers.srp.constants import Lamp
@@ -36,12 +38,85 @@ from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.web import DisplayServer
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
 
 ROOT = Path(__file__).resolve().parents[2]
 CUT = "CUT"
 PIN = "246810"
+
+
+#: Everything on the page that does not fit, in words; an empty list when all fits.
+MEASURE = """() => {
+  const problems = [];
+  const width = window.innerWidth;
+  const height = window.innerHeight;
+  const page = document.documentElement;
+  if (page.scrollWidth > width || page.scrollHeight > height) {
+    problems.push(`the page is ${page.scrollWidth}x${page.scrollHeight} in ${width}x${height}`);
+  }
+  const name = (node) => node.id ? "#" + node.id
+    : node.tagName.toLowerCase() + [...node.classList].map((c) => "." + c).join("");
+  // Drawn on the screen: not hidden, nor folded away in a closed <details>.
+  const shown = (node) => node.checkVisibility({ visibilityProperty: true });
+  const all = [...document.querySelectorAll("body *")].filter(shown);
+  for (const node of all) {
+    const style = getComputedStyle(node);
+    const clips = style.overflowX !== "visible" || style.overflowY !== "visible";
+    if (clips && (node.scrollHeight > node.clientHeight || node.scrollWidth > node.clientWidth)) {
+      problems.push(`${name(node)} scrolls: ${node.scrollWidth}x${node.scrollHeight}`
+        + ` in ${node.clientWidth}x${node.clientHeight}`);
+    }
+  }
+  const texts = "#prompt, #prompt-detail, .hand h2, button, .last-round, header.top, .stats,"
+    + " .ask, .command-status, .supervisor form, .buttons, .alarms li";
+  for (const node of document.querySelectorAll(texts)) {
+    if (shown(node) && node.scrollWidth > node.clientWidth) {
+      problems.push(`${name(node)} is wider than its box: ${node.scrollWidth}`
+        + ` > ${node.clientWidth}`);
+    }
+  }
+  const whole = "button, input, summary, .card, .bead, .ring, .mark, .grid, figcaption, h2, h3,"
+    + " #prompt, #prompt-detail, .ask-row, .stats, .alarms li, .command-status";
+  for (const node of [...document.querySelectorAll(whole)].filter(shown)) {
+    const box = node.getBoundingClientRect();
+    if (box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height + 0.5) {
+      problems.push(`${name(node)} is not wholly on the screen: ${JSON.stringify(box)}`);
+    }
+    const panel = node.closest("section");
+    if (panel) {
+      const edge = panel.getBoundingClientRect();
+      if (box.left < edge.left - 0.5 || box.top < edge.top - 0.5
+          || box.right > edge.right + 0.5 || box.bottom > edge.bottom + 0.5) {
+        problems.push(`${name(node)} spills out of ${name(panel)}`);
+      }
+    }
+  }
+  for (const grid of [...document.querySelectorAll(".grid")].filter(shown)) {
+    const box = grid.getBoundingClientRect();
+    const board = grid.parentElement.getBoundingClientRect();
+    if (box.right > board.right + 0.5 || box.bottom > board.bottom + 0.5) {
+      problems.push(`${name(grid)} is larger than its board`);
+    }
+  }
+  for (const hand of document.querySelectorAll(".cards")) {
+    const tops = [...hand.children].map((card) => Math.round(card.getBoundingClientRect().top));
+    const rows = new Set(tops);
+    if (rows.size > 1) problems.push(`${name(hand)}: its cards wrap onto ${rows.size} rows`);
+  }
+  return problems;
+}"""
+#: Two animation frames: the page has drawn what it was sent and refitted its scoreboards.
+SETTLED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+async def assert_fits(page: Page, folder: Path, case: str) -> None:
+    """Nothing on the page scrolls or is cut off; the screen is kept as ``case``.png."""
+    await page.evaluate(SETTLED)
+    await page.screenshot(path=folder / f"{case}.png")
+    problems = await page.evaluate(MEASURE)
+    assert not problems, f"{case}: " + "; ".join(problems)
 
 
 def outgoing(
@@ -270,13 +345,26 @@ async def running_table(
     heartbeat_s: float = 5.0,
     before_start: Callable[[TableService], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    betting_phase: bool = True,
+    virtual: bool = False,
 ) -> AsyncIterator[Table]:
-    """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after."""
+    """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
+
+    A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
+    card source seeded with ``seed`` (its ``link`` is then fed by nobody).
+    """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
         sink = ListSink()
-        procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-        service = TableService(procedure=procedure, journal=journal, sink=sink, link=link)
+        variant = VARIANTS["commission"]
+        procedure = TableProcedure(variant, table_id="T07", betting_phase=betting_phase)
+        service = TableService(
+            procedure=procedure,
+            journal=journal,
+            sink=sink,
+            link=None if virtual else link,
+            card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
+        )
         display = DisplayServer(service, port=0, pin=pin, heartbeat_s=heartbeat_s, clock=clock)
         if before_start is not None:
             before_start(service)

@@ -7,6 +7,7 @@ Each test keeps screenshots of the phases it reaches in ``artifacts/display/``. 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import statistics
@@ -24,6 +25,7 @@ from tests.display.display_harness import (
     PIN,
     ROOT,
     Table,
+    assert_fits,
     running_table,
     seed_for_the_scoreboards,
 )
@@ -250,6 +252,31 @@ async def test_the_page_says_when_the_controller_is_unreachable_and_recovers(
         await expect(page.locator("#bead-plate .bead")).to_have_count(2)
 
 
+async def drawn_from(page: Page, grid: str) -> tuple[int, int]:
+    """The road's first column drawn on the board, and how many columns the board shows."""
+    first, columns = await page.eval_on_selector(
+        grid,
+        "grid => [Number(grid.dataset.firstColumn),"
+        " getComputedStyle(grid).gridTemplateColumns.split(' ').length]",
+    )
+    return int(first), int(columns)
+
+
+async def expect_beads(page: Page, results: int) -> None:
+    """The bead plate shows the newest of ``results`` beads, as many columns as it has room for."""
+    shown, expected = -1, -2
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        first, columns = await drawn_from(page, "#bead-plate")
+        assert first == max(0, (results + 5) // 6 - columns)  # the newest column is drawn
+        expected = results - 6 * first
+        shown = await page.locator("#bead-plate .bead").count()
+        if shown == expected:
+            return
+        await page.wait_for_timeout(50)
+    assert shown == expected
+
+
 async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
     tmp_path: Path, display_page: Page, artifacts: Path
 ) -> None:
@@ -260,8 +287,8 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
         await page.goto(table.display.url)
         await table.command("new_shoe")
         await table.play_rounds(rounds)
-        await expect(page.locator("#bead-plate .bead")).to_have_count(rounds)
         await expect(page.locator("#prompt")).to_have_text(action_words(table))
+        await expect_beads(page, rounds)
         roads = table.last("roads")
 
         placed = await page.eval_on_selector_all(
@@ -270,11 +297,15 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
             " Number(n.style.gridRowStart) - 1, n.dataset.winner])",
         )
         columns = roads["big_road"]
-        expected = [[x, y, cell["winner"]] for x, y, cell in layout_grid(columns)]
-        assert placed == expected
+        laid_out = [[x, y, cell["winner"]] for x, y, cell in layout_grid(columns)]
         longest = max(len(column) for column in columns)
         assert longest > 6
-        assert sum(1 for _, y, _ in placed if y == 5) >= 2  # a dragon tail along the bottom
+        assert sum(1 for _, y, _ in laid_out if y == 5) >= 2  # a dragon tail along the bottom
+        # The board shows the road's newest columns, each cell where the layout puts it.
+        first, drawn = await drawn_from(page, "#big-road")
+        width = 1 + max(x for x, _, _ in laid_out)
+        assert first == max(0, width - drawn)
+        assert placed == [[x - first, y, winner] for x, y, winner in laid_out if x >= first]
 
         for road, selector in (
             ("big_eye_boy", "#big-eye-boy"),
@@ -286,8 +317,10 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
                 "nodes => nodes.map(n => [Number(n.style.gridColumnStart) - 1,"
                 " Number(n.style.gridRowStart) - 1, n.classList.contains('red') ? 'red' : 'blue'])",
             )
+            first, drawn = await drawn_from(page, selector)
             laid = [[x, y, colour] for x, y, colour in layout_grid(roads[road])]
-            assert marks == laid, road
+            assert first == max(0, 1 + max(x for x, _, _ in laid) - drawn), road
+            assert marks == [[x - first, y, colour] for x, y, colour in laid if x >= first], road
         for side in ("banker", "player"):
             ask = roads[f"ask_{side}"]
             wanted = sum(1 for mark in ask.values() if mark is not None)
@@ -296,6 +329,7 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
         await expect(page.locator("#stats")).to_contain_text(f"Rounds {stats['rounds']}")
 
         await shot(page, artifacts, "06-roads-late")
+        await assert_fits(page, artifacts / "fit", "1600x900-5-late-in-the-shoe")
         if os.environ.get("UPDATE_DOCS_SCREENSHOT"):
             DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
             await page.screenshot(path=DOCS_IMAGE)
@@ -306,10 +340,121 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
             await table.step()
         await expect(page.locator("#last-round")).to_be_visible()
         await shot(page, artifacts, "08-last-round")
+        await assert_fits(page, artifacts / "fit", "1600x900-6-last-round")
         while table.prompt != "shoe_over":
             assert await table.step() is not None
         await expect(page.locator("#prompt")).to_have_text("SHOE OVER")
         await expect(page.locator("#last-round")).to_be_hidden()
-        results = len(table.messages("round_result"))
-        await expect(page.locator("#bead-plate .bead")).to_have_count(results)
+        await expect_beads(page, len(table.messages("round_result")))
         await expect(page.locator("#cards-left")).to_have_text(str(table.state["cards_left"]))
+
+
+#: The labels of the command buttons the page shows (the supervisor's too, folded or not).
+SHOWN_BUTTONS = (
+    "buttons => buttons.filter(b => !b.closest('[hidden]')).map(b => b.textContent.trim())"
+)
+DROPPED = ["Dropped card: read", "Dropped card: not read"]
+
+
+async def expect_buttons(page: Page, labels: list[str]) -> None:
+    """Wait until the page shows exactly these command buttons (5 s at most)."""
+    shown: list[str] = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        shown = await page.eval_on_selector_all("button[data-command]", SHOWN_BUTTONS)
+        if shown == labels:
+            return
+        await page.wait_for_timeout(50)
+    assert shown == labels
+
+
+async def nth_result(table: Table, n: int) -> dict[str, Any]:
+    """The ``n``-th ``round_result`` the table published, once it has (5 s at most)."""
+    async with asyncio.timeout(5):
+        while len(table.messages("round_result")) < n:  # noqa: ASYNC110 - the sink is a list
+            await asyncio.sleep(0.01)
+    return dict(table.messages("round_result")[n - 1].payload)
+
+
+async def test_a_reader_table_shows_only_the_commands_it_takes(
+    tmp_path: Path, display_page: Page
+) -> None:
+    page = display_page
+    async with running_table(tmp_path, seed=5) as table:
+        await page.goto(table.display.url)
+        await expect_buttons(page, ["New shoe"])
+        await page.get_by_role("button", name="New shoe").click()
+        await expect(page.locator("#prompt")).to_have_text("BURN")
+        await expect_buttons(page, ["Void shoe"])
+        while table.prompt == "burn":
+            await table.next_card()
+        await expect_buttons(page, ["Open betting", "Void shoe"])
+        await page.get_by_role("button", name="Open betting").click()
+        await expect_buttons(page, ["Close betting", "Void round", "Void shoe"])
+        await page.get_by_role("button", name="Close betting").click()
+        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        await table.next_card()
+        await table.misread()  # the second card came out unread: held until it is entered
+        await expect(page.locator("#prompt")).to_have_text("HOLD")
+        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Enter card"])
+        assert (await table.command("manual_card", card=next(table.shoe)))["ok"]
+        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        while table.prompt in {"deal", "player_draws", "banker_draws"}:
+            await table.next_card()
+        await expect(page.locator("#phase")).to_have_text("between rounds")
+        await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
+        await expect_buttons(page, ["Open betting", "Void round", "Void shoe"])
+
+
+async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_button(
+    tmp_path: Path, display_page: Page
+) -> None:
+    page = display_page
+    async with running_table(tmp_path, seed=5, betting_phase=False) as table:
+        await page.goto(table.display.url)
+        await table.command("new_shoe")
+        while table.prompt == "burn":
+            await table.next_card()
+        await expect_buttons(page, ["Void shoe"])  # the dealer's first card starts the round
+        await table.next_card()
+        await expect(page.locator("#phase")).to_have_text("dealing")
+        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        while table.prompt in {"deal", "player_draws", "banker_draws"}:
+            await table.next_card()
+        await expect(page.locator("#phase")).to_have_text("between rounds")
+        await expect_buttons(page, ["Void round", "Void shoe"])
+
+
+async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_button(
+    tmp_path: Path, display_page: Page
+) -> None:
+    page = display_page
+    async with running_table(tmp_path, seed=5, betting_phase=False, virtual=True) as table:
+        await page.goto(table.display.url)
+        await expect_buttons(page, ["New shoe"])
+        await page.get_by_role("button", name="New shoe").click()
+        deal = page.get_by_role("button", name="Deal", exact=True)
+        await expect(deal).to_be_visible()
+        for _ in range(2):
+            results = len(table.messages("round_result"))
+            await deal.click()
+            result = await nth_result(table, results + 1)
+            await expect(page.locator("#prompt")).to_have_text(result_words(result))
+            await expect(page.locator("#round-no")).to_have_text(str(result["round_no"]))
+            await expect_buttons(page, ["Deal", "Void round", "Void shoe"])
+            assert len(table.messages("round_result")) == results + 1  # one round per deal
+
+
+async def test_a_virtual_table_with_a_betting_phase_has_no_deal_button(
+    tmp_path: Path, display_page: Page
+) -> None:
+    page = display_page
+    async with running_table(tmp_path, seed=5, virtual=True) as table:
+        await page.goto(table.display.url)
+        await page.get_by_role("button", name="New shoe").click()
+        await expect_buttons(page, ["Open betting", "Void shoe"])
+        await page.get_by_role("button", name="Open betting").click()
+        await expect_buttons(page, ["Close betting", "Void round", "Void shoe"])
+        await page.get_by_role("button", name="Close betting").click()  # the table deals itself
+        await expect(page.locator("#prompt")).to_have_text(result_words(await nth_result(table, 1)))
+        await expect_buttons(page, ["Open betting", "Void round", "Void shoe"])

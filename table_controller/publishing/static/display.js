@@ -7,7 +7,9 @@
   const SUITS = { H: "\u2665", D: "\u2666", S: "\u2660", C: "\u2663" };
   const ROADS = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ALARMS_SHOWN = 6;
-  const MIN_COLUMNS = { bead: 12, big: 30, small: 24 };
+  const ROWS = 6;
+  // Columns each road shows at the least: its cells shrink to fit them across its board.
+  const MIN_COLUMNS = { bead: 8, big: 28, derived: 16 };
 
   const $ = (id) => document.getElementById(id);
   const make = (tag, className, text) => {
@@ -22,6 +24,7 @@
   let lastWord = 0;
   let heartbeatMs = 5000;
   let table = null;
+  let roads = null;
   let alarms = [];
 
   // --- the connection --------------------------------------------------------------------
@@ -126,14 +129,55 @@
     renderHand("banker", hands.banker);
     const roundId = state.round_id || (view.last_result && view.last_result.round_id) || "";
     $("void-round-id").placeholder = roundId;
+    renderCommands(new Set(view.commands || []));
+  }
+
+  // Only the commands the table takes now have a button (the controller says which).
+  function renderCommands(offered) {
+    for (const button of document.querySelectorAll("button[data-command]")) {
+      button.hidden = !offered.has(button.dataset.command);
+    }
+    for (const group of document.querySelectorAll(".supervisor .group")) {
+      group.hidden = !group.querySelector("button:not([hidden])");
+    }
+    $("supervisor").hidden = !document.querySelector("button[data-supervisor]:not([hidden])");
   }
 
   // --- the scoreboards -----------------------------------------------------------------------
 
-  function place(node, cell) {
-    node.style.gridColumnStart = String(cell.x + 1);
-    node.style.gridRowStart = String(cell.y + 1);
-    return node;
+  // The cell sizes for the room the scoreboards have: six rows of the bead plate and the Big
+  // Road, at least MIN_COLUMNS across, and below them the derived roads at about half size.
+  function fitRoads() {
+    const section = document.querySelector(".roads");
+    const style = getComputedStyle(section);
+    const captions = 2 * (document.querySelector(".roads figcaption").offsetHeight + 2);
+    const height = section.clientHeight - parseFloat(style.paddingTop)
+      - parseFloat(style.paddingBottom) - parseFloat(style.rowGap) - captions;
+    const across = (id) => $(id).parentElement.clientWidth;
+    const cell = Math.max(6, Math.floor(Math.min(
+      (height * 0.62) / ROWS, across("bead-plate") / MIN_COLUMNS.bead,
+      across("big-road") / MIN_COLUMNS.big)));
+    const derived = Math.max(4, Math.floor(Math.min(
+      (height - ROWS * cell) / ROWS, across("big-eye-boy") / MIN_COLUMNS.derived, cell * 0.6)));
+    section.style.setProperty("--cell", cell + "px");
+    section.style.setProperty("--derived-cell", derived + "px");
+    return { cell, derived };
+  }
+
+  // Each road shows its newest columns, as many whole ones as its board has room for: the
+  // earliest give way as a shoe goes on, as on a casino's scoreboard. data-first-column says
+  // which column of the road is drawn first.
+  function fill(grid, cells, width, size, draw) {
+    const columns = Math.max(1, Math.floor(grid.parentElement.clientWidth / size));
+    const first = Math.max(0, width - columns);
+    grid.style.gridTemplateColumns = "repeat(" + columns + ", var(--size))";
+    grid.dataset.firstColumn = String(first);
+    grid.replaceChildren(...cells.filter((cell) => cell.x >= first).map((cell) => {
+      const node = draw(cell);
+      node.style.gridColumnStart = String(cell.x - first + 1);
+      node.style.gridRowStart = String(cell.y + 1);
+      return node;
+    }));
   }
 
   function pairs(node, cell) {
@@ -142,47 +186,44 @@
     return node;
   }
 
-  function fill(grid, nodes, width, minimum) {
-    grid.style.gridTemplateColumns = "repeat(" + Math.max(width, minimum) + ", var(--size))";
-    grid.replaceChildren(...nodes);
-    const scroll = grid.parentElement;
-    scroll.scrollLeft = scroll.scrollWidth;
-  }
-
   function derivedMark(road, colour) {
     const node = make("span", "mark " + road + " " + colour);
     node.title = road.replace(/_/g, " ") + ": " + colour;
     return node;
   }
 
-  function renderRoads(roads) {
-    const width = (roads && roads.width) || {};
-    const beads = ((roads && roads.bead_plate) || []).map((bead) => {
-      const node = make("span", "bead " + bead.winner, bead.winner);
-      return place(pairs(node, bead), bead);
-    });
-    fill($("bead-plate"), beads, width.bead_plate || 0, MIN_COLUMNS.bead);
-    const big = ((roads && roads.big_road) || []).map((cell) => {
-      const node = make("span", "ring " + cell.winner);
-      node.dataset.winner = cell.winner;
-      if (cell.ties > 0) {
-        node.append(make("i", "slash"));
-        if (cell.ties > 1) node.append(make("b", "ties", cell.ties));
-      }
-      return place(pairs(node, cell), cell);
-    });
-    fill($("big-road"), big, width.big_road || 0, MIN_COLUMNS.big);
-    for (const road of ROADS) {
-      const grid = document.querySelector('[data-road="' + road + '"]');
-      const marks = ((roads && roads[road]) || []).map((m) => place(derivedMark(road, m.colour), m));
-      fill(grid, marks, width[road] || 0, MIN_COLUMNS.small);
+  function bead(cell) {
+    return pairs(make("span", "bead " + cell.winner, cell.winner), cell);
+  }
+
+  function ring(cell) {
+    const node = make("span", "ring " + cell.winner);
+    node.dataset.winner = cell.winner;
+    if (cell.ties > 0) {
+      node.append(make("i", "slash"));
+      if (cell.ties > 1) node.append(make("b", "ties", cell.ties));
     }
-    for (const [id, ask] of [["ask-banker", roads && roads.ask_banker], ["ask-player", roads && roads.ask_player]]) {
+    return pairs(node, cell);
+  }
+
+  function renderRoads(view) {
+    roads = view;
+    // The figures beside the roads first: their width sets the room the boards have.
+    for (const [id, ask] of [["ask-banker", view && view.ask_banker], ["ask-player", view && view.ask_player]]) {
       const marks = ROADS.map((road) =>
         ask && ask[road] ? derivedMark(road, ask[road]) : make("span", "none", "–"));
       $(id).querySelector(".ask-marks").replaceChildren(...marks);
     }
-    renderStats(roads && roads.stats);
+    renderStats(view && view.stats);
+    const size = fitRoads();
+    const width = (view && view.width) || {};
+    fill($("bead-plate"), (view && view.bead_plate) || [], width.bead_plate || 0, size.cell, bead);
+    fill($("big-road"), (view && view.big_road) || [], width.big_road || 0, size.cell, ring);
+    for (const road of ROADS) {
+      const grid = document.querySelector('[data-road="' + road + '"]');
+      const marks = (view && view[road]) || [];
+      fill(grid, marks, width[road] || 0, size.derived, (m) => derivedMark(road, m.colour));
+    }
   }
 
   function renderStats(stats) {
@@ -197,16 +238,18 @@
       return span;
     };
     box.replaceChildren(
-      item("B", stats.banker, "b"), " · ", item("P", stats.player, "p"), " · ",
-      item("T", stats.tie, "t"), make("br"),
-      item("BP", stats.banker_pair), " · ", item("PP", stats.player_pair), " · ",
-      item("Nat", stats.natural), " · ", item("Rounds", stats.rounds),
+      item("B", stats.banker, "b"), item("P", stats.player, "p"),
+      item("T", stats.tie, "t"), item("Nat", stats.natural),
+      item("BP", stats.banker_pair), item("PP", stats.player_pair),
+      item("Rounds", stats.rounds),
     );
   }
 
   // --- alarms ----------------------------------------------------------------------------------
 
+  // The newest alarms, as many as fit in the room the list has (never a scroll bar).
   function renderAlarms() {
+    const list = $("alarms");
     const items = alarms.slice(0, ALARMS_SHOWN).map((alarm) => {
       const li = make("li", alarm.kind === "void" ? "void" : "alarm");
       const when = new Date(alarm.ts);
@@ -215,8 +258,23 @@
         " ", alarm.message || "");
       return li;
     });
-    $("alarms").replaceChildren(...items);
+    list.replaceChildren(...items);
+    while (list.lastElementChild && list.scrollHeight > list.clientHeight) {
+      list.lastElementChild.remove();
+    }
   }
+
+  // A resized window, an opened supervisor panel, a banner or a new row of buttons changes the
+  // room the boards and the alarm list have: draw them again, once per frame, to fit.
+  let refit = 0;
+  const fitAgain = new ResizeObserver(() => {
+    cancelAnimationFrame(refit);
+    refit = requestAnimationFrame(() => {
+      renderRoads(roads);
+      renderAlarms();
+    });
+  });
+  for (const room of document.querySelectorAll(".roads, .board, .alarms ol")) fitAgain.observe(room);
 
   // --- commands --------------------------------------------------------------------------------
 
