@@ -20,18 +20,23 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from table_controller.procedure.events import StartNewShoe
 from table_controller.procedure.records import input_to_record
+from table_controller.publishing.mqtt import BrokerEndpoint, Subscription, publish_once
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from tests.integration.test_table_run import PIN, events_log, free_port, wait_for_display
+from tests.mosquitto import Mosquitto
 
 TABLE = "V7"
 ALARM = "journal row 2 could not be carried out: not an input: record version 2 is not 1"
 
 
 @contextlib.asynccontextmanager
-async def virtual_table(tmp_path: Path, port: int) -> AsyncIterator[asyncio.subprocess.Process]:
+async def virtual_table(
+    tmp_path: Path, port: int | None, *extra: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
     with (tmp_path / "run.log").open("ab") as log:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "table_controller", "run",
@@ -39,8 +44,9 @@ async def virtual_table(tmp_path: Path, port: int) -> AsyncIterator[asyncio.subp
             "--no-betting-phase",
             "--journal", str(tmp_path / "V7.journal"),
             "--events-log", str(tmp_path / "V7.events.jsonl"),
-            "--display", f"127.0.0.1:{port}",
+            "--display", "off" if port is None else f"127.0.0.1:{port}",
             "--log-format", "json",
+            *extra,
             env={**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN},
             stdout=asyncio.subprocess.DEVNULL,
             stderr=log,
@@ -128,3 +134,34 @@ async def test_a_journal_that_fails_on_replay_comes_up_held_until_void_shoe(
     assert len(held) == 2  # once per start, at the same row
     assert {line["row"] for line in held} == {2}
     assert alarms(tmp_path / "V7.events.jsonl") == [ALARM]  # published once, not per start
+
+
+@pytest.mark.broker
+async def test_a_table_held_by_its_journal_keeps_its_mqtt_link(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    """Held, the table is online over MQTT: its status, the alarm, its state, command replies."""
+    write_journal(tmp_path / "V7.journal")
+    root = f"baccarat/tables/{TABLE}"
+    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+    async with Subscription(endpoint, [f"{root}/#"], client_id="backend-held") as feed:
+        await feed.wait_subscribed()
+        async with virtual_table(tmp_path, None, "--broker", broker.url("backend")) as process:
+            seen: dict[str, dict[str, Any]] = {}
+            async with asyncio.timeout(20):
+                while not ({"status", "alarm", "state"} <= set(seen)
+                           and seen["state"]["phase"] == "faulted"):
+                    message = await feed.get()
+                    body = json.loads(message.payload)
+                    seen[body["type"]] = body
+            assert seen["status"]["online"]
+            assert (seen["alarm"]["code"], seen["alarm"]["message"]) == ("procedure_fault", ALARM)
+            assert seen["state"]["holds"] == ["procedure_fault"]
+            command = {"id": "b-1", "command": "deal", "operator": "backend"}
+            await publish_once(endpoint, f"{root}/commands", json.dumps(command))
+            async with asyncio.timeout(15):
+                while (message := await feed.get()).topic != f"{root}/commands/replies":
+                    pass
+            reply = json.loads(message.payload)
+            assert (reply["id"], reply["ok"], reply["error"]) == ("b-1", False, "faulted")
+            assert process.returncode is None
