@@ -252,7 +252,11 @@ class ListSink:
 
 
 class Table:
-    """One running table and its display; the test deals from ``shoe``."""
+    """One running table and its display; the test deals from ``shoe``.
+
+    Each input the test gives returns once the service has handed out its messages, so
+    :meth:`messages` (what the service published, as its listeners hear it) is up to date.
+    """
 
     def __init__(
         self,
@@ -271,6 +275,21 @@ class Table:
         self.sink = sink
         self.shoe: Iterator[str] = iter(seeded_shoe(seed))
         self._ids = itertools.count(1)
+        self._heard: list[OutgoingMessage] = []
+        self._handled = 0
+        self._replayed = service.inputs_handled
+        service.listeners.append(self._heard.append)
+        service.on_input_handled = self._note_handled
+
+    def _note_handled(self, event: Input, elapsed: float | None) -> None:
+        del event, elapsed
+        self._handled += 1
+
+    async def settled(self) -> None:
+        """Wait until every input the service has taken has its messages handed out."""
+        async with asyncio.timeout(5):
+            while self._handled < self.service.inputs_handled - self._replayed:  # noqa: ASYNC110
+                await asyncio.sleep(0.001)
 
     @property
     def state(self) -> dict[str, Any]:
@@ -282,7 +301,7 @@ class Table:
         return None if prompt is None else str(prompt["action"])
 
     def messages(self, event_type: str) -> list[OutgoingMessage]:
-        return [m for m in self.sink.messages if m.event_type == event_type]
+        return [m for m in self._heard if m.event_type == event_type]
 
     def last(self, event_type: str) -> dict[str, Any]:
         """The payload of the last message of this type the table published."""
@@ -295,15 +314,18 @@ class Table:
             "operator": "test",
             "args": args,
         }
-        return await self.service.submit(record)
+        reply = await self.service.submit(record)
+        await self.settled()
+        return reply
 
     async def put(self, event: ReaderEvent) -> None:
-        """Give the service one shoe event and wait until it has been handled."""
-        before = self.service.inputs_handled
+        """Give the service one shoe event and wait until its messages are handed out."""
+        before = self._handled
         await self.link.events.put(event)
         async with asyncio.timeout(5):
-            while self.service.inputs_handled == before:  # noqa: ASYNC110 - a counter, no event
+            while self._handled == before:  # noqa: ASYNC110 - a counter, no event
                 await asyncio.sleep(0.001)
+        await self.settled()
 
     async def next_card(self) -> str:
         """Draw the next card of the shoe (the cut card too) and give it to the service."""
