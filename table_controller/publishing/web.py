@@ -14,8 +14,8 @@ without the configured PIN: a wrong PIN is refused here and never reaches the co
 Routes:
 
 - ``GET /``: the page; ``GET /static/...``: its assets.
-- ``GET /api/state``: the whole view (snapshot, prompt text, hands, last result, scoreboards
-  laid out on their drawn grids, recent alarms) as JSON.
+- ``GET /api/state``: the whole view (snapshot, prompt text, hands, last result, the commands
+  the table takes now, scoreboards laid out on their drawn grids, recent alarms) as JSON.
 - ``GET /api/events``: server-sent events. The first event (``view``) is the whole view, so a
   page that loads or reconnects shows the current state at once; then ``table``, ``roads`` and
   ``alarm`` events as the table moves, and a ``heartbeat`` every few seconds so the page can
@@ -252,9 +252,9 @@ def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]
     (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
     while held, betting commands only with a betting phase and ``deal`` only without one, a
     new shoe between rounds only where every round is a new shoe, a card entered by hand only
-    while one is missing. ``deal`` is for a ``virtual`` table alone: a reader table's first
-    card starts its round. A command refused only for what it names (a round, a card) keeps
-    its button.
+    while one is missing; a faulted table, only the ``void_shoe`` that releases it. ``deal``
+    is for a ``virtual`` table alone: a reader table's first card starts its round. A command
+    refused only for what it names (a round, a card) keeps its button.
     """
     held_in = state.get("held_in")
     try:

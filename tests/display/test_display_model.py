@@ -482,3 +482,19 @@ def test_the_table_view_carries_the_commands_offered() -> None:
     model = DisplayModel(procedure.snapshot(), virtual=True)
     table: Any = model.table()
     assert table["commands"] == ["new_shoe"]
+
+
+@pytest.mark.parametrize(("cards", "held"), [(0, False), (14, False), (20, True)])
+def test_a_faulted_table_offers_only_the_void_shoe_that_releases_it(cards: int, held: bool) -> None:
+    procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
+    inputs = dealer_inputs(procedure, iter(seeded_shoe(3)))
+    for _ in range(cards):
+        procedure.handle(next(inputs))
+    if held:
+        procedure.handle(ReaderWentOffline(at=0.0))
+    procedure.fault(None, origin="journal row 9", error="RuntimeError: the virtual shoe is empty")
+    state: Any = procedure.snapshot()
+    assert state["phase"] == "faulted"
+    offered = commands_offered(state, virtual=True)
+    assert offered == ["void_shoe"]
+    assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
