@@ -196,20 +196,28 @@ def probability_all_runs_shorter(counts: tuple[int, ...], length: int) -> Fracti
     """
     if length <= 1:
         return Fraction(0) if sum(counts) else Fraction(1)
-    # by_blocks[b]: signed count of arrangements of the letters folded in so far as b blocks.
+    # A new letter's m blocks interleave with b earlier ones in (b + m)! / (b! m!) ways, so the
+    # signed count of arrangements as b blocks is kept divided by b!: folding a letter in is
+    # then a plain product of polynomials. Its coefficients are scaled by count! / m! to stay
+    # integers; ``scale`` is the product of those count!.
     by_blocks = [1]
+    scale = 1
     for count in counts:
-        letter = _block_coefficients(count, length)
+        top = math.factorial(count)
+        letter = [
+            (more, coefficient * (top // math.factorial(more)))
+            for more, coefficient in enumerate(_block_coefficients(count, length))
+            if coefficient
+        ]
         folded = [0] * (len(by_blocks) + count)
         for blocks, ways in enumerate(by_blocks):
-            if not ways:
-                continue
-            for more, coefficient in enumerate(letter):
-                if coefficient:
-                    # The new letter's blocks interleave with the earlier ones: a binomial.
-                    folded[blocks + more] += ways * coefficient * math.comb(blocks + more, more)
+            if ways:
+                for more, coefficient in letter:
+                    folded[blocks + more] += ways * coefficient
         by_blocks = folded
-    return Fraction(sum(by_blocks), _arrangements(counts))
+        scale *= top
+    total = sum(ways * math.factorial(blocks) for blocks, ways in enumerate(by_blocks) if ways)
+    return Fraction(total, scale * _arrangements(counts))
 
 
 def _falling(n: int, k: int) -> int:
