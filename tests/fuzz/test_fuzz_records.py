@@ -60,19 +60,12 @@ class Invalid(Exception):  # noqa: N818 - the checker's verdict, never leaves th
 
 
 def _card(value: object) -> str:
-    """A card as the records documentation reads it: ``QH``, ``qh``, `` QH ``, ``10H``.
-
-    Only ASCII text is a card, spaces around it included.
-    """
-    if not isinstance(value, str) or not value.isascii():
+    """A card as the documentation writes it: exactly rank then suit, upper case (``QH``)."""
+    if not isinstance(value, str) or len(value) != 2:
         raise Invalid
-    code = value.strip()
-    code = code.upper()
-    if len(code) == 3 and code.startswith("10"):
-        code = "T" + code[2]
-    if len(code) != 2 or code[0] not in "A23456789TJQK" or code[1] not in "SHDC":
+    if value[0] not in "A23456789TJQK" or value[1] not in "SHDC":
         raise Invalid
-    return code
+    return value
 
 
 def _text(value: object) -> str:
