@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""SRP/1 constants, each named as in spec/shoe-protocol.md and citing its section.
+"""SRP/1 constants, each named as in docs/shoe-protocol.md and citing its section.
 
 Pure: no I/O, no clock, no randomness. Shared by the host driver and the virtual shoe.
 """

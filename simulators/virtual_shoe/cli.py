@@ -2,7 +2,7 @@
 """The virtual shoe's command line: ``python -m simulators`` and ``table-controller shoe-sim``.
 
 Edge module: reads flags and files, builds the shoe, runs it until ``quit``, SIGTERM or
-Ctrl-C. Flags (spec/cli.md, ``shoe-sim``)::
+Ctrl-C. Flags (docs/operations.md, ``shoe-sim``)::
 
     --decks N            decks in the shoe (default 8; not with --stack)
     --seed N             a reproducible shuffle (default: the system's cryptographic RNG)

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The shoe side of SRP/1 (spec/shoe-protocol.md), as a session with time passed in.
+"""The shoe side of SRP/1 (docs/shoe-protocol.md), as a session with time passed in.
 
 Pure: no I/O, no clock, no randomness, no logging. The adapter feeds it what the host sent
 (``receive_data``), what the dealer drew (``emit``), the state of the link and the passing

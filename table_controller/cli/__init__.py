@@ -3,7 +3,7 @@
 
 Each sub-command module has ``register(subparsers)``, which adds its parser and sets
 ``handler`` to a function taking the parsed arguments and returning the exit status. A wrong
-flag or value stops with a one-line message naming it and exit status 2 (spec/cli.md); an
+flag or value stops with a one-line message naming it and exit status 2 (docs/operations.md); an
 unknown flag after a sub-command's name prints that sub-command's usage. A reader of standard
 output that goes away early (``... | head``) ends any sub-command quietly, with status 1.
 """

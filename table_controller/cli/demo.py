@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller demo``: a whole table on one machine, no hardware, no broker to install.
 
-Edge module: reads the flags (the settings shared with ``run``, spec/cli.md, and the demo's
+Edge module: reads the flags (the settings shared with ``run``, docs/operations.md, and the demo's
 own ``--speed``, ``--rounds``, ``--seed``), checks them, and runs
 :func:`table_controller.demo.runner.run_demo`: an embedded MQTT broker (unless ``--broker``
 or the ``broker`` setting names one), the virtual shoe on a pseudo-terminal with an automatic

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller odds``: exact probabilities, house edge and RTP of every bet (spec/cli.md).
+"""``table-controller odds``: exact probabilities, house edge and RTP of every bet.
 
 Edge module: parses flags and files, calls the pure analyser, prints. Fractions become
 floats only in the JSON written here.
@@ -117,7 +117,7 @@ def _analyse(variant: Variant, composition: Composition) -> ShoeOdds:
 
 
 def odds_json(odds: ShoeOdds) -> dict[str, Any]:
-    """The ``--json`` object of spec/cli.md (plus the events and exact values as fractions)."""
+    """The ``--json`` object: every bet id of the variant, its events and exact fractions."""
     return {
         "variant": odds.variant,
         "cards": odds.cards,

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller run``: the table service (spec/cli.md).
+"""``table-controller run``: the table service (docs/operations.md).
 
 Edge module: reads settings (flags, environment, TOML file), builds the adapters, replays the
 journal, and runs until SIGINT or SIGTERM. A wrong setting, or a journal whose directory is

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller shoe-sim``: the virtual shoe on a pseudo-terminal or TCP port (spec/cli.md).
+"""``table-controller shoe-sim``: the virtual shoe on a pseudo-terminal or TCP port.
 
 Edge module: the flags and the shoe live in ``simulators.virtual_shoe.cli`` (shared with
 ``python -m simulators``); this module registers them as a sub-command.

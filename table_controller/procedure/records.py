@@ -5,7 +5,7 @@ Pure: no I/O, no clock, no randomness. Bad records are values (:class:`RecordRej
 never exceptions.
 
 **Input records** are what ``replay`` reads and what the journal stores (version
-:data:`INPUT_RECORD_VERSION`), one JSON object per input, in the form of spec/cli.md::
+:data:`INPUT_RECORD_VERSION`), one JSON object per input, in the form of docs/operations.md::
 
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "id": "c-1", "operator": "pit-12"}
     {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}

@@ -29,7 +29,7 @@ from table_controller.publishing.models import (
 )
 
 ASYNCAPI_VERSION: Final = "3.0.0"
-#: Topics are ``<prefix>/<table_id>/...``; the prefix is a setting (cli.md ``--topic-prefix``).
+#: Topics are ``<prefix>/<table_id>/...``; the prefix is a setting (``--topic-prefix``).
 DEFAULT_TOPIC_PREFIX: Final = "baccarat/tables"
 MQTT_BINDING_VERSION: Final = "0.2.0"
 _SCHEMA_REF: Final = "#/components/schemas/{model}"
@@ -205,7 +205,7 @@ def asyncapi_document(*, prefix: str = DEFAULT_TOPIC_PREFIX) -> dict[str, Any]:
             "messages": messages,
             "parameters": {
                 "table_id": {
-                    "description": "The table's id (cli.md --table-id), e.g. T07.",
+                    "description": "The table's id (the setting table_id), e.g. T07.",
                     "examples": ["T07"],
                 }
             },

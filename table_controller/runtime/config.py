@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Settings of ``run`` and ``demo``: flags, environment and a TOML file (spec/cli.md).
+"""Settings of ``run`` and ``demo``: flags, environment and a TOML file (docs/operations.md).
 
 Edge module (pydantic-settings). Precedence: flags win over ``TABLE_CONTROLLER_<NAME>``
 variables, which win over the file named by ``--config``. A wrong setting stops the start with
