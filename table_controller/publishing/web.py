@@ -755,7 +755,7 @@ class DisplayServer:
             raise CommandError(
                 413, CommandErrorCode.OVERSIZED, f"a command is at most {MAX_BODY_BYTES} bytes"
             ) from None
-        except ValueError:  # JSONDecodeError and undecodable bytes alike
+        except (ValueError, RecursionError):  # bad JSON, undecodable bytes, nested too deep
             self.bad_requests += 1
             raise CommandError(
                 400, CommandErrorCode.MALFORMED_JSON, "the body is not JSON"

@@ -359,6 +359,14 @@ async def test_without_a_configured_pin_supervisor_commands_are_disabled(
             "oversized",
         ),
         (b"\xff\xfe\x00", {"Content-Type": "application/json"}, 400, "malformed_json"),
+        # Nested past the JSON decoder's recursion limit, inside the size limit.
+        (b"[" * 3000 + b"]" * 3000, {"Content-Type": "application/json"}, 400, "malformed_json"),
+        (
+            b'{"command": "new_shoe", "args": ' + b"[" * 1500 + b"]" * 1500 + b"}",
+            {"Content-Type": "application/json"},
+            400,
+            "malformed_json",
+        ),
     ],
 )
 async def test_bad_requests_get_a_4xx_with_a_message_and_change_nothing(
