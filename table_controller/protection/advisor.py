@@ -140,9 +140,9 @@ def analyse_request(request: AssessmentRequest) -> Analysis:
 def warm_up(variant: Variant, settings: AdvisorSettings | None = None) -> None:
     """Compute once, before play, what a process's first assessment would otherwise compute.
 
-    The drawing rules folded into the analyser's tables (about 0.35 s), and the shuffle
-    checks' run limits for the variant's decks and the configured false-alarm rate (exact
-    probabilities). Both are kept for the life of the process; the runtime calls this before
+    The drawing rules folded into the analyser's tables, and the shuffle checks' run limits
+    for the variant's decks and the configured false-alarm rate (exact probabilities): about
+    0.3 s together. Both are kept for the life of the process; the runtime calls this before
     the table reads its first input, so that no card's event waits for them.
     """
     settings = settings or AdvisorSettings()

@@ -359,7 +359,7 @@ class TableService:
         """Before the first input: the advisor's warm-up, on the analysis thread (once).
 
         The first assessment of a process would otherwise fold the analyser's tables and
-        compute the shuffle limits (about 0.6 s of the interpreter) while the first rounds
+        compute the shuffle limits (about 0.3 s of the interpreter) while the first rounds
         are dealt, and their cards' events would wait for it. ``run`` awaits it before it
         reads any input; ``table-controller run`` awaits it before it reports ready.
         """
