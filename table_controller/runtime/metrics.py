@@ -113,6 +113,8 @@ class Vitals:
     inputs_handled: int
     #: Lines or frames from the reader rejected since start (garbage, bad checksum, resends).
     rejected_frames: int
+    #: Assessments of the next round (odds, shoe alarms) that failed since start.
+    analyses_failed: int
     #: None when the table has no broker.
     broker: BrokerVitals | None
 
@@ -168,6 +170,7 @@ class TableProbe:
             input_queue_depth=service.queue_depth,
             inputs_handled=service.inputs_handled,
             rejected_frames=service.rejected_lines,
+            analyses_failed=service.analyses_failed,
             broker=broker,
         )
 
@@ -217,13 +220,20 @@ class _VitalsCollector(Collector):
             ),
             _gauge(
                 "table_procedure_faulted",
-                "1 after a bug stopped the table procedure (terminal until restarted), else 0.",
+                "1 while the table is faulted (an input could not be carried out; held until"
+                " a supervisor's void_shoe), else 0.",
                 value(lambda v: float(v.phase == "faulted")),
             ),
             _counter(
                 "table_rejected_frames",
                 "Lines or frames from the shoe reader rejected (bad checksum, garbage, resends).",
                 value(lambda v: float(v.rejected_frames)),
+            ),
+            _counter(
+                "table_analyses_failed",
+                "Assessments of the next round (odds, shoe alarms) that failed; play goes on"
+                " without them, and each is logged.",
+                value(lambda v: float(v.analyses_failed)),
             ),
         ]
         if vitals is not None and vitals.broker is None:

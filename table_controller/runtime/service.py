@@ -70,7 +70,7 @@ from table_controller.procedure.decisions import (
     ResumeTable,
     SetLamp,
 )
-from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.errors import ProcedureBug, RefusalCode
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -81,6 +81,7 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RoundAssessed,
     RuntimeFailed,
+    describe,
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
@@ -277,6 +278,8 @@ class TableService:
         self._analysing = False
         self._warmed_up: asyncio.Future[None] | None = None
         self.assessments = 0
+        #: Assessments that failed (a bug in the advisor or the analysis), logged each time.
+        self.analyses_failed = 0
         self._draw_waiting = False
         self._clock = clock
         self._wall_clock = wall_clock
@@ -480,6 +483,9 @@ class TableService:
             return
         try:
             await self._carry_out(work, seq, ts)
+        except Exception as error:  # noqa: BLE001 - a failure carrying out an input holds the table
+            self._following = []  # regenerated from the journal on the next start
+            self._carrying_out_failed(work, seq, error)
         finally:
             # Cancelled (a stop) while the first message was let out: the others of the
             # input are handed out all the same, so the outbox gets every one of them.
@@ -522,6 +528,33 @@ class TableService:
             await self._draw_if_asked()
             self._assess_if_due()
         self._answer(work, seq, ts)
+
+    def _carrying_out_failed(self, work: _Work, seq: int, error: Exception) -> None:
+        """Carrying out journal row ``seq`` raised after the procedure took it.
+
+        The sink, the shoe link or the advisor failed. The failure is journaled as a
+        ``RuntimeFailed`` input, so the table faults here live and in every replay, held
+        until a supervisor's ``void_shoe``; a ``RuntimeFailed`` whose own carrying out fails
+        is only logged, so a failure that repeats cannot feed itself.
+        """
+        failure = f"{type(error).__name__}: {error}"
+        _LOG.critical("input not carried out: table held", row=seq, error=failure)
+        if work.drawn:
+            self._draw_waiting = False
+        if work.done is not None and not work.done.done():
+            refused: dict[str, object] = {
+                "id": work.command_id,
+                "ok": False,
+                "error": RefusalCode.FAULTED.value,
+                "message": failure,
+            }
+            work.done.set_result(self._replies.get(work.command_id or "", refused))
+        if isinstance(work.event, RuntimeFailed):
+            return
+        what = "" if work.event is None else f" ({describe(work.event)})"
+        message = f"journal row {seq}{what} could not be carried out: {failure}"
+        event = RuntimeFailed(at=self._clock(), message=message)
+        self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
 
     def _answer(self, work: _Work, seq: int, ts: str) -> None:
         """Publish a journaled answer, and give the submitter its reply."""
@@ -620,12 +653,18 @@ class TableService:
 
         The result comes back as a ``RoundAssessed`` input, journaled and handled in turn;
         nothing on the dealing path waits for it. One analysis at a time: another falls due
-        when it is handled, if the table moved on meanwhile.
+        when it is handled, if the table moved on meanwhile. The odds are advice: a bug in
+        the advisor is logged, as a failed analysis is, and play goes on without them.
         """
         advisor = self._advisor
         if advisor is None or self._analysing:
             return
-        request = advisor.request(self.procedure.shoe_count())  # the one test of "due"
+        try:
+            request = advisor.request(self.procedure.shoe_count())  # the one test of "due"
+        except Exception as error:  # noqa: BLE001 - see above
+            self.analyses_failed += 1
+            _LOG.error("round analysis failed", error=f"{type(error).__name__}: {error}")
+            return
         if request is None:
             return
         self._analysing = True
@@ -639,6 +678,7 @@ class TableService:
             return
         error = done.exception()
         if error is not None:  # a bug in the analysis must not stop the table
+            self.analyses_failed += 1
             _LOG.error("round analysis failed", error=f"{type(error).__name__}: {error}")
             return
         assert self._advisor is not None

@@ -142,12 +142,18 @@ def test_state_is_read_at_each_scrape_not_when_it_changed() -> None:
     assert sample(metrics, "table_reader_connected") == 1
     assert sample(metrics, "table_journal_ok") == 1
     current[0] = replace(
-        HEALTHY, reader_state="offline", journal_ok=False, input_queue_depth=3, rejected_frames=7
+        HEALTHY,
+        reader_state="offline",
+        journal_ok=False,
+        input_queue_depth=3,
+        rejected_frames=7,
+        analyses_failed=2,
     )
     assert sample(metrics, "table_reader_connected") == 0
     assert sample(metrics, "table_journal_ok") == 0
     assert sample(metrics, "table_input_queue_depth") == 3
     assert sample(metrics, "table_rejected_frames_total") == 7
+    assert sample(metrics, "table_analyses_failed_total") == 2
     assert sample(metrics, "table_procedure_faulted") == 0
     current[0] = replace(HEALTHY, phase="faulted")
     assert sample(metrics, "table_procedure_faulted") == 1

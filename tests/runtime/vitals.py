@@ -18,6 +18,7 @@ HEALTHY: Final = Vitals(
     input_queue_depth=0,
     inputs_handled=40,
     rejected_frames=0,
+    analyses_failed=0,
     broker=None,
 )
 #: A broker connected once, with nothing waiting in the outbox.
