@@ -442,30 +442,36 @@ def _journal_rows(path: Path) -> Iterator[RecordedInput]:
         journal = Journal.open_read_only(path)
     except JournalError as error:
         raise UsageError(f"--inputs: {error}") from None
+    with journal:
+        try:
+            return iter(_verified_rows(journal, path))
+        except JournalError as error:  # a damaged page found while reading
+            raise UsageError(f"--inputs: {error}") from None
+
+
+def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
     report = journal.verify()
     if not report.ok:
-        journal.close()
         raise UsageError(f"--inputs: {path}: the hash chain is broken: {report.problems[0]}")
     recorded: list[RecordedInput] = []
-    with journal:
-        for row in journal.rows():
-            if row.type != INPUT_ROW:
-                answer = row.payload.get(ANSWER_KEY)
-                if isinstance(answer, Mapping):
-                    recorded.append(
-                        RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
-                    )
-                continue
-            event = input_from_record(
-                dict(row.payload),
-                default_at=0.0,
-                default_command_id=f"journal-{row.seq}",
-                default_operator=DEFAULT_OPERATOR,
-            )
-            if isinstance(event, RecordRejected):
-                raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
-            recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event))
-    return iter(recorded)
+    for row in journal.rows():
+        if row.type != INPUT_ROW:
+            answer = row.payload.get(ANSWER_KEY)
+            if isinstance(answer, Mapping):
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
+                )
+            continue
+        event = input_from_record(
+            dict(row.payload),
+            default_at=0.0,
+            default_command_id=f"journal-{row.seq}",
+            default_operator=DEFAULT_OPERATOR,
+        )
+        if isinstance(event, RecordRejected):
+            raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
+        recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event))
+    return recorded
 
 
 def _json_lines(path: Path) -> Iterator[RecordedInput]:

@@ -354,6 +354,10 @@ def test_a_damaged_page_is_named_in_text_and_json(
         Journal.open(path, table_id="T07")
     assert main(["journal", "export", str(path)]) == 1
     assert "SQLite cannot read the rows" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # replay names the damage too, no traceback
+        main(["replay", "--inputs", str(path)])
+    assert exited.value.code == 2
+    assert "SQLite cannot read the rows" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
