@@ -2,6 +2,7 @@
 """The layering of STYLE.md section 2, checked by walking every import with ast."""
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -122,3 +123,14 @@ def test_pure_third_party_imports_are_the_allowed_ones() -> None:
 def test_the_checks_see_the_packages() -> None:
     assert len(files(*PURE)) >= 7
     assert files("drivers/**/*.py")
+
+
+def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> None:
+    """``run`` starts sooner and smaller without them; each adapter imports its own on use."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, table_controller.cli.run; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert not {name.split(".")[0] for name in loaded} & {"aiohttp", "aiomqtt", "paho"}

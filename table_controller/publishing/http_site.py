@@ -3,13 +3,16 @@
 
 Adapter: binds a socket. Port 0 takes a free port; the bound one is returned, so a caller can
 print its URL. A failed bind leaves nothing behind and raises :class:`AddressUnusableError`.
+aiohttp is imported only where a site starts: ``run`` catches the error without loading it.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
 
 class AddressUnusableError(OSError):
@@ -24,6 +27,8 @@ async def start_site(
     Raises:
         AddressUnusableError: the address cannot be bound (in use, not this machine's).
     """
+    from aiohttp import web  # noqa: PLC0415 - see the module's docstring
+
     runner = web.AppRunner(app, shutdown_timeout=shutdown_timeout, access_log=None)
     await runner.setup()
     try:
