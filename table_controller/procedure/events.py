@@ -263,3 +263,15 @@ def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
             return "runtime failure"
         case _:
             return f"{event.COMMAND} command {event.command_id}"
+
+
+def not_carried_out(event: Input | None, *, origin: str | None, error: str) -> str:
+    """A fault's alarm: ``journal row 42 (card 5H) could not be carried out: KeyError: '7D'``.
+
+    ``origin`` says where the input came from (``journal row 42``); either part may be missing.
+    """
+    parts = [] if origin is None else [origin]
+    if event is not None:
+        parts.append(describe(event) if origin is None else f"({describe(event)})")
+    where = " ".join(parts) or "an input"
+    return f"{where} could not be carried out: {error}"

@@ -152,7 +152,7 @@ from table_controller.procedure.events import (
     TimerFired,
     VoidRound,
     VoidShoe,
-    describe,
+    not_carried_out,
 )
 from table_controller.procedure.records import card_codes, prompt_fields, result_fields
 from table_controller.procedure.round import OPENING_CARDS, RoundCards, RoundOffer
@@ -321,11 +321,7 @@ class TableProcedure:
         self._out = []
         if isinstance(event, _COMMAND_TYPES):
             self._refuse_faulted(event)
-        parts = [] if origin is None else [origin]
-        if event is not None:
-            parts.append(describe(event) if origin is None else f"({describe(event)})")
-        where = " ".join(parts) or "an input"
-        self._show_fault(f"{where} could not be carried out: {error}")
+        self._show_fault(not_carried_out(event, origin=origin, error=error))
         return self._out
 
     def snapshot(self) -> dict[str, object]:

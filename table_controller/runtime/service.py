@@ -81,7 +81,7 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RoundAssessed,
     RuntimeFailed,
-    describe,
+    not_carried_out,
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
@@ -173,6 +173,16 @@ def _warm_up(advisor: Advisor) -> None:
     """On the analysis thread before play: the advisor's warm-up, then give the heap back."""
     advisor.warm_up()
     release_free_memory()
+
+
+def _failure(error: BaseException) -> str:
+    """An exception in the words of a log line or an alarm: ``KeyError: '7D'``."""
+    return f"{type(error).__name__}: {error}"
+
+
+def _row(seq: int) -> str:
+    """Where an input came from, in a fault's alarm."""
+    return f"journal row {seq}"
 
 
 def _log_checkpoint_failure(done: Future[None]) -> None:
@@ -537,7 +547,7 @@ class TableService:
         until a supervisor's ``void_shoe``; a ``RuntimeFailed`` whose own carrying out fails
         is only logged, so a failure that repeats cannot feed itself.
         """
-        failure = f"{type(error).__name__}: {error}"
+        failure = _failure(error)
         _LOG.critical("input not carried out: table held", row=seq, error=failure)
         if work.drawn:
             self._draw_waiting = False
@@ -551,8 +561,7 @@ class TableService:
             work.done.set_result(self._replies.get(work.command_id or "", refused))
         if isinstance(work.event, RuntimeFailed):
             return
-        what = "" if work.event is None else f" ({describe(work.event)})"
-        message = f"journal row {seq}{what} could not be carried out: {failure}"
+        message = not_carried_out(work.event, origin=_row(seq), error=failure)
         event = RuntimeFailed(at=self._clock(), message=message)
         self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
 
@@ -615,7 +624,7 @@ class TableService:
         """
         try:
             try:
-                decisions = self.procedure.handle(event, origin=f"journal row {journal_seq}")
+                decisions = self.procedure.handle(event, origin=_row(journal_seq))
             except ProcedureBug as bug:
                 _LOG.critical("procedure fault: table held", row=journal_seq, error=str(bug))
                 decisions = list(bug.decisions)
@@ -626,8 +635,7 @@ class TableService:
                 self._advisor.observe(event, state)
             return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
         except Exception as error:  # noqa: BLE001 - any bug here holds the table (see above)
-            return self._fault(event, f"{type(error).__name__}: {error}", journal_seq, ts,
-                               live=live)
+            return self._fault(event, _failure(error), journal_seq, ts, live=live)
 
     def _fault(
         self, event: Input | None, error: str, journal_seq: int, ts: str, *, live: bool
@@ -637,15 +645,16 @@ class TableService:
         The table is held with an alarm naming the row, until a supervisor's ``void_shoe``.
         Nothing of the row's own messages was handed out, so the fault's take its keys.
         """
-        origin = f"journal row {journal_seq}"
+        origin = _row(journal_seq)
         _LOG.critical("input not carried out: table held", row=journal_seq, error=error)
         try:
             decisions = self.procedure.fault(event, origin=origin, error=error)
             state = self.procedure.snapshot()
             return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
         except Exception as second:  # noqa: BLE001 - the procedure is faulted all the same
-            _LOG.critical("the fault's alarm could not be published", row=journal_seq,
-                          error=f"{type(second).__name__}: {second}")
+            _LOG.critical(
+                "the fault's alarm could not be published", row=journal_seq, error=_failure(second)
+            )
             return Lamp.HOLD
 
     def _assess_if_due(self) -> None:
@@ -663,7 +672,7 @@ class TableService:
             request = advisor.request(self.procedure.shoe_count())  # the one test of "due"
         except Exception as error:  # noqa: BLE001 - see above
             self.analyses_failed += 1
-            _LOG.error("round analysis failed", error=f"{type(error).__name__}: {error}")
+            _LOG.error("round analysis failed", error=_failure(error))
             return
         if request is None:
             return
@@ -679,7 +688,7 @@ class TableService:
         error = done.exception()
         if error is not None:  # a bug in the analysis must not stop the table
             self.analyses_failed += 1
-            _LOG.error("round analysis failed", error=f"{type(error).__name__}: {error}")
+            _LOG.error("round analysis failed", error=_failure(error))
             return
         assert self._advisor is not None
         event = self._advisor.conclude(done.result(), at=self._clock())
@@ -702,7 +711,7 @@ class TableService:
         try:
             event = self._card_source.draw(state, at=self._clock())
         except Exception as error:  # noqa: BLE001 - a bug in the card source holds the table
-            failure = f"{type(error).__name__}: {error}"
+            failure = _failure(error)
             after = self._journal.head[0]
             _LOG.critical("card source failed: table held", after_row=after, error=failure)
             message = f"the card source could not draw after journal row {after}: {failure}"
