@@ -41,8 +41,7 @@ from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
-from tests.protection.shoes import cards, fair_shoe
-from tests.protection.test_replay_edges import gone_before, pair_edge, stacked_shoe
+from tests.protection.shoes import cards, fair_shoe, gone_before, pair_edge, stacked_shoe
 
 Record = dict[str, object]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

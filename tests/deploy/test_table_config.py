@@ -22,7 +22,8 @@ import aiohttp
 import pytest
 
 from table_controller.runtime.config import ENV_PREFIX, Settings, SettingsError, load_settings
-from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE, free_port
+from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE
+from tests.support.ports import free_port
 
 #: A commented-out setting in the example: ``# key = value``.
 COMMENTED_SETTING = "# {key} = "
