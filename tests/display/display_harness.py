@@ -15,7 +15,6 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
-from tests.support.links import MemoryLink
+from tests.support.links import ListSink, MemoryLink
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "246810"
@@ -179,17 +178,6 @@ def chromium_or_skip(executable: Path) -> Path:
             pytest.fail(f"{executable} is missing; CI installs Debian's chromium")
         pytest.skip(f"{executable} is missing (apt-get install chromium)")
     return executable
-
-
-class ListSink:
-    def __init__(self) -> None:
-        self.messages: list[OutgoingMessage] = []
-
-    def add(self, messages: list[OutgoingMessage]) -> None:
-        self.messages.extend(messages)
-
-    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
-        return partial(self.add, messages)
 
 
 class Table:

@@ -69,3 +69,16 @@ class MemorySink:
 
     def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
         return partial(self.add, messages)
+
+
+class ListSink:
+    """Keeps every outgoing message it is given, in order, repeats included."""
+
+    def __init__(self) -> None:
+        self.messages: list[OutgoingMessage] = []
+
+    def add(self, messages: list[OutgoingMessage]) -> None:
+        self.messages.extend(messages)
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        return partial(self.add, messages)
