@@ -58,7 +58,7 @@ from bench.bench_mqtt_latency import (  # noqa: E402
     wait_birth,
 )
 from tests.mosquitto import Mosquitto  # noqa: E402
-from tests.runtime.runtime_script import next_records, seeded_shoe  # noqa: E402
+from tests.support.dealing import next_records, seeded_shoe  # noqa: E402
 
 TABLE_ID: Final = "T07"
 #: Sizes measured when none are given: a shoe, about a day of one table, and some days.
@@ -92,9 +92,7 @@ def dealt_records(shoes: int, seed: int) -> Iterator[dict[str, object]]:
                     raise BenchError(f"a record the procedure refuses: {event.reason}")
                 procedure.handle(event)
                 yield input_to_record(event)
-            snapshot = procedure.snapshot()
-            prompt = snapshot["prompt"]
-            pending = next_records(prompt if isinstance(prompt, dict) else None, shoe, counter)
+            pending = next_records(procedure.snapshot(), shoe, counter)
 
 
 def write_journal(path: Path, shoes: int, seed: int) -> int:

@@ -30,6 +30,8 @@ from typing import Final
 
 import trustme
 
+from tests.support.ports import free_port
+
 #: The logins of every test broker, with their passwords.
 PASSWORDS: Final = {
     "backend": "backend-secret",
@@ -61,12 +63,6 @@ pattern read baccarat/tables/%u/commands
 
 class BrokerUnavailableError(RuntimeError):
     """mosquitto is not installed, or did not start (its log is in the message)."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _port_open(port: int) -> bool:

@@ -14,7 +14,7 @@ import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
 
@@ -35,14 +35,13 @@ from table_controller.protection.replay_edges import (
     replay_edges,
     split_rounds,
 )
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
-from tests.protection.shoes import cards, fair_shoe
-from tests.protection.test_replay_edges import gone_before, pair_edge, stacked_shoe
+from tests.protection.shoes import cards, fair_shoe, gone_before, pair_edge, stacked_shoe
+from tests.support.links import ListSink
 
 Record = dict[str, object]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -515,17 +514,6 @@ class ScriptedCards:
 
     def draw(self, state: Mapping[str, object], *, at: float) -> Input:
         return CardDrawn(at=at, card=next(self._cards))
-
-
-class ListSink:
-    def __init__(self) -> None:
-        self.messages: list[OutgoingMessage] = []
-
-    def add(self, messages: list[OutgoingMessage]) -> None:
-        self.messages.extend(messages)
-
-    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
-        return lambda: self.add(messages)
 
 
 async def run_table(journal_path: Path, shoe: list[Card], rounds: int) -> None:

@@ -1,18 +1,11 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Fixtures of the demo's tests: free ports, a clean environment (leak check: tests/conftest.py)."""
+"""Fixtures of the demo's tests: a clean environment (leak check: tests/conftest.py)."""
 
 from __future__ import annotations
 
 import os
-import socket
 
 import pytest
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ import aiohttp
 import pytest
 
 from table_controller.cli import main
-from tests.demo.conftest import free_port
 from tests.mosquitto import Mosquitto
+from tests.support.ports import free_port
 
 RESULT = re.compile(r"^(?P<table>\S+) (?P<round>\S+-\d+)  (?P<winner>BANKER|PLAYER|TIE) +\d-\d  ")
 PID = re.compile(r"pid (\d+)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sys
 from pathlib import Path
 
@@ -39,12 +38,6 @@ def require_program(name: str, package: str) -> str:
             pytest.fail(f"this test must run in CI: {message}")
         pytest.skip(message)
     return path
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def unit_settings(path: Path) -> dict[str, list[str]]:

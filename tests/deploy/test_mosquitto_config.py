@@ -35,7 +35,8 @@ from table_controller.publishing.mqtt import (
     Subscription,
     publish_once,
 )
-from tests.deploy.conftest import EXAMPLE_TOML, MOSQUITTO_DIR, free_port, require_program
+from tests.deploy.conftest import EXAMPLE_TOML, MOSQUITTO_DIR, require_program
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.broker
 

@@ -10,7 +10,6 @@ temporary journal, a free port for the display.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -22,7 +21,9 @@ import aiohttp
 import pytest
 
 from table_controller.runtime.config import ENV_PREFIX, Settings, SettingsError, load_settings
-from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE, free_port
+from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE
+from tests.support.ports import free_port
+from tests.support.table_process import wait_for_display
 
 #: A commented-out setting in the example: ``# key = value``.
 COMMENTED_SETTING = "# {key} = "
@@ -115,17 +116,6 @@ def test_the_example_port_is_the_name_the_udev_rule_gives_the_shoe() -> None:
     rule = UDEV_RULE.read_text(encoding="utf-8")
     port = tomllib.loads(EXAMPLE_TOML.read_text(encoding="utf-8"))["port"]
     assert f'SYMLINK+="{port.removeprefix("/dev/")}"' in rule
-
-
-async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, object]:
-    async with asyncio.timeout(30):
-        while True:
-            with contextlib.suppress(aiohttp.ClientError):
-                async with http.get(f"{url}/api/state") as response:
-                    if response.status == 200:
-                        body: dict[str, object] = await response.json()
-                        return body
-            await asyncio.sleep(0.05)
 
 
 async def test_the_example_starts_a_table(tmp_path: Path) -> None:

@@ -15,35 +15,28 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import Page
 
-from drivers.events import CardMisread, CardSeen, CutCardSeen, Delivery, ReaderEvent
-from drivers.srp.constants import Lamp
+from drivers.events import CardMisread, CardSeen, CutCardSeen, ReaderEvent
 from table_controller.procedure.decisions import EventType, Publish
 from table_controller.procedure.events import (
-    CardDrawn,
-    CloseBetting,
-    CutCardDrawn,
     Input,
-    OpenBetting,
-    StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.web import DisplayServer
-from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
+from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
+from tests.support.links import ListSink, MemoryLink
 
 ROOT = Path(__file__).resolve().parents[2]
-CUT = "CUT"
 PIN = "246810"
 
 
@@ -154,38 +147,6 @@ def outgoing(
     return messages
 
 
-def dealer_inputs(procedure: TableProcedure, shoe: Iterator[str]) -> Iterator[Input]:
-    """A dealer following the prompts of ``procedure`` with cards from ``shoe``."""
-    ids = itertools.count(1)
-
-    def common() -> dict[str, Any]:
-        return {"at": 0.0, "command_id": f"c-{next(ids)}", "operator": "dealer"}
-
-    yield StartNewShoe(**common(), shoe_id="S-1")
-    while True:
-        state: Any = procedure.snapshot()
-        prompt = state["prompt"]
-        action = None if prompt is None else prompt["action"]
-        if action in {"burn", "deal", "player_draws", "banker_draws"}:
-            code = next(shoe)
-            yield CutCardDrawn(at=0.0) if code == CUT else CardDrawn(at=0.0, card=Card.parse(code))
-        elif action in {"open_betting", "result"}:
-            if state["phase"] == "betting":
-                yield CloseBetting(**common())
-            else:
-                yield OpenBetting(**common())
-        else:
-            return
-
-
-def seeded_shoe(seed: int, decks: int = 8, cut_from_end: int = 14) -> list[str]:
-    """Card codes of a shuffled shoe with the cut card ``cut_from_end`` cards from the end."""
-    cards = [card.code for card in all_cards() for _ in range(decks)]
-    random.Random(seed).shuffle(cards)
-    cards.insert(len(cards) - cut_from_end, CUT)
-    return cards
-
-
 def seed_for_the_scoreboards(rounds: int, seeds: range = range(1, 300)) -> int:
     """A seed whose shoe has a dragon tail early and a cut card during a round.
 
@@ -217,38 +178,6 @@ def chromium_or_skip(executable: Path) -> Path:
             pytest.fail(f"{executable} is missing; CI installs Debian's chromium")
         pytest.skip(f"{executable} is missing (apt-get install chromium)")
     return executable
-
-
-class MemoryLink:
-    """A shoe link fed by the test."""
-
-    def __init__(self) -> None:
-        self.events: asyncio.Queue[ReaderEvent] = asyncio.Queue()
-        self.lamps: list[Lamp] = []
-
-    def __aiter__(self) -> AsyncIterator[ReaderEvent]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[ReaderEvent]:
-        while True:
-            yield await self.events.get()
-
-    async def confirm(self, delivery: Delivery | None) -> None:
-        del delivery
-
-    async def set_lamp(self, lamp: Lamp) -> None:
-        self.lamps.append(lamp)
-
-
-class ListSink:
-    def __init__(self) -> None:
-        self.messages: list[OutgoingMessage] = []
-
-    def add(self, messages: list[OutgoingMessage]) -> None:
-        self.messages.extend(messages)
-
-    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
-        return partial(self.add, messages)
 
 
 class Table:

@@ -19,13 +19,8 @@ from playwright.async_api import Page, expect
 from table_controller.procedure.decisions import EventType, Publish
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
-from tests.display.display_harness import (
-    Table,
-    assert_fits,
-    dealer_inputs,
-    running_table,
-    seeded_shoe,
-)
+from tests.display.display_harness import Table, assert_fits, running_table
+from tests.support.dealing import dealer_inputs, seeded_shoe
 
 pytestmark = pytest.mark.browser
 

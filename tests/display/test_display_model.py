@@ -47,7 +47,8 @@ from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
-from tests.display.display_harness import CUT, dealer_inputs, outgoing, seeded_shoe
+from tests.display.display_harness import outgoing
+from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
 
 # --- the prompt in words ---------------------------------------------------------------
 

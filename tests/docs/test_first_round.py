@@ -24,7 +24,8 @@ from typing import Final
 import pytest
 
 from tests.docs.markdown import CodeBlock, code_blocks
-from tests.mosquitto import free_port, is_ci, mosquitto_missing
+from tests.mosquitto import is_ci, mosquitto_missing
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.broker
 

@@ -13,8 +13,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +24,10 @@ from table_controller.procedure.events import StartNewShoe
 from table_controller.procedure.records import input_to_record
 from table_controller.publishing.mqtt import BrokerEndpoint, Subscription, publish_once
 from table_controller.runtime.journal import INPUT_ROW, Journal
-from tests.integration.test_table_run import PIN, events_log, free_port, wait_for_display
+from tests.integration.running_table import PIN
 from tests.mosquitto import Mosquitto
+from tests.support.ports import free_port
+from tests.support.table_process import events_log, table_run, wait_for_display
 
 TABLE = "V7"
 ALARM = "journal row 2 could not be carried out: not an input: record version 2 is not 1"
@@ -37,26 +37,19 @@ ALARM = "journal row 2 could not be carried out: not an input: record version 2 
 async def virtual_table(
     tmp_path: Path, port: int | None, *extra: str
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    with (tmp_path / "run.log").open("ab") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "table_controller", "run",
-            "--table-id", TABLE, "--variant", "mini", "--card-source", "rng",
-            "--no-betting-phase",
-            "--journal", str(tmp_path / "V7.journal"),
-            "--events-log", str(tmp_path / "V7.events.jsonl"),
-            "--display", "off" if port is None else f"127.0.0.1:{port}",
-            "--log-format", "json",
-            *extra,
-            env={**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN},
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=log,
-        )  # fmt: skip
-    try:
+    """Table V7 (``mini``, RNG cards) on the journal in ``tmp_path``; its display on ``port``."""
+    async with table_run(
+        tmp_path / "run.log",
+        "--table-id", TABLE, "--variant", "mini", "--card-source", "rng",
+        "--no-betting-phase",
+        "--journal", str(tmp_path / "V7.journal"),
+        "--events-log", str(tmp_path / "V7.events.jsonl"),
+        "--display", "off" if port is None else f"127.0.0.1:{port}",
+        "--log-format", "json",
+        *extra,
+        env={**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN},
+    ) as process:  # fmt: skip
         yield process
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(process.wait(), 15)
 
 
 class Display:

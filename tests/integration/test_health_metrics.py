@@ -23,8 +23,10 @@ from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.device import ShoeDevice
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from tests.integration.test_table_run import Table, free_port, running_table, wait_for_display
+from tests.integration.running_table import Table, running_table
 from tests.mosquitto import Mosquitto
+from tests.support.ports import free_port
+from tests.support.table_process import wait_for_display
 
 SEED = 23
 

@@ -12,12 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
-import socket
-import sys
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,143 +35,17 @@ from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription, publish_once
 from table_controller.publishing.outbox import Outbox
+from tests.integration.running_table import Table, running_table
 from tests.mosquitto import Mosquitto
+from tests.support.ports import free_port
+from tests.support.table_process import events_log, table_controller, wait_for_display
 
-PIN = "2468"
 ROOT = "baccarat/tables/T07"
 #: Draw numbers (counted by the virtual shoe) of the faults of the first shoe.
 MISREAD_DRAW = 50
 LOST_DRAW = 70
 SEED = 11
 CUT_DEPTH = 330
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@dataclass
-class Table:
-    """The running service seen through its display API, and the shoe in the test's hand."""
-
-    url: str
-    http: aiohttp.ClientSession
-    shoe: VirtualShoe
-    commands: int = 0
-    replies: list[dict[str, Any]] = field(default_factory=list)
-
-    async def snapshot(self) -> dict[str, Any]:
-        async with self.http.get(f"{self.url}/api/state") as response:
-            body = await response.json()
-        state: dict[str, Any] = body["table"]["state"]
-        return state
-
-    async def command(
-        self, name: str, *, supervisor: bool = False, **args: object
-    ) -> dict[str, Any]:
-        body: dict[str, object] = {"command": name, "args": args}
-        if supervisor:
-            body["pin"] = PIN
-        async with self.http.post(f"{self.url}/api/commands", json=body) as response:
-            reply: dict[str, Any] = await response.json()
-        self.replies.append(reply)
-        return reply
-
-    async def until(self, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-        async with asyncio.timeout(15):
-            while True:
-                state = await self.snapshot()
-                if test(state):
-                    return state
-                await asyncio.sleep(0.02)
-        raise AssertionError(what)  # pragma: no cover - the timeout raises first
-
-    async def deal(self) -> dict[str, Any]:
-        """Draw one thing from the shoe and wait until the table has taken it."""
-        before = await self.snapshot()
-        self.shoe.deal()
-        return await self.until(lambda state: state != before, "the table takes the card")
-
-    async def action(self) -> str:
-        prompt = (await self.snapshot())["prompt"]
-        return "" if prompt is None else str(prompt["action"])
-
-    async def deal_round(self) -> dict[str, Any]:
-        """Deal cards while the table asks for them; returns the state once it stops asking."""
-        while (action := await self.action()) in {"deal", "player_draws", "banker_draws"}:
-            await self.deal()
-        del action
-        return await self.snapshot()
-
-    async def open_and_close(self) -> None:
-        assert (await self.command("open_betting"))["ok"]
-        assert (await self.command("close_betting"))["ok"]
-
-
-@contextlib.asynccontextmanager
-async def running_table(
-    tmp_path: Path, port: int, *extra: str, env: dict[str, str] | None = None
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    env = {**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": PIN, **(env or {})}
-    with (tmp_path / "run.log").open("ab") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "table_controller", "run",
-            "--table-id", "T07", "--variant", "commission",
-            "--port", str(tmp_path / "shoe"),
-            "--journal", str(tmp_path / "T07.journal"),
-            "--events-log", str(tmp_path / "T07.events.jsonl"),
-            "--display", f"127.0.0.1:{port}",
-            "--log-format", "json",
-            *extra,
-            env=env,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=log,
-        )  # fmt: skip
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 10)
-            except TimeoutError:  # pragma: no cover - a hang fails the test's exit check
-                process.kill()
-                await process.wait()
-
-
-async def table_controller(*args: str) -> tuple[int, str, str]:
-    """Run a table-controller command; its exit status, stdout and stderr."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "table_controller", *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
-
-
-async def wait_for_display(http: aiohttp.ClientSession, url: str) -> None:
-    async with asyncio.timeout(20):
-        while True:
-            with contextlib.suppress(aiohttp.ClientError):
-                async with http.get(f"{url}/api/state") as response:
-                    if response.status == 200:
-                        return
-            await asyncio.sleep(0.05)
-
-
-def events_log(path: Path) -> list[dict[str, Any]]:
-    """The event messages the table published (what a backend receives on events/ and roads)."""
-    messages = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(line)
-        topic = entry["topic"]
-        if "/events/" in topic or topic.endswith(("/roads", "/odds")):
-            messages.append(entry["message"])
-    return messages
 
 
 async def first_shoe(table: Table) -> None:  # noqa: PLR0915 - one scripted shoe, step by step

@@ -14,7 +14,6 @@ import contextlib
 import json
 import math
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS
 from tests.mosquitto import Mosquitto
+from tests.support.table_process import table_run
 
 pytestmark = pytest.mark.broker
 
@@ -39,22 +39,15 @@ SIGNIFICANCE = 0.001
 async def virtual_table(
     tmp_path: Path, broker: Mosquitto
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    with (tmp_path / "run.log").open("ab") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "table_controller", "run",
-            "--table-id", "V1", "--variant", "mini", "--card-source", "rng",
-            "--broker", broker.url("backend"),
-            "--journal", str(tmp_path / "V1.journal"),
-            "--display", "off",
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=log,
-        )  # fmt: skip
-    try:
+    """Table V1 (``mini``, RNG cards) on the broker, its journal in ``tmp_path``."""
+    async with table_run(
+        tmp_path / "run.log",
+        "--table-id", "V1", "--variant", "mini", "--card-source", "rng",
+        "--broker", broker.url("backend"),
+        "--journal", str(tmp_path / "V1.journal"),
+        "--display", "off",
+    ) as process:  # fmt: skip
         yield process
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(process.wait(), 15)
 
 
 class Backend:

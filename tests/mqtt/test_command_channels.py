@@ -29,8 +29,9 @@ from table_controller.publishing.models import (
     parse_command,
 )
 from table_controller.publishing.mqtt import Subscription, publish_once
-from tests.mosquitto import Mosquitto, free_port
+from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.broker
 

@@ -31,8 +31,7 @@ from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.cards import Card, parse_cards
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION, MINI, Reshuffle, Variant
-from tests.protection.shoes import fair_shoe
-from tests.protection.test_replay_edges import pair_edge, stacked_shoe
+from tests.protection.shoes import fair_shoe, pair_edge, stacked_shoe
 
 SUSPICION = {"shuffle_pattern", "shoe_repeated"}
 #: Cards left behind the cut card.

@@ -46,6 +46,7 @@ from simulators.virtual_shoe.faults import (
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription
 from tests.mosquitto import PASSWORDS, Mosquitto
+from tests.support.table_process import table_controller
 from tests.wakeups import Wakeups
 
 TABLE_ID: Final = "T07"
@@ -568,31 +569,6 @@ def unacknowledged(journal: Path) -> list[tuple[int, str]]:
         connection.close()
 
 
-async def table_controller(*args: str, env: Mapping[str, str] | None = None) -> tuple[int, str]:
-    """Run a ``table-controller`` command; its exit status and standard output."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "table_controller", *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, **(env or {})},
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(), 300)
-    assert process.returncode is not None
-    return process.returncode, out.decode() + err.decode()[-2000:]
-
-
-async def replayed(journal: Path, variant: str = "commission") -> list[dict[str, Any]]:
-    """What ``table-controller replay --json`` prints for the journal."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "table_controller", "replay", "--variant", variant,
-        "--inputs", str(journal), "--json",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(), 300)
-    assert process.returncode == 0, err.decode()[-2000:]
-    return [json.loads(line) for line in out.decode().splitlines()]
-
-
 def dealt_cards(dealt: Sequence[object]) -> list[str]:
     """The cards that left the shoe (recognised or not), in draw order; not the cut card."""
     cards: list[str] = []
@@ -636,3 +612,32 @@ def _of_shoe(body: Mapping[str, Any], shoe_id: str) -> bool:
 def without_envelope(body: Mapping[str, Any]) -> dict[str, Any]:
     """A message without what differs between two runs of the same inputs (``ts``, ``seq``)."""
     return {key: value for key, value in body.items() if key not in {"ts", "seq"}}
+
+
+def journal_cards(journal: Path) -> list[str]:
+    """The cards recorded as inputs, in journal order (a card recorded twice shows twice)."""
+    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
+    try:
+        rows = connection.execute(
+            "SELECT payload FROM events WHERE type = 'input' ORDER BY seq"
+        ).fetchall()
+    finally:
+        connection.close()
+    records = [json.loads(payload) for (payload,) in rows]
+    return [record["card"] for record in records if "card" in record and "command" not in record]
+
+
+async def replayed(journal: Path, variant: str = "commission") -> list[dict[str, Any]]:
+    """What ``table-controller replay --json`` prints for the journal."""
+    status, out, err = await table_controller(
+        "replay", "--variant", variant, "--inputs", str(journal), "--json"
+    )
+    assert status == 0, err[-2000:]
+    return [json.loads(line) for line in out.splitlines()]
+
+
+async def verified_and_replayed(journal: Path, events: Sequence[Mapping[str, Any]]) -> None:
+    """The journal verifies, and its replay prints exactly ``events`` (what the backend got)."""
+    status, out, err = await table_controller("journal", "verify", str(journal))
+    assert status == 0, out + err[-2000:]
+    assert await replayed(journal) == events

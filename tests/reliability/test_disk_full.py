@@ -50,13 +50,12 @@ from tests.reliability.harness import (
     dealer,
     dealt_cards,
     everything_received,
+    journal_cards,
     published_cards,
-    replayed,
     run_args,
     service,
-    table_controller,
+    verified_and_replayed,
 )
-from tests.reliability.test_sigkill_every_card import journal_cards
 
 pytestmark = pytest.mark.broker
 
@@ -219,9 +218,7 @@ async def check_disk_full(tmp_path: Path, broker: Mosquitto, disk: SmallDisk) ->
     assert feed.missing() == []
     assert feed.unmarked_duplicates == []
     assert hand.entered == []  # no card had to be entered by hand
-    status, out = await table_controller("journal", "verify", str(journal))
-    assert status == 0, out
-    assert await replayed(journal) == events
+    await verified_and_replayed(journal, events)
 
 
 @pytest.mark.timeout(180)

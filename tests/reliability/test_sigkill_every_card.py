@@ -13,8 +13,6 @@ stacked shoe.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +28,11 @@ from tests.reliability.harness import (
     dealer,
     dealt_cards,
     everything_received,
+    journal_cards,
     published_cards,
-    replayed,
     run_args,
     service,
-    table_controller,
+    verified_and_replayed,
     without_envelope,
 )
 
@@ -48,19 +46,6 @@ def stacked_shoe(decks: int, behind_cut: int) -> Shoe:
     """A seeded shoe with ``behind_cut`` cards behind its cut card (never dealt)."""
     cards = seeded_order(decks, SEED)
     return Shoe(cards=cards, cut_depth=len(cards) - behind_cut)
-
-
-def journal_cards(journal: Path) -> list[str]:
-    """The cards recorded as inputs, in journal order (a card recorded twice shows twice)."""
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        rows = connection.execute(
-            "SELECT payload FROM events WHERE type = 'input' ORDER BY seq"
-        ).fetchall()
-    finally:
-        connection.close()
-    records = [json.loads(payload) for (payload,) in rows]
-    return [record["card"] for record in records if "card" in record and "command" not in record]
 
 
 def game_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -165,9 +150,7 @@ async def check_kills(
         k: v for k, v in reference["state"].items() if k not in {"seq", "ts", "table_id"}
     }
     assert killed["state"]["prompt"]["action"] == "shoe_over"
-    status, out = await table_controller("journal", "verify", str(killed["journal"]))
-    assert status == 0, out
-    assert await replayed(killed["journal"]) == killed["events"]
+    await verified_and_replayed(killed["journal"], killed["events"])
     return {"kills": killed["kills"], "duplicates": feed.duplicates, "dealt": len(killed["dealt"])}
 
 

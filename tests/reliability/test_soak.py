@@ -64,7 +64,7 @@ from tests.reliability.harness import (
     replayed,
     run_args,
     service,
-    table_controller,
+    verified_and_replayed,
 )
 
 pytestmark = pytest.mark.broker
@@ -196,9 +196,7 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
         await everything_received(feed, journal)
     seconds = time.monotonic() - started
     assert feed.unmarked_duplicates == []
-    status, out = await table_controller("journal", "verify", str(journal))
-    assert status == 0, out
-    assert await replayed(journal) == feed.events()
+    await verified_and_replayed(journal, feed.events())
     return {
         "shoes": size.shoes,
         "decks": size.decks,

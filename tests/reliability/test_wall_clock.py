@@ -37,13 +37,12 @@ from tests.reliability.harness import (
     dealer,
     dealt_cards,
     everything_received,
+    journal_cards,
     published_cards,
-    replayed,
     run_args,
     service,
-    table_controller,
+    verified_and_replayed,
 )
-from tests.reliability.test_sigkill_every_card import journal_cards
 
 pytestmark = pytest.mark.broker
 
@@ -133,6 +132,4 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
     assert published_cards(events, SHOE_ID) == dealt
     assert feed.missing() == []
     assert feed.unmarked_duplicates == []
-    status, out = await table_controller("journal", "verify", str(journal))
-    assert status == 0, out
-    assert await replayed(journal) == events
+    await verified_and_replayed(journal, events)

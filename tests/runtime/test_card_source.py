@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import math
 import random
@@ -13,7 +11,6 @@ import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -35,83 +32,20 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
+from tests.support.table_process import events_log
+from tests.support.virtual_tables import (
+    command,
+    published,
+    quiet,
+    refused,
+    released_and_played,
+    running,
+    settle,
+    virtual_service,
+)
 
 #: The tests' significance level: a fair RNG fails a check this way once in a thousand runs.
 SIGNIFICANCE = 0.001
-
-
-def virtual_service(
-    journal: Journal, log: Path, variant: str, seed: int, *, betting_phase: bool = True
-) -> TableService:
-    procedure = TableProcedure(VARIANTS[variant], table_id="V1", betting_phase=betting_phase)
-    sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
-    source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
-    return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
-
-
-@contextlib.asynccontextmanager
-async def running(service: TableService):  # type: ignore[no-untyped-def]
-    task = asyncio.create_task(service.run())
-    try:
-        yield service
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-
-async def command(
-    service: TableService, name: str, number: int, **args: object
-) -> dict[str, object]:
-    reply = await service.submit(
-        {"command": name, "id": f"c-{number}", "operator": "pit", "args": args}
-    )
-    assert reply["ok"], reply
-    return reply
-
-
-async def settle(service: TableService) -> dict[str, Any]:
-    """Wait until the virtual table has dealt the round (its draws are queued inputs)."""
-    async with asyncio.timeout(10):
-        while service.procedure.snapshot()["lamp"] in {"PLAYER", "BANKER"} or service.queue_depth:  # noqa: ASYNC110 - polling the table state
-            await asyncio.sleep(0.001)
-    return service.procedure.snapshot()
-
-
-async def quiet(service: TableService) -> dict[str, Any]:
-    """Wait until the table waits for a command: no burn or round asks for a card, for 0.1 s.
-
-    A virtual table's draw is taken off the queue before the card is handled, so an empty
-    queue alone does not say that nothing more will come.
-    """
-    async with asyncio.timeout(10):
-        calm_since: float | None = None
-        loop = asyncio.get_running_loop()
-        while calm_since is None or loop.time() - calm_since < QUIET_S:
-            asking = service.queue_depth or service.procedure.snapshot()["phase"] in ASKING
-            calm_since = None if asking else calm_since or loop.time()
-            await asyncio.sleep(0.005)
-    return service.procedure.snapshot()
-
-
-#: Phases in which a virtual table draws its next card.
-ASKING = frozenset({"burn_card", "burning", "dealing"})
-#: How long a table must stay without asking for a card to be waiting for a command.
-QUIET_S = 0.1
-
-
-def published(log: Path, kind: str) -> list[dict[str, Any]]:
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    return [e["message"] for e in entries if e["message"]["type"] == kind]
-
-
-def events(log: Path) -> list[dict[str, Any]]:
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    return [
-        e["message"]
-        for e in entries
-        if "/events/" in e["topic"] or e["topic"].endswith(("/roads", "/odds"))
-    ]
 
 
 async def test_a_virtual_mini_table_deals_itself_and_replays_exactly(
@@ -136,7 +70,7 @@ async def test_a_virtual_mini_table_deals_itself_and_replays_exactly(
         == 0
     )
     replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert replayed == events(log)
+    assert replayed == events_log(log)
 
 
 async def test_a_virtual_shoe_burns_deals_and_ends_at_its_cut_card(tmp_path: Path) -> None:
@@ -314,26 +248,6 @@ def failing_service(
     procedure = TableProcedure(VARIANTS["mini"], table_id="V1", betting_phase=betting_phase)
     sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
     return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
-
-
-async def refused(service: TableService, name: str, number: int) -> str:
-    reply = await service.submit({"command": name, "id": f"c-{number}", "operator": "pit"})
-    assert not reply["ok"], reply
-    return str(reply["error"])
-
-
-async def released_and_played(service: TableService, first: int, *, betting: bool) -> None:
-    """The supervisor voids the faulted shoe; a new shoe then plays a round."""
-    await command(service, "void_shoe", first)
-    assert (await quiet(service))["phase"] == "shoe_over"
-    await command(service, "new_shoe", first + 1, shoe_id="M-2")
-    if betting:
-        await command(service, "open_betting", first + 2)
-        await command(service, "close_betting", first + 3)
-    else:
-        await command(service, "deal", first + 2)
-    state = await quiet(service)
-    assert (state["phase"], state["round_id"]) == ("between_rounds", "M-2-1"), state
 
 
 async def test_a_draw_that_raises_holds_the_table_and_replays_to_the_same_fault(

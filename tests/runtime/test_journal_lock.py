@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -31,14 +30,9 @@ from table_controller.runtime.journal import (
     JournalLock,
     lock_path,
 )
+from tests.support.ports import free_port
 
 TABLE = "T07"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def table_controller(*args: str) -> subprocess.CompletedProcess[str]:

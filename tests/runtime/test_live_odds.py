@@ -28,9 +28,9 @@ from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
-from tests.protection.shoes import fair_shoe
-from tests.protection.test_replay_edges import stacked_shoe
-from tests.runtime.test_service import MemoryLink, MemorySink
+from tests.protection.shoes import fair_shoe, stacked_shoe
+from tests.support.links import MemoryLink, MemorySink
+from tests.support.table_process import events_log
 
 ROOT = "baccarat/tables/T07"
 
@@ -122,15 +122,6 @@ class Dealer:
             await self.round(cards)
         if cut:
             await self.cut()
-
-
-def events_log(path: Path) -> list[dict[str, Any]]:
-    messages = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(line)
-        if "/events/" in entry["topic"] or entry["topic"].endswith(("/roads", "/odds")):
-            messages.append(entry["message"])
-    return messages
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,8 +18,7 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from drivers.events import CardSeen, Delivery, ReaderEvent, ReaderOffline, ReaderOnline
-from drivers.srp.constants import Lamp
+from drivers.events import CardSeen, Delivery, ReaderOffline, ReaderOnline
 from table_controller.procedure.errors import AlarmCode
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
@@ -35,8 +34,9 @@ from table_controller.runtime.metrics import (
     Vitals,
 )
 from table_controller.runtime.service import TableService
-from tests.runtime.runtime_script import next_records, seeded_shoe
 from tests.runtime.vitals import BROKER, HEALTHY
+from tests.support.dealing import next_records, seeded_shoe
+from tests.support.links import MemoryLink
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -201,27 +201,6 @@ def test_each_table_has_its_own_registry() -> None:
 # --- a live service --------------------------------------------------------------------------
 
 
-class MemoryLink:
-    """A shoe link fed by the test; counts acknowledgements."""
-
-    def __init__(self) -> None:
-        self.events: asyncio.Queue[ReaderEvent] = asyncio.Queue()
-        self.confirmed = 0
-
-    def __aiter__(self) -> AsyncIterator[ReaderEvent]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[ReaderEvent]:
-        while True:
-            yield await self.events.get()
-
-    async def confirm(self, delivery: Delivery | None) -> None:
-        self.confirmed += 1
-
-    async def set_lamp(self, lamp: Lamp) -> None:
-        del lamp
-
-
 @dataclass
 class FakeCounters:
     connects: int = 0
@@ -282,8 +261,7 @@ async def test_a_live_service_feeds_the_metrics_what_its_journal_shows(  # noqa:
             counter = itertools.count(2)
             cards = 0
             while sample(metrics, "table_rounds_total") != 2:
-                prompt = service.procedure.snapshot()["prompt"]
-                for record in next_records(prompt, shoe, counter):  # type: ignore[arg-type]
+                for record in next_records(service.procedure.snapshot(), shoe, counter):
                     if "command" in record:
                         assert (await service.submit(record))["ok"]
                         continue

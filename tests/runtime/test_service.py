@@ -7,13 +7,12 @@ import asyncio
 import itertools
 import shutil
 import sqlite3
-from collections.abc import AsyncIterator, Callable
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from drivers.events import CardSeen, Delivery, ReaderEvent, ReaderHello
+from drivers.events import CardSeen, Delivery, ReaderHello
 from drivers.srp.constants import Lamp
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
@@ -23,49 +22,8 @@ from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from tests.runtime.journal_files import rows_in_the_database_file
-from tests.runtime.runtime_script import next_records, seeded_shoe
-
-
-class MemoryLink:
-    """A shoe link fed by the test; it records every acknowledgement and lamp it is given."""
-
-    def __init__(self, journal: Journal) -> None:
-        self.events: asyncio.Queue[ReaderEvent] = asyncio.Queue()
-        self.confirmed: list[tuple[Delivery, int]] = []
-        self.lamps: list[Lamp] = []
-        self.changed = asyncio.Event()
-        self._journal = journal
-
-    def __aiter__(self) -> AsyncIterator[ReaderEvent]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[ReaderEvent]:
-        while True:
-            yield await self.events.get()
-
-    async def confirm(self, delivery: Delivery | None) -> None:
-        assert delivery is not None
-        # Record how many rows the journal held when the acknowledgement went out.
-        self.confirmed.append((delivery, self._journal.head[0]))
-        self.changed.set()
-
-    async def set_lamp(self, lamp: Lamp) -> None:
-        self.lamps.append(lamp)
-
-
-class MemorySink:
-    def __init__(self) -> None:
-        self.messages: list[OutgoingMessage] = []
-        self.keys: set[str] = set()
-
-    def add(self, messages: list[OutgoingMessage]) -> None:
-        for message in messages:
-            if message.key not in self.keys:
-                self.keys.add(message.key)
-                self.messages.append(message)
-
-    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
-        return partial(self.add, messages)
+from tests.support.dealing import next_records, seeded_shoe
+from tests.support.links import MemoryLink, MemorySink
 
 
 def make_service(
@@ -79,13 +37,6 @@ def make_service(
         link=link,
         wall_clock=lambda: "2026-11-29T12:00:00.000Z",
     )
-
-
-async def wait_until(link: MemoryLink, condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(5):
-        while not condition():
-            await link.changed.wait()
-            link.changed.clear()
 
 
 async def test_cards_are_journaled_before_they_are_acknowledged_and_checkpointed_after(
@@ -114,7 +65,7 @@ async def test_cards_are_journaled_before_they_are_acknowledged_and_checkpointed
             )
             for seq, card in enumerate(["5H", "2C", "3D"], start=1):
                 await link.events.put(CardSeen(card=card, delivery=Delivery(epoch=1, seq=seq)))
-            await wait_until(link, lambda: len(link.confirmed) == 4)
+            await link.wait_until(lambda: len(link.confirmed) == 4)
         finally:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -123,7 +74,7 @@ async def test_cards_are_journaled_before_they_are_acknowledged_and_checkpointed
         assert rows_in_the_database_file(path, tmp_path / "copy.db") == 5
         rows = list(journal.rows())
         # Each acknowledgement went out only once its row was in the journal.
-        assert [head for _, head in link.confirmed] == [2, 3, 4, 5]
+        assert link.rows_at_confirm == [2, 3, 4, 5]
         assert [row.type for row in rows] == ["input", "audit", "input", "input", "input"]
         assert rows[1].payload == {"reader_hello": {"model": "VS", "firmware": "1", "serial": "42"}}
         assert Lamp.PLAYER in link.lamps  # burning: a card is expected
@@ -196,14 +147,14 @@ async def test_a_cards_first_message_is_out_before_the_rest_of_its_work(tmp_path
                 model="VS", firmware="1", serial="4", delivery=Delivery(epoch=1, seq=0)
             )
             await link.events.put(hello)
-            await wait_until(link, lambda: len(link.confirmed) == 1)
+            await link.wait_until(lambda: len(link.confirmed) == 1)
             async with asyncio.timeout(5):  # every write so far done before the card
                 while steps.count("written") < sum(s.startswith("staged") for s in steps):  # noqa: ASYNC110
                     await asyncio.sleep(0.001)
             steps.clear()
             link.confirmed.clear()
             await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
-            await wait_until(link, lambda: len(link.confirmed) == 1)
+            await link.wait_until(lambda: len(link.confirmed) == 1)
             steps.append("acknowledged")
             async with asyncio.timeout(5):
                 while "written" not in steps:  # noqa: ASYNC110 - the writer thread's turn
@@ -272,7 +223,7 @@ def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:
         procedure.handle(event)  # type: ignore[arg-type]
         states.append(procedure.snapshot())
         if not records:
-            records = next_records(procedure.snapshot()["prompt"], shoe, counter)  # type: ignore[arg-type]
+            records = next_records(procedure.snapshot(), shoe, counter)
     return states
 
 

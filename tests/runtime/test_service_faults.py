@@ -23,7 +23,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
-from tests.runtime.test_card_source import (
+from tests.support.virtual_tables import (
     command,
     published,
     quiet,

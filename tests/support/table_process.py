@@ -1,0 +1,87 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The real ``table-controller`` as a subprocess: ``run`` for the length of a test, one-shots."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+#: How long a stopped ``run`` may take to exit before it is killed.
+STOP_TIMEOUT_S = 15.0
+
+
+@contextlib.asynccontextmanager
+async def table_run(
+    log: Path, *args: str, env: Mapping[str, str] | None = None
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``table-controller run ARGS``, its log appended to ``log``, stopped by SIGTERM at the end.
+
+    A process that does not exit within ``STOP_TIMEOUT_S`` is killed, so a hang shows as a
+    failed exit status rather than a stuck test.
+    """
+    with log.open("ab") as written:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "table_controller", "run", *args,
+            env=dict(os.environ if env is None else env),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=written,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), STOP_TIMEOUT_S)
+            except TimeoutError:  # pragma: no cover - a hang fails the test's exit check
+                process.kill()
+                await process.wait()
+
+
+async def table_controller(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 300,  # noqa: ASYNC109 - a test's deadline for one command
+) -> tuple[int, str, str]:
+    """Run a ``table-controller`` command to its end; its exit status, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "table_controller", *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), timeout)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    """The display API's first answer to ``GET /api/state``, once the table serves it."""
+    async with asyncio.timeout(30):
+        while True:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with http.get(f"{url}/api/state") as response:
+                    if response.status == 200:
+                        body: dict[str, Any] = await response.json()
+                        return body
+            await asyncio.sleep(0.05)
+
+
+def events_log(path: Path) -> list[dict[str, Any]]:
+    """The event messages in an events log: what a backend receives on events/, roads, odds."""
+    messages = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        topic = entry["topic"]
+        if "/events/" in topic or topic.endswith(("/roads", "/odds")):
+            messages.append(entry["message"])
+    return messages
