@@ -18,7 +18,6 @@ What this profile cannot say, and what the simulator does about it:
 
 from __future__ import annotations
 
-import collections
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -30,7 +29,7 @@ from simulators.virtual_shoe.faults import (
     DealtMisread,
     FaultPlan,
     FrameFault,
-    WireChunk,
+    Line,
     apply_frame_faults,
 )
 
@@ -113,8 +112,7 @@ class BeeTekDevice:
     ) -> None:
         self._style = style or BeeTekStyle()
         self._faults = faults or FaultPlan()
-        self._out = bytearray()
-        self._wire: collections.deque[WireChunk] = collections.deque()
+        self._line = Line()
         self._held: list[tuple[bytes, tuple[FrameFault, ...]]] = []
         self._connected = False
         self._muted_until: float | None = None
@@ -140,7 +138,7 @@ class BeeTekDevice:
     def power_cycle(self, now: float) -> None:  # noqa: ARG002 - the session interface
         """A restart: held lines and the line's contents are lost; burn mode is off."""
         self._held.clear()
-        self._wire.clear()
+        self._line.drop_held()
         self._muted_until = None
         self.burn_mode = False
 
@@ -152,8 +150,7 @@ class BeeTekDevice:
     def port_closed(self, now: float) -> None:  # noqa: ARG002 - the session interface
         """The port was unplugged: bytes on the line are lost, and so is what is written."""
         self._connected = False
-        self._out.clear()
-        self._wire.clear()
+        self._line.cut()
 
     def stall(self, seconds: float, now: float) -> None:
         """Hold every line back for ``seconds``."""
@@ -185,21 +182,18 @@ class BeeTekDevice:
 
     def data_to_send(self) -> bytes:
         """Bytes due on the line now."""
-        data = bytes(self._out)
-        self._out.clear()
-        return data
+        return self._line.take()
 
     def deadline(self) -> float | None:
         """When a held or delayed line is next due."""
-        times = [self._wire[0].at] if self._wire else []
+        times = [] if self._line.next_at is None else [self._line.next_at]
         if self._muted_until is not None:
             times.append(self._muted_until)
         return min(times) if times else None
 
     def on_deadline(self, now: float) -> list[DeviceEvent]:
         """Release the lines that are due."""
-        while self._wire and self._wire[0].at <= now:
-            self._out += self._wire.popleft().data
+        self._line.release(now)
         if self._muted_until is not None and now >= self._muted_until:
             self._muted_until = None
             self._release_held(now)
@@ -213,12 +207,7 @@ class BeeTekDevice:
             self.lines_lost += 1
             return
         for chunk in apply_frame_faults(line, faults, transmission=0, now=now):
-            if self._wire:
-                self._wire.append(WireChunk(at=max(chunk.at, self._wire[-1].at), data=chunk.data))
-            elif chunk.at <= now:
-                self._out += chunk.data
-            else:
-                self._wire.append(chunk)
+            self._line.put(chunk, now)
 
     def _release_held(self, now: float) -> None:
         held, self._held = self._held, []

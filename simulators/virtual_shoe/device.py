@@ -42,8 +42,8 @@ from simulators.virtual_shoe.faults import (
     DealtMisread,
     FaultPlan,
     FrameFault,
+    Line,
     ShoeRanOut,
-    WireChunk,
     apply_frame_faults,
 )
 
@@ -186,8 +186,7 @@ class ShoeDevice:
         self._next_seq = 0
         self._queue: collections.deque[_Queued] = collections.deque()
         self._in_flight: _InFlight | None = None
-        self._out = bytearray()
-        self._wire: collections.deque[WireChunk] = collections.deque()
+        self._line = Line()
         self._connected = False
         self._muted_until: float | None = None
         self._last_sent_at: float | None = None
@@ -255,8 +254,7 @@ class ShoeDevice:
     def port_closed(self, now: float) -> None:  # noqa: ARG002 - the session interface
         """The port was unplugged: bytes on the line are lost, frames wait in the queue."""
         self._connected = False
-        self._out.clear()
-        self._wire.clear()
+        self._line.cut()
         self._decoder.reset()
 
     def stall(self, seconds: float, now: float) -> None:
@@ -296,15 +294,13 @@ class ShoeDevice:
 
     def data_to_send(self) -> bytes:
         """Bytes due on the line now."""
-        data = bytes(self._out)
-        self._out.clear()
-        return data
+        return self._line.take()
 
     def deadline(self) -> float | None:
         """When something is next due: a piece of a delayed frame, a resend, a heartbeat."""
         times: list[float] = []
-        if self._wire:
-            times.append(self._wire[0].at)
+        if self._line.next_at is not None:
+            times.append(self._line.next_at)
         if self._connected:
             if self._muted_until is not None:
                 times.append(self._muted_until)
@@ -317,8 +313,7 @@ class ShoeDevice:
     def on_deadline(self, now: float) -> list[DeviceEvent]:
         """Release due line bytes, resend or abandon the frame in flight, send a heartbeat."""
         events: list[DeviceEvent] = []
-        while self._wire and self._wire[0].at <= now:
-            self._out += self._wire.popleft().data
+        self._line.release(now)
         if self._muted_until is not None and now >= self._muted_until:
             self._muted_until = None
             self._resume(now)
@@ -415,14 +410,4 @@ class ShoeDevice:
         self.counters.frames_sent += 1
         self._last_sent_at = now
         for chunk in apply_frame_faults(frame.encode(), faults, transmission=transmission, now=now):
-            self._put_on_line(chunk, now)
-
-    def _put_on_line(self, chunk: WireChunk, now: float) -> None:
-        if self._wire:
-            # First in, first out: nothing overtakes a piece still held back.
-            at = max(chunk.at, self._wire[-1].at)
-            self._wire.append(WireChunk(at=at, data=chunk.data))
-        elif chunk.at <= now:
-            self._out += chunk.data
-        else:
-            self._wire.append(chunk)
+            self._line.put(chunk, now)

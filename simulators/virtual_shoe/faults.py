@@ -38,6 +38,7 @@ Example: ``drop:card=5,corrupt:card=9:times=2,unplug:card=14:seconds=3.5``.
 
 from __future__ import annotations
 
+import collections
 import enum
 import itertools
 from collections.abc import Callable, Sequence
@@ -267,6 +268,52 @@ class WireChunk:
 
     at: float
     data: bytes
+
+
+class Line:
+    """The device's end of the wire: bytes due now, and pieces held back until their time.
+
+    Nothing overtakes a piece still held back: a piece due earlier than the last one waiting
+    goes out with it (first in, first out).
+    """
+
+    def __init__(self) -> None:
+        self._due = bytearray()
+        self._later: collections.deque[WireChunk] = collections.deque()
+
+    @property
+    def next_at(self) -> float | None:
+        """When the first held-back piece is due; None if none waits."""
+        return self._later[0].at if self._later else None
+
+    def put(self, chunk: WireChunk, now: float) -> None:
+        """Send ``chunk``: at once if it is due and nothing waits ahead of it, else later."""
+        if self._later:
+            self._later.append(WireChunk(at=max(chunk.at, self._later[-1].at), data=chunk.data))
+        elif chunk.at <= now:
+            self._due += chunk.data
+        else:
+            self._later.append(chunk)
+
+    def release(self, now: float) -> None:
+        """Move the held-back pieces due by ``now`` to the bytes due."""
+        while self._later and self._later[0].at <= now:
+            self._due += self._later.popleft().data
+
+    def take(self) -> bytes:
+        """The bytes due, which leave the device."""
+        data = bytes(self._due)
+        self._due.clear()
+        return data
+
+    def drop_held(self) -> None:
+        """Lose the pieces still held back (a restart)."""
+        self._later.clear()
+
+    def cut(self) -> None:
+        """Lose everything on the wire (unplugged)."""
+        self._due.clear()
+        self._later.clear()
 
 
 def corrupt_bytes(raw: bytes) -> bytes:

@@ -30,7 +30,6 @@ import os
 import tty
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Final, Protocol, Self
 
 from drivers.srp.constants import Lamp
@@ -444,12 +443,7 @@ class VirtualShoe:
         self._service()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     async def close(self) -> None:

@@ -18,7 +18,6 @@ import contextlib
 import random
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 from simulators.virtual_shoe.dealer import auto_deal
@@ -97,12 +96,7 @@ class DemoShoe:
         self._dealer = asyncio.create_task(self._deal(), name="demo dealer")
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.stop_dealing()
         await self.virtual.close()
 

@@ -169,6 +169,15 @@ def _lucky_pair(opening: Opening) -> str:
     return "other"
 
 
+#: The bets on one hand's first two cards: id after the hand, tiers, when it wins, its rule.
+_OPENING_BETS: tuple[tuple[str, tuple[str, ...], str, Callable[[Opening], str]], ...] = (
+    ("pair", (WIN,), "are a pair", _pair),
+    ("red", (WIN,), "are both red", _red),
+    ("black", (WIN,), "are both black", _black),
+    ("lucky_pair", LUCKY_PAIR_TIERS, "are a pair (highest tier)", _lucky_pair),
+)
+
+
 def _catalogue() -> dict[str, BetRule]:
     rules: list[BetRule] = [
         CoupBet(
@@ -213,36 +222,14 @@ def _catalogue() -> dict[str, BetRule]:
             for total in (8, 9)
         )
         rules.extend(
-            [
-                OpeningBet(
-                    bet_id=f"{hand}_pair",
-                    hand=hand,
-                    tiers=(WIN,),
-                    wins_when=f"{hand.title()}'s first two cards are a pair",
-                    decide=_pair,
-                ),
-                OpeningBet(
-                    bet_id=f"{hand}_red",
-                    hand=hand,
-                    tiers=(WIN,),
-                    wins_when=f"{hand.title()}'s first two cards are both red",
-                    decide=_red,
-                ),
-                OpeningBet(
-                    bet_id=f"{hand}_black",
-                    hand=hand,
-                    tiers=(WIN,),
-                    wins_when=f"{hand.title()}'s first two cards are both black",
-                    decide=_black,
-                ),
-                OpeningBet(
-                    bet_id=f"{hand}_lucky_pair",
-                    hand=hand,
-                    tiers=LUCKY_PAIR_TIERS,
-                    wins_when=f"{hand.title()}'s first two cards are a pair (highest tier)",
-                    decide=_lucky_pair,
-                ),
-            ]
+            OpeningBet(
+                bet_id=f"{hand}_{name}",
+                hand=hand,
+                tiers=tiers,
+                wins_when=f"{hand.title()}'s first two cards {wins_when}",
+                decide=decide,
+            )
+            for name, tiers, wins_when, decide in _OPENING_BETS
         )
         rules.extend(
             CoupBet(

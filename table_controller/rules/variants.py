@@ -244,60 +244,55 @@ def _per_hand(
     )
 
 
-COMMISSION = Variant(
-    name="commission",
-    title="Standard Baccarat",
-    decks=8,
-    burn=True,
-    reshuffle=Reshuffle.CUT_CARD,
-    bets=(
-        *_main_bets(commission=True),
-        *_per_hand("{hand}_pair", (1, 60), win=11),
-        _offer("big", (1, 30), win=_HALF),
-        _offer("small", (1, 30), win=Fraction(3, 2)),
-        *_per_hand("{hand}_natural_8", (1, 60), win=8),
-        *_per_hand("{hand}_natural_9", (1, 60), win=8),
-        _offer("super_6_plus", (1, 60), two_cards=12, three_cards=18),
-    ),
+def _cut_card_shoe(name: str, title: str, *bets: BetOffer) -> Variant:
+    """A live table's variant: eight decks, a burn at each shoe, reshuffled at the cut card."""
+    return Variant(
+        name=name, title=title, decks=8, burn=True, reshuffle=Reshuffle.CUT_CARD, bets=bets
+    )
+
+
+#: The pair and Big/Small side bets shared by Standard and Super Six.
+_PAIRS_BIG_SMALL = (
+    *_per_hand("{hand}_pair", (1, 60), win=11),
+    _offer("big", (1, 30), win=_HALF),
+    _offer("small", (1, 30), win=Fraction(3, 2)),
 )
 
-SUPER_SIX = Variant(
-    name="super_six",
-    title="Classic Super Six (no commission)",
-    decks=8,
-    burn=True,
-    reshuffle=Reshuffle.CUT_CARD,
-    bets=(
-        *_main_bets(commission=False),
-        *_per_hand("{hand}_pair", (1, 60), win=11),
-        _offer("big", (1, 30), win=_HALF),
-        _offer("small", (1, 30), win=Fraction(3, 2)),
-        _offer("super_six", win=12),
-    ),
+COMMISSION = _cut_card_shoe(
+    "commission",
+    "Standard Baccarat",
+    *_main_bets(commission=True),
+    *_PAIRS_BIG_SMALL,
+    *_per_hand("{hand}_natural_8", (1, 60), win=8),
+    *_per_hand("{hand}_natural_9", (1, 60), win=8),
+    _offer("super_6_plus", (1, 60), two_cards=12, three_cards=18),
 )
 
-LUCKY = Variant(
-    name="lucky",
-    title="Lucky Baccarat (no commission)",
-    decks=8,
-    burn=True,
-    reshuffle=Reshuffle.CUT_CARD,
-    bets=(
-        *_main_bets(commission=False),
-        *_per_hand("{hand}_red", (1, 40), win=2),
-        *_per_hand("{hand}_black", (1, 40), win=2),
-        _offer("lucky_6", (1, 30), win=6),
-        *_per_hand("{hand}_lucky_pair", (1, 60), diamond_4s=30, fours=15, diamonds=12, other=9),
-        _offer("player_wins_on_123", (1, 40), win=31),
-        _offer("player_wins_on_456", (1, 40), win=8),
-        _offer("player_wins_on_789", (1, 40), win=2),
-        _offer("banker_wins_on_123", (1, 40), win=31),
-        _offer("banker_wins_on_456", (1, 40), win=6),
-        _offer("banker_wins_on_789", (1, 40), win=2),
-        _offer("tie_on_0123", (1, 40), win=45),
-        _offer("tie_on_456", (1, 40), win=24),
-        _offer("tie_on_789", (1, 40), win=19),
-    ),
+SUPER_SIX = _cut_card_shoe(
+    "super_six",
+    "Classic Super Six (no commission)",
+    *_main_bets(commission=False),
+    *_PAIRS_BIG_SMALL,
+    _offer("super_six", win=12),
+)
+
+LUCKY = _cut_card_shoe(
+    "lucky",
+    "Lucky Baccarat (no commission)",
+    *_main_bets(commission=False),
+    *_per_hand("{hand}_red", (1, 40), win=2),
+    *_per_hand("{hand}_black", (1, 40), win=2),
+    _offer("lucky_6", (1, 30), win=6),
+    *_per_hand("{hand}_lucky_pair", (1, 60), diamond_4s=30, fours=15, diamonds=12, other=9),
+    _offer("player_wins_on_123", (1, 40), win=31),
+    _offer("player_wins_on_456", (1, 40), win=8),
+    _offer("player_wins_on_789", (1, 40), win=2),
+    _offer("banker_wins_on_123", (1, 40), win=31),
+    _offer("banker_wins_on_456", (1, 40), win=6),
+    _offer("banker_wins_on_789", (1, 40), win=2),
+    _offer("tie_on_0123", (1, 40), win=45),
+    _offer("tie_on_456", (1, 40), win=24),
+    _offer("tie_on_789", (1, 40), win=19),
 )
 
 MINI = Variant(

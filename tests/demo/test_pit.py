@@ -26,6 +26,7 @@ from table_controller.demo.pit import (
     StatusSeen,
     pit_input,
 )
+from table_controller.procedure.states import Phase
 
 PACE = Pace(card_s=1.0, betting_s=5.0, between_rounds_s=3.0, shoe_change_s=4.0)
 
@@ -241,16 +242,8 @@ def test_the_pit_stops_after_the_rounds_asked_for_counting_each_round_once() -> 
     assert pit.deadline() is None
 
 
-PHASES = [
-    "no_shoe",
-    "burn_card",
-    "burning",
-    "between_rounds",
-    "betting",
-    "dealing",
-    "shoe_over",
-    "held",
-]
+#: Every phase the table publishes, as the pit reads it off the wire.
+PHASES = [phase.value for phase in Phase]
 INPUTS = st.one_of(
     st.builds(PhaseSeen, phase=st.sampled_from(PHASES)),
     st.builds(StatusSeen, online=st.booleans()),

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Helpers for the driver tests: golden vector files, a pty shoe, a TCP shoe."""
+"""Helpers for the driver tests: SRP/1 shoe frames, golden vector files, a pty shoe, a TCP shoe."""
 
 from __future__ import annotations
 
@@ -10,7 +10,19 @@ import tty
 from dataclasses import dataclass
 from pathlib import Path
 
+from drivers.srp.frames import Frame, FrameType, Talker
+
 VECTORS = Path(__file__).parent.parent / "vectors"
+
+
+def shoe(seq: int, frame_type: FrameType, *fields: str) -> bytes:
+    """The wire bytes of one frame from the shoe."""
+    return Frame(talker=Talker.SHOE, seq=seq, type=frame_type, fields=fields).encode()
+
+
+def card(seq: int, text: str) -> bytes:
+    """The wire bytes of the shoe's ``CARD`` frame for ``text`` (``QH``, or a bad read)."""
+    return shoe(seq, FrameType.CARD, text)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -29,13 +29,9 @@ from drivers.events import (
     ShoeState,
 )
 from drivers.shoe_reader import ShoeProtocol
-from drivers.srp.frames import Frame, FrameType, Talker
+from drivers.srp.frames import FrameType
 from table_controller.cli.reader import PORT_FAILED, describe, watch
-from tests.drivers.driver_test_support import PtyShoe, TcpShoe
-
-
-def shoe(seq: int, frame_type: FrameType, *fields: str) -> bytes:
-    return Frame(talker=Talker.SHOE, seq=seq, type=frame_type, fields=fields).encode()
+from tests.drivers.driver_test_support import PtyShoe, TcpShoe, shoe
 
 
 @pytest.mark.parametrize(

@@ -22,18 +22,14 @@ from drivers.events import (
 )
 from drivers.shoe_reader import Backoff, ShoeProtocol, ShoeReader
 from drivers.srp.constants import Lamp
-from drivers.srp.frames import Frame, FrameType, Talker
-from tests.drivers.driver_test_support import PtyShoe, TcpShoe
+from drivers.srp.frames import FrameType
+from tests.drivers.driver_test_support import PtyShoe, TcpShoe, card, shoe
 
 FAST = Backoff(initial_s=0.02, factor=2.0, cap_s=0.1)
 
 
-def card(seq: int, text: str) -> bytes:
-    return Frame(talker=Talker.SHOE, seq=seq, type=FrameType.CARD, fields=(text,)).encode()
-
-
 def heartbeat(seq: int) -> bytes:
-    return Frame(talker=Talker.SHOE, seq=seq, type=FrameType.HB).encode()
+    return shoe(seq, FrameType.HB)
 
 
 def ack(seq: int) -> bytes:

@@ -26,14 +26,7 @@ from drivers.srp.codec import FrameDecoder
 from drivers.srp.constants import MAX_RESENDS, OFFLINE_AFTER_S, RESEND_INTERVAL_S, Lamp
 from drivers.srp.frames import Frame, FrameType, Talker
 from drivers.srp.host import SILENT_REASON, HostSession
-
-
-def shoe(seq: int, frame_type: FrameType, *fields: str) -> bytes:
-    return Frame(talker=Talker.SHOE, seq=seq, type=frame_type, fields=fields).encode()
-
-
-def card(seq: int, text: str) -> bytes:
-    return shoe(seq, FrameType.CARD, text)
+from tests.drivers.driver_test_support import card, shoe
 
 
 def hello(seq: int = 0, serial: str = "SN1") -> bytes:

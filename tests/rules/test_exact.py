@@ -2,6 +2,7 @@
 """The fast analyser against published figures, plain enumeration and a card-by-card brute force."""
 
 from collections import defaultdict
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -16,12 +17,10 @@ from table_controller.rules.exact import ShoeTooSmallError, analyse, outcome_cou
 from table_controller.rules.tableau import Coup, next_hand
 from table_controller.rules.variants import COMMISSION, LUCKY, SUPER_SIX, VARIANTS, Variant
 
-EVERY_BET = Variant(
+EVERY_BET = replace(
+    COMMISSION,
     name="every_bet",
     title="all bets, for tests",
-    decks=8,
-    burn=True,
-    reshuffle=COMMISSION.reshuffle,
     bets=tuple({o.bet_id: o for v in (COMMISSION, SUPER_SIX, LUCKY) for o in v.bets}.values()),
 )
 
