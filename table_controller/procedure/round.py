@@ -32,7 +32,7 @@ class RoundCards:
         "_next",
         "banker",
         "cards",
-        "ids",
+        "shoe_id",
         "last_round",
         "manual",
         "offer",
@@ -45,9 +45,7 @@ class RoundCards:
     def __init__(self, shoe_id: str, round_no: int, round_id: str) -> None:
         self.round_no = round_no
         self.round_id = round_id
-        #: The fields every event about this round carries (mqtt-api.md).
-        self.ids: dict[str, object] = {"shoe_id": shoe_id, "round_no": round_no,
-                                       "round_id": round_id}
+        self.shoe_id = shoe_id
         self.cards: list[Card] = []
         self.points: list[int] = []
         self.player: list[Card] = []

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import (
     AssessmentAlarm,
     CardDrawn,

@@ -28,7 +28,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from table_controller.procedure.decisions import EventType
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import CardDrawn, Input
 from table_controller.publishing.outgoing import OutgoingMessage
 

@@ -70,7 +70,8 @@ from table_controller.procedure.decisions import (
     ResumeTable,
     SetLamp,
 )
-from table_controller.procedure.errors import ProcedureBug, RefusalCode
+from table_controller.procedure.codes import RefusalCode
+from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.procedure.decisions import CommandRefused, EventType, Publish
-from table_controller.procedure.errors import RefusalCode
+from table_controller.procedure.codes import RefusalCode
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,

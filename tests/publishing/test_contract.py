@@ -30,7 +30,7 @@ from table_controller.procedure.decisions import (
     PromptAction,
     Publish,
 )
-from table_controller.procedure.errors import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.codes import AlarmCode, HoldReason, VoidReason
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,

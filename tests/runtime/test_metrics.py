@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from drivers.events import CardSeen, Delivery, ReaderEvent, ReaderOffline, ReaderOnline
 from drivers.srp.constants import Lamp
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
 from table_controller.publishing.outgoing import OutgoingMessage
