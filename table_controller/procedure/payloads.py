@@ -193,9 +193,9 @@ class BurnAnnounced(Payload):
     shoe_id: str
     first_card: Card
     count: int
-    done: bool
     #: The burned cards, once done (``None``: read by nobody).
     cards: tuple[CardOrUnread, ...] | Absent = ABSENT
+    done: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,10 +17,13 @@ import enum
 import json
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias, cast
 
 from table_controller.procedure.payloads import ABSENT, Payload
 from table_controller.rules.cards import Card
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SCHEMA: Final = "baccarat-table/1"
 #: The envelope's own keys, in the order they are written.
@@ -72,7 +75,8 @@ def fields_of(value: object) -> dict[str, JsonValue]:
     spec = _FIELDS.get(cls)
     if spec is None:
         spec = tuple(
-            (item.name, bool(item.metadata.get("flatten"))) for item in dataclasses.fields(cls)
+            (item.name, bool(item.metadata.get("flatten")))
+            for item in dataclasses.fields(cast("DataclassInstance", value))
         )
         _FIELDS[cls] = spec
     data: dict[str, JsonValue] = {}
