@@ -157,8 +157,8 @@ from table_controller.procedure.payloads import (
     CardPlaced,
     CardsOnTable,
     CutCardWhen,
-    LastRound,
     Lamp,
+    LastRound,
     OriginalResult,
     Payload,
     PromptAction,
@@ -1114,7 +1114,7 @@ class TableProcedure:
             ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
 
     def _alarm(self, code: AlarmCode, message: str, *, round_id: str | None = None,
-               card: Card | None | Absent = ABSENT, seen: int | Absent = ABSENT,
+               card: Card | Absent | None = ABSENT, seen: int | Absent = ABSENT,
                count: int | Absent = ABSENT, details: Mapping[str, object] | None = None) -> None:
         shoe = self._shoe
         shoe_id: str | Absent = ABSENT

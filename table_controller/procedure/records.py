@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Final, TypeAlias
 
 from table_controller.procedure.decisions import Prompt

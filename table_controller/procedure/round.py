@@ -32,7 +32,6 @@ class RoundCards:
         "_next",
         "banker",
         "cards",
-        "shoe_id",
         "last_round",
         "manual",
         "offer",
@@ -40,6 +39,7 @@ class RoundCards:
         "points",
         "round_id",
         "round_no",
+        "shoe_id",
     )
 
     def __init__(self, shoe_id: str, round_no: int, round_id: str) -> None:

@@ -34,7 +34,7 @@ JsonValue: TypeAlias = (
 )
 
 
-def to_wire(value: object) -> JsonValue:
+def to_wire(value: object) -> JsonValue:  # noqa: PLR0911 - one case per kind of value
     """A payload value as JSON data.
 
     Typed payloads become objects (fields in their order, :data:`ABSENT` ones left out, the

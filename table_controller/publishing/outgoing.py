@@ -144,7 +144,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
         if value is None:
             continue
         if not isinstance(value, str):
-            raise ValueError(f"a command reply's {name!r} must be text: {value!r}")
+            raise ValueError(f"a command reply's {name!r} must be text: {value!r}")  # noqa: TRY004
         optional[name] = value
     error = optional.get("error")
     return CommandReply(
@@ -175,7 +175,7 @@ class DecisionInterpreter:
     def __init__(self) -> None:
         self._last_state: TableState | None = None
 
-    def interpret(
+    def interpret(  # noqa: C901 - one case per decision of the closed set
         self,
         decisions: Sequence[Decision],
         snapshot: TableSnapshot,
@@ -199,13 +199,14 @@ class DecisionInterpreter:
                 case RaiseAlarm(alarm=alarm):
                     published.append(alarm)
                     round_id = None if alarm.round_id is ABSENT else alarm.round_id
-                    line = {"code": alarm.code.value, "message": alarm.message, "round_id": round_id}
-                    log.append(LogLine("alarm", line, warns=True))
+                    line = {"code": alarm.code.value, "message": alarm.message}
+                    log.append(LogLine("alarm", line | {"round_id": round_id}, warns=True))
                 case CommandAccepted(command_id=command_id, command=command):
                     reply = command_reply(decision)
                     replies.append(reply)
                     published.append(reply)
-                    log.append(LogLine("command carried out", {"id": command_id, "command": command}))
+                    line = {"id": command_id, "command": command}
+                    log.append(LogLine("command carried out", line))
                 case CommandRefused(command_id=command_id, command=command, code=code):
                     reply = command_reply(decision)
                     replies.append(reply)

@@ -41,19 +41,34 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, assert_never
 from urllib.parse import urlsplit
 
 import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
+from table_controller.procedure.codes import HoldReason
+from table_controller.procedure.payloads import (
+    ABSENT,
+    AlarmRaised,
+    PromptAction,
+    PromptShown,
+    ResultCorrected,
+    Roads,
+    RoundSettled,
+    RoundVoided,
+    ShoeStarted,
+    ShoeVoided,
+    TableSnapshot,
+    TableState,
+)
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
 from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, validate_command
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.rules.cards import Card, CardError, hand_total
+from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
 from table_controller.rules.variants import VARIANTS, Reshuffle
 from table_controller.runtime.service import TableService
@@ -106,13 +121,13 @@ STREAM_CLOSE_S: Final = 0.5
 MAX_PIN_FAILURES: Final = 5
 PIN_LOCKOUT_S: Final = 60.0
 
-#: What the dealer reads under HOLD, per hold reason (errors.py ``HoldReason``).
-HOLD_REASONS: Final[Mapping[str, str]] = {
-    "reader_offline": "READER OFFLINE: check the shoe's cable and power",
-    "misread": "MISREAD: the supervisor enters the card or voids the round",
-    "lost_frames": "CARDS MISSED: the supervisor enters them or voids the round",
-    "foreign_card": "FOREIGN CARD: set it aside; the supervisor voids the shoe",
-    "procedure_fault": "CONTROLLER FAULT: call the technician",
+#: What the dealer reads under HOLD, per hold reason.
+HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
+    HoldReason.READER_OFFLINE: "READER OFFLINE: check the shoe's cable and power",
+    HoldReason.MISREAD: "MISREAD: the supervisor enters the card or voids the round",
+    HoldReason.LOST_FRAMES: "CARDS MISSED: the supervisor enters them or voids the round",
+    HoldReason.FOREIGN_CARD: "FOREIGN CARD: set it aside; the supervisor voids the shoe",
+    HoldReason.PROCEDURE_FAULT: "CONTROLLER FAULT: call the technician",
 }
 _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 
@@ -120,42 +135,30 @@ _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 # --- the view model (pure) -----------------------------------------------------------------
 
 
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def _sequence(value: object) -> Sequence[object]:
     return value if isinstance(value, list | tuple) else ()
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def hand_view(cards: Sequence[Card | None]) -> dict[str, JsonValue]:
+    """One hand as the page shows it: its cards and its total (None if empty or one unread)."""
+    codes: list[JsonValue] = [None if card is None else card.code for card in cards]
+    known = [card.point for card in cards if card is not None]
+    whole = bool(cards) and len(known) == len(cards)
+    return {"cards": codes, "total": hand_total(known) if whole else None}
 
 
-def hand_view(codes: object) -> dict[str, JsonValue]:
-    """One hand as the page shows it: its cards and its total (None if empty or unreadable)."""
-    cards: list[JsonValue] = [code if isinstance(code, str) else None for code in _sequence(codes)]
-    points: list[int] = []
-    for code in cards:
-        try:
-            points.append(Card.parse(code).point if isinstance(code, str) else -1)
-        except CardError:
-            points.append(-1)
-    known = bool(points) and min(points) >= 0
-    return {"cards": cards, "total": hand_total(points) if known else None}
-
-
-def result_view(payload: Mapping[str, object]) -> dict[str, JsonValue]:
+def result_view(payload: RoundSettled | ResultCorrected) -> dict[str, JsonValue]:
     """What the page needs of a ``round_result``: winner, totals, naturals and pairs."""
+    result = payload.result
     return {
-        "round_no": _int(payload.get("round_no")),
-        "round_id": to_wire(payload.get("round_id")),
-        "winner": to_wire(payload.get("winner")),
-        "player_total": _int(_mapping(payload.get("player")).get("total")),
-        "banker_total": _int(_mapping(payload.get("banker")).get("total")),
-        "natural": bool(payload.get("natural")),
-        "player_pair": bool(payload.get("player_pair")),
-        "banker_pair": bool(payload.get("banker_pair")),
+        "round_no": payload.round_no,
+        "round_id": payload.round_id,
+        "winner": result.winner.value,
+        "player_total": result.player.total,
+        "banker_total": result.banker.total,
+        "natural": result.natural,
+        "player_pair": result.player_pair,
+        "banker_pair": result.banker_pair,
     }
 
 
@@ -187,7 +190,7 @@ def result_text(result: Mapping[str, JsonValue]) -> tuple[str, str]:
 
 
 def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of mqtt-api.md
-    state: Mapping[str, object],
+    snapshot: TableSnapshot,
     last_result: Mapping[str, JsonValue] | None,
     prompt_round: int | None = None,
 ) -> dict[str, JsonValue]:
@@ -196,59 +199,57 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
     ``prompt_round`` is the round the last ``prompt`` event named (the snapshot's prompt does
     not carry it): the round about to be bet on, or the round whose result is shown.
     """
-    prompt = state.get("prompt")
-    phase = state.get("phase")
-    round_no = prompt_round if prompt_round is not None else _int(state.get("round_no"))
+    state = snapshot.state
+    prompt = state.prompt
+    round_no = prompt_round if prompt_round is not None else state.round_no
 
     def view(text: str, detail: str, tone: str) -> dict[str, JsonValue]:
         return {"text": text, "detail": detail, "tone": tone}
 
-    if not isinstance(prompt, Mapping):
-        if phase == "faulted":
-            return view("HOLD", HOLD_REASONS["procedure_fault"], "hold")
+    if prompt is None:
+        if state.phase is Phase.FAULTED:
+            return view("HOLD", HOLD_REASONS[HoldReason.PROCEDURE_FAULT], "hold")
         return view("NEW SHOE", "No shoe in play: start a new shoe", "idle")
-    match prompt.get("action"):
-        case "burn":
-            count = _int(prompt.get("count"))
-            if count is None:
+    match prompt.action:
+        case PromptAction.BURN:
+            count = prompt.count
+            if count is ABSENT:
                 return view("BURN", "Turn the first card face up", "burn")
-            burned = max(0, (_int(state.get("cards_seen")) or 0) - 1)
-            detail = f"Burn {count} face down: {min(burned, count)} of {count} done"
+            detail = f"Burn {count} face down: {snapshot.burned or 0} of {count} done"
             return view(f"BURN {count}", detail, "burn")
-        case "open_betting":
+        case PromptAction.OPEN_BETTING:
             name = "The next round" if prompt_round is None else f"Round {prompt_round}"
-            if phase == "betting":
+            if state.phase is Phase.BETTING:
                 return view("BETTING OPEN", f"{name}: close the betting to deal", "bet")
             return view("OPEN BETTING", f"{name} next", "bet")
-        case "deal":
+        case PromptAction.DEAL:
             return view("DEAL", "Player, Banker, Player, Banker", "deal")
-        case "player_draws":
+        case PromptAction.PLAYER_DRAWS:
             return view("PLAYER DRAWS", "A third card to the Player", "player")
-        case "banker_draws":
+        case PromptAction.BANKER_DRAWS:
             return view("BANKER DRAWS", "A third card to the Banker", "banker")
-        case "result":
+        case PromptAction.RESULT:
             if last_result is not None and last_result.get("round_no") == round_no:
                 text, totals = result_text(last_result)
                 return view(text, totals, str(last_result.get("winner") or "tie"))
-            hands = _mapping(state.get("cards"))
-            player = hand_view(hands.get("player")).get("total")
-            banker = hand_view(hands.get("banker")).get("total")
+            player = hand_view(state.cards.player)["total"]
+            banker = hand_view(state.cards.banker)["total"]
             return view("RESULT", f"Player {player} · Banker {banker}", "idle")
-        case "hold":
-            reason = str(prompt.get("reason") or "")
-            words = HOLD_REASONS.get(reason, reason.replace("_", " ").upper())
+        case PromptAction.HOLD:
+            reason = prompt.reason
+            words = "" if reason is ABSENT else HOLD_REASONS[reason]
             return view("HOLD", words, "hold")
-        case "shoe_over":
+        case PromptAction.SHOE_OVER:
             return view("SHOE OVER", "Start a new shoe", "idle")
-        case other:
-            return view(str(other).replace("_", " ").upper(), "", "idle")
+        case _:
+            assert_never(prompt.action)
 
 
-def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]:
+def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
     """The commands of :data:`DISPLAY_COMMANDS` the table takes now: the page shows only these.
 
-    The table's own rules decide, read from its ``state`` snapshot as the procedure applies
-    them before any command: an edge out of the phase in the transition table
+    The table's own rules decide, read from its snapshot as the procedure applies them before
+    any command: an edge out of the phase in the transition table
     (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
     while held, betting commands only with a betting phase and ``deal`` only without one, a
     new shoe between rounds only where every round is a new shoe, a card entered by hand only
@@ -256,15 +257,13 @@ def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]
     is for a ``virtual`` table alone: a reader table's first card starts its round. A command
     refused only for what it names (a round, a card) keeps its button.
     """
-    held_in = state.get("held_in")
-    try:
-        phase = Phase(str(held_in if held_in is not None else state.get("phase")))
-    except ValueError:
-        return []
-    betting = state.get("betting_phase") is not False
-    variant = VARIANTS.get(str(state.get("variant")))
+    state = snapshot.state
+    held = state.held_in is not None
+    phase = state.held_in if state.held_in is not None else state.phase
+    betting = state.betting_phase
+    variant = VARIANTS.get(state.variant)
     every_round = variant is not None and variant.reshuffle is Reshuffle.EVERY_ROUND
-    card_missing = bool(state.get("missing_cards")) or bool(state.get("unresolved_lost_frames"))
+    card_missing = state.missing_cards > 0 or state.unresolved_lost_frames > 0
     this_kind_takes = {
         "new_shoe": phase is not Phase.BETWEEN_ROUNDS or every_round,
         "open_betting": betting,
@@ -272,7 +271,7 @@ def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]
         "deal": virtual and not betting,
         "misdeal": True,
         "dropped_card": True,
-        "void_round": state.get("round_id") is not None,
+        "void_round": state.round_id is not None,
         "void_shoe": True,
         "manual_card": card_missing,
     }
@@ -280,14 +279,12 @@ def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]
         command
         for command in DISPLAY_COMMANDS
         if this_kind_takes[command]
-        and (held_in is None or Trigger(command) in COMMANDS_WHILE_HELD)
+        and (not held or Trigger(command) in COMMANDS_WHILE_HELD)
         and accepts(phase, Trigger(command))
     ]
 
 
-def roads_view(
-    payload: Mapping[str, object], rows: int = DEFAULT_GRID_ROWS
-) -> dict[str, JsonValue]:
+def roads_view(payload: Roads, rows: int = DEFAULT_GRID_ROWS) -> dict[str, JsonValue]:
     """The ``roads`` payload placed on drawn grids ``rows`` high, as a casino draws them.
 
     The bead plate fills each column top to bottom; the Big Road and the derived roads are
@@ -343,70 +340,77 @@ def _text(data: JsonValue) -> str:
 
 def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
     """An alarm, a voided round or a voided shoe as a line of the page's alarm list."""
-    payload = message.payload
-    base: dict[str, JsonValue] = {"ts": message.ts, "round_id": to_wire(payload.get("round_id"))}
-    match message.event_type:
-        case "alarm":
-            return base | {
+    match message.payload:
+        case AlarmRaised(round_id=round_id, code=code, message=text):
+            return {
+                "ts": message.ts,
+                "round_id": None if round_id is ABSENT else round_id,
                 "kind": "alarm",
-                "code": to_wire(payload.get("code")),
-                "message": to_wire(payload.get("message")),
+                "code": code.value,
+                "message": text,
             }
-        case "round_voided":
-            reason = str(payload.get("reason") or "").replace("_", " ")
-            return base | {
+        case RoundVoided(round_id=round_id, round_no=round_no, reason=reason):
+            return {
+                "ts": message.ts,
+                "round_id": round_id,
                 "kind": "void",
                 "code": "round_voided",
-                "message": f"Round {payload.get('round_no')} voided ({reason})",
+                "message": f"Round {round_no} voided ({reason.value.replace('_', ' ')})",
             }
-        case "shoe_voided":
-            return base | {
+        case ShoeVoided(shoe_id=shoe_id):
+            return {
+                "ts": message.ts,
+                "round_id": None,
                 "kind": "void",
                 "code": "shoe_voided",
-                "message": f"Shoe {payload.get('shoe_id')} voided",
+                "message": f"Shoe {shoe_id} voided",
             }
         case _:
             return None
 
 
 class DisplayModel:
-    """What the page shows, kept up to date from the table's messages.
+    """What the page shows, kept up to date from the table's snapshot and messages.
 
-    :meth:`apply` takes one published message and returns the events to send to every open
-    page, as ``(event name, data)``; :meth:`view` is everything at once, for a page that
-    has just connected. ``virtual`` says the table draws its own cards (a ``deal`` button).
+    :meth:`show` takes the table's snapshot each time its ``state`` is published, and
+    :meth:`apply` every other message; both return the events to send to every open page, as
+    ``(event name, data)``. :meth:`view` is everything at once, for a page that has just
+    connected. ``virtual`` says the table draws its own cards (a ``deal`` button).
     """
 
     def __init__(
         self,
-        state: Mapping[str, object],
+        snapshot: TableSnapshot,
         *,
         virtual: bool = False,
         alarm_limit: int = RECENT_ALARMS,
     ) -> None:
-        self._state = state
+        self._snapshot = snapshot
         self._virtual = virtual
         self._last_result: dict[str, JsonValue] | None = None
         self._roads: dict[str, JsonValue] | None = None
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
-        self._prompt_event: Mapping[str, object] = {}
+        self._prompt_event: PromptShown | None = None
+
+    def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
+        """The table's snapshot, as its ``state`` was published: the pages' new ``table``."""
+        self._snapshot = snapshot
+        return [("table", self.table())]
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
-        """Fold one message in; the events the open pages need because of it."""
-        match message.topic:
-            case "state":
-                self._state = message.payload
-                return [("table", self.table())]
-            case "roads":
-                self._roads = roads_view(message.payload)
+        """Fold one message in (``state`` aside: see :meth:`show`); the events pages need."""
+        match message.payload:
+            case Roads() as roads:
+                self._roads = roads_view(roads)
                 return [("roads", self._roads)]
-        match message.event_type:
-            case "round_result" | "result_corrected":
-                self._last_result = result_view(message.payload)
-            case "shoe_started":
+            case RoundSettled() | ResultCorrected() as settled:
+                self._last_result = result_view(settled)
+            case ShoeStarted():
                 self._last_result = None
-            case "prompt":
-                self._prompt_event = message.payload
+            case PromptShown() as prompt:
+                self._prompt_event = prompt
+            case _:
+                pass
         alarm = alarm_view(message)
         if alarm is None:
             return []
@@ -415,25 +419,24 @@ class DisplayModel:
 
     def table(self) -> dict[str, JsonValue]:
         """The snapshot, the prompt in words, the hands, the last result, the commands taken now."""
-        hands = _mapping(self._state.get("cards"))
-        commands: list[JsonValue] = [*commands_offered(self._state, virtual=self._virtual)]
+        snapshot = self._snapshot
+        cards = snapshot.state.cards
+        commands: list[JsonValue] = [*commands_offered(snapshot, virtual=self._virtual)]
         return {
-            "state": to_wire(self._state),
-            "prompt": prompt_view(self._state, self._last_result, self._prompt_round()),
-            "hands": {
-                "player": hand_view(hands.get("player")),
-                "banker": hand_view(hands.get("banker")),
-            },
+            "state": to_wire(snapshot.state),
+            "prompt": prompt_view(snapshot, self._last_result, self._prompt_round()),
+            "hands": {"player": hand_view(cards.player), "banker": hand_view(cards.banker)},
             "last_result": self._last_result,
             "commands": commands,
         }
 
     def _prompt_round(self) -> int | None:
         """The round of the last ``prompt`` event, if it is the prompt the snapshot shows."""
-        shown = _mapping(self._state.get("prompt")).get("action")
-        if shown is None or self._prompt_event.get("action") != shown:
+        shown = self._snapshot.state.prompt
+        event = self._prompt_event
+        if shown is None or event is None or event.action is not shown.action:
             return None
-        return _int(self._prompt_event.get("round_no"))
+        return None if event.round_no is ABSENT else event.round_no
 
     def view(self) -> dict[str, JsonValue]:
         """Everything the page shows."""
@@ -615,7 +618,10 @@ class DisplayServer:
     def _on_message(self, message: OutgoingMessage) -> None:
         """Called by the service for each message it publishes: never raises, never waits."""
         try:
-            events = self._model.apply(message)
+            if isinstance(message.payload, TableState):
+                events = self._model.show(self._service.procedure.snapshot())
+            else:
+                events = self._model.apply(message)
             for name, data in events:
                 self._seq += 1
                 text = _text(data)
