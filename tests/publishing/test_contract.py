@@ -22,9 +22,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure.decisions import CommandAccepted
-from table_controller.procedure.payloads import EventType, Lamp, PromptAction
 from table_controller.procedure.codes import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -35,6 +34,7 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import EventType, Lamp, PromptAction
 from table_controller.procedure.states import Phase
 from table_controller.publishing import models
 from table_controller.publishing.asyncapi import (
@@ -44,7 +44,6 @@ from table_controller.publishing.asyncapi import (
     payload_schemas,
 )
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.publishing.models import (
     EVENT_MODELS,
     PUBLISHED_MODELS,
@@ -55,6 +54,7 @@ from table_controller.publishing.models import (
     StatusMessage,
     parse_command,
 )
+from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
 

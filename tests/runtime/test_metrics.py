@@ -23,6 +23,14 @@ from drivers.srp.constants import Lamp
 from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import (
+    AlarmRaised,
+    EventType,
+    Payload,
+    PromptAction,
+    PromptShown,
+)
+from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
@@ -40,15 +48,16 @@ from tests.runtime.vitals import BROKER, HEALTHY
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-def message(event_type: str, **payload: object) -> OutgoingMessage:
-    return OutgoingMessage(
-        key="1.0",
-        topic=f"events/{event_type}",
-        event_type=event_type,
-        payload=payload,
-        retain=False,
-        ts=None,
-    )
+def message(event_type: str, **fields: str) -> OutgoingMessage:
+    """A message of this type; the metrics read only its type, an alarm's code, a prompt."""
+    payload: Payload
+    if event_type == "alarm":
+        payload = AlarmRaised(code=AlarmCode(fields["code"]), message=fields["message"])
+    elif event_type == "prompt":
+        payload = PromptShown(action=PromptAction(fields["action"]))
+    else:
+        payload = type("Bare", (Payload,), {"__slots__": (), "TYPE": EventType(event_type)})()
+    return OutgoingMessage(key="1.0", payload=payload, ts=None)
 
 
 def card(code: str = "5H") -> CardDrawn:
@@ -282,7 +291,7 @@ async def test_a_live_service_feeds_the_metrics_what_its_journal_shows(  # noqa:
             counter = itertools.count(2)
             cards = 0
             while sample(metrics, "table_rounds_total") != 2:
-                prompt = service.procedure.snapshot()["prompt"]
+                prompt = fields_of(service.procedure.snapshot().state)["prompt"]
                 for record in next_records(prompt, shoe, counter):  # type: ignore[arg-type]
                     if "command" in record:
                         assert (await service.submit(record))["ok"]
