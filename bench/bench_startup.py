@@ -38,6 +38,7 @@ from typing import Final
 
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.publishing.messages import fields_of
 from table_controller.publishing.mqtt import BrokerEndpoint, Subscription
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import INPUT_ROW, Journal
@@ -92,8 +93,7 @@ def dealt_records(shoes: int, seed: int) -> Iterator[dict[str, object]]:
                     raise BenchError(f"a record the procedure refuses: {event.reason}")
                 procedure.handle(event)
                 yield input_to_record(event)
-            snapshot = procedure.snapshot()
-            prompt = snapshot["prompt"]
+            prompt = fields_of(procedure.snapshot().state)["prompt"]
             pending = next_records(prompt if isinstance(prompt, dict) else None, shoe, counter)
 
 

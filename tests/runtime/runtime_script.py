@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from table_controller.rules.cards import all_cards
 
@@ -20,7 +20,7 @@ def seeded_shoe(seed: int, decks: int = 8, cut_from_end: int = 14) -> list[str]:
 
 
 def next_records(
-    prompt: dict[str, object] | None, shoe: Iterator[str], counter: Iterator[int]
+    prompt: Mapping[str, object] | None, shoe: Iterator[str], counter: Iterator[int]
 ) -> list[dict[str, object]]:
     """The records a dealer gives for the prompt on the table (none once the shoe is over)."""
     action = None if prompt is None else prompt["action"]
