@@ -17,13 +17,10 @@ import enum
 import json
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Final, TypeAlias, cast
+from typing import Any, Final, TypeAlias, cast
 
 from table_controller.procedure.payloads import ABSENT, Payload
 from table_controller.rules.cards import Card
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 SCHEMA: Final = "baccarat-table/1"
 #: The envelope's own keys, in the order they are written.
@@ -76,7 +73,7 @@ def fields_of(value: object) -> dict[str, JsonValue]:
     if spec is None:
         spec = tuple(
             (item.name, bool(item.metadata.get("flatten")))
-            for item in dataclasses.fields(cast("DataclassInstance", value))
+            for item in dataclasses.fields(cast("Any", value))
         )
         _FIELDS[cls] = spec
     data: dict[str, JsonValue] = {}

@@ -43,9 +43,10 @@ from table_controller.procedure.payloads import (
     TableState,
 )
 from table_controller.procedure.states import Phase
+from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.web import DisplayModel, DisplayServer
+from table_controller.publishing.web import DisplayServer
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource

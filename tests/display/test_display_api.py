@@ -19,12 +19,11 @@ from structlog.testing import capture_logs
 from table_controller.procedure.payloads import AskMarks, Roads
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
 from table_controller.publishing.web import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     MAX_BODY_BYTES,
-    MAX_PIN_FAILURES,
-    PIN_LOCKOUT_S,
     STATIC_DIR,
     STREAM_BACKLOG,
     DisplayServer,

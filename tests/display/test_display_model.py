@@ -45,9 +45,7 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
 )
 from table_controller.procedure.states import Phase
-from table_controller.publishing.messages import fields_of, to_wire
-from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.web import (
+from table_controller.publishing.display_view import (
     DISPLAY_COMMANDS,
     HOLD_REASONS,
     DisplayModel,
@@ -56,6 +54,8 @@ from table_controller.publishing.web import (
     prompt_view,
     roads_view,
 )
+from table_controller.publishing.messages import fields_of, to_wire
+from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
