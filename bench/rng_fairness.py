@@ -27,9 +27,10 @@ from typing import Any
 
 from scipy import stats
 
-from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import CardDrawn, CloseBetting, OpenBetting, StartNewShoe
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import RoundSettled
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS, Reshuffle
@@ -63,18 +64,19 @@ def play(variant_name: str, rounds: int, seed: int | None) -> dict[str, Any]:
         procedure.handle(OpenBetting(at=0.0, command_id=f"o{number}", operator="fairness"))
         procedure.handle(CloseBetting(at=0.0, command_id=f"c{number}", operator="fairness"))
         dealt = 0
-        while (state := procedure.snapshot())["lamp"] in {"PLAYER", "BANKER"}:
+        while (state := procedure.snapshot()).card_wanted:
             event = source.draw(state, at=0.0)
             assert isinstance(event, CardDrawn)
             if dealt < len(POSITIONS):
                 at_position[POSITIONS[dealt]][event.card.code] += 1
             dealt += 1
             for decision in procedure.handle(event):
-                if isinstance(decision, Publish) and decision.event_type is EventType.ROUND_RESULT:
-                    payload = decision.payload
-                    winners[str(payload["winner"])] += 1
-                    for flag in ("natural", "player_pair", "banker_pair"):
-                        flags[flag] += bool(payload[flag])
+                if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled):
+                    result = decision.payload.result
+                    winners[result.winner.value] += 1
+                    flags["natural"] += result.natural
+                    flags["player_pair"] += result.player_pair
+                    flags["banker_pair"] += result.banker_pair
             source.observe(event, procedure.snapshot())
     return {"winners": winners, "flags": flags, "positions": at_position}
 

@@ -15,6 +15,9 @@ PURE = [
     "table_controller/rules/*.py",
     "table_controller/procedure/*.py",
     "table_controller/publishing/messages.py",
+    "table_controller/publishing/outgoing.py",
+    "table_controller/publishing/display_view.py",
+    "table_controller/publishing/pin_lockout.py",
     "table_controller/protection/__init__.py",
     "table_controller/protection/edge.py",
     "table_controller/protection/shuffle_checks.py",
@@ -134,3 +137,10 @@ def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> 
         check=True,
     ).stdout.split()
     assert not {name.split(".")[0] for name in loaded} & {"aiohttp", "aiomqtt", "paho"}
+
+
+@pytest.mark.parametrize("path", files("table_controller/publishing/*.py"), ids=rel)
+def test_publishing_never_imports_the_runtime(path: Path) -> None:
+    """The runtime wires the publishing adapters; they see the table through small protocols."""
+    inner = {m for m in imported_modules(path) if m.startswith("table_controller.runtime")}
+    assert not inner, inner

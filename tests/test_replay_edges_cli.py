@@ -22,10 +22,11 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.cli.replay import edge_rows, edge_table
-from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import CardDrawn, Input
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record
+from table_controller.procedure.states import Phase
 from table_controller.protection import plot
 from table_controller.protection.edge import RoundEdges, ShoeLeft, round_edges, shoe_left
 from table_controller.protection.replay_edges import (
@@ -35,6 +36,8 @@ from table_controller.protection.replay_edges import (
     replay_edges,
     split_rounds,
 )
+from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION
@@ -272,6 +275,7 @@ class Dealer:
         self.recorder = ShoeRecorder()
         #: Every event published, as ``(type, payload)``.
         self.events: list[tuple[str, Mapping[str, object]]] = []
+        self._interpreter = DecisionInterpreter()
 
     def give(self, record: Record) -> None:
         event = input_from_record(
@@ -279,13 +283,19 @@ class Dealer:
         )
         assert not isinstance(event, RecordRejected), event
         self.records.append(record)
-        for decision in self.machine.handle(event):
-            if isinstance(decision, Publish):
-                self.events.append((decision.event_type.value, decision.payload))
-                self.recorder.observe(decision.event_type.value, decision.payload)
+        decisions = self.machine.handle(event)
+        outcome = self._interpreter.interpret(
+            decisions, self.machine.snapshot(), key=str(len(self.records)), ts=None
+        )
+        for message in outcome.messages:
+            if message.is_event:
+                payload = fields_of(message.payload)
+                self.events.append((message.event_type, payload))
+                self.recorder.observe(message.event_type, payload)
 
     def state(self) -> Mapping[str, object]:
-        return self.machine.snapshot()
+        """The table's ``state`` as it is published (JSON data)."""
+        return fields_of(self.machine.snapshot().state)
 
     def draw(self) -> Card:
         if self.position == self.cut_at:
@@ -509,10 +519,10 @@ class ScriptedCards:
     def __init__(self, shoe: list[Card]) -> None:
         self._cards: Iterator[Card] = iter(shoe)
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         """The service's hook after each input: nothing to learn here."""
 
-    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+    def draw(self, state: TableSnapshot, *, at: float) -> Input:
         return CardDrawn(at=at, card=next(self._cards))
 
 
@@ -531,8 +541,8 @@ async def run_table(journal_path: Path, shoe: list[Card], rounds: int) -> None:
         async def settled(round_no: int | None) -> None:
             async with asyncio.timeout(10):
                 while True:
-                    state = service.procedure.snapshot()
-                    if state["phase"] == "between_rounds" and state["round_no"] == round_no:
+                    state = service.procedure.snapshot().state
+                    if state.phase is Phase.BETWEEN_ROUNDS and state.round_no == round_no:
                         return
                     await asyncio.sleep(0.005)
 

@@ -7,8 +7,8 @@ input line's own ``ts`` (or null), so the same inputs always print the same outp
 
 Inputs come from an *input source* chosen by the file's first bytes (:func:`read_inputs`):
 JSON lines, or a journal (recognised by its SQLite header; its hash chain is verified first and
-a broken chain is refused). Messages are numbered as the live table numbered them
-(:class:`~table_controller.publishing.outgoing.MessagePlanner`), so a journal's replay shows the
+a broken chain is refused). Messages are numbered as the live table numbered them (the same
+:class:`~table_controller.publishing.outgoing.DecisionInterpreter`), so a journal's replay shows the
 ``seq`` and ``ts`` the backend received; only events and roads are printed.
 
 The live table's assessments (each round's odds, ``edge_positive``, ``shuffle_pattern``,
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from table_controller.cli import UsageError
-from table_controller.procedure.decisions import CommandRefused, Decision, Publish
+from table_controller.procedure.decisions import CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input, RoundAssessed
 from table_controller.procedure.machine import TableProcedure
@@ -55,8 +55,13 @@ from table_controller.protection.replay_edges import (
     ShoeRecorder,
     replay_edges,
 )
-from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage
+from table_controller.publishing.messages import JsonValue, dumps, envelope, fields_of
+from table_controller.publishing.outgoing import (
+    DecisionInterpreter,
+    OutgoingMessage,
+    answer_message,
+    reply_from_wire,
+)
 from table_controller.rules.variants import VARIANTS, Variant
 from table_controller.runtime.journal import (
     ANSWER_KEY,
@@ -216,6 +221,7 @@ def _replay(
     With an ``advisor``, after each input the assessment it made due, if any, is taken as the
     next input (with the input's line and ``ts``), as the live service takes it.
     """
+    interpreter = DecisionInterpreter()
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
@@ -223,7 +229,7 @@ def _replay(
             continue
         taking: RecordedInput | None = recorded
         while taking is not None:
-            if not _take(machine, taking, printer, recorder, advisor):
+            if not _take(machine, taking, interpreter, (printer, recorder, advisor)):
                 return FAULT_STATUS
             assessed = (
                 None
@@ -237,28 +243,30 @@ def _replay(
 def _take(
     machine: TableProcedure,
     recorded: RecordedInput,
-    printer: _Printer | None,
-    recorder: ShoeRecorder | None,
-    advisor: RoundAdvisor | None,
+    interpreter: DecisionInterpreter,
+    followers: tuple[_Printer | None, ShoeRecorder | None, RoundAdvisor | None],
 ) -> bool:
     """One input through the procedure, its messages printed; False if the procedure faulted."""
     assert recorded.event is not None
+    printer, recorder, advisor = followers
+    faulted: ProcedureBug | None = None
     try:
         decisions = machine.handle(recorded.event)
     except ProcedureBug as bug:
-        if printer is not None:
-            printer.decisions(bug.decisions, recorded, machine.snapshot())
-        print(f"line {recorded.line_no}: the procedure faulted: {bug}", file=sys.stderr)
-        return False
+        faulted, decisions = bug, list(bug.decisions)
     state = machine.snapshot()
-    if advisor is not None:
+    if advisor is not None and faulted is None:
         advisor.observe(recorded.event, state)
+    outcome = interpreter.interpret(decisions, state, key=str(recorded.line_no), ts=recorded.ts)
     if printer is not None:
-        printer.decisions(decisions, recorded, state)
+        printer.decisions(decisions, outcome.messages, recorded)
+    if faulted is not None:
+        print(f"line {recorded.line_no}: the procedure faulted: {faulted}", file=sys.stderr)
+        return False
     if recorder is not None:
-        for decision in decisions:
-            if isinstance(decision, Publish):
-                recorder.observe(decision.event_type.value, decision.payload)
+        for message in outcome.messages:
+            if message.is_event:
+                recorder.observe(message.event_type, fields_of(message.payload))
     return True
 
 
@@ -510,23 +518,25 @@ class _Printer:
         self._as_json = as_json
         self._out = out
         self._seq = 0
-        self._planner = MessagePlanner()
 
     def answered(self, reply: Mapping[str, object], recorded: RecordedInput) -> None:
         """A reply given at the edge: numbered like every message, printed on stderr."""
-        self._print(
-            self._planner.answer(reply, key=str(recorded.line_no), ts=recorded.ts), recorded
-        )
+        try:
+            typed = reply_from_wire(reply)
+        except ValueError as error:
+            print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
+            return
+        self._print([answer_message(typed, key=str(recorded.line_no), ts=recorded.ts)], recorded)
         print(f"row {recorded.line_no}: answered {dict(reply)}", file=sys.stderr)
 
     def decisions(
         self,
-        decisions: list[Decision] | tuple[Decision, ...],
+        decisions: Sequence[Decision],
+        messages: Sequence[OutgoingMessage],
         recorded: RecordedInput,
-        state: Mapping[str, object],
     ) -> None:
-        planned = self._planner.plan(decisions, state, key=str(recorded.line_no), ts=recorded.ts)
-        self._print(planned, recorded)
+        """One input's messages, and its refusals on stderr."""
+        self._print(messages, recorded)
         for decision in decisions:
             if isinstance(decision, CommandRefused):
                 print(
@@ -535,7 +545,7 @@ class _Printer:
                     file=sys.stderr,
                 )
 
-    def _print(self, planned: list[OutgoingMessage], recorded: RecordedInput) -> None:
+    def _print(self, planned: Sequence[OutgoingMessage], recorded: RecordedInput) -> None:
         for outgoing in planned:
             self._seq += 1  # every message counts, as on the live table; events are printed
             if not outgoing.is_event:

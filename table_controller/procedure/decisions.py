@@ -3,70 +3,25 @@
 
 Pure: no I/O, no clock, no randomness.
 
-A small closed set (STYLE.md section 1). The runtime interprets them in one ``match`` that
-ends in ``assert_never``. ``Publish`` payloads are the event fields of mqtt-api.md without the
-envelope (``schema``, ``type``, ``table_id``, ``seq``, ``ts``), which the publishing edge adds
-(:mod:`table_controller.publishing.messages`); settlement values stay ``Fraction`` here.
+A small closed set, each thing said once: an alarm is one ``RaiseAlarm`` and a prompt one
+``Announce``, which the adapters both act on and publish. Payloads are the typed values of
+:mod:`~table_controller.procedure.payloads`; the publishing edge adds the envelope.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeAlias
 
-from table_controller.procedure.errors import AlarmCode, HoldReason, RefusalCode
-
-
-class Lamp(enum.StrEnum):
-    """The shoe's indicator (shoe-protocol.md ``LAMP``)."""
-
-    #: The next card out of the shoe goes to the Player (burn cards light it too).
-    PLAYER = "PLAYER"
-    #: The next card goes to the Banker.
-    BANKER = "BANKER"
-    #: The coup is complete: both hands stand.
-    STAND = "STAND"
-    #: Stop dealing.
-    HOLD = "HOLD"
-    #: No card is expected.
-    OFF = "OFF"
-
-
-class PromptAction(enum.StrEnum):
-    """What the dealer is asked to do next (mqtt-api.md ``prompt``)."""
-
-    BURN = "burn"
-    OPEN_BETTING = "open_betting"
-    DEAL = "deal"
-    PLAYER_DRAWS = "player_draws"
-    BANKER_DRAWS = "banker_draws"
-    RESULT = "result"
-    HOLD = "hold"
-    SHOE_OVER = "shoe_over"
-
-
-class EventType(enum.StrEnum):
-    """The ``type`` of every message the table publishes about play."""
-
-    SHOE_STARTED = "shoe_started"
-    BURN = "burn"
-    BETTING_OPENED = "betting_opened"
-    BETTING_CLOSED = "betting_closed"
-    CARD = "card"
-    PROMPT = "prompt"
-    ROUND_RESULT = "round_result"
-    ROUND_VOIDED = "round_voided"
-    RESULT_CORRECTED = "result_corrected"
-    LAST_ROUND = "last_round"
-    SHOE_ENDED = "shoe_ended"
-    SHOE_VOIDED = "shoe_voided"
-    ALARM = "alarm"
-    #: Retained on ``<root>/roads`` rather than an event topic.
-    ROADS = "roads"
-    #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
-    ODDS = "odds"
+from table_controller.procedure.codes import HoldReason, RefusalCode
+from table_controller.procedure.payloads import (
+    AlarmRaised,
+    EventType,
+    Lamp,
+    Payload,
+    PromptAction,
+    PromptShown,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,9 +37,9 @@ class Prompt:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Announce:
-    """Show this prompt to the dealer (and publish it as a ``prompt`` event)."""
+    """Show this prompt to the dealer; it is published as the ``prompt`` event too."""
 
-    prompt: Prompt
+    prompt: PromptShown
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,21 +51,21 @@ class SetLamp:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Publish:
-    """Publish one message; ``retain`` for the retained topics (``roads``)."""
+    """Publish one message: its payload's type says the topic and whether it is retained."""
 
-    event_type: EventType
-    payload: Mapping[str, object] = field(hash=False)
-    retain: bool = False
+    payload: Payload
+
+    @property
+    def event_type(self) -> EventType:
+        """The message's ``type``."""
+        return self.payload.TYPE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RaiseAlarm:
-    """Tell the pit (the same alarm is also published as an ``alarm`` event)."""
+    """Tell the pit: the alarm is logged and published as the ``alarm`` event."""
 
-    code: AlarmCode
-    message: str
-    round_id: str | None = None
-    details: Mapping[str, object] = field(default_factory=dict, hash=False)
+    alarm: AlarmRaised
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

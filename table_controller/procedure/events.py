@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeAlias
 
+from table_controller.procedure.payloads import Odds
 from table_controller.rules.cards import Card
 
 # --- what the shoe reports ----------------------------------------------------------------
@@ -64,14 +65,6 @@ class ReaderCameBack:
     at: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TimerFired:
-    """A timer the runtime was asked to set is due (the core sets none at present)."""
-
-    at: float
-    key: str
-
-
 # --- what the runtime's analysis found -----------------------------------------------------
 
 
@@ -86,20 +79,20 @@ class AssessmentAlarm:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundAssessed:
-    """The runtime's analysis of the shoe before round ``round_no`` (issue: live odds).
+    """The runtime's analysis of the shoe before round ``round_no``.
 
     Computed off the dealing path from the cards out of the shoe and journaled like any
-    input, so a replay publishes it at the same place. ``odds`` is the ``<root>/odds`` payload
-    (JSON-ready). With dynamic windows, ``offer`` is the bets taken on ``round_no`` in place of
-    the variant's fixed windows, and ``suspended`` those left out for their edge, with it. The
-    procedure applies an offer only if the round has not started yet (else the fixed windows
-    stand); an assessment of a shoe that is no longer in play changes nothing.
+    input, so a replay publishes it at the same place. ``odds`` is the ``<root>/odds`` payload.
+    With dynamic windows, ``offer`` is the bets taken on ``round_no`` in place of the variant's
+    fixed windows, and ``suspended`` those left out for their edge, with it. The procedure
+    applies an offer only if the round has not started yet (else the fixed windows stand); an
+    assessment of a shoe that is no longer in play changes nothing.
     """
 
     at: float
     shoe_id: str
     round_no: int
-    odds: Mapping[str, object] | None = field(default=None, hash=False)
+    odds: Odds | None = field(default=None, hash=False)
     alarms: tuple[AssessmentAlarm, ...] = ()
     offer: tuple[str, ...] | None = None
     suspended: tuple[tuple[str, float], ...] = ()
@@ -220,7 +213,7 @@ Command: TypeAlias = (
     | CorrectResult
     | DroppedCard
 )
-Input: TypeAlias = ShoeInput | TimerFired | RoundAssessed | RuntimeFailed | Command
+Input: TypeAlias = ShoeInput | RoundAssessed | RuntimeFailed | Command
 
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {
@@ -255,8 +248,6 @@ def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
             return "reader offline"
         case ReaderCameBack():
             return "reader back"
-        case TimerFired(key=key):
-            return f"timer {key}"
         case RoundAssessed(round_no=round_no):
             return f"assessment before round {round_no}"
         case RuntimeFailed():

@@ -103,32 +103,25 @@ from __future__ import annotations
 
 import enum
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import assert_never
 
+from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
     CommandRefused,
     Decision,
-    EventType,
     HoldTable,
-    Lamp,
     Prompt,
-    PromptAction,
     Publish,
     RaiseAlarm,
     ResumeTable,
     SetLamp,
 )
-from table_controller.procedure.errors import (
-    AlarmCode,
-    HoldReason,
-    ProcedureBug,
-    RefusalCode,
-    VoidReason,
-)
+from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
     COMMANDS,
     CardDrawn,
@@ -149,12 +142,40 @@ from table_controller.procedure.events import (
     RoundAssessed,
     RuntimeFailed,
     StartNewShoe,
-    TimerFired,
     VoidRound,
     VoidShoe,
     not_carried_out,
 )
-from table_controller.procedure.records import card_codes, prompt_fields, result_fields
+from table_controller.procedure.payloads import (
+    ABSENT,
+    Absent,
+    AlarmRaised,
+    AskMarks,
+    BettingClosed,
+    BettingOpened,
+    BurnAnnounced,
+    CardPlaced,
+    CardsOnTable,
+    CutCardWhen,
+    Lamp,
+    LastRound,
+    OriginalResult,
+    Payload,
+    PromptAction,
+    PromptShown,
+    ResultCorrected,
+    Roads,
+    RoundSettled,
+    RoundVoided,
+    ShoeEnded,
+    ShoeEndReason,
+    ShoeStarted,
+    ShoeVoided,
+    SuspendedBet,
+    TableSnapshot,
+    TableState,
+)
+from table_controller.procedure.records import prompt_fields, result_of
 from table_controller.procedure.round import OPENING_CARDS, RoundCards, RoundOffer
 from table_controller.procedure.shoe import Burn, CardAccounting, SettledRound, Shoe
 from table_controller.procedure.states import (
@@ -194,7 +215,6 @@ class _Lost:
 
 
 _Item = Card | _Mark | _Lost
-_HAND_NAMES: dict[Hand, str] = {hand: hand.value for hand in Hand}
 _TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _BETTING_COMMANDS = (OpenBetting, CloseBetting)
 _COMMAND_TYPES = tuple(COMMANDS.values())
@@ -324,37 +344,40 @@ class TableProcedure:
         self._show_fault(not_carried_out(event, origin=origin, error=error))
         return self._out
 
-    def snapshot(self) -> dict[str, object]:
-        """The ``<root>/state`` payload (without the envelope): where the table is now."""
+    def snapshot(self) -> TableSnapshot:
+        """Where the table is now: the ``<root>/state`` payload and what follows from it."""
         shoe = self._shoe
         shown = self._shown_round
-        holds = [HoldReason.PROCEDURE_FAULT] if self._fault is not None else self._holds()
-        return {
-            "table_id": self._table_id,
-            "variant": self._variant.name,
-            "betting_phase": self._betting,
-            "shoe_id": None if shoe is None else shoe.shoe_id,
-            "round_no": None if shown is None else shown.round_no,
-            "round_id": None if shown is None else shown.round_id,
-            "phase": self.phase.value,
+        holds = (HoldReason.PROCEDURE_FAULT,) if self._fault is not None else tuple(self._holds())
+        state = TableState(
+            variant=self._variant.name,
+            betting_phase=self._betting,
+            shoe_id=None if shoe is None else shoe.shoe_id,
+            round_no=None if shown is None else shown.round_no,
+            round_id=None if shown is None else shown.round_id,
+            phase=self.phase,
             # A fault stands over no phase: only its own void_shoe edges leave it.
-            "held_in": self._phase.value if holds and self._fault is None else None,
-            "prompt": None if self._shown_prompt is None else prompt_fields(self._shown_prompt),
-            "lamp": self._shown_lamp.value,
-            "cards": {
-                "player": card_codes(() if shown is None else shown.player),
-                "banker": card_codes(() if shown is None else shown.banker),
-            },
-            "last_round": shoe is not None and shoe.cut_card_out,
-            "cards_seen": 0 if shoe is None else shoe.cards_seen,
-            "cards_left": None if shoe is None else shoe.cards_left,
-            "bets_offered": list(self._bets_offered()),
-            "hold_reason": holds[0].value if holds else None,
-            "holds": [hold.value for hold in holds],
-            "missing_cards": self._gap,
-            "unresolved_lost_frames": self._left_over,
-            "queued_inputs": len(self._pending),
-        }
+            held_in=self._phase if holds and self._fault is None else None,
+            prompt=None if self._shown_prompt is None else prompt_fields(self._shown_prompt),
+            lamp=self._shown_lamp,
+            cards=CardsOnTable(
+                player=() if shown is None else tuple(shown.player),
+                banker=() if shown is None else tuple(shown.banker),
+            ),
+            last_round=shoe is not None and shoe.cut_card_out,
+            cards_seen=0 if shoe is None else shoe.cards_seen,
+            cards_left=None if shoe is None else shoe.cards_left,
+            bets_offered=self._bets_offered(),
+            hold_reason=holds[0] if holds else None,
+            holds=holds,
+            missing_cards=self._gap,
+            unresolved_lost_frames=self._left_over,
+            queued_inputs=len(self._pending),
+        )
+        burned = None
+        if shoe is not None and self._phase is Phase.BURNING:
+            burned = len(shoe.burn.cards)
+        return TableSnapshot(state=state, card_wanted=self.expects_card, burned=burned)
 
     def shoe_count(self) -> ShoeCount | None:
         """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
@@ -385,7 +408,7 @@ class TableProcedure:
                 if count < 1:
                     raise ProcedureBug(f"FramesLost with count {count}: nothing was lost")
                 self._receive(_Lost(count))
-            case ReaderWentOffline() | ReaderCameBack() | TimerFired() | RoundAssessed():
+            case ReaderWentOffline() | ReaderCameBack() | RoundAssessed():
                 self._outside_the_stream(event)
             case RuntimeFailed(message=message):
                 self._fault = message
@@ -397,7 +420,7 @@ class TableProcedure:
                 assert_never(event)
 
     def _outside_the_stream(
-        self, event: ReaderWentOffline | ReaderCameBack | TimerFired | RoundAssessed
+        self, event: ReaderWentOffline | ReaderCameBack | RoundAssessed
     ) -> None:
         """Inputs that are neither the shoe's items nor commands: taken at once, even held."""
         match event:
@@ -406,8 +429,6 @@ class TableProcedure:
                 self._alarm(AlarmCode.READER_OFFLINE, "the card reader is offline")
             case ReaderCameBack():
                 self._reader_online = True
-            case TimerFired():
-                pass  # the core sets no timers, so none is ever due
             case RoundAssessed():
                 self._assessed(event)
             case _:
@@ -444,7 +465,7 @@ class TableProcedure:
         shoe = self._shoe
         if shoe is None:
             self._alarm(AlarmCode.CARD_WITHOUT_SHOE, "a card came out before any new_shoe",
-                        card=_code(card))
+                        card=card)
             return
         if self._phase is Phase.BETWEEN_ROUNDS and not self._betting:
             self._start_round(shoe)
@@ -475,7 +496,7 @@ class TableProcedure:
             case Phase.BETWEEN_ROUNDS:
                 self._alarm(AlarmCode.UNNECESSARY_CARD,
                             "a card came out between rounds; it is discarded, the result stands",
-                            round_id=self._last_round_id(shoe), card=_code(card))
+                            round_id=self._last_round_id(shoe), card=card)
             case Phase.BETTING:
                 self._exposed(card)
             case Phase.SHOE_OVER:
@@ -488,7 +509,7 @@ class TableProcedure:
         self._alarm(
             AlarmCode.FOREIGN_CARD,
             f"{card.code} seen more than {shoe.decks} times: set aside; the shoe must be voided",
-            round_id=round_id, card=card.code, seen=shoe.accounting.count(card) + 1,
+            round_id=round_id, card=card, seen=shoe.accounting.count(card) + 1,
         )
         if self._phase in HOLDABLE:
             self._foreign = True
@@ -500,31 +521,33 @@ class TableProcedure:
             return
         shoe.burn.first_card = card
         shoe.burn.count = card.burn_count
-        self._publish(EventType.BURN, shoe_id=shoe.shoe_id, first_card=card.code,
-                      count=card.burn_count, done=False)
+        self._publish(BurnAnnounced(shoe_id=shoe.shoe_id, first_card=card,
+                                    count=card.burn_count, done=False))
         self._set_display(Prompt(action=PromptAction.BURN, count=card.burn_count), Lamp.PLAYER)
         self._goto(Phase.BURNING)
 
     def _finish_burn(self, shoe: Shoe) -> None:
         burn = shoe.burn
-        self._publish(EventType.BURN, shoe_id=shoe.shoe_id, first_card=_code(burn.first_card),
-                      count=burn.count, cards=card_codes(burn.cards), done=True)
+        if burn.first_card is None or burn.count is None:
+            raise ProcedureBug("a burn finished before its first card was read")
+        self._publish(BurnAnnounced(shoe_id=shoe.shoe_id, first_card=burn.first_card,
+                                    count=burn.count, done=True, cards=tuple(burn.cards)))
         self._goto(Phase.BETWEEN_ROUNDS)
         self._display_between_rounds(shoe)
 
     def _exposed(self, card: Card | None) -> None:
         current = self._current()
         self._alarm(AlarmCode.EXPOSED_CARD, "a card came out while bets were taken: round voided",
-                    round_id=current.round_id, card=_code(card))
+                    round_id=current.round_id, card=card)
         self._void_current(VoidReason.EXPOSED_CARD, operator=None, extra=[card],
                            take_pending=False)
 
     def _deal(self, shoe: Shoe, card: Card, *, manual: bool) -> None:
         current = self._current()
         hand, position = current.place(card, manual=manual)
-        self._publish_payload(EventType.CARD, {**current.ids, "card": card.code,
-                                               "hand": _HAND_NAMES[hand], "position": position,
-                                               "manual": manual})
+        self._publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
+                                 round_id=current.round_id, card=card, hand=hand,
+                                 position=position, manual=manual))
         expected = current.expected()
         if expected is None:
             self._settle(shoe, current)
@@ -551,14 +574,14 @@ class TableProcedure:
             coup=coup, settlement=settlement, last_round=last, manual_cards=tuple(current.manual),
             offer=offer,
         )
-        self._publish_payload(EventType.ROUND_RESULT, {
-            **current.ids, **result_fields(coup, settlement), "last_round": last,
-            "manual_cards": card_codes(current.manual)})
+        self._publish(RoundSettled(shoe_id=current.shoe_id, round_no=current.round_no,
+                                   round_id=current.round_id, result=result_of(coup, settlement),
+                                   last_round=last, manual_cards=tuple(current.manual)))
         shoe.board.record(RoadEntry.from_coup(coup))
         self._publish_roads(shoe)
         self._round = None
         if last:
-            self._end_shoe(shoe, reason="cut_card")
+            self._end_shoe(shoe, reason=ShoeEndReason.CUT_CARD)
         else:
             self._goto(Phase.BETWEEN_ROUNDS)
             self._set_display(self._round_prompt(PromptAction.RESULT, current.round_no),
@@ -572,14 +595,14 @@ class TableProcedure:
             round_id = shoe.round_id(shoe.round_no)
             self._alarm(AlarmCode.CARD_AFTER_LAST_ROUND,
                         "a card came out after the last round: invalid round voided",
-                        round_id=round_id, card=_code(card))
-            self._publish(EventType.ROUND_VOIDED, shoe_id=shoe.shoe_id, round_no=shoe.round_no,
-                          round_id=round_id, reason=VoidReason.AFTER_LAST_ROUND.value,
-                          cards=card_codes([card]), was_settled=False, operator=None)
+                        round_id=round_id, card=card)
+            self._publish(RoundVoided(shoe_id=shoe.shoe_id, round_no=shoe.round_no,
+                                      round_id=round_id, reason=VoidReason.AFTER_LAST_ROUND,
+                                      cards=(card,), was_settled=False, operator=None))
         else:
             self._alarm(AlarmCode.CARD_AFTER_LAST_ROUND,
                         "another card came out after the last round",
-                        round_id=shoe.round_id(shoe.invalid_round_no), card=_code(card))
+                        round_id=shoe.round_id(shoe.invalid_round_no), card=card)
 
     def _on_cut(self) -> None:
         shoe = self._shoe
@@ -596,11 +619,10 @@ class TableProcedure:
                 pass  # a voided shoe's cut card: nothing depends on it any more
             case Phase.DEALING if current is not None and current.cards:
                 current.last_round = True
-                self._publish(EventType.LAST_ROUND, **self._round_fields(current),
-                              cut_card="during_round")
+                self._publish_last_round_during(current)
             case Phase.BURN_CARD | Phase.BURNING | Phase.BETWEEN_ROUNDS:
                 self._publish_last_round_between(shoe, shoe.round_no)
-                self._end_shoe(shoe, reason="cut_card")
+                self._end_shoe(shoe, reason=ShoeEndReason.CUT_CARD)
             case Phase.BETTING | Phase.DEALING:
                 self._publish_last_round_between(shoe, self._current().round_no - 1)
                 self._void_current(VoidReason.AFTER_LAST_ROUND, operator=None,
@@ -608,11 +630,14 @@ class TableProcedure:
             case _:
                 raise ProcedureBug(f"a cut card in phase {self._phase}")
 
+    def _publish_last_round_during(self, current: RoundCards) -> None:
+        self._publish(LastRound(shoe_id=current.shoe_id, round_no=current.round_no,
+                                round_id=current.round_id, cut_card=CutCardWhen.DURING_ROUND))
+
     def _publish_last_round_between(self, shoe: Shoe, round_no: int) -> None:
-        self._publish(EventType.LAST_ROUND, shoe_id=shoe.shoe_id,
-                      round_no=round_no or None,
-                      round_id=shoe.round_id(round_no) if round_no else None,
-                      cut_card="between_rounds")
+        self._publish(LastRound(shoe_id=shoe.shoe_id, round_no=round_no or None,
+                                round_id=shoe.round_id(round_no) if round_no else None,
+                                cut_card=CutCardWhen.BETWEEN_ROUNDS))
 
     def _on_lost(self, count: int) -> None:
         shoe = self._shoe
@@ -654,7 +679,7 @@ class TableProcedure:
         shoe.accounting.take(card)
         self._alarm(AlarmCode.UNNECESSARY_CARD,
                     "a card drawn for a lost frame, entered by hand: counted and discarded",
-                    round_id=self._last_round_id(shoe), card=card.code)
+                    round_id=self._last_round_id(shoe), card=card)
 
     # --- commands ----------------------------------------------------------------------------
 
@@ -698,16 +723,18 @@ class TableProcedure:
                 self._start_round(shoe)
                 current = self._current()
                 suspended = () if current.offer is None else current.offer.suspended
-                self._publish_payload(EventType.BETTING_OPENED, {
-                    **current.ids, "bets_offered": list(self._offered(current)),
-                    "bets_suspended": [{"bet": bet, "house_edge": edge}
-                                       for bet, edge in suspended]})
+                self._publish(BettingOpened(
+                    shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
+                    bets_offered=self._offered(current),
+                    bets_suspended=tuple(SuspendedBet(bet=bet, house_edge=edge)
+                                         for bet, edge in suspended)))
                 self._goto(Phase.BETTING)
                 self._set_display(self._round_prompt(PromptAction.OPEN_BETTING,
                                                      current.round_no), Lamp.OFF)
             case CloseBetting():
                 current = self._current()
-                self._publish_payload(EventType.BETTING_CLOSED, {**current.ids})
+                self._publish(BettingClosed(shoe_id=current.shoe_id, round_no=current.round_no,
+                                            round_id=current.round_id))
                 self._goto(Phase.DEALING)
                 self._set_display(self._round_prompt(PromptAction.DEAL, current.round_no),
                                   Lamp.PLAYER)
@@ -752,8 +779,8 @@ class TableProcedure:
         elif shoe_id in self._shoe_ids:
             return RefusalCode.INVALID_SHOE_ID, f"shoe id {shoe_id!r} was used already"
         if old is not None and self._phase is Phase.BETWEEN_ROUNDS:
-            self._publish(EventType.SHOE_ENDED, shoe_id=old.shoe_id, reason="new_shoe",
-                          rounds=old.round_no, cards_seen=old.cards_seen)
+            self._publish(ShoeEnded(shoe_id=old.shoe_id, reason=ShoeEndReason.NEW_SHOE,
+                                    rounds=old.round_no, cards_seen=old.cards_seen))
         self._shoes_started += 1
         self._shoe_ids.add(shoe_id)
         decks = self._variant.decks
@@ -765,9 +792,9 @@ class TableProcedure:
         self._close_gap()
         self._left_over = 0
         self._pending.clear()
-        self._publish(EventType.SHOE_STARTED, shoe_id=shoe_id, variant=self._variant.name,
-                      decks=decks, burn=self._variant.burn, reshuffle=self._variant.reshuffle.value,
-                      betting_phase=self._betting, operator=command.operator)
+        self._publish(ShoeStarted(shoe_id=shoe_id, variant=self._variant.name, decks=decks,
+                                  burn=self._variant.burn, reshuffle=self._variant.reshuffle,
+                                  betting_phase=self._betting, operator=command.operator))
         self._publish_roads(shoe)
         if self._variant.burn:
             self._goto(Phase.BURN_CARD)
@@ -793,9 +820,10 @@ class TableProcedure:
             return RefusalCode.UNKNOWN_ROUND, f"round {command.round_id} is {where}"
         record.voided = True
         shoe.voided_rounds.add(record.round_no)
-        self._publish(EventType.ROUND_VOIDED, shoe_id=shoe.shoe_id, round_no=record.round_no,
-                      round_id=record.round_id, reason=VoidReason.SUPERVISOR.value,
-                      cards=card_codes(record.cards), was_settled=True, operator=command.operator)
+        self._publish(RoundVoided(shoe_id=shoe.shoe_id, round_no=record.round_no,
+                                  round_id=record.round_id, reason=VoidReason.SUPERVISOR,
+                                  cards=tuple(record.cards), was_settled=True,
+                                  operator=command.operator))
         shoe.rebuild_board()
         self._publish_roads(shoe)
         return None
@@ -815,8 +843,8 @@ class TableProcedure:
         self._left_over = 0
         self._foreign = False
         shoe.voided = True
-        self._publish(EventType.SHOE_VOIDED, shoe_id=shoe.shoe_id, rounds_voided=voided,
-                      cards_discarded=card_codes(discarded), operator=command.operator)
+        self._publish(ShoeVoided(shoe_id=shoe.shoe_id, rounds_voided=tuple(voided),
+                                 cards_discarded=tuple(discarded), operator=command.operator))
         if self._phase is not Phase.SHOE_OVER:
             shoe.ended = True
             self._goto(Phase.SHOE_OVER)
@@ -855,19 +883,19 @@ class TableProcedure:
             refusal = _recount(shoe.accounting, old=record.cards, new=dealt, decks=shoe.decks)
             if refusal is not None:
                 return refusal
-        original = {"correction_no": record.corrections,
-                    **result_fields(record.coup, record.settlement)}
+        original = OriginalResult(correction_no=record.corrections,
+                                  result=result_of(record.coup, record.settlement))
         coup = Coup(command.player, command.banker)
         record.cards = dealt
         record.coup = coup
         record.settlement = self._settlement(coup, record.round_no, record.offer)
         record.corrections += 1
-        self._publish(
-            EventType.RESULT_CORRECTED, shoe_id=shoe.shoe_id, round_no=record.round_no,
-            round_id=record.round_id, correction_no=record.corrections,
-            original=original, **result_fields(coup, record.settlement),
-            last_round=record.last_round, operator=command.operator,
-        )
+        self._publish(ResultCorrected(
+            shoe_id=shoe.shoe_id, round_no=record.round_no, round_id=record.round_id,
+            correction_no=record.corrections, original=original,
+            result=result_of(coup, record.settlement), last_round=record.last_round,
+            operator=command.operator,
+        ))
         shoe.rebuild_board()
         self._publish_roads(shoe)
         return None
@@ -902,7 +930,7 @@ class TableProcedure:
             raise ProcedureBug("a round voided with no shoe")
         self._discard_current(reason, operator=operator, extra=extra, take_pending=take_pending)
         if shoe.cut_card_out:
-            self._end_shoe(shoe, reason="cut_card")
+            self._end_shoe(shoe, reason=ShoeEndReason.CUT_CARD)
         else:
             self._goto(Phase.BETWEEN_ROUNDS)
             self._display_between_rounds(shoe)
@@ -922,8 +950,9 @@ class TableProcedure:
             self._count_discarded(shoe, queued)
             cards.extend(queued)
         shoe.voided_rounds.add(current.round_no)
-        self._publish(EventType.ROUND_VOIDED, **self._round_fields(current), reason=reason.value,
-                      cards=card_codes(cards), was_settled=False, operator=operator)
+        self._publish(RoundVoided(shoe_id=current.shoe_id, round_no=current.round_no,
+                                  round_id=current.round_id, reason=reason, cards=tuple(cards),
+                                  was_settled=False, operator=operator))
         if reason is VoidReason.SHOE_VOIDED:
             self._close_gap()
         else:
@@ -937,8 +966,7 @@ class TableProcedure:
             return
         shoe.cut_card_out = True
         if current.cards:  # it came out during this round: this round was the last
-            self._publish(EventType.LAST_ROUND, **self._round_fields(current),
-                          cut_card="during_round")
+            self._publish_last_round_during(current)
         else:
             self._publish_last_round_between(shoe, current.round_no - 1)
 
@@ -959,10 +987,10 @@ class TableProcedure:
                 cards.append(None)
         return cards
 
-    def _end_shoe(self, shoe: Shoe, *, reason: str) -> None:
+    def _end_shoe(self, shoe: Shoe, *, reason: ShoeEndReason) -> None:
         shoe.ended = True
-        self._publish(EventType.SHOE_ENDED, shoe_id=shoe.shoe_id, reason=reason,
-                      rounds=shoe.round_no, cards_seen=shoe.cards_seen)
+        self._publish(ShoeEnded(shoe_id=shoe.shoe_id, reason=reason, rounds=shoe.round_no,
+                                cards_seen=shoe.cards_seen))
         self._goto(Phase.SHOE_OVER)
         self._set_display(Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF)
 
@@ -1055,51 +1083,50 @@ class TableProcedure:
         if prompt is not None and prompt is not shown:
             # A new action is a new prompt: the full comparison only when the action is the same.
             if shown is None or prompt.action is not shown.action or prompt != shown:
-                self._out.append(Announce(prompt=prompt))
-                self._publish_payload(EventType.PROMPT, self._prompt_payload(prompt))
+                self._out.append(Announce(prompt=self._prompt_payload(prompt)))
             self._shown_prompt = prompt  # an equal prompt too: the next input compares by identity
 
-    def _prompt_payload(self, prompt: Prompt) -> dict[str, object]:
+    def _prompt_payload(self, prompt: Prompt) -> PromptShown:
         """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
         shoe = self._shoe
+        count = ABSENT if prompt.count is None else prompt.count
+        reason = ABSENT if prompt.reason is None else prompt.reason
         if shoe is None:
-            return prompt_fields(prompt)
+            return PromptShown(action=prompt.action, count=count, reason=reason)
         if prompt.round_no is None:
-            return {"shoe_id": shoe.shoe_id, **prompt_fields(prompt)}
-        shown = self._shown_round
-        if shown is not None and shown.round_no == prompt.round_no:
-            return {**shown.ids, **prompt_fields(prompt)}  # the round's ids, already built
-        return {"shoe_id": shoe.shoe_id, "round_no": prompt.round_no,
-                "round_id": shoe.round_id(prompt.round_no), **prompt_fields(prompt)}
+            return PromptShown(shoe_id=shoe.shoe_id, action=prompt.action, count=count,
+                               reason=reason)
+        return PromptShown(shoe_id=shoe.shoe_id, round_no=prompt.round_no,
+                           round_id=shoe.round_id(prompt.round_no), action=prompt.action,
+                           count=count, reason=reason)
 
     # --- publishing --------------------------------------------------------------------------
 
-    def _publish(self, event_type: EventType, **payload: object) -> None:
-        self._out.append(Publish(event_type=event_type, payload=payload))
-
-    def _publish_payload(self, event_type: EventType, payload: dict[str, object]) -> None:
-        """:meth:`_publish` for a payload already built (cheaper on the per-card path)."""
-        self._out.append(Publish(event_type=event_type, payload=payload))
+    def _publish(self, payload: Payload) -> None:
+        self._out.append(Publish(payload=payload))
 
     def _publish_roads(self, shoe: Shoe) -> None:
-        payload = dict(shoe.board.payload(shoe.shoe_id, shoe.cards_left))
-        payload.pop("type", None)  # the envelope carries the type
-        self._out.append(Publish(event_type=EventType.ROADS, payload=payload, retain=True))
+        board = shoe.board.payload(shoe.shoe_id, shoe.cards_left)
+        self._publish(Roads(
+            shoe_id=shoe.shoe_id, bead_plate=board["bead_plate"], big_road=board["big_road"],
+            big_eye_boy=board["big_eye_boy"], small_road=board["small_road"],
+            cockroach_pig=board["cockroach_pig"], ask_banker=AskMarks(**board["ask_banker"]),
+            ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
 
     def _alarm(self, code: AlarmCode, message: str, *, round_id: str | None = None,
-               **details: object) -> None:
+               card: Card | Absent | None = ABSENT, seen: int | Absent = ABSENT,
+               count: int | Absent = ABSENT, details: Mapping[str, object] | None = None) -> None:
         shoe = self._shoe
-        self._out.append(RaiseAlarm(code=code, message=message, round_id=round_id,
-                                    details=details))
-        ids: dict[str, object] = {}
+        shoe_id: str | Absent = ABSENT
+        round_no: int | Absent = ABSENT
+        named_round: str | Absent = ABSENT
         if shoe is not None:
-            ids["shoe_id"] = shoe.shoe_id
+            shoe_id = shoe.shoe_id
             if round_id is not None:
-                ids.update(round_no=int(round_id.rsplit("-", 1)[1]), round_id=round_id)
-        self._publish(EventType.ALARM, **ids, code=code.value, message=message, **details)
-
-    def _round_fields(self, current: RoundCards) -> dict[str, object]:
-        return current.ids
+                round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
+        self._out.append(RaiseAlarm(alarm=AlarmRaised(
+            shoe_id=shoe_id, round_no=round_no, round_id=named_round, code=code,
+            message=message, card=card, seen=seen, count=count, details=details or {})))
 
     def _last_round_id(self, shoe: Shoe) -> str | None:
         return shoe.round_id(shoe.round_no) if shoe.round_no else None
@@ -1139,13 +1166,12 @@ class TableProcedure:
         if shoe is None or shoe.shoe_id != event.shoe_id or shoe.ended:
             return  # about a shoe no longer in play: nothing to say
         if event.odds is not None:
-            self._out.append(Publish(event_type=EventType.ODDS, payload=dict(event.odds),
-                                     retain=True))
+            self._publish(event.odds)
         round_id = shoe.round_id(event.round_no)
         for alarm in event.alarms:
             details = {key: value for key, value in alarm.details.items()
                        if key not in _ALARM_OWN_FIELDS}
-            self._alarm(AlarmCode(alarm.code), alarm.message, round_id=round_id, **details)
+            self._alarm(AlarmCode(alarm.code), alarm.message, round_id=round_id, details=details)
         if event.offer is not None and event.round_no == shoe.round_no + 1:
             # the round has not started: its offer is still open
             shoe.next_offer = RoundOffer(round_no=event.round_no, offer=event.offer,
@@ -1165,8 +1191,7 @@ class TableProcedure:
         prompt = Prompt(action=PromptAction.HOLD, reason=HoldReason.PROCEDURE_FAULT,
                         round_no=held_round)
         if prompt != self._shown_prompt:
-            self._out.append(Announce(prompt=prompt))
-            self._publish_payload(EventType.PROMPT, self._prompt_payload(prompt))
+            self._out.append(Announce(prompt=self._prompt_payload(prompt)))
             self._shown_prompt = prompt
         round_id = None if self._round is None else self._round.round_id
         self._alarm(AlarmCode.PROCEDURE_FAULT, message, round_id=round_id)
@@ -1220,18 +1245,14 @@ class TableProcedure:
         voided: list[str] = []
         if current is not None:
             shoe.voided_rounds.add(current.round_no)
-            self._publish(EventType.ROUND_VOIDED, **current.ids,
-                          reason=VoidReason.SHOE_VOIDED.value,
-                          cards=card_codes([*current.cards, *queued]), was_settled=False,
-                          operator=command.operator)
+            self._publish(RoundVoided(shoe_id=current.shoe_id, round_no=current.round_no,
+                                      round_id=current.round_id, reason=VoidReason.SHOE_VOIDED,
+                                      cards=(*current.cards, *queued), was_settled=False,
+                                      operator=command.operator))
             voided.append(current.round_id)
             queued = []
-        self._publish(EventType.SHOE_VOIDED, shoe_id=shoe.shoe_id, rounds_voided=voided,
-                      cards_discarded=card_codes(queued), operator=command.operator)
-
-
-def _code(card: Card | None) -> str | None:
-    return None if card is None else card.code
+        self._publish(ShoeVoided(shoe_id=shoe.shoe_id, rounds_voided=tuple(voided),
+                                 cards_discarded=tuple(queued), operator=command.operator))
 
 
 def _dealing_order(player: tuple[Card, ...], banker: tuple[Card, ...]) -> tuple[Card, ...] | None:

@@ -9,7 +9,7 @@ never exceptions.
 
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "id": "c-1", "operator": "pit-12"}
     {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}
-    {"reader": "offline"}   {"reader": "online"}   {"timer": "key"}
+    {"reader": "offline"}   {"reader": "online"}
     {"runtime_failed": "the card source could not draw after journal row 41: ..."}
     {"assessed": {"shoe_id": "S-1", "round_no": 12, "odds": {...}, "alarms": [...],
                   "suspended": [{"bet": "player_pair", "house_edge": -0.0123}]}}
@@ -24,10 +24,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Final, TypeAlias
 
-from table_controller.procedure.decisions import Prompt, PromptAction
+from table_controller.procedure.decisions import Prompt
 from table_controller.procedure.events import (
     COMMANDS,
     AssessmentAlarm,
@@ -49,17 +48,24 @@ from table_controller.procedure.events import (
     RoundAssessed,
     RuntimeFailed,
     StartNewShoe,
-    TimerFired,
     VoidRound,
     VoidShoe,
 )
+from table_controller.procedure.payloads import (
+    ABSENT,
+    BetOdds,
+    HandResult,
+    Odds,
+    PromptFields,
+    ResultOfCards,
+    Settled,
+)
 from table_controller.rules.cards import Card, CardError, parse_cards
-from table_controller.rules.tableau import Coup, Winner
+from table_controller.rules.tableau import Coup
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
-    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed",
-    "runtime_failed",
+    "command", "card", "cut", "misread", "frames_lost", "reader", "assessed", "runtime_failed",
 )  # fmt: skip
 #: Alarm codes an assessment may raise (the runtime's analysis; procedure.errors.AlarmCode).
 ASSESSMENT_ALARMS: Final = frozenset(
@@ -162,10 +168,6 @@ def _reader(value: object, at: float) -> Input:
     raise _Bad("'reader' must be 'offline' or 'online'")
 
 
-def _timer(value: object, at: float) -> Input:
-    return TimerFired(at=at, key=_text(value, "timer"))
-
-
 def _runtime_failed(value: object, at: float) -> Input:
     return RuntimeFailed(at=at, message=_text(value, "runtime_failed"))
 
@@ -180,18 +182,76 @@ def _assessed(value: object, at: float) -> Input:
     if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
         raise _Bad("'assessed.round_no' must be a whole number >= 1")
     odds = value.get("odds")
-    if odds is not None and not isinstance(odds, dict):
-        raise _Bad("'assessed.odds' must be a JSON object or null")
-    _json_ready(odds, "assessed.odds")
     return RoundAssessed(
         at=at,
         shoe_id=_text(value.get("shoe_id"), "assessed.shoe_id"),
         round_no=round_no,
-        odds=odds,
+        odds=None if odds is None else _odds(odds),
         alarms=tuple(_assessment_alarm(item) for item in _list(value, "alarms")),
         offer=None if value.get("offer") is None else _bet_ids(_list(value, "offer")),
         suspended=tuple(_suspension(item) for item in _list(value, "suspended")),
     )
+
+
+_ODDS_KEYS: Final = frozenset({"shoe_id", "round_no", "cards_left", "bets"})
+_BET_ODDS_KEYS: Final = frozenset({"ev", "house_edge", "rtp", "probabilities", "offered"})
+
+
+def _odds(value: object) -> Odds:
+    """The ``<root>/odds`` payload of an assessment, as its record holds it."""
+    if not isinstance(value, dict) or set(value) != _ODDS_KEYS:
+        raise _Bad(f"'assessed.odds' must be null or an object of {sorted(_ODDS_KEYS)}")
+    bets = value["bets"]
+    if not isinstance(bets, dict):
+        raise _Bad("'assessed.odds.bets' must be a JSON object")
+    return Odds(
+        shoe_id=_text(value["shoe_id"], "assessed.odds.shoe_id"),
+        round_no=_count(value["round_no"], "assessed.odds.round_no", least=1),
+        cards_left=_count(value["cards_left"], "assessed.odds.cards_left", least=0),
+        bets={_text(bet, "assessed.odds.bets"): _bet_odds(odds) for bet, odds in bets.items()},
+    )
+
+
+def _bet_odds(value: object) -> BetOdds:
+    if not isinstance(value, dict) or not set(value) <= _BET_ODDS_KEYS or (
+        set(value) < _BET_ODDS_KEYS - {"offered"}
+    ):
+        raise _Bad(f"a bet's odds are an object of {sorted(_BET_ODDS_KEYS)} (offered optional)")
+    chances = value["probabilities"]
+    if not isinstance(chances, dict):
+        raise _Bad("a bet's probabilities must be a JSON object")
+    offered = value.get("offered", ABSENT)
+    if offered is not ABSENT and not isinstance(offered, bool):
+        raise _Bad("a bet's 'offered' must be true or false")
+    return BetOdds(
+        ev=_number(value["ev"], "ev"),
+        house_edge=_number(value["house_edge"], "house_edge"),
+        rtp=_number(value["rtp"], "rtp"),
+        probabilities={
+            _text(name, "probabilities"): _number(chance, "probabilities")
+            for name, chance in chances.items()
+        },
+        offered=offered,
+    )
+
+
+def _number(value: object, key: str) -> float:
+    """A finite JSON number, as the float it was published as."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Bad(f"{key!r} must be a number")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        number = math.inf
+    if not math.isfinite(number):
+        raise _Bad(f"{key!r} must be a finite number")
+    return number
+
+
+def _count(value: object, key: str, *, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _Bad(f"{key!r} must be a whole number >= {least}")
+    return value
 
 
 def _bet_ids(items: list[object]) -> tuple[str, ...]:
@@ -266,7 +326,6 @@ _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "misread": _misread,
     "frames_lost": _frames_lost,
     "reader": _reader,
-    "timer": _timer,
     "assessed": _assessed,
     "runtime_failed": _runtime_failed,
 }
@@ -364,15 +423,13 @@ def input_to_record(event: Input) -> dict[str, object]:
             record["reader"] = "offline"
         case ReaderCameBack():
             record["reader"] = "online"
-        case TimerFired(key=key):
-            record["timer"] = key
         case RuntimeFailed(message=message):
             record["runtime_failed"] = message
         case RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,
                 "round_no": event.round_no,
-                "odds": None if event.odds is None else dict(event.odds),
+                "odds": None if event.odds is None else odds_record(event.odds),
                 "alarms": [
                     {"code": alarm.code, "message": alarm.message, "details": dict(alarm.details)}
                     for alarm in event.alarms
@@ -411,9 +468,24 @@ def _command_args(command: Command) -> dict[str, object]:
 
 # --- parts of event payloads ----------------------------------------------------------------
 
-#: Each winner and prompt action as published: the enum's ``value``, without the enum machinery.
-_WINNER_TEXT: Final[Mapping[Winner, str]] = {winner: winner.value for winner in Winner}
-_ACTION_TEXT: Final[Mapping[PromptAction, str]] = {action: action.value for action in PromptAction}
+
+def odds_record(odds: Odds) -> dict[str, object]:
+    """An odds payload as JSON data, for the assessment's record."""
+    return {
+        "shoe_id": odds.shoe_id,
+        "round_no": odds.round_no,
+        "cards_left": odds.cards_left,
+        "bets": {
+            bet: {
+                "ev": value.ev,
+                "house_edge": value.house_edge,
+                "rtp": value.rtp,
+                "probabilities": dict(value.probabilities),
+                **({} if value.offered is ABSENT else {"offered": value.offered}),
+            }
+            for bet, value in odds.bets.items()
+        },
+    }
 
 
 def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
@@ -421,26 +493,25 @@ def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
     return [None if card is None else card.code for card in cards]
 
 
-def result_fields(coup: Coup, settlement: Mapping[str, Fraction | str]) -> dict[str, object]:
-    """The fields of a ``round_result`` that depend on the cards (mqtt-api.md)."""
+def result_of(coup: Coup, settlement: Mapping[str, Settled]) -> ResultOfCards:
+    """The fields of a result that depend on the cards (``round_result``, corrections)."""
     outcome = coup.outcome  # the totals and the winner, worked out once for the coup
-    return {
-        "player": {"cards": card_codes(coup.player), "total": outcome.player_total},
-        "banker": {"cards": card_codes(coup.banker), "total": outcome.banker_total},
-        "winner": _WINNER_TEXT[outcome.winner],
-        "natural": outcome.natural,
-        "cards_dealt": outcome.cards_dealt,
-        "player_pair": coup.player_pair,
-        "banker_pair": coup.banker_pair,
-        "settlement": dict(settlement),
-    }
+    return ResultOfCards(
+        player=HandResult(cards=coup.player, total=outcome.player_total),
+        banker=HandResult(cards=coup.banker, total=outcome.banker_total),
+        winner=outcome.winner,
+        natural=outcome.natural,
+        cards_dealt=outcome.cards_dealt,
+        player_pair=coup.player_pair,
+        banker_pair=coup.banker_pair,
+        settlement=settlement,
+    )
 
 
-def prompt_fields(prompt: Prompt) -> dict[str, object]:
-    """The ``prompt`` event's own fields: ``action``, and ``count`` or ``reason`` when set."""
-    fields: dict[str, object] = {"action": _ACTION_TEXT[prompt.action]}
-    if prompt.count is not None:
-        fields["count"] = prompt.count
-    if prompt.reason is not None:
-        fields["reason"] = prompt.reason.value
-    return fields
+def prompt_fields(prompt: Prompt) -> PromptFields:
+    """A prompt as ``state`` shows it: ``action``, and ``count`` or ``reason`` when set."""
+    return PromptFields(
+        action=prompt.action,
+        count=ABSENT if prompt.count is None else prompt.count,
+        reason=ABSENT if prompt.reason is None else prompt.reason,
+    )

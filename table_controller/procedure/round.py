@@ -32,7 +32,6 @@ class RoundCards:
         "_next",
         "banker",
         "cards",
-        "ids",
         "last_round",
         "manual",
         "offer",
@@ -40,14 +39,13 @@ class RoundCards:
         "points",
         "round_id",
         "round_no",
+        "shoe_id",
     )
 
     def __init__(self, shoe_id: str, round_no: int, round_id: str) -> None:
         self.round_no = round_no
         self.round_id = round_id
-        #: The fields every event about this round carries (mqtt-api.md).
-        self.ids: dict[str, object] = {"shoe_id": shoe_id, "round_no": round_no,
-                                       "round_id": round_id}
+        self.shoe_id = shoe_id
         self.cards: list[Card] = []
         self.points: list[int] = []
         self.player: list[Card] = []

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import (
     AssessmentAlarm,
     CardDrawn,
@@ -46,6 +46,7 @@ from table_controller.procedure.events import (
     RoundAssessed,
 )
 from table_controller.procedure.machine import ShoeCount
+from table_controller.procedure.payloads import BetOdds, Odds, TableSnapshot
 from table_controller.protection.edge import (
     DEFAULT_EDGE_THRESHOLD,
     DynamicWindows,
@@ -157,25 +158,25 @@ def _json_number(value: Fraction) -> float:
     return float(value)
 
 
-def odds_payload(edges: RoundEdges, offered: frozenset[str]) -> dict[str, object]:
+def odds_payload(edges: RoundEdges, offered: frozenset[str]) -> Odds:
     """The ``<root>/odds`` payload: each bet's exact odds as JSON numbers, and if offered."""
-    return {
-        "shoe_id": edges.shoe_id,
-        "round_no": edges.round_no,
-        "cards_left": edges.cards_left,
-        "bets": {
-            bet_id: {
-                "ev": _json_number(odds.ev),
-                "house_edge": _json_number(odds.house_edge),
-                "rtp": _json_number(odds.rtp),
-                "probabilities": {
+    return Odds(
+        shoe_id=edges.shoe_id,
+        round_no=edges.round_no,
+        cards_left=edges.cards_left,
+        bets={
+            bet_id: BetOdds(
+                ev=_json_number(odds.ev),
+                house_edge=_json_number(odds.house_edge),
+                rtp=_json_number(odds.rtp),
+                probabilities={
                     name: _json_number(chance) for name, chance in odds.probabilities.items()
                 },
-                "offered": bet_id in offered,
-            }
+                offered=bet_id in offered,
+            )
             for bet_id, odds in edges.bets.items()
         },
-    }
+    )
 
 
 def _json_details(details: Mapping[str, object]) -> dict[str, object]:
@@ -205,10 +206,10 @@ class RoundAdvisor:
 
     # --- following the table --------------------------------------------------------------
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         """The table took ``event`` (live or replayed); ``state`` is its snapshot after it."""
-        shoe_id = state.get("shoe_id")
-        if isinstance(shoe_id, str) and shoe_id != self._shoe_id:
+        shoe_id = state.state.shoe_id
+        if shoe_id is not None and shoe_id != self._shoe_id:
             self._new_shoe(shoe_id)
         match event:
             case CardDrawn(card=card) | EnterCard(card=card) if shoe_id is not None:
@@ -307,7 +308,7 @@ class RoundAdvisor:
 
     def _odds_and_offer(
         self, edges: RoundEdges, alarms: list[AssessmentAlarm]
-    ) -> tuple[dict[str, object], RoundOffer | None]:
+    ) -> tuple[Odds, RoundOffer | None]:
         """The odds payload and dynamic windows' offer; adds an alarm per new edge crossing."""
         candidates = self._candidates(edges.round_no)
         threshold = self.settings.edge_threshold
@@ -331,7 +332,7 @@ class RoundAdvisor:
         if request.shoe_id != self._shoe_id:
             return None
         alarms: list[AssessmentAlarm] = []
-        odds: dict[str, object] | None = None
+        odds: Odds | None = None
         offer: RoundOffer | None = None
         edges = analysis.edges
         if isinstance(edges, ImpossibleCount):
@@ -375,18 +376,10 @@ def _raised_key(code: str, details: Mapping[str, object]) -> str:
     return code
 
 
-def _below_in(
-    odds: Mapping[str, object], candidates: frozenset[str], threshold: Fraction
-) -> frozenset[str]:
+def _below_in(odds: Odds, candidates: frozenset[str], threshold: Fraction) -> frozenset[str]:
     """The candidate bets whose published house edge is below the threshold."""
-    bets = odds.get("bets")
-    if not isinstance(bets, Mapping):
-        return frozenset()
-    below: set[str] = set()
-    for bet_id, fields in bets.items():
-        if bet_id not in candidates or not isinstance(fields, Mapping):
-            continue
-        edge = fields.get("house_edge")
-        if isinstance(edge, int | float) and Fraction(edge) < threshold:
-            below.add(bet_id)
-    return frozenset(below)
+    return frozenset(
+        bet_id
+        for bet_id, value in odds.bets.items()
+        if bet_id in candidates and Fraction(value.house_edge) < threshold
+    )

@@ -32,7 +32,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails, from_json
 
-from table_controller.procedure.errors import RefusalCode
+from table_controller.procedure.codes import RefusalCode
 from table_controller.procedure.events import (
     CloseBetting,
     Command,

@@ -1,37 +1,65 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Which messages the table publishes for the decisions of one input, and on which topics.
+"""What the adapters do for the decisions of one input: the one reading of every decision.
 
-Pure: no I/O, no clock, no randomness. The service and ``replay`` both plan their messages
-here, so a journal replayed offline numbers its messages exactly as the live table did: the
-``seq`` a backend saw is the ``seq`` a pit boss sees in ``replay``.
+Pure: no I/O, no clock, no randomness. :meth:`DecisionInterpreter.interpret` walks an input's
+decisions once, in one ``match`` over the closed set, and yields everything the service carries
+out: the messages to publish (numbered per input, on their topics), the lamp to light, the
+commands' replies and the log lines. The service and ``replay`` both use it, so a journal
+replayed offline numbers its messages exactly as the live table did: the ``seq`` a backend saw
+is the ``seq`` a pit boss sees in ``replay``.
 
-Per input, in order: one message per ``Publish`` decision (``events/<type>``, or ``roads``
-retained), one ``commands/replies`` message per command answered, then the retained ``state``
-snapshot if it changed. A command answered without reaching the procedure (refused at the
-edge, or a repeated ``id`` answered again) is journaled as an answer and planned by
-:meth:`MessagePlanner.answer`, so it is numbered in the replay too.
+Per input, in the order decided: one message per ``Publish``, ``Announce`` (the ``prompt``
+event), ``RaiseAlarm`` (the ``alarm`` event) and command answered (``commands/replies``), then
+the retained ``state`` if it changed. A command answered without reaching the procedure
+(refused at the edge, or a repeated ``id`` answered again) is journaled as an answer and
+turned into its message by :func:`answer_message`, so it is numbered in the replay too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, assert_never
 
+from table_controller.procedure.codes import RefusalCode
 from table_controller.procedure.decisions import (
+    Announce,
     CommandAccepted,
     CommandRefused,
     Decision,
-    EventType,
+    HoldTable,
     Publish,
+    RaiseAlarm,
+    ResumeTable,
+    SetLamp,
+)
+from table_controller.procedure.payloads import (
+    ABSENT,
+    CommandReply,
+    EventType,
+    Lamp,
+    Payload,
+    TableSnapshot,
+    TableState,
 )
 
-STATE_TOPIC = "state"
-ROADS_TOPIC = "roads"
-ODDS_TOPIC = "odds"
-#: Event types published retained on a topic of their own rather than ``events/<type>``.
-SNAPSHOT_TOPICS = {EventType.ROADS: ROADS_TOPIC, EventType.ODDS: ODDS_TOPIC}
-REPLIES_TOPIC = "commands/replies"
-REPLY_TYPE = "command_reply"
+STATE_TOPIC: Final = "state"
+ROADS_TOPIC: Final = "roads"
+ODDS_TOPIC: Final = "odds"
+REPLIES_TOPIC: Final = "commands/replies"
+#: Payload types published on a topic of their own rather than ``events/<type>``.
+OWN_TOPICS: Final[Mapping[EventType, str]] = {
+    EventType.ROADS: ROADS_TOPIC,
+    EventType.ODDS: ODDS_TOPIC,
+    EventType.STATE: STATE_TOPIC,
+    EventType.COMMAND_REPLY: REPLIES_TOPIC,
+}
+
+
+def topic_of(payload: Payload) -> str:
+    """The topic (below the table's root) a payload is published on."""
+    kind = payload.TYPE
+    return OWN_TOPICS.get(kind) or f"events/{kind.value}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,81 +71,161 @@ class OutgoingMessage:
     """
 
     key: str
-    topic: str
-    event_type: str
-    payload: Mapping[str, object] = field(hash=False)
-    retain: bool
+    payload: Payload = field(hash=False)
     ts: str | None
+
+    @property
+    def topic(self) -> str:
+        return topic_of(self.payload)
+
+    @property
+    def event_type(self) -> str:
+        """The message's ``type``."""
+        return self.payload.TYPE.value
+
+    @property
+    def retain(self) -> bool:
+        return self.payload.RETAINED
 
     @property
     def is_event(self) -> bool:
         """An ``events/<type>`` message, ``roads`` or ``odds``: what ``replay`` prints."""
-        return self.topic.startswith("events/") or self.topic in (ROADS_TOPIC, ODDS_TOPIC)
+        kind = self.payload.TYPE
+        return kind not in OWN_TOPICS or kind in (EventType.ROADS, EventType.ODDS)
 
 
-def command_reply(decision: CommandAccepted | CommandRefused) -> dict[str, object]:
-    """The ``commands/replies`` payload of an answered command."""
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """A line the service logs for a decision (only live: a replay repeats none)."""
+
+    event: str
+    fields: Mapping[str, object]
+    #: A warning rather than an information.
+    warns: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """Everything the adapters do for one input's decisions."""
+
+    messages: tuple[OutgoingMessage, ...]
+    #: The lamp to light, if the decisions changed it.
+    lamp: Lamp | None
+    #: The replies to the commands answered, each under its command's id.
+    replies: tuple[CommandReply, ...]
+    log: tuple[LogLine, ...]
+
+
+def command_reply(decision: CommandAccepted | CommandRefused) -> CommandReply:
+    """The ``commands/replies`` payload of a command the procedure answered."""
     if isinstance(decision, CommandAccepted):
-        return {"id": decision.command_id, "ok": True, "command": decision.command}
-    return {
-        "id": decision.command_id,
-        "ok": False,
-        "command": decision.command,
-        "error": decision.code.value,
-        "message": decision.message,
-    }
+        return CommandReply(id=decision.command_id, ok=True, command=decision.command)
+    return CommandReply(
+        id=decision.command_id,
+        ok=False,
+        command=decision.command,
+        error=decision.code,
+        message=decision.message,
+    )
 
 
-class MessagePlanner:
-    """Turns each input's decisions into messages; remembers the last state it published."""
+def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
+    """A reply given at the edge (a journaled answer) as the typed payload.
+
+    Raises:
+        ValueError: the mapping is no reply (a journal row of a newer version, say).
+    """
+    command_id, ok = reply.get("id"), reply.get("ok")
+    if not (command_id is None or isinstance(command_id, str)) or not isinstance(ok, bool):
+        raise ValueError(f"not a command reply: {dict(reply)!r}")
+    optional: dict[str, str] = {}
+    for name in ("command", "error", "message"):
+        value = reply.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise ValueError(f"a command reply's {name!r} must be text: {value!r}")  # noqa: TRY004
+        optional[name] = value
+    error = optional.get("error")
+    return CommandReply(
+        id=command_id,
+        ok=ok,
+        command=optional.get("command", ABSENT),
+        error=ABSENT if error is None else _refusal_code(error),
+        message=optional.get("message", ABSENT),
+    )
+
+
+def _refusal_code(error: str) -> RefusalCode | str:
+    """The procedure's code when ``error`` is one, else the edge's own text (``invalid_args``)."""
+    try:
+        return RefusalCode(error)
+    except ValueError:
+        return error
+
+
+def answer_message(reply: CommandReply, *, key: str, ts: str | None) -> OutgoingMessage:
+    """The message of a reply given at the edge (``key`` names its journal row)."""
+    return OutgoingMessage(key=f"{key}.0", payload=reply, ts=ts)
+
+
+class DecisionInterpreter:
+    """Turns each input's decisions into an :class:`Outcome`; remembers the last state shown."""
 
     def __init__(self) -> None:
-        self._last_state: Mapping[str, object] | None = None
+        self._last_state: TableState | None = None
 
-    def plan(
+    def interpret(  # noqa: C901 - one case per decision of the closed set
         self,
         decisions: Sequence[Decision],
-        state: Mapping[str, object],
+        snapshot: TableSnapshot,
         *,
         key: str,
         ts: str | None,
-    ) -> list[OutgoingMessage]:
-        """The messages for one input; ``key`` names the input (its journal row)."""
-        planned: list[tuple[str, str, Mapping[str, object], bool]] = []
+    ) -> Outcome:
+        """The outcome of one input; ``key`` names the input (its journal row)."""
+        lamp: Lamp | None = None
+        published: list[Payload] = []
+        replies: list[CommandReply] = []
+        log: list[LogLine] = []
         for decision in decisions:
-            if isinstance(decision, Publish):
-                topic = SNAPSHOT_TOPICS.get(
-                    decision.event_type, f"events/{decision.event_type.value}"
-                )
-                planned.append(
-                    (topic, decision.event_type.value, decision.payload, decision.retain)
-                )
-            elif isinstance(decision, CommandAccepted | CommandRefused):
-                planned.append((REPLIES_TOPIC, REPLY_TYPE, command_reply(decision), False))
-        if state != self._last_state:
-            self._last_state = state
-            planned.append((STATE_TOPIC, STATE_TOPIC, state, True))
-        return [
-            OutgoingMessage(
-                key=f"{key}.{index}",
-                topic=topic,
-                event_type=kind,
-                payload=payload,
-                retain=retain,
-                ts=ts,
-            )
-            for index, (topic, kind, payload, retain) in enumerate(planned)
-        ]
-
-    @staticmethod
-    def answer(reply: Mapping[str, object], *, key: str, ts: str | None) -> list[OutgoingMessage]:
-        """The reply to a command answered at the edge (``key`` names its journal row)."""
-        message = OutgoingMessage(
-            key=f"{key}.0",
-            topic=REPLIES_TOPIC,
-            event_type=REPLY_TYPE,
-            payload=reply,
-            retain=False,
-            ts=ts,
+            match decision:
+                case Publish(payload=payload):
+                    published.append(payload)
+                case Announce(prompt=prompt):
+                    published.append(prompt)
+                    count = None if prompt.count is ABSENT else prompt.count
+                    log.append(LogLine("prompt", {"action": prompt.action.value, "count": count}))
+                case RaiseAlarm(alarm=alarm):
+                    published.append(alarm)
+                    round_id = None if alarm.round_id is ABSENT else alarm.round_id
+                    line = {"code": alarm.code.value, "message": alarm.message}
+                    log.append(LogLine("alarm", line | {"round_id": round_id}, warns=True))
+                case CommandAccepted(command_id=command_id, command=command):
+                    reply = command_reply(decision)
+                    replies.append(reply)
+                    published.append(reply)
+                    line = {"id": command_id, "command": command}
+                    log.append(LogLine("command carried out", line))
+                case CommandRefused(command_id=command_id, command=command, code=code):
+                    reply = command_reply(decision)
+                    replies.append(reply)
+                    published.append(reply)
+                    line = {"id": command_id, "command": command, "error": code.value}
+                    log.append(LogLine("command refused", line))
+                case SetLamp(lamp=new_lamp):
+                    lamp = new_lamp
+                case HoldTable(reason=reason):
+                    log.append(LogLine("table held", {"reason": reason.value}, warns=True))
+                case ResumeTable():
+                    log.append(LogLine("table resumed", {}))
+                case _:
+                    assert_never(decision)
+        if snapshot.state != self._last_state:
+            self._last_state = snapshot.state
+            published.append(snapshot.state)
+        messages = tuple(
+            OutgoingMessage(key=f"{key}.{index}", payload=payload, ts=ts)
+            for index, payload in enumerate(published)
         )
-        return [message]
+        return Outcome(messages=messages, lamp=lamp, replies=tuple(replies), log=tuple(log))

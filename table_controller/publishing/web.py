@@ -2,9 +2,8 @@
 """The dealer's display: a web page served from the table service's own event loop.
 
 Adapter (aiohttp, aiohttp-sse). It decides nothing about the game: every prompt, card, result
-and scoreboard mark comes from the messages the procedure publishes (``TableService.listeners``)
-and from its snapshot; the only rules it calls are the pure ones of ``table_controller.rules``
-(hand totals, :func:`~table_controller.rules.roads.layout_grid`). It must not delay the table:
+and scoreboard mark comes from the messages the table publishes (its ``listeners``) and from its
+snapshot. It must not delay the table:
 a listener call only folds the message into the view and queues text for each open stream;
 a slow or vanished browser is cut off, never waited for. It must not reach the internet: the
 page, its style and its script are files of this package (no CDN, no web fonts), and the
@@ -26,37 +25,41 @@ Routes:
   PIN is compared in constant time; five wrong PINs in a row lock supervisor commands for a
   minute. Refusals are counted (:attr:`DisplayServer.pin_refusals`) and logged, never the PIN.
 
-The view model (:class:`DisplayModel` and the functions above it) is pure: no I/O, no clock.
+What the page shows is worked out by the pure view model (``publishing/display_view.py``); the
+PIN and its lockout by ``publishing/pin_lockout.py``. The server reads the table through the
+small :class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 from urllib.parse import urlsplit
 
 import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
-from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.procedure.payloads import TableSnapshot, TableState
+from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
-from table_controller.publishing.models import CommandErrorCode, CommandRejection, validate_command
+from table_controller.publishing.models import (
+    SUPERVISOR_COMMANDS,
+    CommandErrorCode,
+    CommandRejection,
+    validate_command,
+)
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.rules.cards import Card, CardError, hand_total
-from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
-from table_controller.rules.variants import VARIANTS, Reshuffle
-from table_controller.runtime.service import TableService
+from table_controller.publishing.pin_lockout import PinLockout
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -67,20 +70,6 @@ STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
 #: Commands any dealer may give from the display (mqtt-api.md, "Commands").
 DEALER_COMMANDS: Final = frozenset(
     {"new_shoe", "open_betting", "close_betting", "deal", "misdeal", "dropped_card"}
-)
-#: Commands that need the supervisor's PIN (mqtt-api.md: "supervisor commands").
-SUPERVISOR_COMMANDS: Final = frozenset({"void_round", "void_shoe", "manual_card", "correct_result"})
-#: The commands the page has a button for, in the order it shows them.
-DISPLAY_COMMANDS: Final = (
-    "new_shoe",
-    "open_betting",
-    "close_betting",
-    "deal",
-    "misdeal",
-    "dropped_card",
-    "void_round",
-    "void_shoe",
-    "manual_card",
 )
 #: Operator ids the journal records for commands from the display.
 DEALER_OPERATOR: Final = "display"
@@ -94,354 +83,46 @@ HEARTBEAT_S: Final = 5.0
 RECONNECT_MS: Final = 1000
 #: Events queued for one stream before it is cut off (it reconnects and gets a fresh view).
 STREAM_BACKLOG: Final = 256
-#: Alarms and voids kept for the page, newest first.
-RECENT_ALARMS: Final = 20
 #: Seconds one write to a page may take before the page is taken as gone.
 SEND_TIMEOUT_S: Final = 10.0
 #: Seconds a command may wait for the controller before the display gives up on the answer.
 COMMAND_TIMEOUT_S: Final = 10.0
 #: Seconds the streams get to finish on shutdown before they are cancelled (STACK pitfall 12).
 STREAM_CLOSE_S: Final = 0.5
-#: Wrong PINs in a row before supervisor commands are locked for :data:`PIN_LOCKOUT_S`.
-MAX_PIN_FAILURES: Final = 5
-PIN_LOCKOUT_S: Final = 60.0
-
-#: What the dealer reads under HOLD, per hold reason (errors.py ``HoldReason``).
-HOLD_REASONS: Final[Mapping[str, str]] = {
-    "reader_offline": "READER OFFLINE: check the shoe's cable and power",
-    "misread": "MISREAD: the supervisor enters the card or voids the round",
-    "lost_frames": "CARDS MISSED: the supervisor enters them or voids the round",
-    "foreign_card": "FOREIGN CARD: set it aside; the supervisor voids the shoe",
-    "procedure_fault": "CONTROLLER FAULT: call the technician",
-}
-_DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 
 
-# --- the view model (pure) -----------------------------------------------------------------
+
+class SnapshotSource(Protocol):
+    """Where the table is now (the table procedure)."""
+
+    def snapshot(self) -> TableSnapshot: ...
 
 
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
+class DisplayedTable(Protocol):
+    """What the display needs of the table it shows (the table service)."""
 
+    @property
+    def procedure(self) -> SnapshotSource: ...
 
-def _sequence(value: object) -> Sequence[object]:
-    return value if isinstance(value, list | tuple) else ()
+    @property
+    def virtual(self) -> bool:
+        """The table draws its own cards."""
+        ...
 
+    @property
+    def listeners(self) -> list[Callable[[OutgoingMessage], None]]:
+        """Called with every message the table publishes, in order."""
+        ...
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def hand_view(codes: object) -> dict[str, JsonValue]:
-    """One hand as the page shows it: its cards and its total (None if empty or unreadable)."""
-    cards: list[JsonValue] = [code if isinstance(code, str) else None for code in _sequence(codes)]
-    points: list[int] = []
-    for code in cards:
-        try:
-            points.append(Card.parse(code).point if isinstance(code, str) else -1)
-        except CardError:
-            points.append(-1)
-    known = bool(points) and min(points) >= 0
-    return {"cards": cards, "total": hand_total(points) if known else None}
-
-
-def result_view(payload: Mapping[str, object]) -> dict[str, JsonValue]:
-    """What the page needs of a ``round_result``: winner, totals, naturals and pairs."""
-    return {
-        "round_no": _int(payload.get("round_no")),
-        "round_id": to_wire(payload.get("round_id")),
-        "winner": to_wire(payload.get("winner")),
-        "player_total": _int(_mapping(payload.get("player")).get("total")),
-        "banker_total": _int(_mapping(payload.get("banker")).get("total")),
-        "natural": bool(payload.get("natural")),
-        "player_pair": bool(payload.get("player_pair")),
-        "banker_pair": bool(payload.get("banker_pair")),
-    }
-
-
-def result_text(result: Mapping[str, JsonValue]) -> tuple[str, str]:
-    """``BANKER WINS`` and ``Banker 7 · Player 5 · Natural``: the winner, then the totals.
-
-    Each total stands beside its side's name, the winner's first: two bare numbers joined by
-    "to" or a dash read like a payout ("7 to 1", "7-1"), and "TIE 8" like the tie's 8 to 1.
-    """
-    totals = {"Player": result.get("player_total"), "Banker": result.get("banker_total")}
-    match result.get("winner"):
-        case "banker":
-            text, order = "BANKER WINS", ("Banker", "Player")
-        case "player":
-            text, order = "PLAYER WINS", ("Player", "Banker")
-        case _:
-            text, order = "TIE", ("Player", "Banker")
-    notes = [f"{side} {totals[side]}" for side in order]
-    notes += [
-        label
-        for key, label in (
-            ("natural", "Natural"),
-            ("player_pair", "Player pair"),
-            ("banker_pair", "Banker pair"),
-        )
-        if result.get(key)
-    ]
-    return text, " · ".join(notes)
-
-
-def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of mqtt-api.md
-    state: Mapping[str, object],
-    last_result: Mapping[str, JsonValue] | None,
-    prompt_round: int | None = None,
-) -> dict[str, JsonValue]:
-    """The prompt in words: big ``text``, a smaller ``detail`` line and a ``tone`` for colour.
-
-    ``prompt_round`` is the round the last ``prompt`` event named (the snapshot's prompt does
-    not carry it): the round about to be bet on, or the round whose result is shown.
-    """
-    prompt = state.get("prompt")
-    phase = state.get("phase")
-    round_no = prompt_round if prompt_round is not None else _int(state.get("round_no"))
-
-    def view(text: str, detail: str, tone: str) -> dict[str, JsonValue]:
-        return {"text": text, "detail": detail, "tone": tone}
-
-    if not isinstance(prompt, Mapping):
-        if phase == "faulted":
-            return view("HOLD", HOLD_REASONS["procedure_fault"], "hold")
-        return view("NEW SHOE", "No shoe in play: start a new shoe", "idle")
-    match prompt.get("action"):
-        case "burn":
-            count = _int(prompt.get("count"))
-            if count is None:
-                return view("BURN", "Turn the first card face up", "burn")
-            burned = max(0, (_int(state.get("cards_seen")) or 0) - 1)
-            detail = f"Burn {count} face down: {min(burned, count)} of {count} done"
-            return view(f"BURN {count}", detail, "burn")
-        case "open_betting":
-            name = "The next round" if prompt_round is None else f"Round {prompt_round}"
-            if phase == "betting":
-                return view("BETTING OPEN", f"{name}: close the betting to deal", "bet")
-            return view("OPEN BETTING", f"{name} next", "bet")
-        case "deal":
-            return view("DEAL", "Player, Banker, Player, Banker", "deal")
-        case "player_draws":
-            return view("PLAYER DRAWS", "A third card to the Player", "player")
-        case "banker_draws":
-            return view("BANKER DRAWS", "A third card to the Banker", "banker")
-        case "result":
-            if last_result is not None and last_result.get("round_no") == round_no:
-                text, totals = result_text(last_result)
-                return view(text, totals, str(last_result.get("winner") or "tie"))
-            hands = _mapping(state.get("cards"))
-            player = hand_view(hands.get("player")).get("total")
-            banker = hand_view(hands.get("banker")).get("total")
-            return view("RESULT", f"Player {player} · Banker {banker}", "idle")
-        case "hold":
-            reason = str(prompt.get("reason") or "")
-            words = HOLD_REASONS.get(reason, reason.replace("_", " ").upper())
-            return view("HOLD", words, "hold")
-        case "shoe_over":
-            return view("SHOE OVER", "Start a new shoe", "idle")
-        case other:
-            return view(str(other).replace("_", " ").upper(), "", "idle")
-
-
-def commands_offered(state: Mapping[str, object], *, virtual: bool) -> list[str]:
-    """The commands of :data:`DISPLAY_COMMANDS` the table takes now: the page shows only these.
-
-    The table's own rules decide, read from its ``state`` snapshot as the procedure applies
-    them before any command: an edge out of the phase in the transition table
-    (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
-    while held, betting commands only with a betting phase and ``deal`` only without one, a
-    new shoe between rounds only where every round is a new shoe, a card entered by hand only
-    while one is missing; a faulted table, only the ``void_shoe`` that releases it. ``deal``
-    is for a ``virtual`` table alone: a reader table's first card starts its round. A command
-    refused only for what it names (a round, a card) keeps its button.
-    """
-    held_in = state.get("held_in")
-    try:
-        phase = Phase(str(held_in if held_in is not None else state.get("phase")))
-    except ValueError:
-        return []
-    betting = state.get("betting_phase") is not False
-    variant = VARIANTS.get(str(state.get("variant")))
-    every_round = variant is not None and variant.reshuffle is Reshuffle.EVERY_ROUND
-    card_missing = bool(state.get("missing_cards")) or bool(state.get("unresolved_lost_frames"))
-    this_kind_takes = {
-        "new_shoe": phase is not Phase.BETWEEN_ROUNDS or every_round,
-        "open_betting": betting,
-        "close_betting": betting,
-        "deal": virtual and not betting,
-        "misdeal": True,
-        "dropped_card": True,
-        "void_round": state.get("round_id") is not None,
-        "void_shoe": True,
-        "manual_card": card_missing,
-    }
-    return [
-        command
-        for command in DISPLAY_COMMANDS
-        if this_kind_takes[command]
-        and (held_in is None or Trigger(command) in COMMANDS_WHILE_HELD)
-        and accepts(phase, Trigger(command))
-    ]
-
-
-def roads_view(
-    payload: Mapping[str, object], rows: int = DEFAULT_GRID_ROWS
-) -> dict[str, JsonValue]:
-    """The ``roads`` payload placed on drawn grids ``rows`` high, as a casino draws them.
-
-    The bead plate fills each column top to bottom; the Big Road and the derived roads are
-    laid out by :func:`layout_grid` (new columns at the top, dragon tails along the bottom).
-    Every placed cell gets ``x`` and ``y`` (from 0); ``width`` is each grid's drawn columns.
-    """
-    wire = to_wire(payload)
-    data: Mapping[str, JsonValue] = wire if isinstance(wire, dict) else {}
-    beads: list[JsonValue] = [
-        {"x": index // rows, "y": index % rows, **bead}
-        for index, bead in enumerate(_sequence(data.get("bead_plate")))
-        if isinstance(bead, dict)
-    ]
-    grids: dict[str, JsonValue] = {"bead_plate": beads}
-    widths: dict[str, JsonValue] = {"bead_plate": (len(beads) + rows - 1) // rows}
-    big_columns = [list(_sequence(column)) for column in _sequence(data.get("big_road"))]
-    big: list[JsonValue] = [
-        {"x": x, "y": y, **cell}
-        for x, y, cell in layout_grid([c for c in big_columns if c], rows)
-        if isinstance(cell, dict)
-    ]
-    grids["big_road"] = big
-    widths["big_road"] = _width(big)
-    for name in _DERIVED_ROADS:
-        columns = [list(_sequence(column)) for column in _sequence(data.get(name))]
-        marks: list[JsonValue] = [
-            {"x": x, "y": y, "colour": to_wire(colour)}
-            for x, y, colour in layout_grid([c for c in columns if c], rows)
-        ]
-        grids[name] = marks
-        widths[name] = _width(marks)
-    return {
-        "shoe_id": data.get("shoe_id"),
-        "rows": rows,
-        **grids,
-        "width": widths,
-        "ask_banker": data.get("ask_banker"),
-        "ask_player": data.get("ask_player"),
-        "stats": data.get("stats"),
-    }
-
-
-def _width(cells: Sequence[JsonValue]) -> int:
-    """How many drawn columns the placed cells span."""
-    columns = [cell["x"] for cell in cells if isinstance(cell, dict)]
-    return 1 + max((x for x in columns if isinstance(x, int)), default=-1)
+    async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
+        """Carry out one command record; its reply."""
+        ...
 
 
 def _text(data: JsonValue) -> str:
     """Any JSON value as compact text (the messages' own :func:`dumps` takes only objects)."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
-
-def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
-    """An alarm, a voided round or a voided shoe as a line of the page's alarm list."""
-    payload = message.payload
-    base: dict[str, JsonValue] = {"ts": message.ts, "round_id": to_wire(payload.get("round_id"))}
-    match message.event_type:
-        case "alarm":
-            return base | {
-                "kind": "alarm",
-                "code": to_wire(payload.get("code")),
-                "message": to_wire(payload.get("message")),
-            }
-        case "round_voided":
-            reason = str(payload.get("reason") or "").replace("_", " ")
-            return base | {
-                "kind": "void",
-                "code": "round_voided",
-                "message": f"Round {payload.get('round_no')} voided ({reason})",
-            }
-        case "shoe_voided":
-            return base | {
-                "kind": "void",
-                "code": "shoe_voided",
-                "message": f"Shoe {payload.get('shoe_id')} voided",
-            }
-        case _:
-            return None
-
-
-class DisplayModel:
-    """What the page shows, kept up to date from the table's messages.
-
-    :meth:`apply` takes one published message and returns the events to send to every open
-    page, as ``(event name, data)``; :meth:`view` is everything at once, for a page that
-    has just connected. ``virtual`` says the table draws its own cards (a ``deal`` button).
-    """
-
-    def __init__(
-        self,
-        state: Mapping[str, object],
-        *,
-        virtual: bool = False,
-        alarm_limit: int = RECENT_ALARMS,
-    ) -> None:
-        self._state = state
-        self._virtual = virtual
-        self._last_result: dict[str, JsonValue] | None = None
-        self._roads: dict[str, JsonValue] | None = None
-        self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
-        self._prompt_event: Mapping[str, object] = {}
-
-    def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
-        """Fold one message in; the events the open pages need because of it."""
-        match message.topic:
-            case "state":
-                self._state = message.payload
-                return [("table", self.table())]
-            case "roads":
-                self._roads = roads_view(message.payload)
-                return [("roads", self._roads)]
-        match message.event_type:
-            case "round_result" | "result_corrected":
-                self._last_result = result_view(message.payload)
-            case "shoe_started":
-                self._last_result = None
-            case "prompt":
-                self._prompt_event = message.payload
-        alarm = alarm_view(message)
-        if alarm is None:
-            return []
-        self._alarms.appendleft(alarm)
-        return [("alarm", alarm)]
-
-    def table(self) -> dict[str, JsonValue]:
-        """The snapshot, the prompt in words, the hands, the last result, the commands taken now."""
-        hands = _mapping(self._state.get("cards"))
-        commands: list[JsonValue] = [*commands_offered(self._state, virtual=self._virtual)]
-        return {
-            "state": to_wire(self._state),
-            "prompt": prompt_view(self._state, self._last_result, self._prompt_round()),
-            "hands": {
-                "player": hand_view(hands.get("player")),
-                "banker": hand_view(hands.get("banker")),
-            },
-            "last_result": self._last_result,
-            "commands": commands,
-        }
-
-    def _prompt_round(self) -> int | None:
-        """The round of the last ``prompt`` event, if it is the prompt the snapshot shows."""
-        shown = _mapping(self._state.get("prompt")).get("action")
-        if shown is None or self._prompt_event.get("action") != shown:
-            return None
-        return _int(self._prompt_event.get("round_no"))
-
-    def view(self) -> dict[str, JsonValue]:
-        """Everything the page shows."""
-        return {
-            "table": self.table(),
-            "roads": self._roads,
-            "alarms": list(self._alarms),
-        }
 
 
 # --- the server (adapter) ----------------------------------------------------------------
@@ -505,7 +186,7 @@ class DisplayServer:
 
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
-        service: TableService,
+        service: DisplayedTable,
         *,
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
@@ -516,11 +197,9 @@ class DisplayServer:
         self._service = service
         self.host = host
         self.port = port
-        self._pin = None if pin is None else pin.encode()
+        self._pin = PinLockout(pin)
         self._heartbeat_s = heartbeat_s
         self._clock = clock
-        self._pin_failures = 0
-        self._locked_until = 0.0
         self._model = DisplayModel(service.procedure.snapshot(), virtual=service.virtual)
         self._seq = 0
         self._streams: set[_Stream] = set()
@@ -615,7 +294,10 @@ class DisplayServer:
     def _on_message(self, message: OutgoingMessage) -> None:
         """Called by the service for each message it publishes: never raises, never waits."""
         try:
-            events = self._model.apply(message)
+            if isinstance(message.payload, TableState):
+                events = self._model.show(self._service.procedure.snapshot())
+            else:
+                events = self._model.apply(message)
             for name, data in events:
                 self._seq += 1
                 text = _text(data)
@@ -769,41 +451,21 @@ class DisplayServer:
 
     def _check_pin(self, command: str, given: object) -> None:
         """Refuse a supervisor command unless it carries the PIN (compared in constant time)."""
-        if self._pin is None:
-            self.pin_refusals += 1
-            _LOG.warning("supervisor command refused: no display PIN configured", command=command)
-            raise CommandError(
-                403,
-                CommandErrorCode.SUPERVISOR_DISABLED,
-                "supervisor commands are disabled on this display (no PIN is configured)",
-            )
-        now = self._clock()
-        if now < self._locked_until:
-            self.pin_refusals += 1
-            _LOG.warning("supervisor command refused: PIN locked", command=command)
-            wait = int(self._locked_until - now) + 1
-            raise CommandError(
-                429, CommandErrorCode.PIN_LOCKED, f"too many wrong PINs: try again in {wait} s"
-            )
-        attempt = given.encode() if isinstance(given, str) else b""
-        if hmac.compare_digest(attempt, self._pin):
-            self._pin_failures = 0
+        refusal = self._pin.check(command, given, now=self._clock())
+        if refusal is None:
             return
         self.pin_refusals += 1
-        self._pin_failures += 1
-        if self._pin_failures >= MAX_PIN_FAILURES:
-            self._pin_failures = 0
-            self._locked_until = now + PIN_LOCKOUT_S
-        _LOG.warning(
-            "supervisor command refused: wrong PIN",
-            command=command,
-            pin_given=bool(attempt),
-            refusals=self.pin_refusals,
-            locked=self._locked_until > now,
-        )
-        raise CommandError(
-            403, CommandErrorCode.WRONG_PIN, f"{command}: the supervisor PIN is missing or wrong"
-        )
+        if refusal.error is CommandErrorCode.WRONG_PIN:
+            _LOG.warning(
+                refusal.log_event,
+                command=command,
+                pin_given=refusal.pin_given,
+                refusals=self.pin_refusals,
+                locked=refusal.locked,
+            )
+        else:
+            _LOG.warning(refusal.log_event, command=command)
+        raise CommandError(refusal.status, refusal.error, refusal.message)
 
 
 async def _no_icon(request: web.Request) -> web.Response:

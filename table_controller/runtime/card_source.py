@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from table_controller.procedure.events import CardDrawn, CutCardDrawn, Input
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.rules.composition import CARD_INDEX, CARD_ORDER
 from table_controller.rules.variants import Reshuffle, Variant
 
@@ -64,15 +64,13 @@ class RngCardSource:
         self._shoe: _Shoe | None = None
         self.draws = 0
 
-    def _key(self, state: Mapping[str, object]) -> str | None:
+    def _key(self, state: TableSnapshot) -> str | None:
         """What a fresh shuffle is tied to: the round for ``mini``, else the shoe."""
         if self._variant.reshuffle is Reshuffle.EVERY_ROUND:
-            round_id = state.get("round_id")
-            return None if round_id is None else str(round_id)
-        shoe_id = state.get("shoe_id")
-        return None if shoe_id is None else str(shoe_id)
+            return state.state.round_id
+        return state.state.shoe_id
 
-    def _current(self, state: Mapping[str, object]) -> _Shoe:
+    def _current(self, state: TableSnapshot) -> _Shoe:
         key = self._key(state)
         if self._shoe is None or key != self._shoe.key:
             counts = [self._variant.decks] * len(CARD_ORDER)
@@ -82,7 +80,7 @@ class RngCardSource:
             self._shoe = _Shoe(key=key, counts=counts, cut_at_remaining=cut)
         return self._shoe
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         """The table took an input (live or replayed); ``state`` is its snapshot after it."""
         if isinstance(event, CardDrawn):
             shoe = self._current(state)
@@ -90,12 +88,12 @@ class RngCardSource:
             if shoe.counts[index] > 0:
                 shoe.counts[index] -= 1
 
-    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+    def draw(self, state: TableSnapshot, *, at: float) -> Input:
         """The next thing out of the shoe: a card, or the cut card where it was placed."""
         shoe = self._current(state)
         remaining = sum(shoe.counts)
         cut = shoe.cut_at_remaining
-        if cut is not None and remaining <= cut and not state.get("last_round"):
+        if cut is not None and remaining <= cut and not state.state.last_round:
             shoe.cut_at_remaining = None
             return CutCardDrawn(at=at)
         if remaining == 0:

@@ -27,9 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from table_controller.procedure.decisions import EventType
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import CardDrawn, Input
+from table_controller.procedure.payloads import AlarmRaised, EventType
 from table_controller.publishing.outgoing import OutgoingMessage
 
 if TYPE_CHECKING:
@@ -326,12 +326,13 @@ class TableMetrics:
 
     def message_published(self, message: OutgoingMessage) -> None:
         """A message was handed out: count rounds and alarms; note a prompt."""
-        match message.event_type:
-            case EventType.ROUND_RESULT.value:
+        payload = message.payload
+        match payload.TYPE:
+            case EventType.ROUND_RESULT:
                 self.rounds.inc()
-            case EventType.ALARM.value:
-                self.alarms.labels(code=str(message.payload.get("code", "unknown"))).inc()
-            case EventType.PROMPT.value:
+            case EventType.ALARM if isinstance(payload, AlarmRaised):
+                self.alarms.labels(code=payload.code.value).inc()
+            case EventType.PROMPT:
                 self._prompted = True
             case _:
                 pass

@@ -36,7 +36,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Protocol, assert_never
+from typing import Protocol
 
 import structlog
 
@@ -58,19 +58,9 @@ from drivers.events import (
 )
 from drivers.events import FramesLost as ReaderFramesLost
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.procedure.decisions import (
-    Announce,
-    CommandAccepted,
-    CommandRefused,
-    Decision,
-    HoldTable,
-    Lamp,
-    Publish,
-    RaiseAlarm,
-    ResumeTable,
-    SetLamp,
-)
-from table_controller.procedure.errors import ProcedureBug, RefusalCode
+from table_controller.procedure.codes import RefusalCode
+from table_controller.procedure.decisions import Decision
+from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -84,13 +74,20 @@ from table_controller.procedure.events import (
     not_carried_out,
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
+from table_controller.procedure.payloads import CommandReply, Lamp, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.protection.advisor import (
     Analysis,
     AssessmentRequest,
     analyse_request,
 )
-from table_controller.publishing.outgoing import MessagePlanner, OutgoingMessage, command_reply
+from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outgoing import (
+    DecisionInterpreter,
+    OutgoingMessage,
+    answer_message,
+    reply_from_wire,
+)
 from table_controller.rules.cards import Card
 from table_controller.runtime.journal import (
     ANSWER_KEY,
@@ -122,17 +119,17 @@ class MessageSink(Protocol):
 class CardSource(Protocol):
     """Where a virtual table's cards come from (:class:`~.card_source.RngCardSource`)."""
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         """The table took an input; ``state`` is its snapshot after it."""
 
-    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+    def draw(self, state: TableSnapshot, *, at: float) -> Input:
         """The next card (or the cut card) for the table in ``state``."""
 
 
 class Advisor(Protocol):
     """Works out each round's odds and alarms (``protection.advisor.RoundAdvisor``)."""
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         """The table took an input (live or replayed); ``state`` is its snapshot after it."""
 
     def request(self, count: ShoeCount | None) -> AssessmentRequest | None:
@@ -220,11 +217,6 @@ async def _nothing_to_let_out() -> None:
     """The :attr:`TableService.let_out` of a table without an MQTT link."""
 
 
-def _silent(event: str, **fields: object) -> None:
-    """A log call that says nothing: replaying the journal repeats no log line."""
-    del event, fields
-
-
 def utc_now() -> str:
     """UTC wall time as the journal and the envelope write it (milliseconds, ``Z``)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -296,8 +288,8 @@ class TableService:
         self._queue: asyncio.Queue[_Work] = asyncio.Queue()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
         self._lamp: Lamp | None = None
-        self._replies: dict[str, dict[str, object]] = {}
-        self._planner = MessagePlanner()
+        self._replies: dict[str, CommandReply] = {}
+        self._interpreter = DecisionInterpreter()
         self._journal_failing = False
         self.inputs_handled = 0
         self.rejected_lines = 0
@@ -352,7 +344,7 @@ class TableService:
             if row.type != INPUT_ROW:
                 answer = row.payload.get(ANSWER_KEY)
                 if isinstance(answer, Mapping):
-                    self._publish(self._planner.answer(answer, key=str(row.seq), ts=row.ts_utc))
+                    self._publish_answer(answer, key=str(row.seq), ts=row.ts_utc, live=False)
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -414,7 +406,7 @@ class TableService:
             reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
             return {"id": command_id, "ok": False, "error": "invalid_args", "message": reason}
         if command_id in self._replies:
-            return await self.answer(self._replies[command_id])
+            return await self.answer(fields_of(self._replies[command_id]))
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         stamped = input_to_record(event)
         await self._queue.put(_Work(INPUT_ROW, stamped, event, command_id=command_id, done=future))
@@ -422,7 +414,8 @@ class TableService:
 
     def answered(self, command_id: str) -> dict[str, object] | None:
         """The reply already given to a command id, if it was carried out or refused."""
-        return self._replies.get(command_id)
+        reply = self._replies.get(command_id)
+        return None if reply is None else dict(fields_of(reply))
 
     async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
         """Publish a reply that no input of the procedure produced, journaled first.
@@ -488,8 +481,8 @@ class TableService:
         seq = await self._record(work, ts)
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
-            reply = self._replies.get(work.command_id, {"id": work.command_id, "ok": True})
-            await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=work.done))
+            reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
+            await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
             return
         try:
             await self._carry_out(work, seq, ts)
@@ -558,7 +551,7 @@ class TableService:
                 "error": RefusalCode.FAULTED.value,
                 "message": failure,
             }
-            work.done.set_result(self._replies.get(work.command_id or "", refused))
+            work.done.set_result(self.answered(work.command_id or "") or refused)
         if isinstance(work.event, RuntimeFailed):
             return
         message = not_carried_out(work.event, origin=_row(seq), error=failure)
@@ -569,13 +562,24 @@ class TableService:
         """Publish a journaled answer, and give the submitter its reply."""
         answer = work.record.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
-            self._publish(self._planner.answer(answer, key=str(seq), ts=ts), live=True)
+            self._publish_answer(answer, key=str(seq), ts=ts, live=True)
         if work.done is not None and not work.done.done():
             if isinstance(answer, Mapping):
                 work.done.set_result(dict(answer))
             else:
                 fallback: dict[str, object] = {"id": work.command_id, "ok": True}
-                work.done.set_result(self._replies.get(work.command_id or "", fallback))
+                work.done.set_result(self.answered(work.command_id or "") or fallback)
+
+    def _publish_answer(
+        self, answer: Mapping[str, object], *, key: str, ts: str, live: bool
+    ) -> None:
+        """Publish a journaled answer; one that is no reply is logged and published as none."""
+        try:
+            reply = reply_from_wire(answer)
+        except ValueError as error:
+            _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
+            return
+        self._publish([answer_message(reply, key=key, ts=ts)], live=live)
 
     async def _record(self, work: _Work, ts: str) -> int | None:
         """Append the input to the journal, retrying while it fails; None for a repeated command."""
@@ -722,47 +726,33 @@ class TableService:
     def _interpret(
         self,
         decisions: list[Decision],
-        state: Mapping[str, object],
+        snapshot: TableSnapshot,
         *,
         journal_seq: int,
         ts: str,
         live: bool,
     ) -> Lamp | None:
-        """Carry out decisions in order: the one place every decision type is handled.
+        """Carry out decisions, as the :class:`DecisionInterpreter` reads them.
 
-        Messages (planned by :class:`MessagePlanner`, keyed by the journal row) go to the sink.
-        While replaying the journal (``live`` false) nothing is logged and no lamp is lit: that
-        happened before. Returns the lamp to light, if the decisions changed it.
+        Messages (keyed by the journal row) go to the sink. While replaying the journal
+        (``live`` false) nothing is logged and no lamp is lit: that happened before. Returns
+        the lamp to light, if the decisions changed it.
         """
-        lamp: Lamp | None = None
-        info = self._log_later.info if live else _silent
-        warning = self._log_later.warning if live else _silent
-        for decision in decisions:
-            match decision:
-                case SetLamp(lamp=new_lamp):
-                    self._lamp = lamp = new_lamp
-                case CommandAccepted(command_id=command_id, command=command):
-                    self._replies[command_id] = command_reply(decision)
-                    info("command carried out", id=command_id, command=command)
-                case CommandRefused(command_id=command_id, command=command, code=code):
-                    self._replies[command_id] = command_reply(decision)
-                    info("command refused", id=command_id, command=command, error=code.value)
-                case Announce(prompt=prompt):
-                    info("prompt", action=prompt.action.value, count=prompt.count)
-                case RaiseAlarm(code=code, message=text, round_id=round_id):
-                    warning("alarm", code=code.value, message=text, round_id=round_id)
-                case HoldTable(reason=reason):
-                    warning("table held", reason=reason.value)
-                case ResumeTable():
-                    info("table resumed")
-                case Publish():
-                    pass  # planned below with the other messages
-                case _:
-                    assert_never(decision)
-        messages = self._planner.plan(decisions, state, key=str(journal_seq), ts=ts)
+        outcome = self._interpreter.interpret(decisions, snapshot, key=str(journal_seq), ts=ts)
+        if outcome.lamp is not None:
+            self._lamp = outcome.lamp
+        for reply in outcome.replies:
+            if reply.id is not None:
+                self._replies[reply.id] = reply
+        if live:
+            for line in outcome.log:
+                if line.warns:
+                    self._log_later.warning(line.event, **line.fields)
+                else:
+                    self._log_later.info(line.event, **line.fields)
         self.inputs_handled += 1
-        self._hand_out(messages, live=live)
-        return lamp
+        self._hand_out(list(outcome.messages), live=live)
+        return outcome.lamp
 
     def _hand_out(self, messages: list[OutgoingMessage], *, live: bool) -> None:
         """Live, keep them for ``_carry_out`` (the first out at once, then the rest); else now."""

@@ -13,7 +13,7 @@ import itertools
 import os
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,21 @@ import pytest
 from playwright.async_api import Page
 
 from drivers.events import CardMisread, CardSeen, CutCardSeen, ReaderEvent
-from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.decisions import Decision, Publish
 from table_controller.procedure.events import (
     Input,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.procedure.payloads import (
+    CutCardWhen,
+    LastRound,
+    Roads,
+    TableSnapshot,
+    TableState,
+)
+from table_controller.publishing.display_view import DisplayModel
+from table_controller.publishing.messages import JsonValue, fields_of
+from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
@@ -113,38 +122,27 @@ async def assert_fits(page: Page, folder: Path, case: str) -> None:
 
 
 def outgoing(
-    decisions: Sequence[object], state: Mapping[str, object], n: int
+    interpreter: DecisionInterpreter,
+    decisions: Sequence[Decision],
+    snapshot: TableSnapshot,
+    n: int,
 ) -> list[OutgoingMessage]:
-    """The messages the service would publish for these decisions (topics as it names them)."""
-    messages = []
-    for index, decision in enumerate(decisions):
-        if isinstance(decision, Publish):
-            topic = (
-                "roads"
-                if decision.event_type is EventType.ROADS
-                else f"events/{decision.event_type.value}"
-            )
-            messages.append(
-                OutgoingMessage(
-                    key=f"{n}.{index}",
-                    topic=topic,
-                    event_type=decision.event_type.value,
-                    payload=decision.payload,
-                    retain=False,
-                    ts="2026-11-29T12:00:00.000Z",
-                )
-            )
-    messages.append(
-        OutgoingMessage(
-            key=f"{n}.s",
-            topic="state",
-            event_type="state",
-            payload=state,
-            retain=True,
-            ts="2026-11-29T12:00:00.000Z",
-        )
-    )
-    return messages
+    """The messages the service would publish for input ``n``'s decisions."""
+    outcome = interpreter.interpret(decisions, snapshot, key=str(n), ts="2026-11-29T12:00:00.000Z")
+    return list(outcome.messages)
+
+
+def shown(
+    model: DisplayModel, messages: Sequence[OutgoingMessage], snapshot: TableSnapshot
+) -> list[tuple[str, JsonValue]]:
+    """The events ``model`` sends the pages for these messages, as the display server folds them."""
+    events: list[tuple[str, JsonValue]] = []
+    for message in messages:
+        if isinstance(message.payload, TableState):
+            events += model.show(snapshot)
+        else:
+            events += model.apply(message)
+    return events
 
 
 def seed_for_the_scoreboards(rounds: int, seeds: range = range(1, 300)) -> int:
@@ -159,13 +157,13 @@ def seed_for_the_scoreboards(rounds: int, seeds: range = range(1, 300)) -> int:
         cut_in_round = False
         for event in dealer_inputs(procedure, iter(seeded_shoe(seed))):
             for decision in procedure.handle(event):
-                if not isinstance(decision, Publish):
-                    continue
-                payload: Any = decision.payload
-                if decision.event_type is EventType.ROADS and payload["stats"]["rounds"] <= rounds:
-                    longest_early = max([len(column) for column in payload["big_road"]] + [0])
-                elif decision.event_type is EventType.LAST_ROUND:
-                    cut_in_round = payload["cut_card"] == "during_round"
+                match decision:
+                    case Publish(payload=Roads() as roads) if roads.stats["rounds"] <= rounds:
+                        longest_early = max([len(column) for column in roads.big_road] + [0])
+                    case Publish(payload=LastRound() as last):
+                        cut_in_round = last.cut_card is CutCardWhen.DURING_ROUND
+                    case _:
+                        pass
         if longest_early > 6 and cut_in_round:
             return seed
     raise AssertionError(f"no seed in {seeds} has a long run and a cut card during a round")
@@ -222,19 +220,24 @@ class Table:
 
     @property
     def state(self) -> dict[str, Any]:
-        return self.service.procedure.snapshot()
+        """The table's ``state`` as it is published (JSON data)."""
+        return fields_of(self.service.procedure.snapshot().state)
 
     @property
     def prompt(self) -> str | None:
-        prompt = self.state["prompt"]
-        return None if prompt is None else str(prompt["action"])
+        prompt = self.service.procedure.snapshot().state.prompt
+        return None if prompt is None else prompt.action.value
 
     def messages(self, event_type: str) -> list[OutgoingMessage]:
         return [m for m in self._heard if m.event_type == event_type]
 
+    def payloads(self, event_type: str) -> list[dict[str, Any]]:
+        """The payloads of the messages of this type the table published, as JSON data."""
+        return [fields_of(m.payload) for m in self.messages(event_type)]
+
     def last(self, event_type: str) -> dict[str, Any]:
-        """The payload of the last message of this type the table published."""
-        return dict(self.messages(event_type)[-1].payload)
+        """The payload of the last message of this type the table published, as JSON data."""
+        return fields_of(self.messages(event_type)[-1].payload)
 
     async def command(self, command: str, **args: Any) -> dict[str, object]:
         record = {

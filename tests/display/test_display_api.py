@@ -16,19 +16,20 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
+from table_controller.procedure.payloads import AskMarks, Roads
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
 from table_controller.publishing.web import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     MAX_BODY_BYTES,
-    MAX_PIN_FAILURES,
-    PIN_LOCKOUT_S,
     STATIC_DIR,
     STREAM_BACKLOG,
     DisplayServer,
     _Stream,
 )
+from table_controller.rules.roads import Scoreboard
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
 
 
@@ -224,14 +225,20 @@ def test_a_stream_too_far_behind_is_cut_off() -> None:
 
 
 async def test_a_message_the_display_cannot_show_never_reaches_the_table(table: Table) -> None:
-    broken = OutgoingMessage(
-        key="x",
-        topic="roads",
-        event_type="roads",
-        payload={"bead_plate": [object()]},  # not JSON: to_wire raises
-        retain=True,
-        ts="t",
+    unpublishable: Any = [object()]  # not JSON: to_wire raises
+    no_marks = AskMarks(big_eye_boy=None, small_road=None, cockroach_pig=None)
+    roads = Roads(
+        shoe_id="S-1",
+        bead_plate=unpublishable,
+        big_road=[],
+        big_eye_boy=[],
+        small_road=[],
+        cockroach_pig=[],
+        ask_banker=no_marks,
+        ask_player=no_marks,
+        stats=Scoreboard().payload("S-1", None)["stats"],
     )
+    broken = OutgoingMessage(key="x", payload=roads, ts="t")
     with capture_logs() as logs:
         table.display._on_message(broken)  # a listener call must not raise into the service
     assert any(entry["event"] == "display could not show a message" for entry in logs)

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
+from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import layout_grid
@@ -82,9 +83,9 @@ async def deal_one(table: Table, page: Page) -> str:
     code = await table.next_card()
     await expect(page.locator("#cards-seen")).to_have_text(str(table.state["cards_seen"]))
     await expect(page.locator("#prompt")).to_have_text(action_words(table))
-    cards = table.messages("card")
-    if cards and cards[-1].payload["card"] == code and table.state["round_no"] is not None:
-        hand = cards[-1].payload["hand"]
+    cards = table.payloads("card")
+    if cards and cards[-1]["card"] == code and table.state["round_no"] is not None:
+        hand = cards[-1]["hand"]
         await expect(page.locator(f"#{hand}-cards [data-code='{code}']").first).to_be_visible()
     return code
 
@@ -128,7 +129,8 @@ async def test_the_page_follows_a_shoe_card_by_card(
 
     def note(message: OutgoingMessage) -> None:
         if message.topic == "state":
-            published.setdefault(str(message.payload["cards_seen"]), time.time() * 1000)
+            state = fields_of(message.payload)
+            published.setdefault(str(state["cards_seen"]), time.time() * 1000)
 
     async with running_table(tmp_path, before_start=lambda s: s.listeners.append(note)) as table:
         await page.goto(table.display.url)
@@ -216,7 +218,7 @@ async def test_a_hold_and_the_supervisor_pin(
         await page.get_by_role("button", name="Void round").click()
         await expect(page.locator("#prompt")).to_have_text("OPEN BETTING")
         await expect(page.locator("#alarms li").first).to_contain_text("voided (supervisor)")
-        voided = table.messages("round_voided")[-1].payload
+        voided = table.last("round_voided")
         assert voided["round_id"] == round_id
         assert voided["operator"] == "display-supervisor"
 
@@ -373,7 +375,7 @@ async def nth_result(table: Table, n: int) -> dict[str, Any]:
     async with asyncio.timeout(5):
         while len(table.messages("round_result")) < n:  # noqa: ASYNC110 - the sink is a list
             await asyncio.sleep(0.01)
-    return dict(table.messages("round_result")[n - 1].payload)
+    return table.payloads("round_result")[n - 1]
 
 
 async def test_a_reader_table_shows_only_the_commands_it_takes(

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
 
-from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.decisions import Publish
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import RoundSettled
 from table_controller.rules.variants import VARIANTS
 from tests.display.display_harness import Table, assert_fits, running_table
 from tests.support.dealing import dealer_inputs, seeded_shoe
@@ -33,17 +33,17 @@ def three_cards_each(rounds: int = 8, seeds: range = range(1, 200)) -> tuple[int
     """A seed whose shoe has a round with three cards on each side early, and that round."""
     for seed in seeds:
         procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-        results: Iterator[Any] = (
+        results: Iterator[RoundSettled] = (
             decision.payload
             for event in dealer_inputs(procedure, iter(seeded_shoe(seed)))
             for decision in procedure.handle(event)
-            if isinstance(decision, Publish) and decision.event_type is EventType.ROUND_RESULT
+            if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled)
         )
-        for result in results:
-            if result["round_no"] > rounds:
+        for settled in results:
+            if settled.round_no > rounds:
                 break
-            if len(result["player"]["cards"]) == len(result["banker"]["cards"]) == 3:
-                return seed, result["round_no"]
+            if len(settled.result.player.cards) == len(settled.result.banker.cards) == 3:
+                return seed, settled.round_no
     raise AssertionError(f"no seed in {seeds} deals three cards to each side in {rounds} rounds")
 
 

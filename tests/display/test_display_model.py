@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.procedure.decisions import CommandRefused, EventType, Publish
-from table_controller.procedure.errors import RefusalCode
+from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
+from table_controller.procedure.decisions import CommandRefused, Publish
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -33,8 +33,19 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.web import (
+from table_controller.procedure.payloads import (
+    AlarmRaised,
+    BettingOpened,
+    CardsOnTable,
+    CommandReply,
+    Payload,
+    RoundSettled,
+    RoundVoided,
+    ShoeStarted,
+    TableSnapshot,
+)
+from table_controller.procedure.states import Phase
+from table_controller.publishing.display_view import (
     DISPLAY_COMMANDS,
     HOLD_REASONS,
     DisplayModel,
@@ -43,19 +54,17 @@ from table_controller.publishing.web import (
     prompt_view,
     roads_view,
 )
+from table_controller.publishing.messages import fields_of, to_wire
+from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
-from tests.display.display_harness import outgoing
+from tests.display.display_harness import outgoing, shown
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
+from tests.support.snapshots import cards, roads_of, settled_round, snapshot
 
 # --- the prompt in words ---------------------------------------------------------------
-
-
-def state_with(action: str | None, **fields: Any) -> dict[str, Any]:
-    prompt = None if action is None else {"action": action, **fields.pop("prompt_fields", {})}
-    return {"phase": "dealing", "prompt": prompt, "round_no": 12, "cards_seen": 40, **fields}
 
 
 RESULT_7_TO_5: dict[str, Any] = {
@@ -72,39 +81,39 @@ RESULT_7_TO_5: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("state", "result", "text", "tone"),
     [
-        (state_with(None, phase="no_shoe"), None, "NEW SHOE", "idle"),
-        (state_with("burn", phase="burn_card"), None, "BURN", "burn"),
-        (state_with("burn", phase="burning", prompt_fields={"count": 7}), None, "BURN 7", "burn"),
-        (state_with("open_betting", phase="between_rounds"), None, "OPEN BETTING", "bet"),
-        (state_with("open_betting", phase="betting"), None, "BETTING OPEN", "bet"),
-        (state_with("deal"), None, "DEAL", "deal"),
-        (state_with("player_draws"), None, "PLAYER DRAWS", "player"),
-        (state_with("banker_draws"), None, "BANKER DRAWS", "banker"),
-        (state_with("result"), RESULT_7_TO_5, "BANKER WINS", "banker"),
+        (snapshot(None, phase="no_shoe"), None, "NEW SHOE", "idle"),
+        (snapshot("burn", phase="burn_card"), None, "BURN", "burn"),
+        (snapshot("burn", phase="burning", count=7, burned=0), None, "BURN 7", "burn"),
+        (snapshot("open_betting", phase="between_rounds"), None, "OPEN BETTING", "bet"),
+        (snapshot("open_betting", phase="betting"), None, "BETTING OPEN", "bet"),
+        (snapshot("deal"), None, "DEAL", "deal"),
+        (snapshot("player_draws"), None, "PLAYER DRAWS", "player"),
+        (snapshot("banker_draws"), None, "BANKER DRAWS", "banker"),
+        (snapshot("result"), RESULT_7_TO_5, "BANKER WINS", "banker"),
         (
-            state_with("result"),
+            snapshot("result"),
             RESULT_7_TO_5 | {"winner": "player", "player_total": 8, "banker_total": 2},
             "PLAYER WINS",
             "player",
         ),
         (
-            state_with("result"),
+            snapshot("result"),
             RESULT_7_TO_5 | {"winner": "tie", "player_total": 6, "banker_total": 6},
             "TIE",
             "tie",
         ),
         (
-            state_with("hold", phase="held", prompt_fields={"reason": "reader_offline"}),
+            snapshot("hold", phase="held", reason=HoldReason.READER_OFFLINE),
             None,
             "HOLD",
             "hold",
         ),
-        (state_with("shoe_over", phase="shoe_over"), None, "SHOE OVER", "idle"),
-        (state_with(None, phase="faulted"), None, "HOLD", "hold"),
+        (snapshot("shoe_over", phase="shoe_over"), None, "SHOE OVER", "idle"),
+        (snapshot(None, phase="faulted"), None, "HOLD", "hold"),
     ],
 )
 def test_the_prompt_in_words(
-    state: dict[str, Any], result: dict[str, Any] | None, text: str, tone: str
+    state: TableSnapshot, result: dict[str, Any] | None, text: str, tone: str
 ) -> None:
     view = prompt_view(state, result)
     assert (view["text"], view["tone"]) == (text, tone)
@@ -112,9 +121,9 @@ def test_the_prompt_in_words(
 
 def test_a_hold_says_why_and_a_burn_counts_down() -> None:
     for reason, words in HOLD_REASONS.items():
-        held = state_with("hold", phase="held", prompt_fields={"reason": reason})
+        held = snapshot("hold", phase="held", reason=reason)
         assert prompt_view(held, None)["detail"] == words
-    burning = state_with("burn", phase="burning", cards_seen=4, prompt_fields={"count": 7})
+    burning = snapshot("burn", phase="burning", cards_seen=4, count=7, burned=3)
     assert prompt_view(burning, None)["detail"] == "Burn 7 face down: 3 of 7 done"
 
 
@@ -139,30 +148,29 @@ def test_a_hold_says_why_and_a_burn_counts_down() -> None:
 def test_a_result_names_the_side_of_each_total_so_it_cannot_read_as_odds(
     result: dict[str, Any], detail: str
 ) -> None:
-    view = prompt_view(state_with("result"), result)
+    view = prompt_view(snapshot("result"), result)
     assert not any(char.isdigit() for char in str(view["text"])), view
     assert view["detail"] == detail
 
 
 def test_a_result_of_another_round_is_not_shown_as_this_one() -> None:
     view = prompt_view(
-        state_with("result", cards={"player": ["9H"], "banker": []}),
+        snapshot("result", cards=CardsOnTable(player=cards("9H"), banker=())),
         RESULT_7_TO_5 | {"round_no": 11},
     )
     assert view["text"] == "RESULT"
 
 
 def test_the_round_comes_from_the_prompt_event_when_there_is_one() -> None:
-    view = prompt_view(state_with("open_betting", phase="between_rounds"), None, 13)
+    view = prompt_view(snapshot("open_betting", phase="between_rounds"), None, 13)
     assert view["detail"] == "Round 13 next"
 
 
 def test_hands_show_their_totals_once_every_card_is_known() -> None:
-    assert hand_view(["9H", "8D"]) == {"cards": ["9H", "8D"], "total": 7}
-    assert hand_view(["KS", "QC", "5D"]) == {"cards": ["KS", "QC", "5D"], "total": 5}
-    assert hand_view([]) == {"cards": [], "total": None}
-    assert hand_view([None, "9H"]) == {"cards": [None, "9H"], "total": None}
-    assert hand_view(["ZZ"])["total"] is None
+    assert hand_view(cards("9H", "8D")) == {"cards": ["9H", "8D"], "total": 7}
+    assert hand_view(cards("KS", "QC", "5D")) == {"cards": ["KS", "QC", "5D"], "total": 5}
+    assert hand_view(()) == {"cards": [], "total": None}
+    assert hand_view(cards(None, "9H")) == {"cards": [None, "9H"], "total": None}
 
 
 # --- a whole shoe through the model --------------------------------------------------------
@@ -172,13 +180,15 @@ def test_hands_show_their_totals_once_every_card_is_known() -> None:
 def test_the_model_follows_a_whole_shoe(seed: int) -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
     model = DisplayModel(procedure.snapshot())
+    interpreter = DecisionInterpreter()
     results = 0
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
         decisions = procedure.handle(event)
-        state: Any = procedure.snapshot()
-        events = [e for m in outgoing(decisions, state, n) for e in model.apply(m)]
+        now = procedure.snapshot()
+        events = shown(model, outgoing(interpreter, decisions, now, n), now)
         assert events[-1][0] == "table"
         table: Any = model.table()
+        state: Any = fields_of(now.state)
         assert table["state"] == state
         prompt = state["prompt"]
         action = None if prompt is None else prompt["action"]
@@ -191,9 +201,9 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
             expected = hand_total(Card.parse(c).point for c in codes) if codes else None
             assert hands[hand]["total"] == expected
         published = [
-            d.payload
+            fields_of(d.payload)
             for d in decisions
-            if isinstance(d, Publish) and d.event_type is EventType.ROUND_RESULT
+            if isinstance(d, Publish) and isinstance(d.payload, RoundSettled)
         ]
         if action == "result":
             assert len(published) == 1
@@ -210,7 +220,7 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
             assert words == f"BURN {prompt['count']}"
         elif action in {"deal", "player_draws", "banker_draws", "shoe_over"}:
             assert words == str(action).replace("_", " ").upper()
-    assert procedure.snapshot()["phase"] == "shoe_over"
+    assert procedure.snapshot().state.phase is Phase.SHOE_OVER
     assert results > 50
     roads: Any = model.view()["roads"]
     assert isinstance(roads, dict)
@@ -238,7 +248,7 @@ def board_of(winners: list[Winner]) -> Scoreboard:
 
 def test_a_long_run_turns_into_a_dragon_tail_along_the_bottom_row() -> None:
     winners = [Winner.BANKER] * 8 + [Winner.PLAYER] * 7
-    view: Any = roads_view(board_of(winners).payload("S-1", None))
+    view: Any = roads_view(roads_of(board_of(winners), cards_left=None))
     cells = [(c["x"], c["y"], c["winner"]) for c in view["big_road"]]
     banker = [(x, y) for x, y, w in cells if w == "B"]
     player = [(x, y) for x, y, w in cells if w == "P"]
@@ -254,8 +264,9 @@ def test_every_scoreboard_is_laid_out_on_six_rows_without_collisions(
     winners: list[Winner],
 ) -> None:
     board = board_of(winners)
-    payload: Any = board.payload("S-1", 300)
-    view: Any = roads_view(payload)
+    roads = roads_of(board, cards_left=300)
+    payload: Any = to_wire(roads)
+    view: Any = roads_view(roads)
     beads = view["bead_plate"]
     assert [(b["x"], b["y"], b["winner"]) for b in beads] == [
         (i // 6, i % 6, LETTER[w]) for i, w in enumerate(winners)
@@ -277,24 +288,26 @@ def test_every_scoreboard_is_laid_out_on_six_rows_without_collisions(
 # --- alarms and voids ------------------------------------------------------------------------
 
 
-def message(event_type: str, **payload: object) -> OutgoingMessage:
-    return OutgoingMessage(
-        key="1.0",
-        topic=f"events/{event_type}",
-        event_type=event_type,
-        payload=payload,
-        retain=False,
-        ts="2026-11-29T12:34:56.789Z",
-    )
+def message(payload: Payload) -> OutgoingMessage:
+    return OutgoingMessage(key="1.0", payload=payload, ts="2026-11-29T12:34:56.789Z")
 
 
 def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
-    model = DisplayModel({}, alarm_limit=3)
+    model = DisplayModel(snapshot(), alarm_limit=3)
     for n in range(5):
-        sent = model.apply(message("alarm", code="misread", message=f"alarm {n}"))
+        sent = model.apply(message(AlarmRaised(code=AlarmCode.MISREAD, message=f"alarm {n}")))
         alarms: Any = model.view()["alarms"]
         assert sent == [("alarm", alarms[0])]
-    sent = model.apply(message("round_voided", round_no=4, round_id="S-1-4", reason="misdeal"))
+    voided = RoundVoided(
+        shoe_id="S-1",
+        round_no=4,
+        round_id="S-1-4",
+        reason=VoidReason.MISDEAL,
+        cards=(),
+        was_settled=False,
+        operator="dealer",
+    )
+    sent = model.apply(message(voided))
     alarms = model.view()["alarms"]
     assert isinstance(alarms, list)
     assert [a["message"] for a in alarms] == [
@@ -304,36 +317,31 @@ def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     ]
     kind: Any = sent[0][1]
     assert kind["kind"] == "void"
-    assert model.apply(message("betting_opened", round_no=5)) == []
-    assert (
-        model.apply(
-            OutgoingMessage(
-                key="9",
-                topic="commands/replies",
-                event_type="command_reply",
-                payload={"ok": True},
-                retain=False,
-                ts="x",
-            )
-        )
-        == []
-    )
+    opened = BettingOpened(shoe_id="S-1", round_no=5, round_id="S-1-5", bets_offered=("player",))
+    assert model.apply(message(opened)) == []
+    assert model.apply(message(CommandReply(id="9", ok=True))) == []
 
 
 def test_a_new_shoe_forgets_the_last_result() -> None:
-    model = DisplayModel({"prompt": {"action": "result"}, "round_no": 3})
-    model.apply(
-        message(
-            "round_result", round_no=3, winner="player", player={"total": 8}, banker={"total": 2}
-        )
-    )
+    model = DisplayModel(snapshot("result", round_no=3))
+    won = settled_round(3, Winner.PLAYER, player=["5H", "2D", "AC"], banker=["2S", "QC", "KH"])
+    model.apply(message(won))
     table: Any = model.table()
     assert (table["prompt"]["text"], table["prompt"]["detail"]) == (
         "PLAYER WINS",
         "Player 8 · Banker 2",
     )
     assert table["last_result"]["round_no"] == 3
-    model.apply(message("shoe_started", shoe_id="S-2"))
+    started = ShoeStarted(
+        shoe_id="S-2",
+        variant="commission",
+        decks=8,
+        burn=True,
+        reshuffle=VARIANTS["commission"].reshuffle,
+        betting_phase=True,
+        operator="dealer",
+    )
+    model.apply(message(started))
     assert model.table()["last_result"] is None
 
 
@@ -385,7 +393,7 @@ def a_busy_table(procedure: TableProcedure, seed: int, steps: int) -> Iterator[I
     rng = random.Random(seed)
     shoe = iter(seeded_shoe(seed))
     for n in range(steps):
-        state: Any = procedure.snapshot()
+        state: Any = fields_of(procedure.snapshot().state)
         common: dict[str, Any] = {"at": 0.0, "operator": "dealer", "command_id": f"c-{n}"}
         roll = rng.random()
         if state["missing_cards"] and roll < 0.5:
@@ -429,8 +437,9 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     checked: set[tuple[object, ...]] = set()
     for event in a_busy_table(procedure, seed=5, steps=400):
         procedure.handle(event)
-        state: Any = procedure.snapshot()
-        offered = commands_offered(state, virtual=virtual)
+        now = procedure.snapshot()
+        state: Any = fields_of(now.state)
+        offered = commands_offered(now, virtual=virtual)
         # Each kind of situation once: asking a copy of the table costs a deep copy.
         situation = (
             state["phase"],
@@ -460,7 +469,7 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
 
 
 def test_a_reader_table_never_offers_deal_and_a_virtual_one_only_between_rounds() -> None:
-    between = {
+    between: dict[str, Any] = {
         "phase": "between_rounds",
         "held_in": None,
         "betting_phase": False,
@@ -469,13 +478,14 @@ def test_a_reader_table_never_offers_deal_and_a_virtual_one_only_between_rounds(
         "missing_cards": 0,
         "unresolved_lost_frames": 0,
     }
-    assert "deal" not in commands_offered(between, virtual=False)
-    assert "deal" in commands_offered(between, virtual=True)
-    assert "deal" not in commands_offered(between | {"betting_phase": True}, virtual=True)
-    assert "deal" not in commands_offered(between | {"phase": "dealing"}, virtual=True)
+    assert "deal" not in commands_offered(snapshot("deal", **between), virtual=False)
+    assert "deal" in commands_offered(snapshot("deal", **between), virtual=True)
+    betting = between | {"betting_phase": True}
+    assert "deal" not in commands_offered(snapshot("open_betting", **betting), virtual=True)
+    dealing = between | {"phase": "dealing"}
+    assert "deal" not in commands_offered(snapshot("deal", **dealing), virtual=True)
     held = between | {"phase": "held", "held_in": "between_rounds"}
-    assert "deal" not in commands_offered(held, virtual=True)
-    assert commands_offered({}, virtual=True) == []
+    assert "deal" not in commands_offered(snapshot("hold", **held), virtual=True)
 
 
 def test_the_table_view_carries_the_commands_offered() -> None:
@@ -494,8 +504,9 @@ def test_a_faulted_table_offers_only_the_void_shoe_that_releases_it(cards: int, 
     if held:
         procedure.handle(ReaderWentOffline(at=0.0))
     procedure.fault(None, origin="journal row 9", error="RuntimeError: the virtual shoe is empty")
-    state: Any = procedure.snapshot()
+    now = procedure.snapshot()
+    state: Any = fields_of(now.state)
     assert state["phase"] == "faulted"
-    offered = commands_offered(state, virtual=True)
+    offered = commands_offered(now, virtual=True)
     assert offered == ["void_shoe"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None

@@ -17,7 +17,7 @@ from typing import Any, get_args
 import jsonschema  # no stubs installed
 import pytest
 
-from table_controller.procedure.errors import AlarmCode, HoldReason, RefusalCode, VoidReason
+from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.publishing import models
 from table_controller.publishing.asyncapi import CHANNELS
 from table_controller.publishing.authorisation import AuthorisationPolicy, Authorised, authorise

@@ -91,6 +91,20 @@ class Backend:
             while round_id not in self._result_ids():
                 self.received.append(await self.feed.get())
 
+    async def until_odds(self, round_no: int) -> None:
+        """Wait for the odds of ``round_no``: the last message the round before it leads to."""
+
+        def heard() -> bool:
+            return any(
+                message.topic == f"{ROOT}/odds"
+                and json.loads(message.payload)["round_no"] == round_no
+                for message in self.received
+            )
+
+        async with asyncio.timeout(15):
+            while not heard():
+                self.received.append(await self.feed.get())
+
     def _result_ids(self) -> set[str]:
         """Round ids of the results received so far (parsing only what is new)."""
         for message in self.received[self._scanned :]:
@@ -151,6 +165,9 @@ async def run_virtual_table(tmp_path: Path, broker: Mosquitto, rounds: int) -> N
             # The killed round is finished from the journal (and the RNG for what it lacked).
             await backend.until_result(f"M-1-{half + 1}")
             await play(backend, rounds - half - 1, first=half + 2)
+            # The table is stopped once all it journaled is out: else the replay holds a message
+            # that waits in the outbox for the next start.
+            await backend.until_odds(rounds + 1)
         await asyncio.sleep(0.3)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from table_controller.procedure.decisions import Decision, EventType, Publish, RaiseAlarm
+from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.events import (
     AssessmentAlarm,
     CardDrawn,
@@ -24,10 +24,12 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import AlarmRaised, EventType, Odds
 from table_controller.procedure.records import input_from_record, input_to_record
 from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor, analyse_request
 from table_controller.protection.edge import DynamicWindows
+from table_controller.publishing.messages import fields_of
 from table_controller.rules.cards import Card, parse_cards
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION, MINI, Reshuffle, Variant
@@ -90,13 +92,15 @@ class Table:
 
     def published(self, event_type: EventType) -> list[dict[str, Any]]:
         return [
-            dict(d.payload)
+            fields_of(d.payload)
             for d in self.decisions
             if isinstance(d, Publish) and d.event_type is event_type
         ]
 
-    def alarms(self, *codes: str) -> list[RaiseAlarm]:
-        return [d for d in self.decisions if isinstance(d, RaiseAlarm) and d.code.value in codes]
+    def alarms(self, *codes: str) -> list[AlarmRaised]:
+        return [
+            d.alarm for d in self.decisions if isinstance(d, RaiseAlarm) and d.alarm.code in codes
+        ]
 
 
 def gone_before_each_round(table: Table, shoe_id: str) -> dict[int, list[Card]]:
@@ -210,7 +214,8 @@ def test_an_assessment_of_another_shoe_changes_nothing() -> None:
     table.play("S-1", fair_shoe(8, random.Random(5)), rounds=2, cut=False)
     before = len(table.decisions)
     stale = RoundAssessed(
-        at=0.0, shoe_id="S-0", round_no=3, odds={"bets": {}},
+        at=0.0, shoe_id="S-0", round_no=3,
+        odds=Odds(shoe_id="S-0", round_no=3, cards_left=400, bets={}),
         alarms=(AssessmentAlarm(code="edge_positive", message="old"),),
     )  # fmt: skip
     table.feed(stale)

@@ -22,15 +22,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure.decisions import (
-    CommandAccepted,
-    CommandRefused,
-    EventType,
-    Lamp,
-    PromptAction,
-    Publish,
-)
-from table_controller.procedure.errors import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.codes import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -41,6 +34,7 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import EventType, Lamp, PromptAction
 from table_controller.procedure.states import Phase
 from table_controller.publishing import models
 from table_controller.publishing.asyncapi import (
@@ -60,6 +54,7 @@ from table_controller.publishing.models import (
     StatusMessage,
     parse_command,
 )
+from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
 
@@ -120,6 +115,7 @@ class ContractTable:
         self.commands = 0
         self.wire: list[str] = []
         self.last_accepted = False
+        self.interpreter = DecisionInterpreter()
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -129,28 +125,12 @@ class ContractTable:
 
     def feed(self, event: Input) -> None:
         decisions = self.machine.handle(event)
-        self.last_accepted = False
-        for decision in decisions:
-            if isinstance(decision, Publish):
-                self._send(decision.event_type.value, decision.payload)
-            elif isinstance(decision, CommandAccepted):
-                self.last_accepted = True
-                self._send(
-                    "command_reply",
-                    {"id": decision.command_id, "ok": True, "command": decision.command},
-                )
-            elif isinstance(decision, CommandRefused):
-                self._send(
-                    "command_reply",
-                    {
-                        "id": decision.command_id,
-                        "ok": False,
-                        "command": decision.command,
-                        "error": decision.code,
-                        "message": decision.message,
-                    },
-                )
-        self._send("state", self.machine.snapshot())
+        self.last_accepted = any(isinstance(d, CommandAccepted) for d in decisions)
+        outcome = self.interpreter.interpret(
+            decisions, self.machine.snapshot(), key=str(self.seq), ts=None
+        )
+        for message in outcome.messages:
+            self._send(message.event_type, message.payload)
 
     def _send(self, message_type: str, payload: Any) -> None:
         self.seq += 1
@@ -199,12 +179,12 @@ class ContractTable:
 
     @property
     def round_no(self) -> int:
-        value = self.machine.snapshot()["round_no"]
-        return value if isinstance(value, int) else 0
+        value = self.machine.snapshot().state.round_no
+        return 0 if value is None else value
 
     @property
     def round_id(self) -> str:
-        return str(self.machine.snapshot()["round_id"])
+        return str(self.machine.snapshot().state.round_id)
 
     def burn(self) -> None:
         while self.phase in {Phase.BURN_CARD, Phase.BURNING}:
@@ -600,8 +580,9 @@ def test_the_contract_names_every_value_the_core_uses() -> None:
     }
     assert spec_alarms <= set(get_args(models.AlarmCodeName))
     published = {event.value for event in EventType}
-    # roads and odds are retained snapshots on their own topics, not events
-    assert published - {"roads", "odds"} == set(EVENT_MODELS) == set(SPEC_EVENT_TYPES)
+    # roads, odds, state and status are retained on their own topics, replies too: not events
+    own_topics = {"roads", "odds", "state", "status", "command_reply"}
+    assert published - own_topics == set(EVENT_MODELS) == set(SPEC_EVENT_TYPES)
     assert list(EVENT_MODELS) == SPEC_EVENT_TYPES
 
 

@@ -9,13 +9,12 @@ import random
 import shutil
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from table_controller.cli import main
-from table_controller.procedure.decisions import EventType, Publish
+from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import (
     CardDrawn,
     CloseBetting,
@@ -24,6 +23,7 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import RoundSettled, TableSnapshot
 from table_controller.procedure.records import input_to_record
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
@@ -32,6 +32,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
+from tests.support.snapshots import snapshot
 from tests.support.table_process import events_log
 from tests.support.virtual_tables import (
     command,
@@ -41,6 +42,7 @@ from tests.support.virtual_tables import (
     released_and_played,
     running,
     settle,
+    state_of,
     virtual_service,
 )
 
@@ -81,12 +83,12 @@ async def test_a_virtual_shoe_burns_deals_and_ends_at_its_cut_card(tmp_path: Pat
             await command(service, "new_shoe", 0, shoe_id="S-1")
             await settle(service)
             number = 1
-            while service.procedure.snapshot()["phase"] != "shoe_over":
+            while state_of(service)["phase"] != "shoe_over":
                 await command(service, "open_betting", number)
                 await command(service, "close_betting", number + 1)
                 number += 2
                 await settle(service)
-            state = service.procedure.snapshot()
+            state = state_of(service)
     burn = published(log, "burn")[-1]
     assert len(burn["cards"]) == burn["count"]
     cards_left = int(str(state["cards_left"]))
@@ -146,15 +148,15 @@ def test_mini_results_and_cards_pass_chi_square_against_the_exact_odds() -> None
         procedure.handle(OpenBetting(at=0.0, command_id=f"o-{number}", operator="t"))
         procedure.handle(CloseBetting(at=0.0, command_id=f"c-{number}", operator="t"))
         dealt = 0
-        while (state := procedure.snapshot())["lamp"] in {"PLAYER", "BANKER"}:
-            event = source.draw(state, at=0.0)
+        while (now := procedure.snapshot()).card_wanted:
+            event = source.draw(now, at=0.0)
             assert isinstance(event, CardDrawn)
             if dealt == 0:
                 first_ranks[event.card.rank] += 1
             dealt += 1
             for decision in procedure.handle(event):
-                if isinstance(decision, Publish) and decision.event_type is EventType.ROUND_RESULT:
-                    winners[str(decision.payload["winner"])] += 1
+                if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled):
+                    winners[decision.payload.result.winner.value] += 1
             source.observe(event, procedure.snapshot())
     assert sum(winners.values()) == rounds
     exact = analyse(variant, Composition.full(variant.decks)).events
@@ -209,11 +211,12 @@ async def test_every_virtual_table_deals_each_round_when_told_and_only_then(
 def test_a_mini_source_draws_the_first_card_before_any_round_has_an_id() -> None:
     """The source's own "no shoe yet" never stood for a round id of None (the empty shoe)."""
     source = RngCardSource(VARIANTS["mini"], rng=random.Random(3))
-    state = {"shoe_id": "M-1", "round_id": None, "last_round": False}
+    state = snapshot("deal", shoe_id="M-1", round_no=None, round_id=None, card_wanted=True)
     first = source.draw(state, at=0.0)
     assert isinstance(first, CardDrawn)
-    source.observe(first, {**state, "round_id": "M-1-1"})
-    assert isinstance(source.draw({**state, "round_id": "M-1-1"}, at=0.1), CardDrawn)
+    dealing = snapshot("deal", shoe_id="M-1", round_no=1, round_id="M-1-1", card_wanted=True)
+    source.observe(first, dealing)
+    assert isinstance(source.draw(dealing, at=0.1), CardDrawn)
 
 
 class FailingSource:
@@ -228,14 +231,14 @@ class FailingSource:
         self.draws = 0
         self.cards = 0
 
-    def observe(self, event: Input, state: Mapping[str, object]) -> None:
+    def observe(self, event: Input, state: TableSnapshot) -> None:
         if isinstance(event, CardDrawn):
             self.cards += 1
             if self.cards == self._observe_fails:
                 raise RuntimeError(f"the source choked on {event.card.code}")
         self._source.observe(event, state)
 
-    def draw(self, state: Mapping[str, object], *, at: float) -> Input:
+    def draw(self, state: TableSnapshot, *, at: float) -> Input:
         self.draws += 1
         if self.draws == self._draw_fails:
             raise RuntimeError("the virtual shoe is empty")
@@ -325,7 +328,7 @@ def test_a_journal_row_that_is_no_input_comes_up_held_not_down(tmp_path: Path) -
                            monotonic_ns=number)
         service = failing_service(journal, log, FailingSource("mini", 1), betting_phase=False)
         assert service.recover() == len(records)
-    state = service.procedure.snapshot()
+    state = state_of(service)
     assert (state["phase"], state["holds"]) == ("faulted", ["procedure_fault"])
     alarm = published(log, "alarm")
     assert [a["message"] for a in alarm] == [

@@ -19,9 +19,16 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from drivers.events import CardSeen, Delivery, ReaderOffline, ReaderOnline
-from table_controller.procedure.errors import AlarmCode
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import (
+    AlarmRaised,
+    EventType,
+    Payload,
+    PromptAction,
+    PromptShown,
+)
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
@@ -40,15 +47,16 @@ from tests.support.links import MemoryLink
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-def message(event_type: str, **payload: object) -> OutgoingMessage:
-    return OutgoingMessage(
-        key="1.0",
-        topic=f"events/{event_type}",
-        event_type=event_type,
-        payload=payload,
-        retain=False,
-        ts=None,
-    )
+def message(event_type: str, **fields: str) -> OutgoingMessage:
+    """A message of this type; the metrics read only its type, an alarm's code, a prompt."""
+    payload: Payload
+    if event_type == "alarm":
+        payload = AlarmRaised(code=AlarmCode(fields["code"]), message=fields["message"])
+    elif event_type == "prompt":
+        payload = PromptShown(action=PromptAction(fields["action"]))
+    else:
+        payload = type("Bare", (Payload,), {"__slots__": (), "TYPE": EventType(event_type)})()
+    return OutgoingMessage(key="1.0", payload=payload, ts=None)
 
 
 def card(code: str = "5H") -> CardDrawn:

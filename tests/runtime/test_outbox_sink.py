@@ -12,21 +12,26 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.procedure.codes import AlarmCode
+from table_controller.procedure.payloads import AlarmRaised, CardPlaced, CommandReply, Payload
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.rules.cards import Card
+from table_controller.rules.tableau import Hand
 from table_controller.runtime.outbox_sink import OutboxSink, journal_row
 
 ROOT = "baccarat/tables/T07"
 
 
-def messages(row: int, count: int = 2, *, payload: object = None) -> list[OutgoingMessage]:
+def messages(row: int, count: int = 2, *, payload: Payload | None = None) -> list[OutgoingMessage]:
+    card = CardPlaced(
+        shoe_id="S-1", round_no=row, round_id=f"S-1-{row}", card=Card.parse("5H"),
+        hand=Hand.PLAYER, position=1, manual=False,
+    )  # fmt: skip
     return [
         OutgoingMessage(
             key=f"{row}.{index}",
-            topic="events/card",
-            event_type="card",
-            payload={"card": "5H", "row": row} if payload is None else payload,  # type: ignore[arg-type]
-            retain=False,
+            payload=card if payload is None else payload,
             ts="2026-11-29T19:00:00.000Z",
         )
         for index in range(count)
@@ -56,7 +61,8 @@ def test_the_replay_adds_only_what_follows_the_last_stored_row(tmp_path: Path) -
     # Rows 1 to 3 are stored: dropped before encoding, so even a payload that cannot be
     # encoded passes; row 4 is new and follows on in seq.
     for row in (1, 2, 3):
-        again.add(messages(row, payload={"unencodable": object()}))
+        unencodable = AlarmRaised(code=AlarmCode.MISREAD, message="m", details={"x": object()})
+        again.add(messages(row, payload=unencodable))
     again.add(messages(4))
     rows = outbox.rows()
     assert rows[: len(stored)] == stored
@@ -70,10 +76,7 @@ def test_keys_that_name_no_journal_row_are_never_taken_for_stored(tmp_path: Path
         [
             OutgoingMessage(
                 key="command-9",
-                topic="commands/replies",
-                event_type="command_reply",
-                payload={"id": "9", "ok": True, "command": "barrier"},
-                retain=False,
+                payload=CommandReply(id="9", ok=True, command="barrier"),
                 ts=None,
             )
         ]

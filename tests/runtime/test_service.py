@@ -16,6 +16,7 @@ from drivers.events import CardSeen, Delivery, ReaderHello
 from drivers.srp.constants import Lamp
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
+from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import INPUT_ROW, Journal
@@ -106,7 +107,7 @@ async def test_a_repeated_command_id_is_answered_again_not_carried_out_twice(
         assert [row.type for row in rows] == ["input", "audit"]
         assert rows[1].payload == {"answer": first}
         assert [m.event_type for m in sink.messages].count("shoe_started") == 1
-        replies = [m.payload for m in sink.messages if m.topic == "commands/replies"]
+        replies = [fields_of(m.payload) for m in sink.messages if m.topic == "commands/replies"]
         assert replies == [first, first]
 
 
@@ -221,7 +222,8 @@ def play_whole_shoe(journal: Journal, seed: int) -> list[dict[str, object]]:
             record, default_at=0.0, default_command_id="x", default_operator="x"
         )
         procedure.handle(event)  # type: ignore[arg-type]
-        states.append(procedure.snapshot())
+        state: dict[str, object] = dict(fields_of(procedure.snapshot().state))
+        states.append(state)
         if not records:
             records = next_records(procedure.snapshot(), shoe, counter)
     return states
@@ -251,7 +253,7 @@ def test_recovery_after_a_crash_at_every_input_gives_the_same_state_and_messages
             sink = MemorySink()
             service = make_service(journal, sink)
             assert service.recover() == cut
-            assert service.procedure.snapshot() == states[cut - 1], (
+            assert fields_of(service.procedure.snapshot().state) == states[cut - 1], (
                 f"state differs after {cut} inputs"
             )
             assert sink.messages == [

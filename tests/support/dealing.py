@@ -9,7 +9,7 @@ table shows asks for it. Between rounds the dealer opens and closes betting.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from drivers.srp.constants import Lamp
@@ -25,12 +25,14 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import PromptAction, TableSnapshot
+from table_controller.procedure.states import Phase
 from table_controller.rules.cards import Card
 
 #: The cut card among the codes of :func:`seeded_shoe`.
 CUT = "CUT"
 #: Prompts after which the dealer opens (and closes) betting.
-BETWEEN_ROUNDS = frozenset({"open_betting", "result"})
+BETWEEN_ROUNDS = frozenset({PromptAction.OPEN_BETTING, PromptAction.RESULT})
 
 
 def seeded_shoe(seed: int, decks: int = 8) -> list[str]:
@@ -40,20 +42,20 @@ def seeded_shoe(seed: int, decks: int = 8) -> list[str]:
     return [draw.card if isinstance(draw, deck.CardDrawn) else CUT for draw in shoe.draw_all()]
 
 
-def asks_for_card(state: Mapping[str, Any]) -> bool:
+def asks_for_card(snapshot: TableSnapshot) -> bool:
     """Whether the virtual shoe's dealer would deal now, by the lamp the table shows."""
-    return should_deal(lamp=Lamp(state["lamp"]), awaiting_ack=False, plugged=True)
+    return should_deal(lamp=Lamp(snapshot.state.lamp.value), awaiting_ack=False, plugged=True)
 
 
 def next_records(
-    state: Mapping[str, Any], shoe: Iterator[str], counter: Iterator[int]
+    snapshot: TableSnapshot, shoe: Iterator[str], counter: Iterator[int]
 ) -> list[dict[str, object]]:
     """The records the dealer gives for the table's state (none once the shoe is over)."""
-    if asks_for_card(state):
+    if asks_for_card(snapshot):
         card = next(shoe)
         return [{"cut": True} if card == CUT else {"card": card}]
-    prompt = state["prompt"]
-    if prompt is not None and prompt["action"] in BETWEEN_ROUNDS:
+    prompt = snapshot.state.prompt
+    if prompt is not None and prompt.action in BETWEEN_ROUNDS:
         return [
             {"command": "open_betting", "id": f"c-{next(counter)}", "operator": "dealer"},
             {"command": "close_betting", "id": f"c-{next(counter)}", "operator": "dealer"},
@@ -70,13 +72,13 @@ def dealer_inputs(procedure: TableProcedure, shoe: Iterator[str]) -> Iterator[In
 
     yield StartNewShoe(**common(), shoe_id="S-1")
     while True:
-        state: Any = procedure.snapshot()
-        prompt = state["prompt"]
-        if asks_for_card(state):
+        snapshot = procedure.snapshot()
+        prompt = snapshot.state.prompt
+        if asks_for_card(snapshot):
             code = next(shoe)
             yield CutCardDrawn(at=0.0) if code == CUT else CardDrawn(at=0.0, card=Card.parse(code))
-        elif prompt is not None and prompt["action"] in BETWEEN_ROUNDS:
-            betting = state["phase"] == "betting"
+        elif prompt is not None and prompt.action in BETWEEN_ROUNDS:
+            betting = snapshot.state.phase is Phase.BETTING
             yield CloseBetting(**common()) if betting else OpenBetting(**common())
         else:
             return

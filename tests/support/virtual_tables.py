@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from table_controller.procedure.machine import TableProcedure
+from table_controller.publishing.messages import fields_of
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
@@ -64,12 +65,17 @@ async def refused(service: TableService, name: str, number: int) -> str:
     return str(reply["error"])
 
 
+def state_of(service: TableService) -> dict[str, Any]:
+    """The table's ``state`` as it is published (JSON data)."""
+    return fields_of(service.procedure.snapshot().state)
+
+
 async def settle(service: TableService) -> dict[str, Any]:
     """Wait until the virtual table has dealt the round (its draws are queued inputs)."""
     async with asyncio.timeout(10):
-        while service.procedure.snapshot()["lamp"] in {"PLAYER", "BANKER"} or service.queue_depth:  # noqa: ASYNC110 - polling the table state
+        while service.procedure.snapshot().card_wanted or service.queue_depth:  # noqa: ASYNC110 - polling the table state
             await asyncio.sleep(0.001)
-    return service.procedure.snapshot()
+    return state_of(service)
 
 
 async def quiet(service: TableService) -> dict[str, Any]:
@@ -82,10 +88,10 @@ async def quiet(service: TableService) -> dict[str, Any]:
         calm_since: float | None = None
         loop = asyncio.get_running_loop()
         while calm_since is None or loop.time() - calm_since < QUIET_S:
-            asking = service.queue_depth or service.procedure.snapshot()["phase"] in ASKING
+            asking = service.queue_depth or state_of(service)["phase"] in ASKING
             calm_since = None if asking else calm_since or loop.time()
             await asyncio.sleep(0.005)
-    return service.procedure.snapshot()
+    return state_of(service)
 
 
 async def released_and_played(service: TableService, first: int, *, betting: bool) -> None:

@@ -1,0 +1,87 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The codes the procedure speaks in: refusals, holds, alarms and voids.
+
+Pure: no I/O, no clock, no randomness. What the game or the shoe does wrong is an alarm or a
+hold (:class:`AlarmCode`, :class:`HoldReason`); a command the procedure forbids is refused with a
+:class:`RefusalCode`; a voided round says why with a :class:`VoidReason`.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class RefusalCode(enum.StrEnum):
+    """Why a command was refused (the ``error`` of a command reply)."""
+
+    #: The command has no edge from the current phase in the transition table.
+    WRONG_PHASE = "wrong_phase"
+    #: The table is held; only supervisor commands that clear a hold are taken.
+    TABLE_HELD = "table_held"
+    #: ``open_betting`` / ``close_betting`` on a table configured without a betting phase.
+    NO_BETTING_PHASE = "no_betting_phase"
+    #: ``deal`` on a table with a betting phase: closing the betting deals the round.
+    BETTING_PHASE = "betting_phase"
+    #: ``manual_card`` when no card is missing.
+    NO_CARD_MISSING = "no_card_missing"
+    #: ``void_round`` / ``correct_result`` naming a round this shoe has not dealt or settled.
+    UNKNOWN_ROUND = "unknown_round"
+    #: The round or the shoe is already voided.
+    ALREADY_VOIDED = "already_voided"
+    #: ``correct_result`` with cards the drawing rules could not have dealt.
+    INVALID_COUP = "invalid_coup"
+    #: ``correct_result`` with the cards the round already has.
+    UNCHANGED = "unchanged"
+    #: A correction that would put a card in the shoe more often than its decks hold it.
+    FOREIGN_CARD = "foreign_card"
+    #: ``new_shoe`` with an id that is empty, too long, has blanks, or was used already.
+    INVALID_SHOE_ID = "invalid_shoe_id"
+    #: The table is faulted (a bug, or an input not carried out): only ``void_shoe`` is taken.
+    FAULTED = "faulted"
+
+
+class HoldReason(enum.StrEnum):
+    """Why the dealing is stopped (the ``reason`` of a ``hold`` prompt)."""
+
+    READER_OFFLINE = "reader_offline"
+    MISREAD = "misread"
+    LOST_FRAMES = "lost_frames"
+    FOREIGN_CARD = "foreign_card"
+    PROCEDURE_FAULT = "procedure_fault"
+
+
+class AlarmCode(enum.StrEnum):
+    """The ``code`` of an ``alarm`` event (mqtt-api.md lists the first six; the rest are ours)."""
+
+    UNNECESSARY_CARD = "unnecessary_card"
+    FOREIGN_CARD = "foreign_card"
+    LOST_FRAMES = "lost_frames"
+    READER_OFFLINE = "reader_offline"
+    MISREAD = "misread"
+    CARD_AFTER_LAST_ROUND = "card_after_last_round"
+    EXPOSED_CARD = "exposed_card"
+    CARD_WITHOUT_SHOE = "card_without_shoe"
+    UNEXPECTED_CUT_CARD = "unexpected_cut_card"
+    PROCEDURE_FAULT = "procedure_fault"
+    #: An offered bet's house edge dropped below the threshold (the player has the edge).
+    EDGE_POSITIVE = "edge_positive"
+    #: The shoe's order is too regular for a fair shuffle.
+    SHUFFLE_PATTERN = "shuffle_pattern"
+    #: The shoe repeats the order of a recent shoe.
+    SHOE_REPEATED = "shoe_repeated"
+    #: More cards came out than the shoe holds.
+    IMPOSSIBLE_COUNT = "impossible_count"
+    #: Lost frames the burn or round did not need: a card drawn for one may still be entered.
+    LOST_FRAMES_LEFT_OVER = "lost_frames_left_over"
+
+
+class VoidReason(enum.StrEnum):
+    """The ``reason`` of a ``round_voided`` event (mqtt-api.md)."""
+
+    EXPOSED_CARD = "exposed_card"
+    MISDEAL = "misdeal"
+    DROPPED_CARD = "dropped_card"
+    MISREAD = "misread"
+    AFTER_LAST_ROUND = "after_last_round"
+    SHOE_VOIDED = "shoe_voided"
+    SUPERVISOR = "supervisor"

@@ -1,0 +1,517 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""Every payload the table publishes, as one frozen type each: the contract's single source.
+
+Pure: no I/O, no clock, no randomness. The procedure builds these; the publishing edge puts the
+envelope on them and turns them into JSON (``publishing/messages.py``), and generates the JSON
+Schemas and the AsyncAPI document from them (``publishing/models.py``). A field added here is
+published, described and validated with no other edit.
+
+Fields are written in the order they are published. Values keep the core's own types (cards,
+enums, exact ``Fraction`` settlements); ``None`` is published as ``null``, and a field whose
+value is :data:`ABSENT` is left out of the message (``count`` of a prompt that has none).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import ClassVar, Final, TypeAlias
+
+from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
+from table_controller.procedure.states import Phase
+from table_controller.rules.cards import Card
+from table_controller.rules.roads import BeadPayload, BigRoadCellPayload, StatsPayload
+from table_controller.rules.tableau import Hand, Winner
+from table_controller.rules.variants import Reshuffle
+
+
+class Absent(enum.Enum):
+    """The type of :data:`ABSENT`: a field left out of the message, unlike ``None`` (``null``)."""
+
+    ABSENT = "absent"
+
+
+#: A field's value when the field is left out of the published message.
+ABSENT: Final = Absent.ABSENT
+
+#: A card as read, or ``None`` for one that left the shoe unread.
+CardOrUnread: TypeAlias = Card | None
+#: A bet's net result per unit staked, or ``"not_offered"`` outside its window.
+Settled: TypeAlias = Fraction | str
+#: Field metadata: the mapping's items are published as fields of the enclosing message.
+FLATTEN: Final = {"flatten": True}
+
+
+class EventType(enum.StrEnum):
+    """The ``type`` of every message the table publishes."""
+
+    SHOE_STARTED = "shoe_started"
+    BURN = "burn"
+    BETTING_OPENED = "betting_opened"
+    BETTING_CLOSED = "betting_closed"
+    CARD = "card"
+    PROMPT = "prompt"
+    ROUND_RESULT = "round_result"
+    ROUND_VOIDED = "round_voided"
+    RESULT_CORRECTED = "result_corrected"
+    LAST_ROUND = "last_round"
+    SHOE_ENDED = "shoe_ended"
+    SHOE_VOIDED = "shoe_voided"
+    ALARM = "alarm"
+    #: Retained on ``<root>/roads``.
+    ROADS = "roads"
+    #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
+    ODDS = "odds"
+    #: Retained on ``<root>/state``.
+    STATE = "state"
+    #: Retained on ``<root>/status``, and the last will.
+    STATUS = "status"
+    #: ``<root>/commands/replies``.
+    COMMAND_REPLY = "command_reply"
+
+
+class Lamp(enum.StrEnum):
+    """The shoe's indicator (shoe-protocol.md ``LAMP``)."""
+
+    #: The next card out of the shoe goes to the Player (burn cards light it too).
+    PLAYER = "PLAYER"
+    #: The next card goes to the Banker.
+    BANKER = "BANKER"
+    #: The coup is complete: both hands stand.
+    STAND = "STAND"
+    #: Stop dealing.
+    HOLD = "HOLD"
+    #: No card is expected.
+    OFF = "OFF"
+
+
+class PromptAction(enum.StrEnum):
+    """What the dealer is asked to do next (mqtt-api.md ``prompt``)."""
+
+    BURN = "burn"
+    OPEN_BETTING = "open_betting"
+    DEAL = "deal"
+    PLAYER_DRAWS = "player_draws"
+    BANKER_DRAWS = "banker_draws"
+    RESULT = "result"
+    HOLD = "hold"
+    SHOE_OVER = "shoe_over"
+
+
+class CutCardWhen(enum.StrEnum):
+    """When the cut card came out (``last_round``)."""
+
+    DURING_ROUND = "during_round"
+    BETWEEN_ROUNDS = "between_rounds"
+
+
+class ShoeEndReason(enum.StrEnum):
+    """Why a shoe ended (``shoe_ended``)."""
+
+    CUT_CARD = "cut_card"
+    NEW_SHOE = "new_shoe"
+
+
+class ReaderState(enum.StrEnum):
+    """The card reader as ``status`` reports it."""
+
+    CONNECTED = "connected"
+    OFFLINE = "offline"
+    FAULT = "fault"
+
+
+
+
+class Payload:
+    """Base of every published payload: its ``type``, and whether its topic is retained."""
+
+    __slots__ = ()
+    TYPE: ClassVar[EventType]
+    RETAINED: ClassVar[bool] = False
+
+
+# --- parts ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandResult:
+    """One hand of a result: its cards in dealing order and its total."""
+
+    cards: tuple[Card, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultOfCards:
+    """What a result's cards decide: the same fields in ``round_result`` and corrections."""
+
+    player: HandResult
+    banker: HandResult
+    winner: Winner
+    natural: bool
+    cards_dealt: int
+    player_pair: bool
+    banker_pair: bool
+    #: Every bet id of the variant: its net result per unit staked, or ``not_offered``.
+    settlement: Mapping[str, Settled] = field(hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuspendedBet:
+    """A bet left out of a round because the player has the edge on it (dynamic windows)."""
+
+    bet: str
+    #: The bet's house edge that round (a JSON number from the analysis).
+    house_edge: float
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeStarted(Payload):
+    """``events/shoe_started``: a freshly shuffled shoe."""
+
+    TYPE: ClassVar = EventType.SHOE_STARTED
+    shoe_id: str
+    variant: str
+    decks: int
+    #: Whether the shoe starts with a burn.
+    burn: bool
+    reshuffle: Reshuffle
+    betting_phase: bool
+    operator: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BurnAnnounced(Payload):
+    """``events/burn``: the face-up first card and how many it orders burned; again once done."""
+
+    TYPE: ClassVar = EventType.BURN
+    shoe_id: str
+    first_card: Card
+    count: int
+    #: The burned cards, once done (``None``: read by nobody).
+    cards: tuple[CardOrUnread, ...] | Absent = ABSENT
+    done: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BettingOpened(Payload):
+    """``events/betting_opened``: bets are taken on this round."""
+
+    TYPE: ClassVar = EventType.BETTING_OPENED
+    shoe_id: str
+    round_no: int
+    round_id: str
+    bets_offered: tuple[str, ...]
+    #: Side bets of the window left out for their edge (dynamic windows).
+    bets_suspended: tuple[SuspendedBet, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BettingClosed(Payload):
+    """``events/betting_closed``: no more bets; the round is dealt."""
+
+    TYPE: ClassVar = EventType.BETTING_CLOSED
+    shoe_id: str
+    round_no: int
+    round_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardPlaced(Payload):
+    """``events/card``: one card placed on a hand."""
+
+    TYPE: ClassVar = EventType.CARD
+    shoe_id: str
+    round_no: int
+    round_id: str
+    card: Card
+    hand: Hand
+    position: int
+    #: Entered by a supervisor, not read.
+    manual: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptShown(Payload):
+    """``events/prompt``: the dealer's next step; the round's ids when it is about one."""
+
+    TYPE: ClassVar = EventType.PROMPT
+    shoe_id: str | Absent = ABSENT
+    round_no: int | Absent = ABSENT
+    round_id: str | Absent = ABSENT
+    action: PromptAction
+    #: How many cards to burn (``burn``, once the face-up card is read).
+    count: int | Absent = ABSENT
+    #: Why the table is held (``hold``).
+    reason: HoldReason | Absent = ABSENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundSettled(Payload):
+    """``events/round_result``: a settled round."""
+
+    TYPE: ClassVar = EventType.ROUND_RESULT
+    shoe_id: str
+    round_no: int
+    round_id: str
+    result: ResultOfCards = field(metadata=FLATTEN)
+    last_round: bool
+    #: Cards of this round entered by hand.
+    manual_cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundVoided(Payload):
+    """``events/round_voided``: a voided round; every bet on it is returned."""
+
+    TYPE: ClassVar = EventType.ROUND_VOIDED
+    shoe_id: str
+    round_no: int
+    round_id: str
+    reason: VoidReason
+    #: The cards discarded (``None``: unread).
+    cards: tuple[CardOrUnread, ...]
+    was_settled: bool
+    operator: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OriginalResult:
+    """A result as it stood before a correction."""
+
+    correction_no: int
+    result: ResultOfCards = field(metadata=FLATTEN)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultCorrected(Payload):
+    """``events/result_corrected``: a settled round's new result; the original is kept."""
+
+    TYPE: ClassVar = EventType.RESULT_CORRECTED
+    shoe_id: str
+    round_no: int
+    round_id: str
+    correction_no: int
+    original: OriginalResult
+    result: ResultOfCards = field(metadata=FLATTEN)
+    last_round: bool
+    operator: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LastRound(Payload):
+    """``events/last_round``: the cut card came out; ``round_id`` names the last round."""
+
+    TYPE: ClassVar = EventType.LAST_ROUND
+    shoe_id: str
+    round_no: int | None
+    round_id: str | None
+    cut_card: CutCardWhen
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeEnded(Payload):
+    """``events/shoe_ended``: the shoe is over."""
+
+    TYPE: ClassVar = EventType.SHOE_ENDED
+    shoe_id: str
+    reason: ShoeEndReason
+    rounds: int
+    cards_seen: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeVoided(Payload):
+    """``events/shoe_voided``: nothing more is dealt from this shoe."""
+
+    TYPE: ClassVar = EventType.SHOE_VOIDED
+    shoe_id: str
+    rounds_voided: tuple[str, ...]
+    cards_discarded: tuple[CardOrUnread, ...]
+    operator: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlarmRaised(Payload):
+    """``events/alarm``: something for the pit to look at, with a message a person can read."""
+
+    TYPE: ClassVar = EventType.ALARM
+    shoe_id: str | Absent = ABSENT
+    round_no: int | Absent = ABSENT
+    round_id: str | Absent = ABSENT
+    code: AlarmCode
+    message: str
+    #: The card concerned (``None``: unread).
+    card: CardOrUnread | Absent = ABSENT
+    #: How often a foreign card has been seen.
+    seen: int | Absent = ABSENT
+    #: How many frames were lost.
+    count: int | Absent = ABSENT
+    #: An analysis's own findings (the bet and its edge, a shuffle's evidence).
+    details: Mapping[str, object] = field(default_factory=dict, hash=False, metadata=FLATTEN)
+
+
+# --- retained snapshots -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AskMarks:
+    """The mark each derived road would get after the asked result (``None``: none yet)."""
+
+    big_eye_boy: str | None
+    small_road: str | None
+    cockroach_pig: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roads(Payload):
+    """``roads`` (retained): the scoreboards of the current shoe, as logical columns."""
+
+    TYPE: ClassVar = EventType.ROADS
+    RETAINED: ClassVar = True
+    shoe_id: str
+    bead_plate: Sequence[BeadPayload] = field(hash=False)
+    big_road: Sequence[Sequence[BigRoadCellPayload]] = field(hash=False)
+    big_eye_boy: Sequence[Sequence[str]] = field(hash=False)
+    small_road: Sequence[Sequence[str]] = field(hash=False)
+    cockroach_pig: Sequence[Sequence[str]] = field(hash=False)
+    ask_banker: AskMarks
+    ask_player: AskMarks
+    stats: StatsPayload = field(hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BetOdds:
+    """One bet's exact value for the next round, as JSON numbers."""
+
+    #: Expected net result per unit staked.
+    ev: float
+    house_edge: float
+    rtp: float
+    #: The probability of each verdict: a tier, ``push``, ``lose``.
+    probabilities: Mapping[str, float] = field(hash=False)
+    #: Whether the bet is offered on that round.
+    offered: bool | Absent = ABSENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Odds(Payload):
+    """``odds`` (retained): exact probabilities and house edge of every bet, next round."""
+
+    TYPE: ClassVar = EventType.ODDS
+    RETAINED: ClassVar = True
+    shoe_id: str
+    #: The round the odds are for.
+    round_no: int
+    cards_left: int
+    bets: Mapping[str, BetOdds] = field(hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptFields:
+    """A prompt inside ``state``: ``count`` for ``burn``, ``reason`` for ``hold``."""
+
+    action: PromptAction
+    count: int | Absent = ABSENT
+    reason: HoldReason | Absent = ABSENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardsOnTable:
+    """The cards of the round shown, per hand in dealing order (``None``: unread)."""
+
+    player: tuple[CardOrUnread, ...]
+    banker: tuple[CardOrUnread, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableState(Payload):
+    """``state`` (retained): where the table is now."""
+
+    TYPE: ClassVar = EventType.STATE
+    RETAINED: ClassVar = True
+    variant: str
+    betting_phase: bool
+    shoe_id: str | None
+    round_no: int | None
+    round_id: str | None
+    phase: Phase
+    #: The phase a hold stands over.
+    held_in: Phase | None
+    prompt: PromptFields | None
+    lamp: Lamp
+    cards: CardsOnTable
+    #: The cut card is out.
+    last_round: bool
+    cards_seen: int
+    cards_left: int | None
+    #: Bets offered on this round.
+    bets_offered: tuple[str, ...]
+    hold_reason: HoldReason | None
+    holds: tuple[HoldReason, ...]
+    missing_cards: int
+    #: Lost frames that the burn or round did not need: until the next round starts, a card
+    #: the dealer drew for one can be entered (``manual_card``).
+    unresolved_lost_frames: int
+    queued_inputs: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSnapshot:
+    """Where the table is, for the adapters: the ``state`` payload and what follows from it.
+
+    The display and the service read these fields; none of them works a rule out for itself.
+    """
+
+    state: TableState
+    #: The burn or the round in play waits for its next card and nothing holds it.
+    card_wanted: bool
+    #: Cards burned face down so far, while burning (``None`` otherwise).
+    burned: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Status(Payload):
+    """``status`` (retained; also the last will): whether the controller and its reader run."""
+
+    TYPE: ClassVar = EventType.STATUS
+    RETAINED: ClassVar = True
+    #: The highest seq given to a message when the status was written (0 before any).
+    last_seq: int
+    online: bool
+    #: Raised on every connection; an offline status older than the last online one is stale.
+    session: int
+    #: The controller's software version.
+    version: str
+    reader: ReaderState | Absent = ABSENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommandReply(Payload):
+    """``commands/replies``: the answer to one command (a repeated id is answered again)."""
+
+    TYPE: ClassVar = EventType.COMMAND_REPLY
+    #: The command's id; ``None`` if none could be read.
+    id: str | None
+    ok: bool
+    command: str | Absent = ABSENT
+    #: When refused: why, as a code (the procedure's, or the edge's for a command refused as read).
+    error: RefusalCode | str | Absent = ABSENT
+    #: When refused: why, in words a person can read.
+    message: str | Absent = ABSENT
+
+
+#: Every payload type by the ``type`` it is published with.
+PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
+    cls.TYPE: cls
+    for cls in (
+        ShoeStarted, BurnAnnounced, BettingOpened, BettingClosed, CardPlaced, PromptShown,
+        RoundSettled, RoundVoided, ResultCorrected, LastRound, ShoeEnded, ShoeVoided,
+        AlarmRaised, Roads, Odds, TableState, Status, CommandReply,
+    )
+}  # fmt: skip
