@@ -17,7 +17,6 @@ from table_controller.procedure.decisions import (
     CommandRefused,
     Decision,
     HoldTable,
-    Publish,
     ResumeTable,
     SetLamp,
 )
@@ -39,7 +38,6 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RuntimeFailed,
     StartNewShoe,
-    TimerFired,
     VoidRound,
     VoidShoe,
 )
@@ -49,6 +47,7 @@ from table_controller.procedure.states import Phase
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
+from tests.procedure.wire import published, types, wire
 
 # --- a small driver: inputs by name, decisions collected ----------------------------------------
 
@@ -157,22 +156,9 @@ class Script:
         return self.machine.phase.value
 
     @property
-    def state(self) -> dict[str, object]:
-        return self.machine.snapshot()
-
-
-def published(decisions: Iterable[Decision], event_type: str | None = None) -> list[dict[str, Any]]:
-    """The payloads published, of one type or of every type (with ``type`` added)."""
-    return [
-        dict(decision.payload) | {"type": decision.event_type.value}
-        for decision in decisions
-        if isinstance(decision, Publish)
-        and (event_type is None or decision.event_type.value == event_type)
-    ]
-
-
-def types(decisions: Iterable[Decision]) -> list[str]:
-    return [d.event_type.value for d in decisions if isinstance(d, Publish)]
+    def state(self) -> dict[str, Any]:
+        """The ``<root>/state`` payload as published."""
+        return wire(self.machine.snapshot().state)
 
 
 def one(decisions: Iterable[Decision], event_type: str) -> dict[str, Any]:
@@ -795,11 +781,6 @@ def test_snapshot_shows_the_round_in_play() -> None:
     assert (state["last_round"], state["hold_reason"]) == (False, None)
 
 
-def test_timers_change_nothing() -> None:
-    table = Script().ready()
-    assert table.feed(TimerFired(at=9.0, key="anything")) == []
-
-
 def test_a_bug_leaves_the_machine_faulted() -> None:
     table = Script().ready()
     table.open()
@@ -875,7 +856,7 @@ def test_a_runtime_failure_faults_the_table_and_replays_to_the_same_decisions() 
     runs = []
     for _ in range(2):
         machine = TableProcedure(VARIANTS["commission"], table_id="T07")
-        runs.append(([machine.handle(event) for event in inputs], machine.snapshot()))
+        runs.append(([machine.handle(event) for event in inputs], wire(machine.snapshot().state)))
     assert runs[0] == runs[1]
     decisions, state = runs[0]
     assert holds(decisions[4]) == ["procedure_fault"]
