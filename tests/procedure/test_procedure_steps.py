@@ -43,7 +43,7 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Phase
+from table_controller.procedure.states import Handler, Phase
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
@@ -147,7 +147,7 @@ class Script:
 
     def play(self, cards: str) -> list[Decision]:
         """One whole round: open and close the betting (if any), then the cards."""
-        if self.machine._betting:
+        if self.machine.snapshot().state.betting_phase:
             self.open()
             self.close()
         return self.cards(cards)
@@ -785,7 +785,7 @@ def test_a_bug_leaves_the_machine_faulted() -> None:
     table = Script().ready()
     table.open()
     table.close()
-    table.machine._round = None  # break an invariant from outside, as a bug would
+    table.machine._table.round = None  # break an invariant from outside, as a bug would
     with pytest.raises(ProcedureBug) as caught:
         table.cards("4S")
     assert holds(caught.value.decisions) == ["procedure_fault"]
@@ -800,10 +800,12 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     table.close()
     table.cards("4S")
 
-    def broken(*_args: object, **_kwargs: object) -> None:
+    def broken(*_args: object, **_kwargs: object) -> Phase:
         raise KeyError("7D")
 
-    table.machine._deal = broken  # type: ignore[method-assign] # a bug in the core, as it were
+    steps = table.machine._steps
+    dealing = steps[Handler.DEAL_CARD]
+    steps[Handler.DEAL_CARD] = broken  # a bug in the core, as it were
     with pytest.raises(ProcedureBug) as caught:
         table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")), origin="journal row 42")
     fault = caught.value.decisions
@@ -820,7 +822,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert refusal(table.close()).code == "faulted"
     assert refusal(table.new_shoe("S-2")).code == "faulted"
     assert table.cards("6C") == []
-    del table.machine._deal  # the bug fixed: the supervisor's way out must not need it
+    steps[Handler.DEAL_CARD] = dealing  # the bug fixed: the way out must not need it
     decisions = table.void_shoe()
     assert accepted(decisions)
     assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]
