@@ -47,9 +47,8 @@ def precheck(table: Table, command: Command, trigger: Trigger) -> Refusal | None
         return RefusalCode.NO_BETTING_PHASE, "this table has no betting phase"
     if isinstance(command, Deal) and table.betting:
         return RefusalCode.BETTING_PHASE, "on this table, closing the betting deals the round"
-    holds = table.holds()
-    if holds and trigger not in COMMANDS_WHILE_HELD:
-        return RefusalCode.TABLE_HELD, f"the table is held ({holds[0]})"
+    if trigger not in COMMANDS_WHILE_HELD and table.held():
+        return RefusalCode.TABLE_HELD, f"the table is held ({table.holds()[0]})"
     if not accepts(table.phase, trigger):
         return RefusalCode.WRONG_PHASE, f"{command.COMMAND} is not taken in {table.phase}"
     return None

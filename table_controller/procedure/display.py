@@ -78,8 +78,7 @@ def hold(table: Table) -> HoldReason | None:
     """The hold to show: a fault's, else the first that stands."""
     if table.fault is not None:
         return HoldReason.PROCEDURE_FAULT
-    holds = table.holds()
-    return holds[0] if holds else None
+    return table.holds()[0] if table.held() else None
 
 
 def show_hold(table: Table, out: Out) -> None:

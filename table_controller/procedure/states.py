@@ -116,9 +116,11 @@ class Route:
     trigger: Trigger
     handler: Handler
     targets: tuple[tuple[Phase, str], ...]
+    #: The phases of ``targets``.
+    ends: frozenset[Phase]
 
     def leads_to(self, target: Phase) -> bool:
-        return any(phase is target for phase, _ in self.targets)
+        return target in self.ends
 
 
 _P = Phase
@@ -158,7 +160,8 @@ def _table() -> tuple[Route, ...]:  # noqa: C901 - the table, one statement a ro
         if handler is None:
             is_card = trigger in (_T.CARD, _T.MISREAD)
             handler = CARD_STEPS[source] if is_card else _STEP_OF_TRIGGER[trigger]
-        routes.append(Route(source=source, trigger=trigger, handler=handler, targets=targets))
+        routes.append(Route(source=source, trigger=trigger, handler=handler, targets=targets,
+                            ends=frozenset(phase for phase, _ in targets)))
 
     # Before any shoe, and after one: only a new shoe starts play; cards are reported.
     for idle in (_P.NO_SHOE, _P.SHOE_OVER):

@@ -122,7 +122,10 @@ class Table:
         return holds
 
     def held(self) -> bool:
-        return bool(self.holds())
+        """Whether any hold stands over the phase (a fault not included)."""
+        return self.phase in HOLDABLE and (
+            self.foreign or self.gap_reason is not None or not self.reader_online
+        )
 
     def in_play(self) -> Shoe:
         """The shoe; a bug if there is none."""
