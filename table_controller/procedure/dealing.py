@@ -3,7 +3,7 @@
 
 Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and changes the
 :class:`~table_controller.procedure.table.Table` and imports no other part. A round ends
-settled (:func:`deal` returns :data:`SETTLED`) or voided (:func:`void`); the machine decides
+settled (:func:`deal` returns :attr:`Dealt.SETTLED`) or voided (:func:`void`); the machine decides
 what follows: the next round, or the shoe's end after its last.
 
 Round numbers are taken when a round starts: at ``open_betting``, or (with no betting phase)
@@ -12,7 +12,7 @@ at ``deal`` or the round's first card. Every round that started counts, voided o
 
 from __future__ import annotations
 
-from typing import Final
+import enum
 
 from table_controller.procedure.codes import AlarmCode, VoidReason
 from table_controller.procedure.events import RoundAssessed
@@ -32,8 +32,15 @@ from table_controller.procedure.table import Out, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 
-#: What :func:`deal` returns when the card completed the coup and the round is settled.
-SETTLED: Final = "settled"
+
+class Dealt(enum.Enum):
+    """What a card dealt did to its round."""
+
+    #: More cards are due.
+    PLACED = "placed"
+    #: The card completed the coup: the round is settled.
+    SETTLED = "settled"
+
 #: Fields every alarm sets itself: an assessment's details may not override them.
 _ALARM_OWN_FIELDS = frozenset({"type", "code", "message", "shoe_id", "round_no", "round_id"})
 
@@ -70,17 +77,17 @@ def close_betting(table: Table, out: Out) -> Phase:
     return Phase.DEALING
 
 
-def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> str | None:
-    """Place the round's next card; :data:`SETTLED` if it completed the coup."""
+def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dealt:
+    """Place the round's next card, and settle the round if it completed the coup."""
     current = table.current()
     hand, position = current.place(card, manual=manual)
     out.publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
                            round_id=current.round_id, card=card, hand=hand, position=position,
                            manual=manual))
     if current.expected() is not None:
-        return None
+        return Dealt.PLACED
     _settle(table, out, shoe, current)
-    return SETTLED
+    return Dealt.SETTLED
 
 
 def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
@@ -106,23 +113,21 @@ def misread(table: Table, out: Out, shoe: Shoe) -> None:
               round_id=table.current().round_id)
 
 
-def exposed(table: Table, out: Out, shoe: Shoe, card: Card | None) -> RoundCards:
-    """A card while bets are taken: the round is to be voided; returns it."""
+def exposed(table: Table, out: Out, shoe: Shoe, card: Card | None) -> None:
+    """A card while bets are taken: the round is to be voided."""
     current = table.current()
     out.alarm(shoe, AlarmCode.EXPOSED_CARD, "a card came out while bets were taken: round voided",
               round_id=current.round_id, card=card)
-    return current
 
 
 def void(table: Table, out: Out, reason: VoidReason, *, operator: str | None,
-         cards: list[Card | None]) -> RoundCards:
+         cards: list[Card | None]) -> None:
     """The round in play is voided with ``cards`` (its own and any discarded with it)."""
     shoe, current = table.in_play(), table.current()
     shoe.voided_rounds.add(current.round_no)
     out.publish(RoundVoided(shoe_id=current.shoe_id, round_no=current.round_no,
                             round_id=current.round_id, reason=reason, cards=tuple(cards),
                             was_settled=False, operator=operator))
-    return current
 
 
 def forget(table: Table) -> None:

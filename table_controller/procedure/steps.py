@@ -150,7 +150,7 @@ class Steps:
             dealing.misread(table, out, shoe)
             stream.open_gap(table, 1, HoldReason.MISREAD)
             return Phase.DEALING
-        if dealing.deal(table, out, shoe, step.card, manual=step.manual) is dealing.SETTLED:
+        if dealing.deal(table, out, shoe, step.card, manual=step.manual) is dealing.Dealt.SETTLED:
             return self._round_over(out)
         return Phase.DEALING
 

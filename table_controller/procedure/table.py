@@ -6,8 +6,8 @@ Pure: no I/O, no clock, no randomness.
 Every part of the procedure (:mod:`.stream`, :mod:`.shoe_flow`, :mod:`.dealing`,
 :mod:`.commands`, :mod:`.display`, :mod:`.faults`) takes a :class:`Table` and an :class:`Out`
 and imports only this module and the ones below it; the machine in :mod:`.machine` composes
-them. The state is a plain mutable value: the machine owns one and is the only code that hands
-it out.
+them (:mod:`.steps` for each route of the dispatch table). The state is a plain mutable value:
+the machine owns one and hands it to nothing else.
 """
 
 from __future__ import annotations
