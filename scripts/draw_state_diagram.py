@@ -3,7 +3,8 @@
 
 Run ``python scripts/draw_state_diagram.py`` to rewrite the document, ``--check`` to fail
 (exit 1) when the committed document differs from what the table gives. The diagram is never
-edited by hand: the table in ``table_controller/procedure/states.py`` is the authority.
+edited by hand: the dispatch table in ``table_controller/procedure/states.py`` (``ROUTES``:
+per phase and input, the step that handles it and where it may lead) is the authority.
 """
 
 # ruff: noqa: INP001 - a script run by path, not a package module
@@ -14,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from table_controller.procedure.states import HOLD_EDGES, TRANSITIONS, Phase
+from table_controller.procedure.states import HOLD_EDGES, ROUTES, TRANSITIONS, Phase
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "state-diagram.md"
 
@@ -49,10 +50,15 @@ def render() -> str:
     lines += [f"    {source.value} --> {target.value} : {label}" for source, label, target
               in HOLD_EDGES]
     lines += [f"    {Phase.FAULTED.value} : faulted (after a bug, until void_shoe)", "```", ""]
-    lines += ["## Every edge", "", "| from | input | to | when |", "|---|---|---|---|"]
+    lines += ["## Every edge", "",
+              "Each input in each phase is handled by one step of the dispatcher, which may end",
+              "only in the phases listed for it.", "",
+              "| from | input | step | to | when |", "|---|---|---|---|---|"]
     lines += [
-        f"| `{edge.source.value}` | `{edge.trigger.value}` | `{edge.target.value}` | {edge.when} |"
-        for edge in TRANSITIONS
+        f"| `{step.source.value}` | `{step.trigger.value}` | `{step.handler.value}` "
+        f"| `{target.value}` | {when} |"
+        for step in ROUTES
+        for target, when in step.targets
     ]
     lines.append("")
     return "\n".join(lines)

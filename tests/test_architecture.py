@@ -144,3 +144,140 @@ def test_publishing_never_imports_the_runtime(path: Path) -> None:
     """The runtime wires the publishing adapters; they see the table through small protocols."""
     inner = {m for m in imported_modules(path) if m.startswith("table_controller.runtime")}
     assert not inner, inner
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_at_import(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The imports a module runs when it is imported.
+
+    Its top level, through ``if`` and ``try`` blocks, but not function bodies (lazy imports)
+    nor ``if TYPE_CHECKING:`` blocks.
+    """
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                found += _run_at_import(node.body)
+            found += _run_at_import(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody,
+                          *(handler.body for handler in node.handlers)):
+                found += _run_at_import(block)
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _controller_import_graph() -> dict[str, set[str]]:
+    """Each module of ``table_controller`` and the modules of it that importing it runs.
+
+    ``from package import name`` counts as importing ``package.name`` when that is a module,
+    else ``package`` itself; the parent packages Python imports on the way are not counted.
+    Imports under ``if TYPE_CHECKING:`` and inside functions are not counted: they do not run
+    when the module is imported.
+    """
+    paths = files("table_controller/**/*.py")
+    modules = {_module_name(path): path for path in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        targets: set[str] = set()
+        for node in _run_at_import(tree.body):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+                continue
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                targets.add(child if child in modules else base)
+        graph[name] = {target for target in targets if target in modules} - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:  # noqa: C901 - Tarjan, in one piece
+    """One cycle through each strongly connected group of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_import_cycle_between_modules_of_the_controller() -> None:
+    graph = _controller_import_graph()
+    assert len(graph) > 20
+    assert "table_controller.procedure.table" in graph["table_controller.procedure.stream"]
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: The parts of the table procedure: each depends on the state (``procedure.table``) and the
+#: modules below it, never on another part; ``procedure.steps`` and ``procedure.machine``
+#: compose them.
+PROCEDURE_PARTS = (
+    "table_controller.procedure.stream",
+    "table_controller.procedure.shoe_flow",
+    "table_controller.procedure.dealing",
+    "table_controller.procedure.commands",
+    "table_controller.procedure.display",
+    "table_controller.procedure.faults",
+)
+
+
+@pytest.mark.parametrize("part", PROCEDURE_PARTS)
+def test_the_procedure_parts_import_none_of_one_another(part: str) -> None:
+    """Not directly, nor through a module between them."""
+    graph = _controller_import_graph()
+    assert "table_controller.procedure.table" in graph[part]
+    reached: set[str] = set()
+    todo = [part]
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    composers = {"table_controller.procedure.steps", "table_controller.procedure.machine"}
+    assert not reached & (set(PROCEDURE_PARTS) | composers), sorted(reached)

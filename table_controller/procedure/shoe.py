@@ -3,9 +3,9 @@
 
 Pure: no I/O, no clock, no randomness.
 
-This is runtime state of the machine (typed, mutable, never shared): the machine in
-:mod:`~table_controller.procedure.machine` owns one :class:`Shoe` at a time and is the only
-code that changes it.
+This is runtime state of the machine (typed, mutable, never shared): the table's state
+(:class:`~table_controller.procedure.table.Table`) holds one :class:`Shoe` at a time, and only
+the procedure's parts change it while an input is handled.
 """
 
 from __future__ import annotations

@@ -7,7 +7,18 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from table_controller.procedure.states import TRANSITIONS, Phase, Trigger, accepts, is_edge
+from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.states import (
+    ROUTES,
+    TRANSITIONS,
+    Handler,
+    Phase,
+    Trigger,
+    accepts,
+    is_edge,
+    route,
+)
+from table_controller.rules.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +37,8 @@ def test_the_committed_diagram_matches_the_transition_table() -> None:
     rendered = _script().render()
     assert (ROOT / "docs" / "state-diagram.md").read_text(encoding="utf-8") == rendered
     for edge in TRANSITIONS:
-        assert f"| `{edge.source}` | `{edge.trigger}` | `{edge.target}` |" in rendered
+        assert f"| `{edge.source}` | `{edge.trigger}` |" in rendered
+        assert f"| `{edge.target}` | {edge.when} |" in rendered
 
 
 def test_the_table_lists_no_edge_twice_and_only_void_shoe_leaves_faulted() -> None:
@@ -49,3 +61,11 @@ def test_lookups_answer_from_the_table() -> None:
                                       Trigger.CUT_CARD, Trigger.FRAMES_LOST}
     assert is_edge(Phase.DEALING, Trigger.CARD, Phase.SHOE_OVER)
     assert not is_edge(Phase.BETTING, Trigger.CARD, Phase.DEALING)
+
+
+def test_every_route_names_a_step_of_the_dispatcher_and_every_step_is_used() -> None:
+    steps = TableProcedure(VARIANTS["commission"], table_id="T07")._steps
+    assert set(steps) == set(Handler)
+    assert {step.handler for step in ROUTES} == set(Handler)
+    assert route(Phase.DEALING, Trigger.CUT_CARD) is not None
+    assert route(Phase.BETTING, Trigger.MANUAL_CARD) is None

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.procedure.decisions import EventType
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -28,10 +27,10 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     StartNewShoe,
-    TimerFired,
     VoidRound,
     VoidShoe,
 )
+from table_controller.procedure.payloads import EventType
 from table_controller.procedure.records import (
     RecordRejected,
     input_from_record,
@@ -56,7 +55,6 @@ inputs: st.SearchStrategy[Input] = st.one_of(
     st.builds(FramesLost, at=times, count=st.integers(1, 50)),
     st.builds(ReaderWentOffline, at=times),
     st.builds(ReaderCameBack, at=times),
-    st.builds(TimerFired, at=times, key=texts),
     _command(StartNewShoe, shoe_id=st.none() | texts),
     _command(OpenBetting),
     _command(CloseBetting),

@@ -13,7 +13,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.procedure.decisions import Decision, Publish
+from table_controller.procedure.decisions import Decision
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -27,8 +27,11 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import RoundSettled
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
+from tests.procedure.wire import payloads
+from tests.procedure.wire import published as published_wire
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -207,8 +210,7 @@ class Player:
 
 
 def results_of(decisions: list[Decision], event_type: str) -> list[dict[str, object]]:
-    return [dict(d.payload) for d in decisions
-            if isinstance(d, Publish) and d.event_type.value == event_type]
+    return published_wire(decisions, event_type)
 
 
 def play_cut_card_shoe(variant: str, seed: int, cut_from_end: int, *, faults: bool) -> Player:
@@ -250,7 +252,11 @@ def check_result(out: list[Decision], variant: str, player: list[str], banker: l
     assert result["round_no"] == round_no
     assert result["player"] == {"cards": player, "total": sum(map(point, player)) % 10}
     assert result["banker"] == {"cards": banker, "total": sum(map(point, banker)) % 10}
-    assert result["settlement"] == expected_settlement(variant, player, banker, round_no)
+    # exact: the typed payload keeps the Fractions the wire turns into numbers
+    (settled,) = [p for p in payloads(out) if isinstance(p, RoundSettled)]
+    assert settled.result.settlement == expected_settlement(variant, player, banker, round_no)
+    assert result["settlement"] == {bet: value if isinstance(value, str) else float(value)
+                                    for bet, value in settled.result.settlement.items()}
     assert result["last_round"] is last
     assert result["manual_cards"] == manual
     codes = {str(a["code"]) for a in results_of(out, "alarm")}

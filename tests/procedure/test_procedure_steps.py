@@ -17,7 +17,6 @@ from table_controller.procedure.decisions import (
     CommandRefused,
     Decision,
     HoldTable,
-    Publish,
     ResumeTable,
     SetLamp,
 )
@@ -39,16 +38,16 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RuntimeFailed,
     StartNewShoe,
-    TimerFired,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Phase
+from table_controller.procedure.states import Handler, Phase
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
+from tests.procedure.wire import published, types, wire
 
 # --- a small driver: inputs by name, decisions collected ----------------------------------------
 
@@ -148,7 +147,7 @@ class Script:
 
     def play(self, cards: str) -> list[Decision]:
         """One whole round: open and close the betting (if any), then the cards."""
-        if self.machine._betting:
+        if self.machine.snapshot().state.betting_phase:
             self.open()
             self.close()
         return self.cards(cards)
@@ -157,22 +156,9 @@ class Script:
         return self.machine.phase.value
 
     @property
-    def state(self) -> dict[str, object]:
-        return self.machine.snapshot()
-
-
-def published(decisions: Iterable[Decision], event_type: str | None = None) -> list[dict[str, Any]]:
-    """The payloads published, of one type or of every type (with ``type`` added)."""
-    return [
-        dict(decision.payload) | {"type": decision.event_type.value}
-        for decision in decisions
-        if isinstance(decision, Publish)
-        and (event_type is None or decision.event_type.value == event_type)
-    ]
-
-
-def types(decisions: Iterable[Decision]) -> list[str]:
-    return [d.event_type.value for d in decisions if isinstance(d, Publish)]
+    def state(self) -> dict[str, Any]:
+        """The ``<root>/state`` payload as published."""
+        return wire(self.machine.snapshot().state)
 
 
 def one(decisions: Iterable[Decision], event_type: str) -> dict[str, Any]:
@@ -795,16 +781,11 @@ def test_snapshot_shows_the_round_in_play() -> None:
     assert (state["last_round"], state["hold_reason"]) == (False, None)
 
 
-def test_timers_change_nothing() -> None:
-    table = Script().ready()
-    assert table.feed(TimerFired(at=9.0, key="anything")) == []
-
-
 def test_a_bug_leaves_the_machine_faulted() -> None:
     table = Script().ready()
     table.open()
     table.close()
-    table.machine._round = None  # break an invariant from outside, as a bug would
+    table.machine._table.round = None  # break an invariant from outside, as a bug would
     with pytest.raises(ProcedureBug) as caught:
         table.cards("4S")
     assert holds(caught.value.decisions) == ["procedure_fault"]
@@ -819,10 +800,12 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     table.close()
     table.cards("4S")
 
-    def broken(*_args: object, **_kwargs: object) -> None:
+    def broken(*_args: object, **_kwargs: object) -> Phase:
         raise KeyError("7D")
 
-    table.machine._deal = broken  # type: ignore[method-assign] # a bug in the core, as it were
+    steps = table.machine._steps
+    dealing = steps[Handler.DEAL_CARD]
+    steps[Handler.DEAL_CARD] = broken  # a bug in the core, as it were
     with pytest.raises(ProcedureBug) as caught:
         table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")), origin="journal row 42")
     fault = caught.value.decisions
@@ -839,7 +822,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert refusal(table.close()).code == "faulted"
     assert refusal(table.new_shoe("S-2")).code == "faulted"
     assert table.cards("6C") == []
-    del table.machine._deal  # the bug fixed: the supervisor's way out must not need it
+    steps[Handler.DEAL_CARD] = dealing  # the bug fixed: the way out must not need it
     decisions = table.void_shoe()
     assert accepted(decisions)
     assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]
@@ -875,7 +858,7 @@ def test_a_runtime_failure_faults_the_table_and_replays_to_the_same_decisions() 
     runs = []
     for _ in range(2):
         machine = TableProcedure(VARIANTS["commission"], table_id="T07")
-        runs.append(([machine.handle(event) for event in inputs], machine.snapshot()))
+        runs.append(([machine.handle(event) for event in inputs], wire(machine.snapshot().state)))
     assert runs[0] == runs[1]
     decisions, state = runs[0]
     assert holds(decisions[4]) == ["procedure_fault"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from table_controller.procedure.decisions import Announce, Decision, Publish, SetLamp
+from table_controller.procedure.decisions import Announce, Decision, SetLamp
 from table_controller.procedure.events import CardDrawn, Input, StartNewShoe
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Hand, next_hand
 from table_controller.rules.variants import VARIANTS
+from tests.procedure.wire import published as published_wire
 
 SITUATIONS = list(itertools.product(range(10), repeat=4))  # P1 B1 P2 B2 points
 ZERO_RANKS = "TJQK"
@@ -91,8 +92,7 @@ def prompts(decisions: list[Decision]) -> list[str]:
 
 
 def published(decisions: list[Decision], event_type: str) -> list[dict[str, object]]:
-    return [dict(d.payload) for d in decisions
-            if isinstance(d, Publish) and d.event_type.value == event_type]
+    return published_wire(decisions, event_type)
 
 
 def one(decisions: list[Decision], event_type: str) -> dict[str, Any]:

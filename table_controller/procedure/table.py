@@ -1,0 +1,269 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The table's state in one place, the collector of decisions, and the rules the parts share.
+
+Pure: no I/O, no clock, no randomness.
+
+Every part of the procedure (:mod:`.stream`, :mod:`.shoe_flow`, :mod:`.dealing`,
+:mod:`.commands`, :mod:`.display`, :mod:`.faults`) takes a :class:`Table` and an :class:`Out`
+and imports only this module and the ones below it; the machine in :mod:`.machine` composes
+them (:mod:`.steps` for each route of the dispatch table). The state is a plain mutable value:
+the machine owns one and hands it to nothing else.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode
+from table_controller.procedure.decisions import Decision, Prompt, Publish, RaiseAlarm
+from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.payloads import (
+    ABSENT,
+    Absent,
+    AlarmRaised,
+    AskMarks,
+    CutCardWhen,
+    Lamp,
+    LastRound,
+    Payload,
+    Roads,
+    ShoeEnded,
+    ShoeEndReason,
+)
+from table_controller.procedure.round import RoundCards
+from table_controller.procedure.shoe import Shoe
+from table_controller.procedure.states import HOLDABLE, Phase
+from table_controller.rules.cards import Card
+from table_controller.rules.tableau import Coup
+from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
+
+#: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
+#: there leaves a card missing.
+GAP_PHASES = frozenset({Phase.BURN_CARD, Phase.BURNING, Phase.DEALING})
+
+#: Why a command was refused, and the message.
+Refusal = tuple[RefusalCode, str]
+
+
+class Mark(enum.Enum):
+    """A shoe item that is not a card: a card that left unread, or the cut card."""
+
+    MISREAD = "misread"
+    CUT = "cut"
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """Frames the link lost: each may have been a card."""
+
+    count: int
+
+
+#: One item out of the shoe, in the order the shoe reported it.
+Item = Card | Mark | Lost
+
+
+@dataclass(slots=True, kw_only=True)
+class Table:
+    """Everything the procedure knows: one value, changed only while an input is handled."""
+
+    variant: Variant
+    table_id: str
+    betting: bool
+    phase: Phase = Phase.NO_SHOE
+    #: The fault's message while ``FAULTED``.
+    fault: str | None = None
+    #: A fault was cleared with no shoe started: the table shows ``shoe_over`` until one is.
+    fault_cleared: bool = False
+    shoe: Shoe | None = None
+    shoes_started: int = 0
+    shoe_ids: set[str] = field(default_factory=set)
+    #: The round being bet on or dealt.
+    round: RoundCards | None = None
+    #: The round the display shows: the current one, else the last one to finish.
+    shown_round: RoundCards | None = None
+    reader_online: bool = True
+    #: A foreign card holds the table until the shoe is voided.
+    foreign: bool = False
+    #: Cards missing at the head of the stream, and why.
+    gap: int = 0
+    gap_reason: HoldReason | None = None
+    #: Lost frames no entry accounted for when their burn or round ended.
+    left_over: int = 0
+    #: Shoe items queued behind a hold.
+    pending: deque[Item] = field(default_factory=deque)
+    #: What the table last showed: prompt, lamp and hold (the display diffs against them).
+    shown_prompt: Prompt | None = None
+    shown_lamp: Lamp = Lamp.OFF
+    shown_hold: HoldReason | None = None
+    #: The variant without windows, to settle a round on dynamic windows' offer.
+    windowless: Variant | None = None
+
+    @property
+    def every_round(self) -> bool:
+        """The variant reshuffles before every round (``mini``): no cut card."""
+        return self.variant.reshuffle is Reshuffle.EVERY_ROUND
+
+    def holds(self) -> list[HoldReason]:
+        """The holds standing over the phase, most important first (a fault not included)."""
+        if self.phase not in HOLDABLE:
+            return []
+        holds: list[HoldReason] = []
+        if self.foreign:
+            holds.append(HoldReason.FOREIGN_CARD)
+        if self.gap_reason is not None:
+            holds.append(self.gap_reason)
+        if not self.reader_online:
+            holds.append(HoldReason.READER_OFFLINE)
+        return holds
+
+    def held(self) -> bool:
+        """Whether any hold stands over the phase (a fault not included)."""
+        return self.phase in HOLDABLE and (
+            self.foreign or self.gap_reason is not None or not self.reader_online
+        )
+
+    def in_play(self) -> Shoe:
+        """The shoe; a bug if there is none."""
+        if self.shoe is None:
+            raise ProcedureBug(f"no shoe in phase {self.phase}")
+        return self.shoe
+
+    def current(self) -> RoundCards:
+        """The round in play; a bug if there is none."""
+        if self.round is None:
+            raise ProcedureBug(f"no round in play in phase {self.phase}")
+        return self.round
+
+    def pending_cards(self) -> list[Card | None]:
+        """The cards queued behind a hold (``None`` for unread ones)."""
+        return [
+            item if isinstance(item, Card) else None
+            for item in self.pending
+            if isinstance(item, Card) or item is Mark.MISREAD
+        ]
+
+    def close_gap(self) -> None:
+        self.gap = 0
+        self.gap_reason = None
+
+    def drop_holds(self) -> None:
+        """A new or voided shoe: nothing queued, missing, left over or foreign any more."""
+        self.pending.clear()
+        self.close_gap()
+        self.left_over = 0
+        self.foreign = False
+
+    def offered(self, current: RoundCards) -> tuple[str, ...]:
+        """The bets taken on a round: dynamic windows' offer if made, else its fixed windows."""
+        if current.offer is not None:
+            return current.offer.offer
+        return self.variant.offered_on(current.round_no)
+
+    def bets_offered(self) -> tuple[str, ...]:
+        """The bets of the round in play, else of the next one (none once the shoe is over)."""
+        shoe = self.shoe
+        if shoe is None or self.phase is Phase.SHOE_OVER:
+            return ()
+        if self.round is not None:
+            return self.offered(self.round)
+        upcoming = shoe.next_offer
+        if upcoming is not None and upcoming.round_no == shoe.round_no + 1:
+            return upcoming.offer
+        return self.variant.offered_on(shoe.round_no + 1)
+
+    def settlement(self, coup: Coup, round_no: int,
+                   offer: frozenset[str] | None) -> dict[str, Fraction | str]:
+        """Every bet settled: on the fixed windows, or on the offer dynamic windows made."""
+        if offer is None:
+            return settle_round(self.variant, coup, round_no)
+        if self.windowless is None:
+            self.windowless = self.variant.as_virtual()
+        settled = settle_round(self.windowless, coup, round_no)
+        return {bet: result if bet in offer else NOT_OFFERED for bet, result in settled.items()}
+
+
+def last_round_id(shoe: Shoe) -> str | None:
+    """The id of the shoe's latest round, if it dealt one."""
+    return shoe.round_id(shoe.round_no) if shoe.round_no else None
+
+
+class Out:
+    """The decisions of one input, in order."""
+
+    __slots__ = ("decisions",)
+
+    def __init__(self) -> None:
+        self.decisions: list[Decision] = []
+
+    def add(self, decision: Decision) -> None:
+        self.decisions.append(decision)
+
+    def publish(self, payload: Payload) -> None:
+        self.decisions.append(Publish(payload=payload))
+
+    def alarm(self, shoe: Shoe | None, code: AlarmCode, message: str, *,  # noqa: PLR0913
+              round_id: str | None = None, card: Card | Absent | None = ABSENT,
+              seen: int | Absent = ABSENT, count: int | Absent = ABSENT,
+              details: Mapping[str, object] | None = None) -> None:
+        """Raise an alarm about ``shoe`` (and ``round_id`` in it, if given)."""
+        shoe_id: str | Absent = ABSENT
+        round_no: int | Absent = ABSENT
+        named_round: str | Absent = ABSENT
+        if shoe is not None:
+            shoe_id = shoe.shoe_id
+            if round_id is not None:
+                round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
+        self.decisions.append(RaiseAlarm(alarm=AlarmRaised(
+            shoe_id=shoe_id, round_no=round_no, round_id=named_round, code=code,
+            message=message, card=card, seen=seen, count=count, details=details or {})))
+
+    def roads(self, shoe: Shoe) -> None:
+        """The shoe's scoreboards, as they stand."""
+        board = shoe.board.payload(shoe.shoe_id, shoe.cards_left)
+        self.publish(Roads(
+            shoe_id=shoe.shoe_id, bead_plate=board["bead_plate"], big_road=board["big_road"],
+            big_eye_boy=board["big_eye_boy"], small_road=board["small_road"],
+            cockroach_pig=board["cockroach_pig"], ask_banker=AskMarks(**board["ask_banker"]),
+            ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
+
+    def shoe_ended(self, shoe: Shoe, reason: ShoeEndReason) -> None:
+        self.publish(ShoeEnded(shoe_id=shoe.shoe_id, reason=reason, rounds=shoe.round_no,
+                               cards_seen=shoe.cards_seen))
+
+    def last_round_during(self, current: RoundCards) -> None:
+        """The cut card came out during ``current``: it is the last round."""
+        self.publish(LastRound(shoe_id=current.shoe_id, round_no=current.round_no,
+                               round_id=current.round_id, cut_card=CutCardWhen.DURING_ROUND))
+
+    def last_round_between(self, shoe: Shoe, round_no: int) -> None:
+        """The cut card came out after round ``round_no`` (0: before any round)."""
+        self.publish(LastRound(shoe_id=shoe.shoe_id, round_no=round_no or None,
+                               round_id=shoe.round_id(round_no) if round_no else None,
+                               cut_card=CutCardWhen.BETWEEN_ROUNDS))
+
+
+def count_out(table: Table, out: Out, shoe: Shoe, card: Card | None) -> bool:
+    """Count a card that left the shoe; ``False`` (alarm raised) for a foreign card.
+
+    A foreign card holds the table over the phases a hold can stand over.
+    """
+    shoe.cards_seen += 1
+    return card is None or take(table, out, shoe, card)
+
+
+def take(table: Table, out: Out, shoe: Shoe, card: Card) -> bool:
+    """Account a card already counted out; ``False`` (alarm raised) for a foreign card."""
+    if shoe.accounting.take(card):
+        return True
+    round_id = None if table.round is None else table.round.round_id
+    out.alarm(shoe, AlarmCode.FOREIGN_CARD,
+              f"{card.code} seen more than {shoe.decks} times: set aside; the shoe must be voided",
+              round_id=round_id, card=card, seen=shoe.accounting.count(card) + 1)
+    if table.phase in HOLDABLE:
+        table.foreign = True
+    return False
