@@ -303,10 +303,12 @@ class Feed:
     def state(self) -> dict[str, Any] | None:
         return self.states[-1].body if self.states else None
 
-    async def until(self, test: Callable[[], bool], what: str) -> None:
+    async def until(
+        self, test: Callable[[], bool], what: str, timeout_s: float = STEP_TIMEOUT_S
+    ) -> None:
         """Return once ``test()`` holds; raises ``BenchError`` naming ``what`` after a while."""
         try:
-            await self._wakeups.until(test, STEP_TIMEOUT_S)
+            await self._wakeups.until(test, timeout_s)
         except TimeoutError:
             raise BenchError(f"timed out waiting for {what}; last state: {self.state}") from None
 
@@ -379,7 +381,12 @@ async def stop_service(process: asyncio.subprocess.Process) -> int:
     return time.monotonic_ns() - started
 
 
-async def wait_birth(feed: Feed, since_ns: int, process: asyncio.subprocess.Process) -> int:
+async def wait_birth(
+    feed: Feed,
+    since_ns: int,
+    process: asyncio.subprocess.Process,
+    timeout_s: float = STEP_TIMEOUT_S,
+) -> int:
     """The arrival time of the first live ``online: true`` status after ``since_ns``."""
 
     def born() -> bool:
@@ -390,7 +397,7 @@ async def wait_birth(feed: Feed, since_ns: int, process: asyncio.subprocess.Proc
             for s in feed.statuses
         )
 
-    await feed.until(born, "the table's birth (status online)")
+    await feed.until(born, "the table's birth (status online)", timeout_s)
     return next(
         s.at_ns
         for s in feed.statuses
