@@ -17,8 +17,9 @@ Measured, on one monotonic clock in this process:
   the journal by then: a part of the card-to-backend time);
 * a bare broker hop, interleaved one per card in the same run: a QoS 1 publish of a payload as
   long as a card event, from a client in this process, to its arrival at the same subscriber,
-  started after the same pause as a card (the reference of the target); and one more right
-  after each card's messages, with no pause, printed beside it (a warm machine is faster);
+  started after the same pause as a card (for reference: what the broker alone costs); and one
+  more right after each card's messages, with no pause, printed beside it (a warm machine is
+  faster);
 * the start-up of ``table-controller run``: from spawning it to the arrival of its retained
   ``status`` birth (``online: true``), several times with a fresh journal and once more after
   the run, replaying the whole journal; beside the interpreter's own start-up and the import
@@ -33,9 +34,9 @@ Measured, on one monotonic clock in this process:
   outbox's setting) in the work directory, and the outbox's own ``added_at`` to ``acked_at``
   time of the card rows (millisecond resolution).
 
-Targets: at p99 the service adds at most one bare hop, i.e.
-``(card p99 - bare p99) / bare p99 <= 1``; the first round after a start within twice the
-steady p99; start-up under 1.5 s; resident memory under 80 MB.
+Targets: the first round after a start within twice the steady p99; start-up under 1.5 s;
+peak resident memory over the run under 80 MB. The card latency's own target is set against a
+minimal durable relay, in ``bench_card_path_floor.py``.
 
 Usage: python bench/bench_mqtt_latency.py [--cards N] [--startups K] [--gap-ms MS]
        [--seed S] [--workdir DIR] [--keep] [--broker-log-all]
@@ -86,7 +87,6 @@ TABLE_ID: Final = "T07"
 TABLE_ROOT: Final = f"baccarat/tables/{TABLE_ID}"
 HOP_TOPIC: Final = "baccarat/bench/hop"
 DECKS: Final = 8
-TARGET_ADDED_HOPS: Final = 1.0
 TARGET_START_S: Final = 1.5
 #: The first round after a start: its cards' p99 at most this many times the steady p99.
 TARGET_FIRST_ROUND_RATIO: Final = 2.0
@@ -303,10 +303,12 @@ class Feed:
     def state(self) -> dict[str, Any] | None:
         return self.states[-1].body if self.states else None
 
-    async def until(self, test: Callable[[], bool], what: str) -> None:
+    async def until(
+        self, test: Callable[[], bool], what: str, timeout_s: float = STEP_TIMEOUT_S
+    ) -> None:
         """Return once ``test()`` holds; raises ``BenchError`` naming ``what`` after a while."""
         try:
-            await self._wakeups.until(test, STEP_TIMEOUT_S)
+            await self._wakeups.until(test, timeout_s)
         except TimeoutError:
             raise BenchError(f"timed out waiting for {what}; last state: {self.state}") from None
 
@@ -379,7 +381,12 @@ async def stop_service(process: asyncio.subprocess.Process) -> int:
     return time.monotonic_ns() - started
 
 
-async def wait_birth(feed: Feed, since_ns: int, process: asyncio.subprocess.Process) -> int:
+async def wait_birth(
+    feed: Feed,
+    since_ns: int,
+    process: asyncio.subprocess.Process,
+    timeout_s: float = STEP_TIMEOUT_S,
+) -> int:
     """The arrival time of the first live ``online: true`` status after ``since_ns``."""
 
     def born() -> bool:
@@ -390,7 +397,7 @@ async def wait_birth(feed: Feed, since_ns: int, process: asyncio.subprocess.Proc
             for s in feed.statuses
         )
 
-    await feed.until(born, "the table's birth (status online)")
+    await feed.until(born, "the table's birth (status online)", timeout_s)
     return next(
         s.at_ns
         for s in feed.statuses
@@ -881,10 +888,7 @@ def report(results: Results, args: argparse.Namespace) -> None:
     for summary in (card, ack, after_ack, prompt, bare, warm):
         print(summary.line())
     added = (card.p99_ms - bare.p99_ms) / bare.p99_ms
-    print(
-        f"service added at p99: (card p99 - bare p99) / bare p99 = {added:.2f} bare hops "
-        f"(target <= {TARGET_ADDED_HOPS:g}): {verdict(added <= TARGET_ADDED_HOPS)}"
-    )
+    print(f"service added at p99: (card p99 - bare p99) / bare p99 = {added:.2f} bare hops")
     added_prompt = (prompt.p99_ms - bare.p99_ms) / bare.p99_ms
     print(
         f"card to prompt at p99: (prompt p99 - bare p99) / bare p99 = {added_prompt:.2f} bare hops"
