@@ -50,6 +50,7 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.table import Out
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Reshuffle
@@ -153,16 +154,17 @@ def shoe_inputs(variant_name: str, rng: random.Random, shoe_no: int) -> tuple[li
     return inputs, rounds
 
 
-def _no_roads(_shoe: object) -> None:
+def _no_roads(_out: Out, _shoe: object) -> None:
     pass
 
 
 def time_core(variant_name: str, shoes: list[list[Input]], *, roads: bool) -> float:
     """Seconds spent in ``handle`` over every shoe, for a fresh machine."""
     machine = TableProcedure(VARIANTS[variant_name], table_id="BENCH")
-    if not roads:  # for information only: what the run costs without the roads payload
-        machine._publish_roads = _no_roads  # type: ignore[method-assign, assignment]  # noqa: SLF001
     handle = machine.handle
+    publish_roads = Out.roads
+    if not roads:  # for information only: what the run costs without the roads payload
+        Out.roads = _no_roads  # type: ignore[method-assign, assignment]
     gc.collect()
     gc.disable()
     try:
@@ -173,6 +175,7 @@ def time_core(variant_name: str, shoes: list[list[Input]], *, roads: bool) -> fl
         return time.perf_counter() - started
     finally:
         gc.enable()
+        Out.roads = publish_roads  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
