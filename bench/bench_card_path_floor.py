@@ -51,7 +51,8 @@ from bench.bench_mqtt_latency import (  # noqa: E402
     plain_client,
     started_broker,
 )
-from table_controller.publishing.mqtt import BrokerEndpoint, Subscription  # noqa: E402
+from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: E402
+from table_controller.publishing.mqtt_subscriber import Subscription  # noqa: E402
 from tests.wakeups import Wakeups  # noqa: E402
 
 RELAYS: Final = ("relay", "durable", "durable-inline")

@@ -49,6 +49,7 @@ from aiohttp import web
 from aiohttp_sse import sse_response
 
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.publishing.displayed_table import DisplayedTable
 from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, validate_command
@@ -56,7 +57,6 @@ from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card, CardError, hand_total
 from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
 from table_controller.rules.variants import VARIANTS, Reshuffle
-from table_controller.runtime.service import TableService
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -505,7 +505,7 @@ class DisplayServer:
 
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
-        service: TableService,
+        service: DisplayedTable,
         *,
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,

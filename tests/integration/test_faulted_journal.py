@@ -24,7 +24,8 @@ import pytest
 
 from table_controller.procedure.events import StartNewShoe
 from table_controller.procedure.records import input_to_record
-from table_controller.publishing.mqtt import BrokerEndpoint, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from tests.integration.test_table_run import PIN, events_log, free_port, wait_for_display
 from tests.mosquitto import Mosquitto
