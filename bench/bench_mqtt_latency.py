@@ -74,7 +74,9 @@ from simulators.virtual_shoe.device import ShoeDevice
 from simulators.virtual_shoe.faults import DealtCard, DealtCutCard
 from simulators.virtual_shoe.server import PortEvents, PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.publishing.mqtt import NO_DELAY, BrokerEndpoint, Received, Subscription
+from table_controller.publishing.mqtt_client import NO_DELAY
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

@@ -38,7 +38,8 @@ from typing import Final
 
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.publishing.mqtt import BrokerEndpoint, Subscription
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import INPUT_ROW, Journal
 

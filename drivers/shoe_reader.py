@@ -29,10 +29,10 @@ import logging
 import os
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
+from drivers.backoff import Backoff, JitterSource
 from drivers.events import (
     Delivery,
     LineRejected,
@@ -48,7 +48,7 @@ from drivers.textline import TextLineSession
 if TYPE_CHECKING:
     import collections
 
-__all__ = ["Backoff", "ReaderSession", "ShoeProtocol", "ShoeReader"]
+__all__ = ["ReaderSession", "ShoeProtocol", "ShoeReader"]
 
 _LOGGER = logging.getLogger(__name__)
 _READ_SIZE: Final = 4096
@@ -83,24 +83,6 @@ class ReaderSession(Protocol):
     def on_deadline(self, now: float) -> list[ReaderEvent]: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Backoff:
-    """Capped exponential backoff with "equal jitter" between reopening attempts.
-
-    Attempt ``n`` (from 0) waits between half and all of ``min(cap_s, initial_s * factor**n)``,
-    so many tables restarting together do not hammer a device server in step.
-    """
-
-    initial_s: float = 0.25
-    factor: float = 2.0
-    cap_s: float = 5.0
-
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        """Seconds to wait before attempt ``attempt + 1``."""
-        ceiling = min(self.cap_s, self.initial_s * self.factor ** min(attempt, 64))
-        return ceiling / 2 + rng.uniform(0.0, ceiling / 2)
-
-
 def _new_session(protocol: ShoeProtocol) -> ReaderSession:
     match protocol:
         case ShoeProtocol.SRP:
@@ -126,7 +108,7 @@ class ShoeReader:
         baudrate: int = DEFAULT_BAUDRATE,
         protocol: ShoeProtocol = ShoeProtocol.SRP,
         backoff: Backoff | None = None,
-        rng: random.Random | None = None,
+        rng: JitterSource | None = None,
         session: ReaderSession | None = None,
         on_retry: Callable[[str, float], None] | None = None,
     ) -> None:

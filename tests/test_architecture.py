@@ -123,9 +123,63 @@ def test_pure_third_party_imports_are_the_allowed_ones() -> None:
         assert third_party <= ALLOWED_THIRD_PARTY_IN_PURE, f"{rel(path)}: {sorted(third_party)}"
 
 
+#: The packages of the controller whose imports of one another must not go round in a circle.
+PACKAGES = ("rules", "procedure", "protection", "publishing", "runtime", "cli", "demo")
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Package -> the other packages of the controller it imports (any import, even typing's)."""
+    graph: dict[str, set[str]] = {package: set() for package in PACKAGES}
+    for package in PACKAGES:
+        for path in files(f"table_controller/{package}/**/*.py"):
+            for module in imported_modules(path):
+                parts = module.split(".")
+                if parts[0] == "table_controller" and len(parts) > 1 and parts[1] in graph:
+                    graph[package].add(parts[1])
+        graph[package].discard(package)
+    return graph
+
+
+def cycle_in(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of the graph (its first node repeated at the end), or None."""
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return None
+        for target in sorted(graph.get(node, ())):
+            found = visit(target, [*path, node])
+            if found is not None:
+                return found
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        found = visit(start, [])
+        if found is not None:
+            return found
+    return None
+
+
+def test_the_packages_import_one_another_without_a_circle() -> None:
+    cycle = cycle_in(package_imports())
+    assert cycle is None, "packages import one another in a circle: " + " -> ".join(cycle or ())
+
+
+def test_the_circle_finder_finds_a_circle_and_only_a_circle() -> None:
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle_in({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+    assert cycle_in({"publishing": {"runtime"}, "runtime": {"publishing"}}) is not None
+
+
 def test_the_checks_see_the_packages() -> None:
     assert len(files(*PURE)) >= 7
     assert files("drivers/**/*.py")
+    graph = package_imports()
+    assert "rules" in graph["procedure"]
+    assert "publishing" in graph["runtime"]
 
 
 def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> None:

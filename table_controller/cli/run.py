@@ -34,6 +34,7 @@ from table_controller.protection.edge import DynamicWindows
 from table_controller.publishing.http_site import AddressUnusableError
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
+from table_controller.runtime.clock import utc_now
 from table_controller.runtime.config import (
     Settings,
     SettingsError,
@@ -55,8 +56,8 @@ from table_controller.variant_file import VariantFileError, load_dynamic_windows
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
     from table_controller.publishing.authorisation import AuthorisationPolicy
-    from table_controller.publishing.mqtt import MqttLink, MqttSettings
-    from table_controller.publishing.outbox import Outbox
+    from table_controller.publishing.mqtt_link import MqttLink
+    from table_controller.publishing.mqtt_settings import MqttSettings
     from table_controller.publishing.web import DisplayServer
     from table_controller.runtime.commands import CommandIngress
     from table_controller.runtime.health import HealthServer
@@ -210,7 +211,7 @@ def _advisor(
 def _mqtt_settings(settings: Settings) -> MqttSettings | None:
     if settings.broker is None:
         return None
-    from table_controller.publishing.mqtt import MqttSettings  # noqa: PLC0415 - only with a broker
+    from table_controller.publishing.mqtt_settings import MqttSettings  # noqa: PLC0415
 
     try:
         mqtt = MqttSettings.from_url(
@@ -251,32 +252,37 @@ def _display(settings: Settings, service: TableService) -> DisplayServer | None:
     return DisplayServer(service, host=address[0], port=address[1], pin=pin)
 
 
-def _sinks(
-    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings | None
-) -> tuple[MessageSink, OutboxSink | None, Outbox | None]:
-    """The JSON-lines copy (always, without a broker) and the outbox sink and the link's outbox."""
+def _link(
+    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings
+) -> tuple[MqttLink, OutboxSink]:
+    """The MQTT link and the sink that fills its outbox (two connections to the outbox)."""
+    from table_controller.publishing.mqtt_link import MqttLink  # noqa: PLC0415 - with a broker
+    from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
+
+    # The writer's outbox syncs its rows when it stores them, after the card's event is out:
+    # left unsynced, they would go to the disk with the next card's journal commit.
+    writer_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
+    link_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
+    link = MqttLink(mqtt, link_outbox)
     root = f"{settings.topic_prefix}/{settings.table_id}"
-    sinks: list[MessageSink] = []
+    sink = OutboxSink(writer_outbox, link=link, table_id=settings.table_id, topic_root=root)
+    return link, sink
+
+
+def _sink(
+    settings: Settings, stack: contextlib.ExitStack, outbox_sink: OutboxSink | None
+) -> MessageSink:
+    """The outbox sink, the JSON-lines copy (always, without a broker), or both."""
+    sinks: list[MessageSink] = [] if outbox_sink is None else [outbox_sink]
     events_log = settings.events_log
-    if events_log is None and mqtt is None:
+    if events_log is None and outbox_sink is None:
         events_log = Path(f"table-{settings.table_id}.events.jsonl")
     if events_log is not None:
+        root = f"{settings.topic_prefix}/{settings.table_id}"
         log = JsonLinesSink(events_log, table_id=settings.table_id, topic_root=root)
         stack.callback(log.close)
-        sinks.append(log)
-    outbox_sink: OutboxSink | None = None
-    link_outbox: Outbox | None = None
-    if mqtt is not None:
-        from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
-
-        # The writer's outbox syncs its rows when it stores them, after the card's event is out:
-        # left unsynced, they would go to the disk with the next card's journal commit.
-        writer_outbox = stack.enter_context(Outbox.open(settings.journal_path))
-        link_outbox = stack.enter_context(Outbox.open(settings.journal_path))
-        outbox_sink = OutboxSink(writer_outbox, table_id=settings.table_id, topic_root=root)
-        sinks.append(outbox_sink)
-    sink = sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
-    return sink, outbox_sink, link_outbox
+        sinks.insert(0, log)
+    return sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
 
 
 async def _serve(
@@ -286,11 +292,8 @@ async def _serve(
     mqtt: MqttSettings | None,
     advisor: RoundAdvisor | None,
 ) -> int:
+    """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
     with contextlib.ExitStack() as stack:
-        sink, outbox_sink, link_outbox = _sinks(settings, stack, mqtt)
-        procedure = TableProcedure(
-            variant, table_id=settings.table_id, betting_phase=settings.betting_phase
-        )
         reader: ShoeReader | None = None
         card_source: RngCardSource | None = None
         if settings.card_source == "rng":
@@ -300,38 +303,29 @@ async def _serve(
             reader = ShoeReader(
                 settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
             )
+        procedure = TableProcedure(
+            variant, table_id=settings.table_id, betting_phase=settings.betting_phase
+        )
+        link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt)
         service = TableService(
             procedure=procedure,
             journal=journal,
-            sink=sink,
+            sink=_sink(settings, stack, outbox_sink),
+            outlet=link,
             link=reader,
             card_source=card_source,
             advisor=advisor,
+            reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
         )
-        if reader is None:
-            service.reader_state = "connected"  # a virtual table's card source is always there
         display = _display(settings, service)  # follows the service from the replay on
         replayed = service.recover()
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
-        link: MqttLink | None = None
         ingress: CommandIngress | None = None
-        if mqtt is not None and link_outbox is not None and outbox_sink is not None:
-            from table_controller.publishing.mqtt import MqttLink  # noqa: PLC0415
+        if link is not None:
             from table_controller.runtime.commands import CommandIngress  # noqa: PLC0415
 
             ingress = CommandIngress(service, _policy(settings))
-            link = MqttLink(
-                mqtt,
-                link_outbox,
-                on_command=ingress.receive,
-                status_fields=lambda: {"reader": service.reader_state},
-            )
-            service.reader_listeners.append(lambda _state: link.refresh_status())
-            outbox_sink.wake = link.notify
-            outbox_sink.deliver = link.offer
-            outbox_sink.stored = link.stored
-            service.let_out = link.let_out
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run
             from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked
@@ -356,6 +350,25 @@ async def _serve(
             broker=None if mqtt is None else f"{mqtt.broker.host}:{mqtt.broker.port}",
         )
         return await _run_until_stopped(service, reader, display, link, ingress, health=health)
+
+
+def _start_broker_tasks(
+    group: asyncio.TaskGroup,
+    service: TableService,
+    link: MqttLink | None,
+    ingress: CommandIngress | None,
+) -> tuple[asyncio.Task[None] | None, asyncio.Task[None] | None]:
+    """The MQTT link's task and the command ingress's, when there is a broker."""
+    if link is None or ingress is None:
+        return None, None
+    link_task = group.create_task(
+        link.run(
+            on_command=ingress.receive,
+            status_fields=lambda: {"reader": service.reader_state},
+        ),
+        name="mqtt link",
+    )
+    return link_task, group.create_task(ingress.run(), name="commands")
 
 
 async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
@@ -384,10 +397,7 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
             # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the way out.
             await running.enter_async_context(notify_systemd())
             table = group.create_task(service.run(), name="table")
-            link_task = None if link is None else group.create_task(link.run(), name="mqtt link")
-            commands = (
-                None if ingress is None else group.create_task(ingress.run(), name="commands")
-            )
+            link_task, commands = _start_broker_tasks(group, service, link, ingress)
             await stop.wait()
             _LOG.info("table service stopping")
             # The table first: no input after this, and the messages of the last ones are

@@ -1,8 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller watch --broker URL [--table ID]``: the reference consumer for integrators.
 
-Edge module: subscribes through ``publishing.mqtt`` (never aiomqtt itself), prints one line per
-round result, void, correction, alarm and status change, and flags what a backend must handle
+Edge module: subscribes through ``publishing.mqtt_subscriber`` (never aiomqtt itself), prints
+one line per round result, void, correction, alarm and status change, and flags what a backend
+must handle
 (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
 gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
 ``seq`` and is not counted). ``--json`` prints one JSON object per line on stdout; diagnostics go to
@@ -28,12 +29,8 @@ from table_controller.publishing.consumer import (
     read_message,
     seq_of,
 )
-from table_controller.publishing.mqtt import (
-    DEFAULT_TOPIC_PREFIX,
-    BrokerEndpoint,
-    Received,
-    Subscription,
-)
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription
 
 #: Event types printed as they come (every message still counts for gaps and duplicates).
 PRINTED_TYPES: Final = frozenset(

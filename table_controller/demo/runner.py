@@ -52,14 +52,8 @@ from table_controller.demo.pit import (
 )
 from table_controller.demo.processes import Child, ChildError, start_broker, start_table
 from table_controller.demo.shoe import DemoShoe, ShoeMaker
-from table_controller.publishing.mqtt import (
-    BrokerEndpoint,
-    ProtocolName,
-    Received,
-    Subscription,
-    publish_once,
-    topic_root,
-)
+from table_controller.publishing.mqtt_settings import BrokerEndpoint, ProtocolName, topic_root
+from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 
 #: How long the backend may take to reach the broker before the demo gives up.
 SUBSCRIBE_S: Final = 15.0

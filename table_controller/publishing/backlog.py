@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What the MQTT drainer still has to send, in memory: the outbox's unacknowledged tail.
 
-Pure: no I/O, no clock, no asyncio. :class:`~table_controller.publishing.mqtt.MqttLink` owns
+Pure: no I/O, no clock, no asyncio. :class:`~table_controller.publishing.mqtt_link.MqttLink` owns
 one :class:`Backlog`, feeds it from two sides and publishes what it hands out:
 
 * **offered** rows come straight from the table (``OutboxSink.stage``) the moment their

@@ -94,11 +94,6 @@ class OutboxRow:
     acked_at: str | None
 
 
-def utc_now() -> datetime:
-    """The default clock of an :class:`Outbox`: aware UTC wall time."""
-    return datetime.now(UTC)
-
-
 def utc_text(moment: datetime) -> str:
     """``2026-11-29T12:00:00.123Z``: the UTC form stored in the outbox and used in payloads."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -180,8 +175,11 @@ class Outbox:
         self._clock = clock
 
     @classmethod
-    def open(cls, path: Path, *, clock: Callable[[], datetime] = utc_now) -> Self:
+    def open(cls, path: Path, *, clock: Callable[[], datetime]) -> Self:
         """Open or create the outbox tables in ``path`` (the journal's file is fine).
+
+        ``clock`` gives the aware UTC wall time its rows are dated with
+        (``table_controller.runtime.clock.utc_now``, or a fixed one in tests).
 
         Raises:
             OutboxError: the file is not a usable SQLite database.
@@ -205,6 +203,10 @@ class Outbox:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def now(self) -> datetime:
+        """The outbox's wall time (its clock): the MQTT link dates its status messages with it."""
+        return self._clock()
 
     def close(self) -> None:
         self._connection.close()

@@ -46,7 +46,7 @@ READER_OFFLINE: Final = "offline"
 
 
 class LinkCountersView(Protocol):
-    """What :class:`~table_controller.publishing.mqtt.LinkCounters` tells (read only)."""
+    """What :class:`~table_controller.publishing.mqtt_link.LinkCounters` tells (read only)."""
 
     @property
     def connects(self) -> int: ...
@@ -59,7 +59,7 @@ class LinkCountersView(Protocol):
 
 
 class LinkView(Protocol):
-    """The part of :class:`~table_controller.publishing.mqtt.MqttLink` watched here."""
+    """The part of :class:`~table_controller.publishing.mqtt_link.MqttLink` watched here."""
 
     @property
     def connected(self) -> bool: ...

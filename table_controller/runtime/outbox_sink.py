@@ -7,11 +7,11 @@ already stored is skipped, so replaying the journal after a crash adds only what
 Live, each input's messages take two steps (``TableService._publish``):
 
 1. :meth:`OutboxSink.stage`, on the event loop right after the procedure decided: the messages
-   are numbered on from the last ``seq`` and handed to the MQTT link in memory
-   (:attr:`OutboxSink.deliver`), so the broker gets them without a read back from the file;
+   are numbered on from the last ``seq`` and offered to the MQTT link in memory
+   (:meth:`LiveRows.offer`), so the broker gets them without a read back from the file;
 2. the write :meth:`~OutboxSink.stage` returns runs on the journal's writer thread, after the
    input's own journal row and before the next one, and stores the same rows; then
-   :attr:`OutboxSink.stored` tells the link the file holds them (acks are marked only then).
+   :meth:`LiveRows.stored` tells the link the file holds them (acks are marked only then).
 
 A message may therefore reach the broker a moment before its outbox row is committed. It is
 durable all the same: its input was committed to the journal (``synchronous=FULL``) before the
@@ -28,7 +28,8 @@ costs the procedure's replay, not the re-encoding of every message the table eve
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from table_controller.publishing.messages import envelope
 from table_controller.publishing.outbox import (
@@ -36,26 +37,40 @@ from table_controller.publishing.outbox import (
     OutboxMessage,
     OutboxRow,
     stamp,
-    utc_now,
     utc_text,
 )
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.runtime.service import MessageSink
 
 
-def _ignore_rows(rows: list[OutboxRow]) -> None:
-    del rows
+class LiveRows(Protocol):
+    """Who takes the outbox's rows as they are numbered and stored: the MQTT link."""
 
+    def offer(self, rows: Sequence[OutboxRow]) -> None:
+        """Rows just numbered, in ``seq`` order, to publish at once (on the event loop)."""
 
-def _ignore_seq(seq: int) -> None:
-    del seq
+    def stored(self, seq: int) -> None:
+        """The outbox file holds every row up to ``seq`` (any thread)."""
+
+    def notify(self) -> None:
+        """Rows were added to the file without being offered (any thread)."""
 
 
 class OutboxSink:
-    """Envelopes messages for ``<root>/<topic>`` and adds them to the outbox in ``seq`` order."""
+    """Envelopes messages for ``<root>/<topic>`` and adds them to the outbox in ``seq`` order.
 
-    def __init__(self, outbox: Outbox, *, table_id: str, topic_root: str) -> None:
+    Args:
+        outbox: the writer's outbox (the journal's writer thread uses it).
+        link: told of each row numbered and stored; None when nothing drains the outbox here.
+        table_id: the envelope's ``table_id``.
+        topic_root: ``<prefix>/<table_id>``, before each message's topic.
+    """
+
+    def __init__(
+        self, outbox: Outbox, *, link: LiveRows | None = None, table_id: str, topic_root: str
+    ) -> None:
         self._outbox = outbox
+        self._link = link
         self._table_id = table_id
         self._root = topic_root
         self._last_seq = outbox.last_seq()
@@ -64,12 +79,6 @@ class OutboxSink:
         #: Rows staged and not stored yet (a write the file refused keeps them for the next).
         self._unstored: list[OutboxRow] = []
         self._unstored_lock = threading.Lock()  # staged on the loop, stored on the writer
-        #: Wakes the drainer after a recovery add (the MQTT link's ``notify``, once it exists).
-        self.wake: Callable[[], None] = lambda: None
-        #: Takes staged rows at once, on the event loop (the MQTT link's ``offer``).
-        self.deliver: Callable[[list[OutboxRow]], None] = _ignore_rows
-        #: Told the highest ``seq`` the file holds after each write; any thread.
-        self.stored: Callable[[int], None] = _ignore_seq
 
     def _outbox_messages(self, messages: list[OutgoingMessage]) -> list[OutboxMessage]:
         return [
@@ -95,7 +104,8 @@ class OutboxSink:
             return
         self._outbox.add(self._outbox_messages(fresh))
         self._last_seq = self._outbox.last_seq()
-        self.wake()
+        if self._link is not None:
+            self._link.notify()
 
     def _stored(self, key: str) -> bool:
         row = journal_row(key)
@@ -105,23 +115,24 @@ class OutboxSink:
         """Number the messages of a live input and hand them over; returns the write to do."""
         if not messages:
             return _nothing
-        added_at = utc_text(utc_now())
+        added_at = utc_text(self._outbox.now())
         rows = stamp(
             self._outbox_messages(messages), first_seq=self._last_seq + 1, added_at=added_at
         )
         self._last_seq = rows[-1].seq
         with self._unstored_lock:
             self._unstored.extend(rows)
-        self.deliver(rows)
+        if self._link is not None:
+            self._link.offer(rows)
         return self._store
 
     def _store(self) -> None:
         """Store every row staged and not stored yet, in one transaction (writer thread).
 
-        The table stages an input's messages in two parts (its first message, then the rest)
-        and queues the writes once both are staged, so the first write stores the whole input
-        and the second finds nothing left: the file never holds part of a journal row's
-        messages, which the replay's stored-through point relies on.
+        A write finds every row staged before it: when several stagings precede their writes,
+        the first write stores them all and the others find nothing left, so the file never
+        holds part of a journal row's messages, which the replay's stored-through point
+        relies on.
         """
         with self._unstored_lock:
             rows, self._unstored = self._unstored, []
@@ -133,7 +144,8 @@ class OutboxSink:
             with self._unstored_lock:
                 self._unstored[:0] = rows
             raise
-        self.stored(rows[-1].seq)
+        if self._link is not None:
+            self._link.stored(rows[-1].seq)
 
 
 def journal_row(key: str | None) -> int | None:

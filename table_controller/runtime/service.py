@@ -9,8 +9,9 @@ For each input, in the order received (one queue, one processing task):
 1. the input record is appended to the journal and committed (on one writer thread);
 2. only then does the procedure take the input, and its decisions are carried out by
    :meth:`TableService._interpret`, one ``match``;
-3. the input's first message (a card's own event) is handed to the sink, and the MQTT link
-   gets the event-loop turns it needs to put it on the socket (``let_out``);
+3. the input's first message (a card's own event) is handed to the sink, which hands it to
+   the MQTT link at once, and the link (the service's :class:`Outlet`) gets the event-loop
+   turns it needs to put it on the socket;
 4. then the input's other messages, its log lines, the outbox's copy (on the writer thread),
    the shoe's acknowledgement and the lamp.
 
@@ -31,10 +32,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from typing import Protocol
 
@@ -82,6 +82,7 @@ from table_controller.protection.advisor import (
     analyse_request,
 )
 from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outbox import utc_text
 from table_controller.publishing.outgoing import (
     DecisionInterpreter,
     OutgoingMessage,
@@ -89,6 +90,7 @@ from table_controller.publishing.outgoing import (
     reply_from_wire,
 )
 from table_controller.rules.cards import Card
+from table_controller.runtime.clock import utc_now
 from table_controller.runtime.journal import (
     ANSWER_KEY,
     AUDIT_ROW,
@@ -107,13 +109,20 @@ CHECKPOINT_EVERY = 64
 
 
 class MessageSink(Protocol):
-    """Where published messages go: the durable outbox, or a JSON-lines file."""
+    """Where the service hands its outgoing messages: the durable outbox, or a JSON-lines file."""
 
     def add(self, messages: list[OutgoingMessage]) -> None:
         """Take messages in order now; a key already taken is skipped (the journal's replay)."""
 
     def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
         """Take a live input's messages on the event loop; returns the writer thread's write."""
+
+
+class Outlet(Protocol):
+    """Where staged messages leave the process (the MQTT link's publishes)."""
+
+    async def let_out(self) -> None:
+        """Return once the messages just staged are written to the socket."""
 
 
 class CardSource(Protocol):
@@ -196,7 +205,7 @@ def _log_sink_failure(done: Future[None]) -> None:
 
 
 class _LogLater:
-    """The log lines of an input's decisions, written once its first message is on its way."""
+    """The log lines of an input's decisions, written once its messages are handed out."""
 
     def __init__(self) -> None:
         self._lines: list[tuple[bool, str, dict[str, object]]] = []
@@ -213,13 +222,9 @@ class _LogLater:
             (_LOG.warning if warns else _LOG.info)(event, **fields)
 
 
-async def _nothing_to_let_out() -> None:
-    """The :attr:`TableService.let_out` of a table without an MQTT link."""
-
-
-def utc_now() -> str:
+def utc_stamp() -> str:
     """UTC wall time as the journal and the envelope write it (milliseconds, ``Z``)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_text(utc_now())
 
 
 def reader_input(event: ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
@@ -255,7 +260,20 @@ def _audit_record(event: ReaderEvent) -> dict[str, object] | None:
 
 
 class TableService:
-    """One table: its procedure, journal, shoe link and message sink."""
+    """One table: its procedure, journal, shoe link and message sink.
+
+    Args:
+        procedure: the table's procedure (the core).
+        journal: where every input is recorded before anything acts on it.
+        sink: where the messages of the procedure's decisions go.
+        outlet: given its turns after an input's first message is staged (the MQTT link).
+        link: the shoe reader; None for a virtual table or a test.
+        card_source: a virtual table's cards; its reader is always there.
+        advisor: the live odds and shoe alarms, if wanted.
+        reader_listeners: told the reader's new state (``reader_state``) at each change.
+        clock: monotonic seconds.
+        wall_clock: the UTC time stamped on each journal row.
+    """
 
     def __init__(  # noqa: PLR0913 - the service is where the adapters meet
         self,
@@ -263,15 +281,18 @@ class TableService:
         procedure: TableProcedure,
         journal: Journal,
         sink: MessageSink,
+        outlet: Outlet | None = None,
         link: ShoeLink | None = None,
         card_source: CardSource | None = None,
         advisor: Advisor | None = None,
+        reader_listeners: Sequence[Callable[[str], None]] = (),
         clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], str] = utc_now,
+        wall_clock: Callable[[], str] = utc_stamp,
     ) -> None:
         self.procedure = procedure
         self._journal = journal
         self._sink = sink
+        self._outlet = outlet
         self._link = link
         self._card_source = card_source
         self._advisor = advisor
@@ -293,22 +314,22 @@ class TableService:
         self._journal_failing = False
         self.inputs_handled = 0
         self.rejected_lines = 0
-        #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``).
-        self.reader_state = "offline" if link is not None else "none"
+        #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``);
+        #: a virtual table's card source is always there, a test's table may have none.
+        self.reader_state = (
+            "offline" if link is not None else "connected" if card_source is not None else "none"
+        )
         #: Called after ``reader_state`` changed (the MQTT link republishes its status).
-        self.reader_listeners: list[Callable[[str], None]] = []
+        self.reader_listeners: list[Callable[[str], None]] = list(reader_listeners)
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
         self.on_input_handled: Callable[[Input, float | None], None] | None = None
-        #: Awaited once an input's first message is handed out, before anything else is done
-        #: for the input (the MQTT link's ``let_out``: the message is on the socket by then).
-        self.let_out: Callable[[], Awaitable[None]] = _nothing_to_let_out
-        #: The messages of the input being handled, until ``_carry_out`` hands them out.
-        self._following: list[OutgoingMessage] = []
         #: The sink's writes of messages handed out, for the writer thread (in this order).
         self._writes: list[Callable[[], None]] = []
+        #: The messages of the input being handled, until ``_carry_out`` hands them out.
+        self._decided: list[OutgoingMessage] = []
         self._log_later = _LogLater()
         self._since_checkpoint = 0
 
@@ -487,13 +508,13 @@ class TableService:
         try:
             await self._carry_out(work, seq, ts)
         except Exception as error:  # noqa: BLE001 - a failure carrying out an input holds the table
-            self._following = []  # regenerated from the journal on the next start
+            self._decided = []  # regenerated from the journal on the next start
             self._carrying_out_failed(work, seq, error)
         finally:
             # Cancelled (a stop) while the first message was let out: the others of the
             # input are handed out all the same, so the outbox gets every one of them.
-            following, self._following = self._following, []
-            self._publish(following, live=True)
+            decided, self._decided = self._decided, []
+            self._publish(decided, live=True)
             self._write_out()
             self._checkpoint_when_quiet()
             self._log_later.write()
@@ -501,19 +522,20 @@ class TableService:
     async def _carry_out(self, work: _Work, seq: int, ts: str) -> None:
         """Everything after the commit, the input's first message (a card's own event) first.
 
-        The procedure decides and the input's first message is handed out; :attr:`let_out`
-        gives it the turns it needs to reach the socket; only then come the input's other
-        messages, the log lines, the shoe's acknowledgement, the outbox's copy (writer thread)
-        and the next round's odds (analysis thread), none of which stands between a card and
-        its event any more.
+        The procedure decides and the input's first message is handed out; the outlet gives
+        it the turns it needs to reach the socket; only then come the input's other messages,
+        the log lines, the outbox's copy (writer thread), the shoe's acknowledgement and the
+        next round's odds (analysis thread), none of which stands between a card and its
+        event any more.
         """
         lamp: Lamp | None = None
         if work.event is not None:
             lamp = self._handle(work.event, seq, ts, live=True)
-            first, self._following = self._following[:1], self._following[1:]
+            first, self._decided = self._decided[:1], self._decided[1:]
             self._publish(first, live=True)
-            await self.let_out()
-            following, self._following = self._following, []
+            if first and self._outlet is not None:
+                await self._outlet.let_out()
+            following, self._decided = self._decided, []
             self._publish(following, live=True)
             self._log_later.write()
             if self.on_input_handled is not None:
@@ -757,7 +779,7 @@ class TableService:
     def _hand_out(self, messages: list[OutgoingMessage], *, live: bool) -> None:
         """Live, keep them for ``_carry_out`` (the first out at once, then the rest); else now."""
         if live:
-            self._following = messages
+            self._decided = messages
         else:
             self._publish(messages)
 

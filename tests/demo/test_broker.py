@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from table_controller.demo.processes import start_broker
-from table_controller.publishing.mqtt import BrokerEndpoint, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

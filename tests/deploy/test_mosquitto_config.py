@@ -5,7 +5,7 @@
 casino's broker host and this test is moved: the files (certificates, password file, ACL,
 persistence) into a scratch directory and the two listeners onto free ports of 127.0.0.1.
 The logins come from ``create-passwords.sh``, the ACL is ``acl.example`` as shipped, and the
-clients are the project's own (``table_controller.publishing.mqtt``) over TLS, checking the
+clients are the project's own (``table_controller.publishing.mqtt_*``) over TLS, checking the
 broker's certificate. Every refusal is shown next to a positive control: with mosquitto a
 denied publish looks like a success to the publisher (STACK.md pitfall 2).
 """
@@ -29,12 +29,8 @@ import pytest
 import trustme
 
 from table_controller.publishing.authorisation import AuthorisationPolicy, acl_rules
-from table_controller.publishing.mqtt import (
-    BrokerEndpoint,
-    Received,
-    Subscription,
-    publish_once,
-)
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from tests.deploy.conftest import EXAMPLE_TOML, MOSQUITTO_DIR, require_program
 from tests.support.ports import free_port
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from drivers.backoff import Backoff
 from drivers.port import PortAddress, open_port, parse_port_url
-from drivers.shoe_reader import Backoff
 from tests.drivers.driver_test_support import PtyShoe
 
 

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from drivers.backoff import Backoff
 from drivers.events import (
     CardSeen,
     Delivery,
@@ -20,7 +21,7 @@ from drivers.events import (
     ReaderOffline,
     ReaderOnline,
 )
-from drivers.shoe_reader import Backoff, ShoeProtocol, ShoeReader
+from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import Lamp
 from drivers.srp.frames import FrameType
 from tests.drivers.driver_test_support import PtyShoe, TcpShoe, card, shoe

@@ -16,6 +16,7 @@ from typing import Literal, TypeVar
 
 import pytest
 
+from drivers.backoff import Backoff
 from drivers.events import (
     CardMisread,
     CardSeen,
@@ -29,7 +30,7 @@ from drivers.events import (
     ReaderStatus,
     ShoeState,
 )
-from drivers.shoe_reader import Backoff, ShoeProtocol, ShoeReader
+from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.beetek import BeeTekDevice, BeeTekStyle
 from simulators.virtual_shoe.dealer import auto_deal

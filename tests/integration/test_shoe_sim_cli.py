@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from drivers.backoff import Backoff
 from drivers.events import CardMisread, CardSeen, ReaderEvent, ReaderStatus, ShoeState
-from drivers.shoe_reader import Backoff, ShoeReader
+from drivers.shoe_reader import ShoeReader
 from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.cli import main

@@ -33,8 +33,10 @@ from simulators.virtual_shoe.faults import (
 )
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from table_controller.publishing.outbox import Outbox
+from table_controller.runtime.clock import utc_now
 from tests.integration.running_table import Table, running_table
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
@@ -255,7 +257,7 @@ async def test_every_procedure_through_run_then_replay_prints_the_same_events(
 
 
 async def outbox_drained(journal: Path) -> None:
-    with Outbox.open(journal) as outbox:
+    with Outbox.open(journal, clock=utc_now) as outbox:
         async with asyncio.timeout(20):
             while outbox.depth():  # noqa: ASYNC110 - polling the service's outbox from here
                 await asyncio.sleep(0.05)

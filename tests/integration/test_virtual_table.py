@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS

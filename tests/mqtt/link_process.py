@@ -17,8 +17,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from table_controller.publishing.mqtt import MqttLink, MqttSettings
+from table_controller.publishing.mqtt_link import MqttLink
+from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.outbox import Outbox, OutboxRow
+from table_controller.runtime.clock import utc_now
 from tests.mqtt.mqtt_test_support import card_message, fast
 
 
@@ -41,10 +43,10 @@ async def main() -> None:
     parser.add_argument("--table", required=True)
     parser.add_argument("--add", type=int, default=0)
     args = parser.parse_args()
-    with Outbox.open(args.db) as writer:
+    with Outbox.open(args.db, clock=utc_now) as writer:
         writer.add([card_message(args.table, n) for n in range(args.add)])
     settings = replace(fast(MqttSettings.from_url(args.url, table_id=args.table)), memory_rows=20)
-    with SlowOutbox.open(args.db) as drainer:
+    with SlowOutbox.open(args.db, clock=utc_now) as drainer:
         link = MqttLink(settings, drainer)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, link.request_stop)

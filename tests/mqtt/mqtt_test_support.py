@@ -15,14 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.mqtt import (
-    BrokerEndpoint,
-    MqttLink,
-    MqttSettings,
-    Received,
-    Subscription,
-)
+from table_controller.publishing.mqtt_link import MqttLink
+from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
+from table_controller.publishing.mqtt_subscriber import Received, Subscription
 from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.runtime.clock import utc_now
 
 LINK_PROCESS = Path(__file__).with_name("link_process.py")
 
@@ -76,9 +73,9 @@ async def running_link(
     """A link on ``db`` with its own writer connection; stopped cleanly at the end."""
     commands: list[bytes] = []
     callback = on_command or commands.append
-    with Outbox.open(db) as writer, Outbox.open(db) as drainer:
-        link = MqttLink(fast(settings), drainer, on_command=callback)
-        task = asyncio.create_task(link.run(), name="link-under-test")
+    with Outbox.open(db, clock=utc_now) as writer, Outbox.open(db, clock=utc_now) as drainer:
+        link = MqttLink(fast(settings), drainer)
+        task = asyncio.create_task(link.run(on_command=callback), name="link-under-test")
         running = RunningLink(link=link, task=task, writer=writer, commands=commands)
         try:
             if wait:
@@ -122,7 +119,7 @@ async def quiet(subscription: Subscription, seconds: float) -> list[Received]:
 
 async def drained(db: Path, within_s: float = 5.0) -> None:
     """Wait until every row of the outbox in ``db`` is acknowledged."""
-    with Outbox.open(db) as outbox:
+    with Outbox.open(db, clock=utc_now) as outbox:
         async with asyncio.timeout(within_s):
             while outbox.depth():  # noqa: ASYNC110 - polling another connection's work
                 await asyncio.sleep(0.02)

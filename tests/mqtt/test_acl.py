@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt import MqttSettings, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import MqttSettings
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend, collect, quiet, running_link
 

@@ -28,7 +28,7 @@ from table_controller.publishing.models import (
     CommandRejection,
     parse_command,
 )
-from table_controller.publishing.mqtt import Subscription, publish_once
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend
 from tests.support.ports import free_port

@@ -23,7 +23,8 @@ from table_controller.publishing.authorisation import (
 )
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.models import CommandMessage, CommandReply, parse_command
-from table_controller.publishing.mqtt import MqttSettings, Subscription, publish_once
+from table_controller.publishing.mqtt_settings import MqttSettings
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from table_controller.publishing.outbox import OutboxMessage
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend, collect, running_link

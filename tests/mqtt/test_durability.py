@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt import MqttSettings, Subscription
+from table_controller.publishing.mqtt_settings import MqttSettings
+from table_controller.publishing.mqtt_subscriber import Subscription
 from table_controller.publishing.outbox import Outbox
+from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
     backend,
@@ -49,13 +51,13 @@ async def test_killing_the_drainer_mid_flight_loses_nothing(
         finally:
             process.kill()
             process.communicate()
-        with Outbox.open(db) as outbox:
+        with Outbox.open(db, clock=utc_now) as outbox:
             before_restart = {row.seq: row.payload for row in outbox.rows()}
             acked_at_kill = {row.seq for row in outbox.rows() if row.acked_at is not None}
             left = outbox.depth()
         assert 0 < left < COUNT, "the kill did not land mid-stream"
         # a restart replays the same inputs: nothing is added twice, nothing renumbered
-        with Outbox.open(db) as outbox:
+        with Outbox.open(db, clock=utc_now) as outbox:
             assert outbox.add([card_message("T07", n) for n in range(COUNT)]) == list(
                 range(1, COUNT + 1)
             )
@@ -63,7 +65,7 @@ async def test_killing_the_drainer_mid_flight_loses_nothing(
         async with running_link(settings, db):
             got += await collect(sub, until=every_seq(range(1, COUNT + 1), already=got))
             await drained(db)
-    with Outbox.open(db) as outbox:
+    with Outbox.open(db, clock=utc_now) as outbox:
         after = {row.seq: row.payload for row in outbox.rows()}
     assert after == before_restart, "a stored message changed"
     payloads: dict[int, bytes] = {}

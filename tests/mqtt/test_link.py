@@ -19,15 +19,11 @@ import trustme
 
 from table_controller.publishing.messages import envelope
 from table_controller.publishing.models import StatusMessage
-from table_controller.publishing.mqtt import (
-    BrokerEndpoint,
-    MqttSettings,
-    ProtocolName,
-    Received,
-    Subscription,
-    _heed_cancel,
-)
+from table_controller.publishing.mqtt_client import heed_cancel
+from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings, ProtocolName
+from table_controller.publishing.mqtt_subscriber import Received, Subscription
 from table_controller.publishing.outbox import Outbox, OutboxMessage, stamp
+from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
     backend,
@@ -166,7 +162,7 @@ def _deal_in_background(
     """The dealing path: one input every ``interval_s`` on its own connection and thread."""
 
     def deal() -> None:
-        with Outbox.open(db) as writer:
+        with Outbox.open(db, clock=utc_now) as writer:
             for n in range(count):
                 if stop.is_set():
                     return
@@ -183,7 +179,7 @@ def _deal_in_background(
 async def _outage(broker: Mosquitto, tmp_path: Path, *, outage_s: float, count: int) -> None:
     """Messages stream while the broker stops for ``outage_s`` and comes back."""
     db = tmp_path / "t.db"
-    Outbox.open(db).close()
+    Outbox.open(db, clock=utc_now).close()
     settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
     watcher = backend(broker.url())
     latencies: list[float] = []
@@ -197,7 +193,7 @@ async def _outage(broker: Mosquitto, tmp_path: Path, *, outage_s: float, count: 
                 await asyncio.to_thread(broker.stop)
                 outage_started = time.monotonic()
                 await asyncio.sleep(outage_s)
-                with Outbox.open(db) as outbox:
+                with Outbox.open(db, clock=utc_now) as outbox:
                     depth_during_outage = outbox.depth()
                 await asyncio.to_thread(broker.start)
                 got += await collect(
@@ -302,7 +298,7 @@ async def _refused(broker: Mosquitto, tmp_path: Path, settings: MqttSettings) ->
             assert table.link.counters.errors >= 1
             error = table.link.counters.last_error
     assert nothing == []
-    with Outbox.open(db) as outbox:
+    with Outbox.open(db, clock=utc_now) as outbox:
         assert outbox.depth() == 1
     assert error is not None
     return str(error)
@@ -419,14 +415,14 @@ async def test_acknowledged_rows_past_the_retention_leave_the_outbox(
     async with running_link(settings, db) as table:
         table.add(*(card_message("T07", n) for n in range(20)))
         await drained(db)
-        with Outbox.open(db) as outbox:
+        with Outbox.open(db, clock=utc_now) as outbox:
             async with asyncio.timeout(5):
                 while len(outbox.rows()) > 1:  # noqa: ASYNC110 - the link's thread prunes
                     await asyncio.sleep(0.05)
             assert [(row.seq, row.key) for row in outbox.rows()] == [(20, "in:19")]
         table.add(card_message("T07", 20))  # numbering goes on after the pruned rows
         await drained(db)
-    with Outbox.open(db) as outbox:
+    with Outbox.open(db, clock=utc_now) as outbox:
         assert outbox.last_seq() == 21
         assert outbox.rows()[-1].key == "in:20"
 
@@ -440,7 +436,7 @@ async def test_without_a_retention_nothing_is_pruned(broker: Mosquitto, tmp_path
         table.add(*(card_message("T07", n) for n in range(5)))
         await drained(db)
         await asyncio.sleep(0.3)
-    with Outbox.open(db) as outbox:
+    with Outbox.open(db, clock=utc_now) as outbox:
         assert len(outbox.rows()) == 5
 
 
@@ -451,7 +447,7 @@ async def test_a_cancel_that_wait_for_swallowed_still_stops_the_task() -> None:
 
     async def status_loop() -> None:
         await asyncio.wait_for(answer, timeout=5)  # as aiomqtt's acknowledged calls do
-        _heed_cancel()
+        heed_cancel()
         went_on.append(True)
 
     task = asyncio.create_task(status_loop())

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from table_controller.publishing.messages import envelope
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxMessage, stamp
+from table_controller.runtime.clock import utc_now
 from table_controller.runtime.journal import Journal
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
@@ -34,7 +35,7 @@ def message(key: str, *, kind: str = "card", retain: bool = False) -> OutboxMess
 
 
 def test_seq_rises_by_one_per_message_and_is_written_into_the_payload(tmp_path: Path) -> None:
-    with Outbox.open(tmp_path / "t.db") as outbox:
+    with Outbox.open(tmp_path / "t.db", clock=utc_now) as outbox:
         assert outbox.add([message("1:0"), message("1:1")]) == [1, 2]
         assert outbox.add([message("2:0")]) == [3]
         rows = outbox.rows()
@@ -47,9 +48,9 @@ def test_seq_rises_by_one_per_message_and_is_written_into_the_payload(tmp_path: 
 
 def test_re_adding_an_input_adds_only_missing_rows_with_their_first_seq(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         assert outbox.add([message("7:0"), message("7:1")]) == [1, 2]
-    with Outbox.open(path) as outbox:  # after a restart, the input is replayed
+    with Outbox.open(path, clock=utc_now) as outbox:  # after a restart, the input is replayed
         assert outbox.add([message("7:0"), message("7:1"), message("7:2")]) == [1, 2, 3]
         assert outbox.add([message("7:0")]) == [1]
         assert [row.key for row in outbox.rows()] == ["7:0", "7:1", "7:2"]
@@ -98,7 +99,7 @@ def test_acks_depth_and_age(tmp_path: Path) -> None:
 
 
 def test_retained_topics_keep_their_latest_value(tmp_path: Path) -> None:
-    with Outbox.open(tmp_path / "t.db") as outbox:
+    with Outbox.open(tmp_path / "t.db", clock=utc_now) as outbox:
         outbox.add([message("s1", kind="state", retain=True), message("e1")])
         outbox.add(
             [message("s2", kind="state", retain=True), message("r1", kind="roads", retain=True)]
@@ -111,42 +112,42 @@ def test_retained_topics_keep_their_latest_value(tmp_path: Path) -> None:
 
 def test_session_counter_is_persistent(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         assert outbox.session() == 0
         assert outbox.next_session() == 1
         assert outbox.next_session() == 2
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         assert outbox.next_session() == 3
 
 
 def test_shares_the_journal_file(tmp_path: Path) -> None:
     path = tmp_path / "table.journal"
-    with Journal.open(path, table_id="T07") as journal, Outbox.open(path) as outbox:
+    with Journal.open(path, table_id="T07") as journal, Outbox.open(path, clock=utc_now) as outbox:
         journal.append("card", {"card": "KH"}, ts_utc="2026-11-29T12:00:00.000Z", monotonic_ns=1)
         outbox.add([message("1:0")])
         journal.append("card", {"card": "QH"}, ts_utc="2026-11-29T12:00:01.000Z", monotonic_ns=2)
     with Journal.open(path, table_id="T07") as journal:
         assert journal.verify().ok
         assert journal.head[0] == 2
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         assert outbox.depth() == 1
 
 
 def test_a_writer_thread_and_the_drainer_share_the_file(tmp_path: Path) -> None:
     """The dealing path adds on its own connection while the drainer acks on another."""
     path = tmp_path / "t.db"
-    Outbox.open(path).close()
+    Outbox.open(path, clock=utc_now).close()
     total = 300
 
     def write() -> None:
-        with Outbox.open(path) as writer:
+        with Outbox.open(path, clock=utc_now) as writer:
             for i in range(total):
                 writer.add([message(f"w{i}")])
 
     thread = threading.Thread(target=write)
     thread.start()
     acked: list[int] = []
-    with Outbox.open(path) as drainer:
+    with Outbox.open(path, clock=utc_now) as drainer:
         while len(acked) < total:
             row = drainer.oldest_unacked()
             if row is None:
@@ -165,7 +166,7 @@ def test_any_replay_of_keys_keeps_seqs_dense_and_stable(
 ) -> None:
     path = tmp_path_factory.mktemp("outbox") / "t.db"
     first_seq: dict[str, int] = {}
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         for batch in batches:
             keys = [f"k{n}" for n in batch]
             seqs = outbox.add([message(key) for key in keys])
@@ -177,7 +178,7 @@ def test_any_replay_of_keys_keeps_seqs_dense_and_stable(
 
 
 def test_rows_numbered_beforehand_are_stored_only_if_they_follow_on(tmp_path: Path) -> None:
-    with Outbox.open(tmp_path / "t.db") as outbox:
+    with Outbox.open(tmp_path / "t.db", clock=utc_now) as outbox:
         outbox.add([message("1:0")])
         staged = stamp(
             [message("2:0"), message("2:1", kind="state", retain=True)],
@@ -198,7 +199,7 @@ def test_rows_numbered_beforehand_are_stored_only_if_they_follow_on(tmp_path: Pa
 
 
 def test_unacked_rows_are_read_in_pages_with_the_last_seq(tmp_path: Path) -> None:
-    with Outbox.open(tmp_path / "t.db") as outbox:
+    with Outbox.open(tmp_path / "t.db", clock=utc_now) as outbox:
         outbox.add([message(f"k{i}") for i in range(6)])
         outbox.mark_acked_many([2, 3])
         outbox.mark_acked_many([2])  # idempotent
@@ -210,7 +211,7 @@ def test_unacked_rows_are_read_in_pages_with_the_last_seq(tmp_path: Path) -> Non
 
 
 def test_retained_rows_come_with_their_seq_in_order(tmp_path: Path) -> None:
-    with Outbox.open(tmp_path / "t.db") as outbox:
+    with Outbox.open(tmp_path / "t.db", clock=utc_now) as outbox:
         outbox.add(
             [message("a", kind="state", retain=True), message("b", kind="roads", retain=True)]
         )

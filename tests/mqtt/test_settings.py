@@ -11,12 +11,8 @@ from typing import Any
 import pytest
 
 from table_controller.publishing.models import StatusMessage
-from table_controller.publishing.mqtt import (
-    BrokerEndpoint,
-    MqttSettings,
-    backoff_delay,
-    status_message,
-)
+from table_controller.publishing.mqtt_sending import status_message
+from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
 
 
 def test_plain_url_with_quoted_credentials() -> None:
@@ -68,14 +64,13 @@ def test_table_settings_and_topics() -> None:
         MqttSettings.from_url("mqtt://h", table_id="T07", topic_prefix="a/+/b")
 
 
-def test_backoff_doubles_up_to_the_cap_with_jitter_in_the_upper_half() -> None:
+def test_the_links_backoff_doubles_up_to_the_cap_with_jitter_in_the_upper_half() -> None:
+    backoff = MqttSettings.from_url("mqtt://h", table_id="T07").backoff
     rng = random.Random(7)
-    steps = [backoff_delay(n, initial_s=0.5, cap_s=30.0, jitter=rng.random()) for n in range(12)]
+    steps = [backoff.delay(n, rng) for n in range(12)]
     for attempt, delay in enumerate(steps):
         step = min(30.0, 0.5 * 2**attempt)
         assert step / 2 <= delay <= step
-    assert backoff_delay(10_000, initial_s=0.5, cap_s=30.0, jitter=0.999) <= 30.0
-    assert backoff_delay(0, initial_s=0.5, cap_s=30.0, jitter=0.0) == 0.25
 
 
 def test_status_payload_matches_the_contract_model() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from table_controller.cli.watch import BROKER_FAILED
 from table_controller.publishing.messages import dumps, envelope
-from table_controller.publishing.mqtt import publish_once
+from table_controller.publishing.mqtt_subscriber import publish_once
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend
 

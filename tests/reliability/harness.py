@@ -44,7 +44,8 @@ from simulators.virtual_shoe.faults import (
     ShoeRanOut,
 )
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
-from table_controller.publishing.mqtt import BrokerEndpoint, Received, Subscription
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Received, Subscription
 from tests.mosquitto import PASSWORDS, Mosquitto
 from tests.support.table_process import table_controller
 from tests.wakeups import Wakeups

@@ -11,6 +11,7 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.runtime.clock import utc_now
 from table_controller.runtime.journal import (
     AUDIT_ROW,
     INPUT_ROW,
@@ -312,7 +313,7 @@ def test_an_edited_outbox_row_is_outside_the_chain_and_verify_says_so(
 ) -> None:
     path = tmp_path / "t.journal"
     fill(path, 2)
-    with Outbox.open(path) as outbox:
+    with Outbox.open(path, clock=utc_now) as outbox:
         outbox.add([OutboxMessage(key="1:0", topic="baccarat/tables/T07/events/card", message={})])
     tamper(path, "UPDATE outbox SET payload = '{\"forged\":true}'")
     status, summary = verify_json(path, capsys)

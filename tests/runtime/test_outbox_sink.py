@@ -18,6 +18,7 @@ from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Hand
+from table_controller.runtime.clock import utc_now
 from table_controller.runtime.outbox_sink import OutboxSink, journal_row
 
 ROOT = "baccarat/tables/T07"
@@ -38,9 +39,26 @@ def messages(row: int, count: int = 2, *, payload: Payload | None = None) -> lis
     ]
 
 
-def sink(path: Path) -> tuple[Outbox, OutboxSink]:
-    outbox = Outbox.open(path)
-    return outbox, OutboxSink(outbox, table_id="T07", topic_root=ROOT)
+class NotedLink:
+    """An MQTT link that notes what the sink tells it."""
+
+    def __init__(self) -> None:
+        self.offered: list[int] = []
+        self.stored_upto = 0
+
+    def offer(self, rows: Sequence[OutboxRow]) -> None:
+        self.offered.extend(row.seq for row in rows)
+
+    def stored(self, seq: int) -> None:
+        self.stored_upto = seq
+
+    def notify(self) -> None:
+        pass
+
+
+def sink(path: Path, link: NotedLink | None = None) -> tuple[Outbox, OutboxSink]:
+    outbox = Outbox.open(path, clock=utc_now)
+    return outbox, OutboxSink(outbox, link=link, table_id="T07", topic_root=ROOT)
 
 
 def test_journal_row_reads_only_journal_keys() -> None:
@@ -106,9 +124,9 @@ def test_after_pruning_the_replay_still_adds_nothing_twice(tmp_path: Path) -> No
 
 def test_an_input_staged_in_two_parts_is_stored_in_one_write(tmp_path: Path) -> None:
     """The first write stores both parts: no crash can leave half of a row's messages."""
-    outbox, live = sink(tmp_path / "T07.journal")
-    delivered: list[int] = []
-    live.deliver = lambda rows: delivered.extend(row.seq for row in rows)
+    link = NotedLink()
+    outbox, live = sink(tmp_path / "T07.journal", link)
+    delivered = link.offered
     both = messages(5, count=4)
     write_first = live.stage(both[:1])
     write_rest = live.stage(both[1:])
@@ -116,6 +134,7 @@ def test_an_input_staged_in_two_parts_is_stored_in_one_write(tmp_path: Path) -> 
     assert outbox.rows() == []
     write_first()
     assert [row.key for row in outbox.rows()] == ["5.0", "5.1", "5.2", "5.3"]
+    assert link.stored_upto == 4, "the link may mark their acks now"
     write_rest()  # nothing left for it
     assert len(outbox.rows()) == 4
 

@@ -21,20 +21,25 @@ from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.service import TableService
+from table_controller.runtime.service import Outlet, TableService
 from tests.runtime.journal_files import rows_in_the_database_file
 from tests.support.dealing import next_records, seeded_shoe
 from tests.support.links import MemoryLink, MemorySink
 
 
 def make_service(
-    journal: Journal, sink: MemorySink | JsonLinesSink, link: MemoryLink | None = None
+    journal: Journal,
+    sink: MemorySink | JsonLinesSink,
+    link: MemoryLink | None = None,
+    *,
+    outlet: Outlet | None = None,
 ) -> TableService:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
     return TableService(
         procedure=procedure,
         journal=journal,
         sink=sink,
+        outlet=outlet,
         link=link,
         wall_clock=lambda: "2026-11-29T12:00:00.000Z",
     )
@@ -128,18 +133,29 @@ class StepSink(MemorySink):
         return write
 
 
+class StepOutlet:
+    """An outlet that notes each ``let_out`` in the test's list of steps, or hangs there."""
+
+    def __init__(self, steps: list[str]) -> None:
+        self.steps = steps
+        #: Hang in ``let_out`` (until the test stops the service).
+        self.stuck = False
+        self.letting_out = asyncio.Event()
+
+    async def let_out(self) -> None:
+        self.steps.append("let out")
+        if self.stuck:
+            self.letting_out.set()
+            await asyncio.Event().wait()
+
+
 async def test_a_cards_first_message_is_out_before_the_rest_of_its_work(tmp_path: Path) -> None:
     """The first message goes out, publishing gets its turns, and only then the rest."""
     steps: list[str] = []
-
-    async def let_out() -> None:
-        steps.append("let out")
-
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink(journal)
         sink = StepSink(steps)
-        service = make_service(journal, sink, link)
-        service.let_out = let_out
+        service = make_service(journal, sink, link, outlet=StepOutlet(steps))
         task = asyncio.create_task(service.run())
         try:
             new_shoe = {"command": "new_shoe", "id": "c-1", "operator": "d", "args": {}}
@@ -177,24 +193,19 @@ async def test_a_stop_while_the_first_message_is_let_out_still_writes_all_of_the
     tmp_path: Path,
 ) -> None:
     steps: list[str] = []
-    letting_out = asyncio.Event()
-
-    async def let_out() -> None:
-        letting_out.set()
-        await asyncio.Event().wait()  # the stop comes now
-
+    outlet = StepOutlet([])
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink(journal)
         sink = StepSink(steps)
-        service = make_service(journal, sink, link)
+        service = make_service(journal, sink, link, outlet=outlet)
         task = asyncio.create_task(service.run())
         try:
             new_shoe = {"command": "new_shoe", "id": "c-1", "operator": "d", "args": {}}
             assert (await service.submit(new_shoe))["ok"]
-            service.let_out = let_out
+            outlet.stuck = True
             await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
             async with asyncio.timeout(5):
-                await letting_out.wait()
+                await outlet.letting_out.wait()
         finally:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
