@@ -55,7 +55,7 @@ FORBIDDEN_IN_PURE = {
     "pydantic",
 }
 #: Third-party packages a pure module may use all the same (exact integer arithmetic).
-ALLOWED_THIRD_PARTY_IN_PURE = {"numpy"}
+ALLOWED_THIRD_PARTY_IN_PURE = {"numpy", "annotated_types"}
 CLOCK_CALLS = {"now", "utcnow", "today", "monotonic", "perf_counter", "time_ns"}
 
 

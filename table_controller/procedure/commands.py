@@ -22,6 +22,7 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
+from table_controller.procedure.payload_parts import result_of
 from table_controller.procedure.payloads import (
     OriginalResult,
     ResultCorrected,
@@ -30,7 +31,6 @@ from table_controller.procedure.payloads import (
     ShoeStarted,
     ShoeVoided,
 )
-from table_controller.procedure.records import result_of
 from table_controller.procedure.shoe import Burn, CardAccounting, Shoe
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
 from table_controller.procedure.table import Out, Refusal, Table

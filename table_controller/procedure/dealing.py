@@ -16,6 +16,7 @@ import enum
 
 from table_controller.procedure.codes import AlarmCode, VoidReason
 from table_controller.procedure.events import RoundAssessed
+from table_controller.procedure.payload_parts import result_of
 from table_controller.procedure.payloads import (
     BettingClosed,
     BettingOpened,
@@ -24,7 +25,6 @@ from table_controller.procedure.payloads import (
     RoundVoided,
     SuspendedBet,
 )
-from table_controller.procedure.records import result_of
 from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
 from table_controller.procedure.states import Phase

@@ -102,12 +102,12 @@ from table_controller.procedure.events import (
     VoidShoe,
     not_carried_out,
 )
+from table_controller.procedure.payload_parts import prompt_fields
 from table_controller.procedure.payloads import (
     CardsOnTable,
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.records import prompt_fields
 from table_controller.procedure.states import (
     Handler,
     Phase,

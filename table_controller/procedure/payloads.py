@@ -9,6 +9,11 @@ published, described and validated with no other edit.
 Fields are written in the order they are published. Values keep the core's own types (cards,
 enums, exact ``Fraction`` settlements); ``None`` is published as ``null``, and a field whose
 value is :data:`ABSENT` is left out of the message (``count`` of a prompt that has none).
+
+What an integrator may rely on beyond the type is said beside it: bounds as ``annotated_types``
+metadata (``Annotated[int, Ge(1)]``, free at run time), a closed set of strings as
+:class:`OneOf`, and a field's meaning in the ``#:`` comment above it, which the generated
+schema carries as the field's description.
 """
 
 from __future__ import annotations
@@ -17,14 +22,17 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar, Final, TypeAlias
+from typing import Annotated, ClassVar, Final, TypeAlias, TypedDict
+
+from annotated_types import Ge, Interval, Len, MaxLen, MinLen
 
 from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.procedure.states import Phase
+from table_controller.rules.bets import BETS
 from table_controller.rules.cards import Card
-from table_controller.rules.roads import BeadPayload, BigRoadCellPayload, StatsPayload
+from table_controller.rules.roads import BeadPayload, BigRoadCellPayload, RoadColour, StatsPayload
 from table_controller.rules.tableau import Hand, Winner
-from table_controller.rules.variants import Reshuffle
+from table_controller.rules.variants import NOT_OFFERED, Reshuffle
 
 
 class Absent(enum.Enum):
@@ -36,10 +44,32 @@ class Absent(enum.Enum):
 #: A field's value when the field is left out of the published message.
 ABSENT: Final = Absent.ABSENT
 
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """``Annotated`` metadata: the string is one of :attr:`values` (a bet id, a road colour)."""
+
+    values: tuple[str, ...]
+
+
+#: The longest round id: a shoe id, ``-`` and the round number.
+MAX_ROUND_ID_LENGTH: Final = 96
+
 #: A card as read, or ``None`` for one that left the shoe unread.
 CardOrUnread: TypeAlias = Card | None
+#: A bet id of the game rules' catalogue.
+BetId: TypeAlias = Annotated[str, OneOf(tuple(BETS))]
 #: A bet's net result per unit staked, or ``"not_offered"`` outside its window.
-Settled: TypeAlias = Fraction | str
+Settled: TypeAlias = Fraction | Annotated[str, OneOf((NOT_OFFERED,))]
+#: A mark of a derived road.
+RoadMark: TypeAlias = Annotated[str, OneOf(tuple(colour.value for colour in RoadColour))]
+#: Rounds of a shoe count from 1.
+RoundNo: TypeAlias = Annotated[int, Ge(1)]
+#: ``<shoe_id>-<round_no>``, the round's idempotency key.
+RoundId: TypeAlias = Annotated[str, Len(1, MAX_ROUND_ID_LENGTH)]
+#: How many of something: never below zero.
+Count: TypeAlias = Annotated[int, Ge(0)]
+#: How many cards a burn takes: the face-up card's value, a court card or ten counting 10.
+BurnCount: TypeAlias = Annotated[int, Interval(ge=1, le=10)]
 #: Field metadata: the mapping's items are published as fields of the enclosing message.
 FLATTEN: Final = {"flatten": True}
 
@@ -139,8 +169,8 @@ class Payload:
 class HandResult:
     """One hand of a result: its cards in dealing order and its total."""
 
-    cards: tuple[Card, ...]
-    total: int
+    cards: Annotated[tuple[Card, ...], MinLen(2), MaxLen(3)]
+    total: Annotated[int, Interval(ge=0, le=9)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,19 +181,28 @@ class ResultOfCards:
     banker: HandResult
     winner: Winner
     natural: bool
-    cards_dealt: int
+    cards_dealt: Annotated[int, Interval(ge=4, le=6)]
     player_pair: bool
     banker_pair: bool
     #: Every bet id of the variant: its net result per unit staked, or ``not_offered``.
-    settlement: Mapping[str, Settled] = field(hash=False)
+    settlement: Mapping[BetId, Settled] = field(hash=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SuspendedBet:
     """A bet left out of a round because the player has the edge on it (dynamic windows)."""
 
-    bet: str
+    bet: BetId
     #: The bet's house edge that round (a JSON number from the analysis).
+    house_edge: float
+
+
+class AlarmFindings(TypedDict, total=False):
+    """The findings an alarm's ``details`` may carry that every integrator can rely on."""
+
+    #: ``edge_positive``: the bet.
+    bet: BetId
+    #: ``edge_positive``: the bet's exact house edge for the next round.
     house_edge: float
 
 
@@ -177,7 +216,7 @@ class ShoeStarted(Payload):
     TYPE: ClassVar = EventType.SHOE_STARTED
     shoe_id: str
     variant: str
-    decks: int
+    decks: Annotated[int, Ge(1)]
     #: Whether the shoe starts with a burn.
     burn: bool
     reshuffle: Reshuffle
@@ -192,7 +231,8 @@ class BurnAnnounced(Payload):
     TYPE: ClassVar = EventType.BURN
     shoe_id: str
     first_card: Card
-    count: int
+    #: How many cards the face-up card orders burned.
+    count: BurnCount
     #: The burned cards, once done (``None``: read by nobody).
     cards: tuple[CardOrUnread, ...] | Absent = ABSENT
     done: bool
@@ -204,9 +244,9 @@ class BettingOpened(Payload):
 
     TYPE: ClassVar = EventType.BETTING_OPENED
     shoe_id: str
-    round_no: int
-    round_id: str
-    bets_offered: tuple[str, ...]
+    round_no: RoundNo
+    round_id: RoundId
+    bets_offered: tuple[BetId, ...]
     #: Side bets of the window left out for their edge (dynamic windows).
     bets_suspended: tuple[SuspendedBet, ...] = ()
 
@@ -217,8 +257,8 @@ class BettingClosed(Payload):
 
     TYPE: ClassVar = EventType.BETTING_CLOSED
     shoe_id: str
-    round_no: int
-    round_id: str
+    round_no: RoundNo
+    round_id: RoundId
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -227,11 +267,12 @@ class CardPlaced(Payload):
 
     TYPE: ClassVar = EventType.CARD
     shoe_id: str
-    round_no: int
-    round_id: str
+    round_no: RoundNo
+    round_id: RoundId
     card: Card
     hand: Hand
-    position: int
+    #: The card's place in its hand, from 1.
+    position: Annotated[int, Interval(ge=1, le=3)]
     #: Entered by a supervisor, not read.
     manual: bool
 
@@ -242,11 +283,11 @@ class PromptShown(Payload):
 
     TYPE: ClassVar = EventType.PROMPT
     shoe_id: str | Absent = ABSENT
-    round_no: int | Absent = ABSENT
-    round_id: str | Absent = ABSENT
+    round_no: RoundNo | Absent = ABSENT
+    round_id: RoundId | Absent = ABSENT
     action: PromptAction
     #: How many cards to burn (``burn``, once the face-up card is read).
-    count: int | Absent = ABSENT
+    count: BurnCount | Absent = ABSENT
     #: Why the table is held (``hold``).
     reason: HoldReason | Absent = ABSENT
 
@@ -257,8 +298,8 @@ class RoundSettled(Payload):
 
     TYPE: ClassVar = EventType.ROUND_RESULT
     shoe_id: str
-    round_no: int
-    round_id: str
+    round_no: RoundNo
+    round_id: RoundId
     result: ResultOfCards = field(metadata=FLATTEN)
     last_round: bool
     #: Cards of this round entered by hand.
@@ -271,8 +312,8 @@ class RoundVoided(Payload):
 
     TYPE: ClassVar = EventType.ROUND_VOIDED
     shoe_id: str
-    round_no: int
-    round_id: str
+    round_no: RoundNo
+    round_id: RoundId
     reason: VoidReason
     #: The cards discarded (``None``: unread).
     cards: tuple[CardOrUnread, ...]
@@ -284,7 +325,8 @@ class RoundVoided(Payload):
 class OriginalResult:
     """A result as it stood before a correction."""
 
-    correction_no: int
+    #: 0 for the result as first settled, else the correction that gave it.
+    correction_no: Count
     result: ResultOfCards = field(metadata=FLATTEN)
 
 
@@ -294,9 +336,10 @@ class ResultCorrected(Payload):
 
     TYPE: ClassVar = EventType.RESULT_CORRECTED
     shoe_id: str
-    round_no: int
-    round_id: str
-    correction_no: int
+    round_no: RoundNo
+    round_id: RoundId
+    #: Corrections of a round count from 1.
+    correction_no: Annotated[int, Ge(1)]
     original: OriginalResult
     result: ResultOfCards = field(metadata=FLATTEN)
     last_round: bool
@@ -309,8 +352,8 @@ class LastRound(Payload):
 
     TYPE: ClassVar = EventType.LAST_ROUND
     shoe_id: str
-    round_no: int | None
-    round_id: str | None
+    round_no: RoundNo | None
+    round_id: RoundId | None
     cut_card: CutCardWhen
 
 
@@ -321,8 +364,8 @@ class ShoeEnded(Payload):
     TYPE: ClassVar = EventType.SHOE_ENDED
     shoe_id: str
     reason: ShoeEndReason
-    rounds: int
-    cards_seen: int
+    rounds: Count
+    cards_seen: Count
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -331,7 +374,7 @@ class ShoeVoided(Payload):
 
     TYPE: ClassVar = EventType.SHOE_VOIDED
     shoe_id: str
-    rounds_voided: tuple[str, ...]
+    rounds_voided: tuple[RoundId, ...]
     cards_discarded: tuple[CardOrUnread, ...]
     operator: str
 
@@ -342,18 +385,21 @@ class AlarmRaised(Payload):
 
     TYPE: ClassVar = EventType.ALARM
     shoe_id: str | Absent = ABSENT
-    round_no: int | Absent = ABSENT
-    round_id: str | Absent = ABSENT
+    round_no: RoundNo | Absent = ABSENT
+    round_id: RoundId | Absent = ABSENT
     code: AlarmCode
     message: str
     #: The card concerned (``None``: unread).
     card: CardOrUnread | Absent = ABSENT
-    #: How often a foreign card has been seen.
-    seen: int | Absent = ABSENT
-    #: How many frames were lost.
-    count: int | Absent = ABSENT
-    #: An analysis's own findings (the bet and its edge, a shuffle's evidence).
-    details: Mapping[str, object] = field(default_factory=dict, hash=False, metadata=FLATTEN)
+    #: ``foreign_card``: how many times that card has now been seen.
+    seen: Annotated[int, Ge(1)] | Absent = ABSENT
+    #: ``lost_frames``, ``lost_frames_left_over``: how many frames were lost.
+    count: Annotated[int, Ge(1)] | Absent = ABSENT
+    #: An analysis's own findings (the bet and its edge, a shuffle's evidence): the fields
+    #: :class:`AlarmFindings` names, and for some alarms more.
+    details: Annotated[Mapping[str, object], AlarmFindings] = field(
+        default_factory=dict, hash=False, metadata=FLATTEN
+    )
 
 
 # --- retained snapshots -----------------------------------------------------------------------
@@ -363,9 +409,9 @@ class AlarmRaised(Payload):
 class AskMarks:
     """The mark each derived road would get after the asked result (``None``: none yet)."""
 
-    big_eye_boy: str | None
-    small_road: str | None
-    cockroach_pig: str | None
+    big_eye_boy: RoadMark | None
+    small_road: RoadMark | None
+    cockroach_pig: RoadMark | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -377,9 +423,9 @@ class Roads(Payload):
     shoe_id: str
     bead_plate: Sequence[BeadPayload] = field(hash=False)
     big_road: Sequence[Sequence[BigRoadCellPayload]] = field(hash=False)
-    big_eye_boy: Sequence[Sequence[str]] = field(hash=False)
-    small_road: Sequence[Sequence[str]] = field(hash=False)
-    cockroach_pig: Sequence[Sequence[str]] = field(hash=False)
+    big_eye_boy: Sequence[Sequence[RoadMark]] = field(hash=False)
+    small_road: Sequence[Sequence[RoadMark]] = field(hash=False)
+    cockroach_pig: Sequence[Sequence[RoadMark]] = field(hash=False)
     ask_banker: AskMarks
     ask_player: AskMarks
     stats: StatsPayload = field(hash=False)
@@ -391,7 +437,9 @@ class BetOdds:
 
     #: Expected net result per unit staked.
     ev: float
+    #: ``-ev``.
     house_edge: float
+    #: ``1 + ev``.
     rtp: float
     #: The probability of each verdict: a tier, ``push``, ``lose``.
     probabilities: Mapping[str, float] = field(hash=False)
@@ -407,9 +455,9 @@ class Odds(Payload):
     RETAINED: ClassVar = True
     shoe_id: str
     #: The round the odds are for.
-    round_no: int
-    cards_left: int
-    bets: Mapping[str, BetOdds] = field(hash=False)
+    round_no: RoundNo
+    cards_left: Count
+    bets: Mapping[BetId, BetOdds] = field(hash=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -417,7 +465,9 @@ class PromptFields:
     """A prompt inside ``state``: ``count`` for ``burn``, ``reason`` for ``hold``."""
 
     action: PromptAction
-    count: int | Absent = ABSENT
+    #: How many cards to burn (``burn``, once the face-up card is read).
+    count: BurnCount | Absent = ABSENT
+    #: Why the table is held (``hold``).
     reason: HoldReason | Absent = ABSENT
 
 
@@ -438,8 +488,8 @@ class TableState(Payload):
     variant: str
     betting_phase: bool
     shoe_id: str | None
-    round_no: int | None
-    round_id: str | None
+    round_no: RoundNo | None
+    round_id: RoundId | None
     phase: Phase
     #: The phase a hold stands over.
     held_in: Phase | None
@@ -448,17 +498,17 @@ class TableState(Payload):
     cards: CardsOnTable
     #: The cut card is out.
     last_round: bool
-    cards_seen: int
-    cards_left: int | None
+    cards_seen: Count
+    cards_left: Count | None
     #: Bets offered on this round.
-    bets_offered: tuple[str, ...]
+    bets_offered: tuple[BetId, ...]
     hold_reason: HoldReason | None
     holds: tuple[HoldReason, ...]
-    missing_cards: int
+    missing_cards: Count
     #: Lost frames that the burn or round did not need: until the next round starts, a card
     #: the dealer drew for one can be entered (``manual_card``).
-    unresolved_lost_frames: int
-    queued_inputs: int
+    unresolved_lost_frames: Count
+    queued_inputs: Count
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -481,11 +531,13 @@ class Status(Payload):
 
     TYPE: ClassVar = EventType.STATUS
     RETAINED: ClassVar = True
-    #: The highest seq given to a message when the status was written (0 before any).
-    last_seq: int
+    #: The highest seq the table had given a message when the status was written (0 before
+    #: any): for the will, when it was registered on connecting. Every message up to it
+    #: reaches the broker, before or after the status.
+    last_seq: Count
     online: bool
     #: Raised on every connection; an offline status older than the last online one is stale.
-    session: int
+    session: Count
     #: The controller's software version.
     version: str
     reader: ReaderState | Absent = ABSENT

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Records of the procedure: inputs as versioned JSON-ready records, and event payload parts.
+"""Input records: the procedure's inputs as versioned JSON-ready records, and back.
 
 Pure: no I/O, no clock, no randomness. Bad records are values (:class:`RecordRejected`),
 never exceptions.
@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from table_controller.procedure.decisions import Prompt
 from table_controller.procedure.events import (
     COMMANDS,
     AssessmentAlarm,
@@ -51,17 +50,8 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import (
-    ABSENT,
-    BetOdds,
-    HandResult,
-    Odds,
-    PromptFields,
-    ResultOfCards,
-    Settled,
-)
+from table_controller.procedure.payloads import ABSENT, BetOdds, Odds
 from table_controller.rules.cards import Card, CardError, parse_cards
-from table_controller.rules.tableau import Coup
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
@@ -466,7 +456,7 @@ def _command_args(command: Command) -> dict[str, object]:
             return {}
 
 
-# --- parts of event payloads ----------------------------------------------------------------
+# --- parts of records ------------------------------------------------------------------------
 
 
 def odds_record(odds: Odds) -> dict[str, object]:
@@ -491,27 +481,3 @@ def odds_record(odds: Odds) -> dict[str, object]:
 def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
     """Cards as the shoe writes them (``QH``); ``None`` for a card nobody could read."""
     return [None if card is None else card.code for card in cards]
-
-
-def result_of(coup: Coup, settlement: Mapping[str, Settled]) -> ResultOfCards:
-    """The fields of a result that depend on the cards (``round_result``, corrections)."""
-    outcome = coup.outcome  # the totals and the winner, worked out once for the coup
-    return ResultOfCards(
-        player=HandResult(cards=coup.player, total=outcome.player_total),
-        banker=HandResult(cards=coup.banker, total=outcome.banker_total),
-        winner=outcome.winner,
-        natural=outcome.natural,
-        cards_dealt=outcome.cards_dealt,
-        player_pair=coup.player_pair,
-        banker_pair=coup.banker_pair,
-        settlement=settlement,
-    )
-
-
-def prompt_fields(prompt: Prompt) -> PromptFields:
-    """A prompt as ``state`` shows it: ``action``, and ``count`` or ``reason`` when set."""
-    return PromptFields(
-        action=prompt.action,
-        count=ABSENT if prompt.count is None else prompt.count,
-        reason=ABSENT if prompt.reason is None else prompt.reason,
-    )

@@ -1,11 +1,13 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The AsyncAPI 3.0 document and the JSON Schemas of the MQTT API, generated from the models.
+"""The AsyncAPI 3.0 document and the JSON Schemas of the MQTT API, generated from the types.
 
 Edge layer, but pure: no I/O, no clock, no randomness; the ``schema`` sub-command writes what
 this module returns. ``components.schemas`` comes from pydantic in serialization mode (what
-the table sends); channels and operations come from :data:`CHANNELS`, one row per topic of
-mqtt-api.md with its model, direction, QoS and retain flag. The output is deterministic, so
-the documents committed under ``docs/api`` can be checked against the models.
+the table sends), over the models ``publishing/schemas.py`` generates from the core's payload
+types and the command model of ``publishing/models.py``; channels and operations come from
+:data:`CHANNELS`, one row per topic of mqtt-api.md with its model, direction, QoS and retain
+flag. The output is deterministic, so
+the documents committed under ``docs/api`` can be checked against the types.
 """
 
 from __future__ import annotations
@@ -17,16 +19,9 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from table_controller.publishing.models import (
-    EVENT_MODELS,
-    SCHEMA_VERSION,
-    CommandMessage,
-    CommandReply,
-    OddsMessage,
-    RoadsMessage,
-    StateMessage,
-    StatusMessage,
-)
+from table_controller.publishing.messages import SCHEMA
+from table_controller.publishing.models import CommandMessage
+from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 
 ASYNCAPI_VERSION: Final = "3.0.0"
 #: Topics are ``<prefix>/<table_id>/...``; the prefix is a setting (``--topic-prefix``).
@@ -64,7 +59,7 @@ CHANNELS: Final[tuple[Channel, ...]] = (
     Channel(
         name="status",
         topic="status",
-        model=StatusMessage,
+        model=MESSAGE_MODELS["status"],
         action="send",
         retain=True,
         summary="Whether the controller and its reader are online; also the last will.",
@@ -72,7 +67,7 @@ CHANNELS: Final[tuple[Channel, ...]] = (
     Channel(
         name="state",
         topic="state",
-        model=StateMessage,
+        model=MESSAGE_MODELS["state"],
         action="send",
         retain=True,
         summary="The table's full snapshot.",
@@ -91,7 +86,7 @@ CHANNELS: Final[tuple[Channel, ...]] = (
     Channel(
         name="roads",
         topic="roads",
-        model=RoadsMessage,
+        model=MESSAGE_MODELS["roads"],
         action="send",
         retain=True,
         summary="The scoreboards of the current shoe.",
@@ -99,7 +94,7 @@ CHANNELS: Final[tuple[Channel, ...]] = (
     Channel(
         name="odds",
         topic="odds",
-        model=OddsMessage,
+        model=MESSAGE_MODELS["odds"],
         action="send",
         retain=True,
         summary="Exact odds and house edge of every bet for the next round.",
@@ -107,7 +102,7 @@ CHANNELS: Final[tuple[Channel, ...]] = (
     Channel(
         name="command_reply",
         topic="commands/replies",
-        model=CommandReply,
+        model=MESSAGE_MODELS["command_reply"],
         action="send",
         retain=False,
         summary="The answer to each command.",
@@ -177,9 +172,9 @@ def asyncapi_document(*, prefix: str = DEFAULT_TOPIC_PREFIX) -> dict[str, Any]:
         "asyncapi": ASYNCAPI_VERSION,
         "info": {
             "title": "Baccarat table controller MQTT API",
-            "version": SCHEMA_VERSION.rsplit("/", 1)[1],  # the API's, not the software's
+            "version": SCHEMA.rsplit("/", 1)[1],  # the API's, not the software's
             "description": (
-                f"Schema {SCHEMA_VERSION}: what one table controller publishes and the commands "
+                f"Schema {SCHEMA}: what one table controller publishes and the commands "
                 f"it takes. Every payload starts with the envelope schema, type, table_id, seq, "
                 f"ts; seq rises by one for every message across restarts, so a backend detects "
                 f"gaps and duplicates. The one exception is status, also the last will: it "

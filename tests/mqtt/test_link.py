@@ -18,11 +18,11 @@ import pytest
 import trustme
 
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.models import StatusMessage
 from table_controller.publishing.mqtt_client import heed_cancel
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings, ProtocolName
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
 from table_controller.publishing.outbox import Outbox, OutboxMessage, stamp
+from table_controller.publishing.schemas import MESSAGE_MODELS
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
@@ -117,7 +117,7 @@ async def test_kill_9_of_the_table_process_gives_its_will(
     assert states == [(True, 1, 3), (False, 1, 3), (True, 2, 3), (False, 2, 3)]
     for status in statuses(got):
         assert "seq" not in status
-        StatusMessage.model_validate(status)
+        MESSAGE_MODELS["status"].model_validate(status)
 
 
 async def test_status_carries_last_seq_and_a_backend_deduplicating_by_seq_loses_nothing(

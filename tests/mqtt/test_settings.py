@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from table_controller.publishing.models import StatusMessage
 from table_controller.publishing.mqtt_sending import status_message
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
+from table_controller.publishing.schemas import MESSAGE_MODELS
 
 
 def test_plain_url_with_quoted_credentials() -> None:
@@ -83,7 +83,7 @@ def test_status_payload_matches_the_contract_model() -> None:
         fields={"reader": "connected"},
     )
     data = json.loads(text)
-    model = StatusMessage.model_validate(data)
+    model: Any = MESSAGE_MODELS["status"].model_validate(data)
     assert (model.online, model.session, model.last_seq, model.reader) == (
         False,
         4,

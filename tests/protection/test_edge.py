@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +28,7 @@ from table_controller.protection.edge import (
     shoe_left,
 )
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.models import OddsMessage
+from table_controller.publishing.schemas import MESSAGE_MODELS
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse
@@ -145,7 +146,7 @@ def test_the_odds_payload_is_what_the_odds_message_accepts() -> None:
     assert banker["house_edge"] == -banker["ev"]
     assert banker["rtp"] == 1 + banker["ev"]
     assert sum(banker["probabilities"].values()) == 1
-    message = OddsMessage.model_validate(
+    message: Any = MESSAGE_MODELS["odds"].model_validate(
         envelope("odds", payload, table_id="T07", seq=5, ts="2026-01-01T00:00:00Z")
     )
     assert message.round_no == 3

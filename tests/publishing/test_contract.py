@@ -1,10 +1,10 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The MQTT contract: the models against the core, the committed documents and AsyncAPI 3.0.
+"""The MQTT contract: the generated models against the core, the committed documents, AsyncAPI.
 
-The models must accept exactly what the core publishes (whole shoes through the real
-procedure, and through ``table-controller replay --json``), the committed documents under
-docs/api must be what the models generate, and the AsyncAPI document must be valid against the
-official schema of ``@asyncapi/specs``.
+The models generated from the core's payload types must accept exactly what the core publishes
+(whole shoes through the real procedure, and through ``table-controller replay --json``), the
+committed documents under docs/api must be what the models generate, and the AsyncAPI
+document must be valid against the official schema of ``@asyncapi/specs``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import jsonschema  # no stubs installed
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure.codes import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.events import (
     CardDrawn,
@@ -34,9 +34,8 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import EventType, Lamp, PromptAction
+from table_controller.procedure.payloads import EventType
 from table_controller.procedure.states import Phase
-from table_controller.publishing import models
 from table_controller.publishing.asyncapi import (
     CHANNELS,
     asyncapi_document,
@@ -44,17 +43,9 @@ from table_controller.publishing.asyncapi import (
     payload_schemas,
 )
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.models import (
-    EVENT_MODELS,
-    PUBLISHED_MODELS,
-    CommandMessage,
-    CommandReply,
-    OddsMessage,
-    RoundResultEvent,
-    StatusMessage,
-    parse_command,
-)
+from table_controller.publishing.models import CommandMessage, parse_command
 from table_controller.publishing.outgoing import DecisionInterpreter
+from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
 
@@ -244,7 +235,7 @@ def check_wire(wire: list[str], validators: dict[str, jsonschema.Draft202012Vali
     """Every message validates against its model (strictly, no undescribed field) and schema."""
     for text in wire:
         data = json.loads(text)
-        model = PUBLISHED_MODELS[data["type"]]
+        model = MESSAGE_MODELS[data["type"]]
         try:
             parsed = model.model_validate_json(text, strict=True)
         except ValidationError as error:
@@ -472,7 +463,8 @@ def test_the_spec_example_round_result_fits() -> None:
         },
         "manual_cards": [],
     }
-    RoundResultEvent.model_validate_json(json.dumps(example), strict=True)
+    round_result = MESSAGE_MODELS["round_result"]
+    round_result.model_validate_json(json.dumps(example), strict=True)
     for field, bad in [
         ("settlement", {"player": "-1"}),
         ("settlement", {"no_such_bet": 1}),
@@ -483,14 +475,15 @@ def test_the_spec_example_round_result_fits() -> None:
         ("ts", "yesterday"),
     ]:
         with pytest.raises(ValidationError):
-            RoundResultEvent.model_validate_json(json.dumps({**example, field: bad}), strict=True)
+            round_result.model_validate_json(json.dumps({**example, field: bad}), strict=True)
     with pytest.raises(ValidationError):
-        RoundResultEvent.model_validate_json(
+        round_result.model_validate_json(
             json.dumps({k: v for k, v in example.items() if k != "round_id"}), strict=True
         )
 
 
 def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models() -> None:
+    status_message = MESSAGE_MODELS["status"]
     envelope = {
         "schema": "baccarat-table/1",
         "table_id": "T07",
@@ -498,7 +491,7 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
         "ts": "2026-11-29T12:00:00Z",
     }
     status_envelope = {key: value for key, value in envelope.items() if key != "seq"}
-    StatusMessage.model_validate(
+    status_message.model_validate(
         {
             **status_envelope,
             "type": "status",
@@ -517,9 +510,9 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
         "session": 3,
         "version": "0.1.0",
     }
-    assert StatusMessage.model_validate(will).reader is None
+    assert status_message.model_validate(will).model_dump().get("reader") is None
     fresh = {**will, "last_seq": 0, "online": True, "session": 1}
-    assert StatusMessage.model_validate(fresh).last_seq == 0  # before any message
+    assert status_message.model_validate(fresh).model_dump()["last_seq"] == 0  # before any message
     status_schema = jsonschema.Draft202012Validator(payload_schemas()["status"])
     status_schema.validate(will)
     for wrong in (
@@ -528,25 +521,28 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
         {**will, "seq": 9},  # a status with a seq of its own would pass for a stream message
     ):
         with pytest.raises(ValidationError):
-            StatusMessage.model_validate(wrong)
+            status_message.model_validate(wrong)
         assert not status_schema.is_valid(wrong)
+    banker = {
+        "ev": -0.0106,
+        "house_edge": 0.0106,
+        "rtp": 0.9894,
+        "probabilities": {"win": 0.4586, "push": 0.0952, "lose": 0.4462},
+    }
     odds = {
         **envelope,
         "type": "odds",
         "shoe_id": "S-1",
         "round_no": 2,
         "cards_left": 400,
-        "bets": {
-            "banker": {
-                "ev": -0.0106,
-                "house_edge": 0.0106,
-                "rtp": 0.9894,
-                "probabilities": {"win": 0.4586, "push": 0.0952, "lose": 0.4462},
-            }
-        },
+        "bets": {"banker": banker},
     }
-    OddsMessage.model_validate(odds)
-    refused = CommandReply.model_validate(
+    MESSAGE_MODELS["odds"].model_validate(odds)
+    unknown_bet = {"dragon": banker}
+    for wrong_odds in ({**odds, "round_no": 0}, {**odds, "bets": unknown_bet}):
+        with pytest.raises(ValidationError):
+            MESSAGE_MODELS["odds"].model_validate(wrong_odds)
+    refused = MESSAGE_MODELS["command_reply"].model_validate(
         {
             **envelope,
             "type": "command_reply",
@@ -556,16 +552,10 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
             "message": "the command must be a JSON object",
         }
     )
-    assert refused.id is None
+    assert refused.model_dump()["id"] is None
 
 
-def test_the_contract_names_every_value_the_core_uses() -> None:
-    assert set(get_args(models.VoidReasonName)) == {reason.value for reason in VoidReason}
-    assert set(get_args(models.HoldReasonName)) == {reason.value for reason in HoldReason}
-    assert set(get_args(models.PromptActionName)) == {action.value for action in PromptAction}
-    assert set(get_args(models.PhaseName)) == {phase.value for phase in Phase}
-    assert set(get_args(models.LampName)) == {lamp.value for lamp in Lamp}
-    assert {code.value for code in AlarmCode} <= set(get_args(models.AlarmCodeName))
+def test_the_contract_has_every_event_and_alarm_code_of_the_spec() -> None:
     # the alarm codes mqtt-api.md lists are all in the contract
     spec_alarms = {
         "unnecessary_card",
@@ -578,12 +568,15 @@ def test_the_contract_names_every_value_the_core_uses() -> None:
         "shuffle_pattern",
         "shoe_repeated",
     }
-    assert spec_alarms <= set(get_args(models.AlarmCodeName))
+    assert spec_alarms <= {code.value for code in AlarmCode}
+    alarm_codes = MESSAGE_MODELS["alarm"].model_json_schema()["$defs"]["AlarmCode"]["enum"]
+    assert set(alarm_codes) == {code.value for code in AlarmCode}
     published = {event.value for event in EventType}
     # roads, odds, state and status are retained on their own topics, replies too: not events
     own_topics = {"roads", "odds", "state", "status", "command_reply"}
     assert published - own_topics == set(EVENT_MODELS) == set(SPEC_EVENT_TYPES)
     assert list(EVENT_MODELS) == SPEC_EVENT_TYPES
+    assert set(MESSAGE_MODELS) == published
 
 
 # --- the generated documents -------------------------------------------------------------
@@ -597,7 +590,7 @@ def committed_files() -> dict[str, str]:
     }
 
 
-def test_the_committed_documents_match_the_models() -> None:
+def test_the_committed_documents_match_the_payload_types() -> None:
     generated = generated_files()
     committed = committed_files()
     missing = sorted(set(generated) - set(committed))
@@ -605,7 +598,7 @@ def test_the_committed_documents_match_the_models() -> None:
     changed = sorted(
         name for name in set(generated) & set(committed) if generated[name] != committed[name]
     )
-    advice = "docs/api drifted from the models: run 'table-controller schema' and commit"
+    advice = "docs/api drifted from the payload types: run 'table-controller schema' and commit"
     assert not missing, f"{advice}; missing {missing}"
     assert not stale, f"{advice}; no model for {stale}"
     assert not changed, f"{advice}; changed {changed}"
@@ -684,12 +677,13 @@ def test_the_checks_catch_an_undescribed_field_and_a_wrong_value(
     text = next(t for t in table.wire if '"type":"round_result"' in t)
     check_wire([text], document_validators)
     message = json.loads(text)
-    with_extra = {**message, "player": {**message["player"], "squeezed": True}, "dealer": "D9"}
-    parsed = RoundResultEvent.model_validate_json(json.dumps(with_extra), strict=True)
-    assert sorted(extra_fields(parsed)) == ["dealer", "player.squeezed"]
+    squeezed = {**message["player"], "squeezed": True}
+    with_extra = {**message, "player": squeezed, "not_in_the_contract": "D9"}
+    parsed = MESSAGE_MODELS["round_result"].model_validate_json(json.dumps(with_extra), strict=True)
+    assert sorted(extra_fields(parsed)) == ["not_in_the_contract", "player.squeezed"]
     with pytest.raises(AssertionError, match="undescribed"):
         check_wire([json.dumps(with_extra)], document_validators)
     wrong = {**message, "winner": "dragon"}
     assert not document_validators["round_result"].is_valid(wrong)
-    with pytest.raises(pytest.fail.Exception, match="does not fit RoundResultEvent"):
+    with pytest.raises(pytest.fail.Exception, match="does not fit RoundSettled"):
         check_wire([json.dumps(wrong)], document_validators)
