@@ -364,7 +364,7 @@ def _start_broker_tasks(
     link_task = group.create_task(
         link.run(
             on_command=ingress.receive,
-            status_fields=lambda: {"reader": service.reader_state},
+            reader=lambda: service.reader_state,
         ),
         name="mqtt link",
     )

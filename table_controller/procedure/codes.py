@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The codes the procedure speaks in: refusals, holds, alarms and voids.
+"""The codes the procedure speaks in: message types, lamps, prompts, refusals, holds, alarms.
 
 Pure: no I/O, no clock, no randomness. What the game or the shoe does wrong is an alarm or a
 hold (:class:`AlarmCode`, :class:`HoldReason`); a command the procedure forbids is refused with a
@@ -85,3 +85,81 @@ class VoidReason(enum.StrEnum):
     AFTER_LAST_ROUND = "after_last_round"
     SHOE_VOIDED = "shoe_voided"
     SUPERVISOR = "supervisor"
+
+
+class EventType(enum.StrEnum):
+    """The ``type`` of every message the table publishes."""
+
+    SHOE_STARTED = "shoe_started"
+    BURN = "burn"
+    BETTING_OPENED = "betting_opened"
+    BETTING_CLOSED = "betting_closed"
+    CARD = "card"
+    PROMPT = "prompt"
+    ROUND_RESULT = "round_result"
+    ROUND_VOIDED = "round_voided"
+    RESULT_CORRECTED = "result_corrected"
+    LAST_ROUND = "last_round"
+    SHOE_ENDED = "shoe_ended"
+    SHOE_VOIDED = "shoe_voided"
+    ALARM = "alarm"
+    #: Retained on ``<root>/roads``.
+    ROADS = "roads"
+    #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
+    ODDS = "odds"
+    #: Retained on ``<root>/state``.
+    STATE = "state"
+    #: Retained on ``<root>/status``, and the last will.
+    STATUS = "status"
+    #: ``<root>/commands/replies``.
+    COMMAND_REPLY = "command_reply"
+
+
+class Lamp(enum.StrEnum):
+    """The shoe's indicator (shoe-protocol.md ``LAMP``)."""
+
+    #: The next card out of the shoe goes to the Player (burn cards light it too).
+    PLAYER = "PLAYER"
+    #: The next card goes to the Banker.
+    BANKER = "BANKER"
+    #: The coup is complete: both hands stand.
+    STAND = "STAND"
+    #: Stop dealing.
+    HOLD = "HOLD"
+    #: No card is expected.
+    OFF = "OFF"
+
+
+class PromptAction(enum.StrEnum):
+    """What the dealer is asked to do next (mqtt-api.md ``prompt``)."""
+
+    BURN = "burn"
+    OPEN_BETTING = "open_betting"
+    DEAL = "deal"
+    PLAYER_DRAWS = "player_draws"
+    BANKER_DRAWS = "banker_draws"
+    RESULT = "result"
+    HOLD = "hold"
+    SHOE_OVER = "shoe_over"
+
+
+class CutCardWhen(enum.StrEnum):
+    """When the cut card came out (``last_round``)."""
+
+    DURING_ROUND = "during_round"
+    BETWEEN_ROUNDS = "between_rounds"
+
+
+class ShoeEndReason(enum.StrEnum):
+    """Why a shoe ended (``shoe_ended``)."""
+
+    CUT_CARD = "cut_card"
+    NEW_SHOE = "new_shoe"
+
+
+class ReaderState(enum.StrEnum):
+    """The card reader as ``status`` reports it."""
+
+    CONNECTED = "connected"
+    OFFLINE = "offline"
+    FAULT = "fault"

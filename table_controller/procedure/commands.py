@@ -11,7 +11,7 @@ names it, and the scoreboards are rebuilt from the rounds that stand.
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import RefusalCode, VoidReason
+from table_controller.procedure.codes import RefusalCode, ShoeEndReason, VoidReason
 from table_controller.procedure.events import (
     CloseBetting,
     Command,
@@ -27,7 +27,6 @@ from table_controller.procedure.payloads import (
     OriginalResult,
     ResultCorrected,
     RoundVoided,
-    ShoeEndReason,
     ShoeStarted,
     ShoeVoided,
 )

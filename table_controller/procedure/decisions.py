@@ -13,15 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from table_controller.procedure.codes import HoldReason, RefusalCode
-from table_controller.procedure.payloads import (
-    AlarmRaised,
-    EventType,
-    Lamp,
-    Payload,
-    PromptAction,
-    PromptShown,
-)
+from table_controller.procedure.codes import EventType, HoldReason, Lamp, PromptAction, RefusalCode
+from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

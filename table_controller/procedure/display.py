@@ -15,9 +15,9 @@ emitted only when it differs from what was shown last.
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import HoldReason
+from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, Prompt, ResumeTable, SetLamp
-from table_controller.procedure.payloads import ABSENT, Lamp, PromptAction, PromptShown
+from table_controller.procedure.payloads import ABSENT, PromptShown
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table

@@ -26,7 +26,18 @@ from typing import Annotated, ClassVar, Final, TypeAlias, TypedDict
 
 from annotated_types import Ge, Interval, Len, MaxLen, MinLen
 
-from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
+from table_controller.procedure.codes import (
+    AlarmCode,
+    CutCardWhen,
+    EventType,
+    HoldReason,
+    Lamp,
+    PromptAction,
+    ReaderState,
+    RefusalCode,
+    ShoeEndReason,
+    VoidReason,
+)
 from table_controller.procedure.states import Phase
 from table_controller.rules.bets import BETS
 from table_controller.rules.cards import Card
@@ -72,86 +83,6 @@ Count: TypeAlias = Annotated[int, Ge(0)]
 BurnCount: TypeAlias = Annotated[int, Interval(ge=1, le=10)]
 #: Field metadata: the mapping's items are published as fields of the enclosing message.
 FLATTEN: Final = {"flatten": True}
-
-
-class EventType(enum.StrEnum):
-    """The ``type`` of every message the table publishes."""
-
-    SHOE_STARTED = "shoe_started"
-    BURN = "burn"
-    BETTING_OPENED = "betting_opened"
-    BETTING_CLOSED = "betting_closed"
-    CARD = "card"
-    PROMPT = "prompt"
-    ROUND_RESULT = "round_result"
-    ROUND_VOIDED = "round_voided"
-    RESULT_CORRECTED = "result_corrected"
-    LAST_ROUND = "last_round"
-    SHOE_ENDED = "shoe_ended"
-    SHOE_VOIDED = "shoe_voided"
-    ALARM = "alarm"
-    #: Retained on ``<root>/roads``.
-    ROADS = "roads"
-    #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
-    ODDS = "odds"
-    #: Retained on ``<root>/state``.
-    STATE = "state"
-    #: Retained on ``<root>/status``, and the last will.
-    STATUS = "status"
-    #: ``<root>/commands/replies``.
-    COMMAND_REPLY = "command_reply"
-
-
-class Lamp(enum.StrEnum):
-    """The shoe's indicator (shoe-protocol.md ``LAMP``)."""
-
-    #: The next card out of the shoe goes to the Player (burn cards light it too).
-    PLAYER = "PLAYER"
-    #: The next card goes to the Banker.
-    BANKER = "BANKER"
-    #: The coup is complete: both hands stand.
-    STAND = "STAND"
-    #: Stop dealing.
-    HOLD = "HOLD"
-    #: No card is expected.
-    OFF = "OFF"
-
-
-class PromptAction(enum.StrEnum):
-    """What the dealer is asked to do next (mqtt-api.md ``prompt``)."""
-
-    BURN = "burn"
-    OPEN_BETTING = "open_betting"
-    DEAL = "deal"
-    PLAYER_DRAWS = "player_draws"
-    BANKER_DRAWS = "banker_draws"
-    RESULT = "result"
-    HOLD = "hold"
-    SHOE_OVER = "shoe_over"
-
-
-class CutCardWhen(enum.StrEnum):
-    """When the cut card came out (``last_round``)."""
-
-    DURING_ROUND = "during_round"
-    BETWEEN_ROUNDS = "between_rounds"
-
-
-class ShoeEndReason(enum.StrEnum):
-    """Why a shoe ended (``shoe_ended``)."""
-
-    CUT_CARD = "cut_card"
-    NEW_SHOE = "new_shoe"
-
-
-class ReaderState(enum.StrEnum):
-    """The card reader as ``status`` reports it."""
-
-    CONNECTED = "connected"
-    OFFLINE = "offline"
-    FAULT = "fault"
-
-
 
 
 class Payload:
@@ -531,16 +462,16 @@ class Status(Payload):
 
     TYPE: ClassVar = EventType.STATUS
     RETAINED: ClassVar = True
+    reader: ReaderState | Absent = ABSENT
+    online: bool
+    #: Raised on every connection; an offline status older than the last online one is stale.
+    session: Count
     #: The highest seq the table had given a message when the status was written (0 before
     #: any): for the will, when it was registered on connecting. Every message up to it
     #: reaches the broker, before or after the status.
     last_seq: Count
-    online: bool
-    #: Raised on every connection; an offline status older than the last online one is stale.
-    session: Count
     #: The controller's software version.
     version: str
-    reader: ReaderState | Absent = ABSENT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

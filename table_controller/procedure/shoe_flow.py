@@ -8,13 +8,9 @@ phase they lead to; the machine checks the move against its table and does what 
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import AlarmCode, VoidReason
+from table_controller.procedure.codes import AlarmCode, ShoeEndReason, VoidReason
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.payloads import (
-    BurnAnnounced,
-    RoundVoided,
-    ShoeEndReason,
-)
+from table_controller.procedure.payloads import BurnAnnounced, RoundVoided
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import Phase

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from table_controller.procedure import commands, dealing, faults, shoe_flow, stream
-from table_controller.procedure.codes import AlarmCode, HoldReason, VoidReason
+from table_controller.procedure.codes import AlarmCode, HoldReason, ShoeEndReason, VoidReason
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
     Command,
@@ -25,7 +25,6 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import ShoeEndReason
 from table_controller.procedure.states import CARD_STEPS, Handler, Phase
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
 from table_controller.rules.cards import Card

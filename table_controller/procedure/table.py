@@ -18,7 +18,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode
+from table_controller.procedure.codes import (
+    AlarmCode,
+    CutCardWhen,
+    HoldReason,
+    Lamp,
+    RefusalCode,
+    ShoeEndReason,
+)
 from table_controller.procedure.decisions import Decision, Prompt, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.payloads import (
@@ -26,13 +33,10 @@ from table_controller.procedure.payloads import (
     Absent,
     AlarmRaised,
     AskMarks,
-    CutCardWhen,
-    Lamp,
     LastRound,
     Payload,
     Roads,
     ShoeEnded,
-    ShoeEndReason,
 )
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe

@@ -16,11 +16,10 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Final, assert_never
 
-from table_controller.procedure.codes import HoldReason
+from table_controller.procedure.codes import HoldReason, PromptAction
 from table_controller.procedure.payloads import (
     ABSENT,
     AlarmRaised,
-    PromptAction,
     PromptShown,
     ResultCorrected,
     Roads,

@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -51,8 +51,8 @@ import aiomqtt
 import structlog
 
 from drivers.backoff import JitterSource
+from table_controller.procedure.codes import ReaderState
 from table_controller.publishing.backlog import Backlog
-from table_controller.publishing.messages import JsonValue
 from table_controller.publishing.mqtt_client import (
     error_text,
     heed_cancel,
@@ -69,9 +69,14 @@ LOAD_PAGE_ROWS: Final = 500
 TURNS_TO_THE_SOCKET: Final = 4
 
 CommandCallback: TypeAlias = Callable[[bytes], None]
-StatusFields: TypeAlias = Callable[[], Mapping[str, JsonValue]]
+#: The reader's state as of now, for the status (``None``: the table has no reader).
+ReaderOfNow: TypeAlias = Callable[[], ReaderState | None]
 
 _LOG = structlog.get_logger("table_controller.mqtt")
+
+
+def _no_reader() -> ReaderState | None:
+    return None
 _T = TypeVar("_T")
 
 
@@ -112,7 +117,7 @@ class MqttLink:
         self._outbox = outbox
         self._rng = rng or random.Random()  # noqa: S311  (jitter, not security)
         self._on_command: CommandCallback | None = None
-        self._status_fields: StatusFields = dict
+        self._reader: ReaderOfNow = _no_reader
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakeup = Wakeup()
         self._stop_requested = False
@@ -212,7 +217,7 @@ class MqttLink:
         self,
         *,
         on_command: CommandCallback | None = None,
-        status_fields: StatusFields | None = None,
+        reader: ReaderOfNow | None = None,
     ) -> None:
         """Connect, drain and reconnect until stopped; never raises ``MqttError``.
 
@@ -220,11 +225,11 @@ class MqttLink:
             on_command: receives the raw payload of every message on ``<root>/commands``; it
                 must not block (put the bytes on the runtime's input queue). Replies go
                 through the outbox like every other message.
-            status_fields: extra fields of the birth and will (reader state, ...), read at
-                every connect and :meth:`refresh_status`.
+            reader: the reader's state for the birth and will, read at every connect and
+                :meth:`refresh_status`.
         """
         self._on_command = on_command
-        self._status_fields = status_fields or dict
+        self._reader = reader or _no_reader
         self._loop = asyncio.get_running_loop()
         self._file_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mqtt-outbox")
         pruner = asyncio.create_task(self._prune_periodically(), name="mqtt-prune")
@@ -321,7 +326,7 @@ class MqttLink:
             session=self._session,
             last_seq=last_seq,
             ts=utc_text(self._outbox.now()),
-            fields=self._status_fields(),
+            reader=self._reader(),
         )
 
     async def _publish_status(self, client: aiomqtt.Client) -> None:

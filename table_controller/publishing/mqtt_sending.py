@@ -25,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import aiomqtt
 
 from table_controller import __version__
-from table_controller.publishing.messages import JsonValue, dumps, envelope
+from table_controller.procedure.codes import ReaderState
+from table_controller.procedure.payloads import ABSENT, Status
+from table_controller.publishing.messages import dumps, envelope
 from table_controller.publishing.outbox import OutboxRow
 
 
@@ -140,17 +142,17 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
     session: int,
     last_seq: int,
     ts: str,
-    fields: Mapping[str, JsonValue],
+    reader: ReaderState | None,
 ) -> str:
     """The payload of ``<root>/status``: birth, will, refresh or clean shutdown.
 
     It carries no ``seq`` of its own but ``last_seq`` (see the module's docstring).
     """
-    payload: dict[str, JsonValue] = {
-        **fields,
-        "online": online,
-        "session": session,
-        "last_seq": last_seq,
-    }
-    payload.setdefault("version", __version__)
-    return dumps(envelope("status", payload, table_id=table_id, seq=None, ts=ts))
+    payload = Status(
+        reader=ABSENT if reader is None else reader,
+        online=online,
+        session=session,
+        last_seq=last_seq,
+        version=__version__,
+    )
+    return dumps(envelope(payload.TYPE, payload, table_id=table_id, seq=None, ts=ts))

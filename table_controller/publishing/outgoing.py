@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, assert_never
 
-from table_controller.procedure.codes import RefusalCode
+from table_controller.procedure.codes import EventType, Lamp, RefusalCode
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
@@ -36,8 +36,6 @@ from table_controller.procedure.decisions import (
 from table_controller.procedure.payloads import (
     ABSENT,
     CommandReply,
-    EventType,
-    Lamp,
     Payload,
     TableSnapshot,
     TableState,

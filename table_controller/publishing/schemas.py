@@ -41,15 +41,8 @@ from typing import Annotated, Any, Final, Literal, NotRequired, Required, Union
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.fields import FieldInfo
 
-from table_controller.procedure.codes import RefusalCode
-from table_controller.procedure.payloads import (
-    PAYLOAD_TYPES,
-    Absent,
-    CommandReply,
-    EventType,
-    OneOf,
-    Payload,
-)
+from table_controller.procedure.codes import EventType, RefusalCode
+from table_controller.procedure.payloads import PAYLOAD_TYPES, Absent, CommandReply, OneOf, Payload
 from table_controller.publishing.messages import SCHEMA, to_wire
 from table_controller.publishing.models import CardCode, CommandErrorCode, CommandName
 from table_controller.rules.cards import Card

@@ -27,9 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from table_controller.procedure.codes import AlarmCode
+from table_controller.procedure.codes import AlarmCode, EventType, ReaderState
 from table_controller.procedure.events import CardDrawn, Input
-from table_controller.procedure.payloads import AlarmRaised, EventType
+from table_controller.procedure.payloads import AlarmRaised
 from table_controller.publishing.outgoing import OutgoingMessage
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ LATENCY_BUCKETS_S: Final = (
 #: ``reader_state`` of a connected reader (``TableService.reader_state``).
 READER_CONNECTED: Final = "connected"
 READER_OFFLINE: Final = "offline"
+#: ``reader_state`` of a table with no reader.
+READER_NONE: Final = "none"
 
 
 class LinkCountersView(Protocol):
@@ -165,7 +167,7 @@ class TableProbe:
             version=self._version,
             uptime_s=self._clock() - self._started_at,
             phase=service.procedure.phase.value,
-            reader_state=service.reader_state,
+            reader_state=service.reader_state or READER_NONE,
             journal_ok=not service.journal_failing,
             input_queue_depth=service.queue_depth,
             inputs_handled=service.inputs_handled,
@@ -318,7 +320,7 @@ class TableMetrics:
 
     def attach(self, service: TableService) -> None:
         """Listen to the service's messages, inputs and reader (after its recovery)."""
-        self._reader_state = service.reader_state
+        self._reader_state = service.reader_state or READER_NONE
         self._reader_was_connected = service.reader_state == READER_CONNECTED
         service.listeners.append(self.message_published)
         service.reader_listeners.append(self.reader_changed)
@@ -350,10 +352,10 @@ class TableMetrics:
         if prompted and elapsed_s is not None:
             self.card_to_prompt.observe(max(elapsed_s, 0.0))
 
-    def reader_changed(self, state: str) -> None:
+    def reader_changed(self, state: ReaderState | None) -> None:
         """The reader's state changed: count a return after an offline spell."""
         if state == READER_CONNECTED:
             if self._reader_was_connected and self._reader_state == READER_OFFLINE:
                 self.reader_reconnects.inc()
             self._reader_was_connected = True
-        self._reader_state = state
+        self._reader_state = state or READER_NONE

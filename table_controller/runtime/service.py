@@ -58,7 +58,7 @@ from drivers.events import (
 )
 from drivers.events import FramesLost as ReaderFramesLost
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.procedure.codes import RefusalCode
+from table_controller.procedure.codes import Lamp, ReaderState, RefusalCode
 from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
@@ -74,7 +74,7 @@ from table_controller.procedure.events import (
     not_carried_out,
 )
 from table_controller.procedure.machine import ShoeCount, TableProcedure
-from table_controller.procedure.payloads import CommandReply, Lamp, TableSnapshot
+from table_controller.procedure.payloads import CommandReply, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.protection.advisor import (
     Analysis,
@@ -285,7 +285,7 @@ class TableService:
         link: ShoeLink | None = None,
         card_source: CardSource | None = None,
         advisor: Advisor | None = None,
-        reader_listeners: Sequence[Callable[[str], None]] = (),
+        reader_listeners: Sequence[Callable[[ReaderState | None], None]] = (),
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], str] = utc_stamp,
     ) -> None:
@@ -316,11 +316,15 @@ class TableService:
         self.rejected_lines = 0
         #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``);
         #: a virtual table's card source is always there, a test's table may have none.
-        self.reader_state = (
-            "offline" if link is not None else "connected" if card_source is not None else "none"
+        self.reader_state: ReaderState | None = (
+            ReaderState.OFFLINE if link is not None
+            else ReaderState.CONNECTED if card_source is not None
+            else None
         )
         #: Called after ``reader_state`` changed (the MQTT link republishes its status).
-        self.reader_listeners: list[Callable[[str], None]] = list(reader_listeners)
+        self.reader_listeners: list[Callable[[ReaderState | None], None]] = list(
+            reader_listeners
+        )
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
         #: Called after each live input was handled (its messages handed out), with the seconds
@@ -452,11 +456,12 @@ class TableService:
     def _note_reader(self, event: ReaderEvent) -> None:
         match event:
             case ReaderOnline():
-                state = "connected"
+                state = ReaderState.CONNECTED
             case ReaderOffline():
-                state = "offline"
+                state = ReaderState.OFFLINE
             case ReaderStatus(state=shoe_state):
-                state = "fault" if str(shoe_state) == "FAULT" else "connected"
+                faulty = str(shoe_state) == "FAULT"
+                state = ReaderState.FAULT if faulty else ReaderState.CONNECTED
             case _:
                 return
         if state != self.reader_state:

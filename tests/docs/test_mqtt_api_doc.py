@@ -17,8 +17,13 @@ from typing import Any, get_args
 import jsonschema  # no stubs installed
 import pytest
 
-from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
-from table_controller.procedure.payloads import PromptAction
+from table_controller.procedure.codes import (
+    AlarmCode,
+    HoldReason,
+    PromptAction,
+    RefusalCode,
+    VoidReason,
+)
 from table_controller.procedure.states import Phase
 from table_controller.publishing import models
 from table_controller.publishing.asyncapi import CHANNELS

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from table_controller.procedure.codes import ReaderState
 from table_controller.publishing.mqtt_sending import status_message
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
 from table_controller.publishing.schemas import MESSAGE_MODELS
@@ -80,7 +81,7 @@ def test_status_payload_matches_the_contract_model() -> None:
         session=4,
         last_seq=812,
         ts="2026-11-29T12:00:00.123Z",
-        fields={"reader": "connected"},
+        reader=ReaderState.CONNECTED,
     )
     data = json.loads(text)
     model: Any = MESSAGE_MODELS["status"].model_validate(data)

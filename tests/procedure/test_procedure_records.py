@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from table_controller.procedure.codes import EventType
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
@@ -30,7 +31,6 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import EventType
 from table_controller.procedure.records import (
     RecordRejected,
     input_from_record,

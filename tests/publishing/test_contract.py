@@ -22,7 +22,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure.codes import AlarmCode
+from table_controller.procedure.codes import AlarmCode, EventType
 from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.events import (
     CardDrawn,
@@ -34,7 +34,6 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import EventType
 from table_controller.procedure.states import Phase
 from table_controller.publishing.asyncapi import (
     CHANNELS,

@@ -19,16 +19,10 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from drivers.events import CardSeen, Delivery, ReaderOffline, ReaderOnline
-from table_controller.procedure.codes import AlarmCode
+from table_controller.procedure.codes import AlarmCode, EventType, PromptAction, ReaderState
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import (
-    AlarmRaised,
-    EventType,
-    Payload,
-    PromptAction,
-    PromptShown,
-)
+from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
@@ -129,9 +123,9 @@ def test_a_card_not_from_the_shoe_link_is_counted_but_not_timed() -> None:
 def test_reader_reconnects_count_returns_after_an_offline_spell_only() -> None:
     metrics = TableMetrics(fixed(HEALTHY), table_id="T07", version="0.1.0")
     for state in ("connected", "offline", "connected", "fault", "connected", "offline"):
-        metrics.reader_changed(state)
+        metrics.reader_changed(ReaderState(state))
     assert sample(metrics, "table_reader_reconnects_total") == 1  # the first connect is not one
-    metrics.reader_changed("connected")
+    metrics.reader_changed(ReaderState.CONNECTED)
     assert sample(metrics, "table_reader_reconnects_total") == 2
 
 

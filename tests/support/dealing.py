@@ -16,6 +16,7 @@ from drivers.srp.constants import Lamp
 from simulators.virtual_shoe import deck
 from simulators.virtual_shoe.dealer import should_deal
 from simulators.virtual_shoe.shuffle import seeded_order
+from table_controller.procedure.codes import PromptAction
 from table_controller.procedure.events import (
     CardDrawn,
     CloseBetting,
@@ -25,7 +26,7 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import PromptAction, TableSnapshot
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.states import Phase
 from table_controller.rules.cards import Card
 

@@ -12,15 +12,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from table_controller.procedure.codes import HoldReason
+from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.payloads import (
     ABSENT,
     Absent,
     AskMarks,
     CardsOnTable,
     HandResult,
-    Lamp,
-    PromptAction,
     PromptFields,
     ResultOfCards,
     Roads,
