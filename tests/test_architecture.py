@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.imports import FORBIDDEN_IN_PURE, ROOT, clock_calls, imported_modules
 
 #: Modules that decide things: stdlib only, and no clock, randomness, I/O or logging.
 PURE = [
@@ -32,53 +32,8 @@ PURE = [
     "simulators/virtual_shoe/faults.py",
     "simulators/virtual_shoe/scenarios.py",
 ]
-FORBIDDEN_IN_PURE = {
-    "asyncio",
-    "time",
-    "random",
-    "secrets",
-    "socket",
-    "select",
-    "selectors",
-    "serial",
-    "serial_asyncio_fast",
-    "aiomqtt",
-    "paho",
-    "aiohttp",
-    "aiohttp_sse",
-    "logging",
-    "structlog",
-    "sqlite3",
-    "subprocess",
-    "threading",
-    "os",
-    "pydantic",
-}
 #: Third-party packages a pure module may use all the same (exact integer arithmetic).
 ALLOWED_THIRD_PARTY_IN_PURE = {"numpy", "annotated_types"}
-CLOCK_CALLS = {"now", "utcnow", "today", "monotonic", "perf_counter", "time_ns"}
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    modules: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            modules.add(node.module)
-    return modules
-
-
-def clock_calls(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {
-        node.func.attr
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in CLOCK_CALLS
-    }
 
 
 def files(*patterns: str) -> list[Path]:

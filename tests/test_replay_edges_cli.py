@@ -25,7 +25,6 @@ from table_controller.cli.replay import edge_rows, edge_table
 from table_controller.procedure.events import CardDrawn, Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import TableSnapshot
-from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.procedure.states import Phase
 from table_controller.protection import plot
 from table_controller.protection.edge import RoundEdges, ShoeLeft, round_edges, shoe_left
@@ -36,14 +35,13 @@ from table_controller.protection.replay_edges import (
     replay_edges,
     split_rounds,
 )
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
 from tests.protection.shoes import cards, fair_shoe, gone_before, pair_edge, stacked_shoe
+from tests.support.dealing import ProcedureTable, ScriptedDealer, Step, seeded_shoe
 from tests.support.links import ListSink
 
 Record = dict[str, object]
@@ -254,56 +252,46 @@ def test_a_virtual_table_reshuffles_before_every_round(
 # --- the cards before each round, with every kind of card that leaves the shoe undealt -----------
 
 
-class Dealer:
-    """Deals a seeded shoe through a table, with faults, and keeps the truth of what left it.
+class FaultyDealer:
+    """The scripted dealer's seeded shoe through a bare procedure, with faults, and the truth.
 
+    The dealer deals when the table's lamp asks and opens betting between rounds; on top, at
+    random, a card is misread (entered by hand or its round voided, the dealer sometimes
+    dealing on behind the hold), drawn when none was due, or exposed as betting opens.
     ``gone`` is every card out of the shoe in order (``None`` for one that left unread and was
     never entered by hand); ``before[n]`` is ``gone`` when round ``n``'s betting opened.
     """
 
     def __init__(self, seed: int, *, fault_rate: float = 0.06) -> None:
         self.rng = random.Random(seed)
-        self.shoe = fair_shoe(8, self.rng)
-        self.cut_at = len(self.shoe) - 14
         self.fault_rate = fault_rate
-        self.position = 0
-        self.records: list[Record] = []
+        self.dealer = ScriptedDealer(seeded_shoe(seed), operator="pit")
+        self.table = ProcedureTable(TableProcedure(COMMISSION, table_id="T"))
+        self.recorder = ShoeRecorder()
+        self.table.observers.append(self.recorder.observe)
         self.gone: list[Card | None] = []
         self.before: dict[int, list[Card | None]] = {}
         self.shoe_id = f"S-{seed}"
-        self.machine = TableProcedure(COMMISSION, table_id="T")
-        self.recorder = ShoeRecorder()
-        #: Every event published, as ``(type, payload)``.
-        self.events: list[tuple[str, Mapping[str, object]]] = []
-        self._interpreter = DecisionInterpreter()
 
-    def give(self, record: Record) -> None:
-        event = input_from_record(
-            record, default_at=0.0, default_command_id="c", default_operator="pit"
-        )
-        assert not isinstance(event, RecordRejected), event
-        self.records.append(record)
-        decisions = self.machine.handle(event)
-        outcome = self._interpreter.interpret(
-            decisions, self.machine.snapshot(), key=str(len(self.records)), ts=None
-        )
-        for message in outcome.messages:
-            if message.is_event:
-                payload = fields_of(message.payload)
-                self.events.append((message.event_type, payload))
-                self.recorder.observe(message.event_type, payload)
+    @property
+    def records(self) -> list[Record]:
+        return self.table.records
 
-    def state(self) -> Mapping[str, object]:
-        """The table's ``state`` as it is published (JSON data)."""
-        return fields_of(self.machine.snapshot().state)
+    @property
+    def events(self) -> list[tuple[str, Mapping[str, object]]]:
+        """Every event published, as ``(type, payload)``."""
+        return self.table.events
+
+    def command(self, name: str, **args: object) -> None:
+        self.table.give(self.dealer.command(name, **args))
 
     def draw(self) -> Card:
-        if self.position == self.cut_at:
-            self.give({"cut": True})
-            self.cut_at = -1
-        card = self.shoe[self.position]
-        self.position += 1
-        return card
+        """The shoe's next card; the cut card, on the way, goes to the table."""
+        while (drawn := self.dealer.draw()) is not None:
+            if "card" in drawn:
+                return Card.parse(str(drawn["card"]))
+            self.table.give(drawn)
+        raise AssertionError("the shoe ran out before the table ended it")
 
     def fault(self) -> bool:
         return self.rng.random() < self.fault_rate
@@ -311,57 +299,54 @@ class Dealer:
     def deal_card(self, *, face_up: bool, burning: bool) -> None:
         card = self.draw()
         if face_up or not self.fault():
-            self.give({"card": card.code})
+            self.table.give({"card": card.code})
             self.gone.append(card)
             return
-        self.give({"misread": True})
-        if burning:  # a burn card nobody read stays unknown
+        self.table.give({"misread": True})
+        if burning or self.table.state()["hold_reason"] != "misread":
+            # a burn card or a card after the last round: nobody reads it, it stays unknown
             self.gone.append(None)
             return
         index = len(self.gone)
         self.gone.append(card)
         if self.rng.random() < 0.5:  # the dealer deals on behind the hold
             extra = self.draw()
-            self.give({"card": extra.code})
+            self.table.give({"card": extra.code})
             self.gone.append(extra)
         if self.rng.random() < 0.6:
-            self.give({"command": "manual_card", "args": {"card": card.code}})
+            self.command("manual_card", card=card.code)
         else:
-            self.give({"command": "void_round", "args": {"round_id": self.state()["round_id"]}})
+            self.command("void_round", round_id=self.table.state()["round_id"])
             self.gone[index] = None
 
     def between_rounds(self) -> None:
         if self.fault():  # an unnecessary card
             card = self.draw()
-            self.give({"card": card.code})
+            self.table.give({"card": card.code})
             self.gone.append(card)
-        if self.state()["phase"] != "between_rounds":
+        if self.table.state()["phase"] != "between_rounds":
             return
-        self.give({"command": "open_betting"})
-        self.before[int(str(self.state()["round_no"]))] = list(self.gone)
+        self.command("open_betting")
+        self.before[int(str(self.table.state()["round_no"]))] = list(self.gone)
         if self.fault():  # an exposed card voids the round
             card = self.draw()
-            self.give({"card": card.code})
+            self.table.give({"card": card.code})
             self.gone.append(card)
             return
-        self.give({"command": "close_betting"})
+        self.command("close_betting")
 
     def play(self) -> None:
-        self.give({"command": "new_shoe", "args": {"shoe_id": self.shoe_id}})
-        while self.position < len(self.shoe) - 2:
-            prompt = self.state()["prompt"]
-            assert isinstance(prompt, dict)
-            action = prompt["action"]
-            if action == "shoe_over":
-                break
-            assert action != "hold", self.state()
-            if action == "burn":
-                face_up = prompt.get("count") is None
-                self.deal_card(face_up=face_up, burning=not face_up)
-            elif action in {"deal", "player_draws", "banker_draws"}:
-                self.deal_card(face_up=False, burning=False)
-            else:
+        """A new shoe, dealt until the table says it is over."""
+        self.command("new_shoe", shoe_id=self.shoe_id)
+        while (step := self.table.step()) is not Step.OVER:
+            assert step is not Step.HOLD, self.table.state()
+            if step is Step.BETTING:
                 self.between_rounds()
+                continue
+            prompt = self.table.state()["prompt"]
+            burning = prompt["action"] == "burn"
+            face_up = burning and prompt.get("count") is None
+            self.deal_card(face_up=face_up, burning=burning and not face_up)
 
 
 def before_round(shoe: RecordedShoe, round_no: int) -> Counter[Card | None]:
@@ -374,7 +359,7 @@ def before_round(shoe: RecordedShoe, round_no: int) -> Counter[Card | None]:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_each_round_sees_exactly_the_cards_out_of_the_shoe_when_it_began(seed: int) -> None:
-    dealer = Dealer(seed)
+    dealer = FaultyDealer(seed)
     dealer.play()
     (shoe,) = dealer.recorder.shoes()
     assert [p.round_no for p in shoe.rounds] == sorted(dealer.before)
@@ -390,7 +375,7 @@ def test_the_faults_are_there_to_be_counted() -> None:
     voids: Counter[str] = Counter()
     unread = 0
     for seed in range(12):
-        dealer = Dealer(seed)
+        dealer = FaultyDealer(seed)
         dealer.play()
         alarms.update(str(p["code"]) for t, p in dealer.events if t == "alarm")
         voids.update(str(p["reason"]) for t, p in dealer.events if t == "round_voided")
@@ -405,7 +390,7 @@ def test_the_faults_are_there_to_be_counted() -> None:
 def test_json_edges_of_a_faulty_shoe_are_those_of_the_cards_out_when_each_round_began(
     seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dealer = Dealer(seed)
+    dealer = FaultyDealer(seed)
     dealer.play()
     path = write(tmp_path, dealer.records)
     rows = json_rows(replay(capsys, "--inputs", str(path), "--edges", "--json"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_architecture import FORBIDDEN_IN_PURE, ROOT, clock_calls, imported_modules
+from tests.support.imports import FORBIDDEN_IN_PURE, ROOT, clock_calls, imported_modules
 
 DEMO = ROOT / "table_controller" / "demo"
 PURE_DEMO = [DEMO / "pit.py", DEMO / "console.py"]

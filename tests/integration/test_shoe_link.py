@@ -37,14 +37,13 @@ from simulators.virtual_shoe.dealer import auto_deal
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.device import FrameAbandoned, ShoeDevice, ShoeSession
 from simulators.virtual_shoe.faults import (
-    Dealt,
     DealtCard,
-    DealtCutCard,
     DealtMisread,
     parse_faults,
 )
 from simulators.virtual_shoe.server import Port, PtyPort, TcpPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
+from tests.support.draws import delivered_event, expected_event
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -132,37 +131,13 @@ async def play(
     return run
 
 
-def expected(dealt: Dealt) -> tuple[str, str | None]:
-    match dealt:
-        case DealtCard(card=card):
-            return ("card", card)
-        case DealtCutCard():
-            return ("cut", None)
-        case DealtMisread():
-            return ("misread", None)
-    raise AssertionError(dealt)
-
-
-def delivered(event: ReaderEvent) -> list[tuple[str, str | None]]:
-    match event:
-        case CardSeen(card=card):
-            return [("card", card)]
-        case CutCardSeen():
-            return [("cut", None)]
-        case CardMisread():
-            return [("misread", None)]
-        case FramesLost(count=count):
-            return [("lost", None)] * count
-    return []
-
-
 def assert_exactly_what_was_dealt(run: Run) -> None:
     """The driver's cards are the shoe's draws, in order, each once; lost only if given up."""
     abandoned = {
         e.card for e in run.shoe.events if isinstance(e, FrameAbandoned) and e.card is not None
     }
-    got = [item for event in run.delivered for item in delivered(event)]
-    want = [("lost", None) if d.number in abandoned else expected(d) for d in run.shoe.dealt]
+    got = [item for event in run.delivered for item in delivered_event(event)]
+    want = [("lost", None) if d.number in abandoned else expected_event(d) for d in run.shoe.dealt]
     assert got == want, run.announced
     # Every card of the shoe was dealt, and it ended with the empty-shoe status.
     assert run.shoe.shoe.remaining == 0

@@ -5,7 +5,8 @@ Test support, not product code: it decides nothing about the game. It runs
 ``table-controller run`` as a subprocess, receives everything the table publishes as a backend
 does (a persistent QoS 1 subscription to a real mosquitto), and deals from the virtual shoe on
 a real pseudo-terminal whenever the table asks for a card, answering its prompts with commands
-over MQTT.
+over MQTT: the shared scripted dealer (``tests.support.dealing``) says what each state asks for,
+:class:`MqttTable` carries it out, and clears holds as a supervisor would.
 
 The dealer never acts on a stale picture of the table. Before each step it sends a *barrier*:
 a command the table does not know, refused at the edge and answered through the table's own
@@ -47,6 +48,7 @@ from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
 from tests.mosquitto import PASSWORDS, Mosquitto
+from tests.support.dealing import Record, ScriptedDealer, Step, step_of_state
 from tests.support.table_process import table_controller
 from tests.wakeups import Wakeups
 
@@ -57,7 +59,6 @@ SUPERVISOR: Final = "sup-1"
 SUPERVISORS_ENV: Final = {"TABLE_CONTROLLER_SUPERVISORS": json.dumps({SUPERVISOR: ["pit"]})}
 #: Retained snapshots that ``replay`` prints with the events.
 SNAPSHOT_TOPICS: Final = frozenset({"roads", "odds"})
-DEALING: Final = frozenset({"burn", "deal", "player_draws", "banker_draws"})
 #: Seconds any one step may take; the longest fault (a stall) is a few seconds.
 STEP_TIMEOUT_S: Final = 30.0
 
@@ -316,12 +317,16 @@ async def commander(broker: Mosquitto, user: str) -> AsyncIterator[aiomqtt.Clien
         yield client
 
 
-# --- the dealer ---------------------------------------------------------------------------
+# --- the table's dealer and pit, over MQTT -------------------------------------------------
 
 
 @dataclass
-class Dealer:
-    """Answers the table's prompts over MQTT and deals from the virtual shoe when asked."""
+class MqttTable:
+    """The scripted dealer at a table reached over MQTT, dealing from the virtual shoe.
+
+    Commands go over MQTT as the backend (supervisor commands as the pit's login); cards come
+    out of the virtual shoe on the table's pseudo-terminal.
+    """
 
     feed: Feed
     backend: aiomqtt.Client
@@ -334,6 +339,12 @@ class Dealer:
     #: Cards the table was told of by hand (misread or lost), in the order entered.
     entered: list[str] = field(default_factory=list)
     _lost_handled: int = 0
+    _script: ScriptedDealer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._script = ScriptedDealer(
+            (), operator="backend", ids=self.counter, prefix=f"{self.prefix}-c"
+        )
 
     @property
     def root(self) -> str:
@@ -388,18 +399,28 @@ class Dealer:
 
     async def command(self, name: str, *, supervisor: bool = False, **args: object) -> None:
         """Give a command and wait for its reply, which must be ok."""
-        command_id = f"{self.prefix}-c-{next(self.counter)}"
-        operator = SUPERVISOR if supervisor else "backend"
-        body = {"id": command_id, "command": name, "operator": operator, "args": args}
-        await self._send(self.pit if supervisor else self.backend, body)
+        record = self._script.command(name, **args)
+        if supervisor:
+            record["operator"] = SUPERVISOR
+        await self.give(record)
+
+    async def give(self, record: Record) -> None:
+        """Send a command record and wait for its reply, which must be ok."""
+        supervisor = record["operator"] == SUPERVISOR
+        command_id = await self._send(self.pit if supervisor else self.backend, record)
         await self.feed.until(
             lambda: self.feed.reply(command_id, self.table_id) is not None,
-            f"the reply to {name}",
+            f"the reply to {record['command']}",
         )
         reply = self.feed.reply(command_id, self.table_id)
         assert reply is not None
         if not reply["ok"]:
-            raise DriverError(f"{name} {args} refused: {reply}")
+            raise DriverError(f"{record['command']} {record.get('args')} refused: {reply}")
+
+    async def betting(self) -> None:
+        """Open and close betting, as the scripted dealer does between rounds."""
+        for record in self._script.betting():
+            await self.give(record)
 
     async def deal(self) -> DealtCard | DealtCutCard | DealtMisread:
         """One draw; returns once the shoe's frame was acknowledged (or given up)."""
@@ -475,13 +496,15 @@ class Dealer:
             return "manual_card"
         prompt = state.get("prompt")
         action = "shoe_over" if prompt is None else str(prompt["action"])
-        if action in {"open_betting", "result"}:
-            await self.command("open_betting")
-            await self.command("close_betting")
-        elif action in DEALING:
-            await self.deal()
-        elif action == "hold":
-            await self.clear_hold(state)
+        match step_of_state(state):
+            case Step.DEAL:
+                await self.deal()
+            case Step.BETTING:
+                await self.betting()
+            case Step.HOLD:
+                await self.clear_hold(state)
+            case Step.OVER:
+                pass
         return action
 
     async def play_shoe(self, shoe: Shoe, shoe_id: str, *, max_steps: int = 5000) -> int:
@@ -504,14 +527,14 @@ class Dealer:
 
 
 @contextlib.asynccontextmanager
-async def dealer(
+async def mqtt_table(
     broker: Mosquitto,
     feed: Feed,
     link: Path,
     *,
     faults: FaultPlan | None = None,
     shoe: Shoe | None = None,
-) -> AsyncIterator[Dealer]:
+) -> AsyncIterator[MqttTable]:
     """A virtual shoe on a pseudo-terminal at ``link`` and the two command logins.
 
     ``faults`` count draws from this shoe's first (a new virtual shoe starts at 1).
@@ -527,22 +550,22 @@ async def dealer(
         commander(broker, "backend") as backend_client,
         commander(broker, "pit") as pit_client,
     ):
-        yield Dealer(feed=feed, backend=backend_client, pit=pit_client, shoe=virtual)
+        yield MqttTable(feed=feed, backend=backend_client, pit=pit_client, shoe=virtual)
 
 
 # --- what the checks compare ------------------------------------------------------------
 
 
+def journal_query(journal: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows ``sql`` selects from a journal file, opened read-only."""
+    with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as connection:
+        return connection.execute(sql).fetchall()
+
+
 def outbox_last_seq(journal: Path) -> int:
     """The last ``seq`` the table gave a message (read from its stopped journal file)."""
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        found = connection.execute(
-            "SELECT value FROM outbox_meta WHERE key = 'last_seq'"
-        ).fetchone()
-    finally:
-        connection.close()
-    return 0 if found is None else int(found[0])
+    found = journal_query(journal, "SELECT value FROM outbox_meta WHERE key = 'last_seq'")
+    return int(found[0][0]) if found else 0
 
 
 async def everything_received(feed: Feed, journal: Path, table_id: str = TABLE_ID) -> None:
@@ -561,13 +584,8 @@ async def everything_received(feed: Feed, journal: Path, table_id: str = TABLE_I
 
 def unacknowledged(journal: Path) -> list[tuple[int, str]]:
     """``(seq, topic)`` of the outbox rows the broker never acknowledged."""
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        return connection.execute(
-            "SELECT seq, topic FROM outbox WHERE acked_at IS NULL ORDER BY seq"
-        ).fetchall()
-    finally:
-        connection.close()
+    unacked = "SELECT seq, topic FROM outbox WHERE acked_at IS NULL ORDER BY seq"
+    return [(int(seq), str(topic)) for seq, topic in journal_query(journal, unacked)]
 
 
 def dealt_cards(dealt: Sequence[object]) -> list[str]:
@@ -617,13 +635,7 @@ def without_envelope(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def journal_cards(journal: Path) -> list[str]:
     """The cards recorded as inputs, in journal order (a card recorded twice shows twice)."""
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        rows = connection.execute(
-            "SELECT payload FROM events WHERE type = 'input' ORDER BY seq"
-        ).fetchall()
-    finally:
-        connection.close()
+    rows = journal_query(journal, "SELECT payload FROM events WHERE type = 'input' ORDER BY seq")
     records = [json.loads(payload) for (payload,) in rows]
     return [record["card"] for record in records if "card" in record and "command" not in record]
 

@@ -45,12 +45,12 @@ from simulators.virtual_shoe.device import FrameAbandoned, FrameAcknowledged
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import (
-    Dealer,
+    MqttTable,
     backend,
-    dealer,
     dealt_cards,
     everything_received,
     journal_cards,
+    mqtt_table,
     published_cards,
     run_args,
     service,
@@ -134,7 +134,7 @@ def _ignore_sigxfsz() -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-async def play_until_dealing(hand: Dealer, round_no: int) -> None:
+async def play_until_dealing(hand: MqttTable, round_no: int) -> None:
     """Play until the table asks for the first card of round ``round_no``."""
     for _ in range(500):
         state = await hand.barrier()
@@ -145,7 +145,7 @@ async def play_until_dealing(hand: Dealer, round_no: int) -> None:
     pytest.fail(f"round {round_no} never came: {state}")
 
 
-async def deal_on_full_disk(hand: Dealer, disk: SmallDisk, *, outage_s: float) -> None:
+async def deal_on_full_disk(hand: MqttTable, disk: SmallDisk, *, outage_s: float) -> None:
     """Fill the disk, deal a card, check it is held unacknowledged, free the disk."""
     shoe = hand.shoe
     disk.fill()
@@ -181,7 +181,7 @@ async def check_disk_full(tmp_path: Path, broker: Mosquitto, disk: SmallDisk) ->
     cards = seeded_order(1, 7)
     async with (
         backend(broker) as feed,
-        dealer(broker, feed, link) as hand,
+        mqtt_table(broker, feed, link) as hand,
         service(args, log, preexec_fn=preexec) as table,
     ):
         assert table.process is not None

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import backend, dealer, run_args, service, unacknowledged
+from tests.reliability.harness import backend, mqtt_table, run_args, service, unacknowledged
 
 pytestmark = pytest.mark.broker
 
@@ -32,7 +32,7 @@ async def test_a_clean_stop_leaves_nothing_unpublished(tmp_path: Path, broker: M
     async with backend(broker) as feed:
         for attempt in range(3):
             async with service(args, tmp_path / "run.log") as table:
-                async with dealer(broker, feed, link) as hand:
+                async with mqtt_table(broker, feed, link) as hand:
                     session = await hand.online(session)
                     if attempt == 0:
                         await hand.command("new_shoe", shoe_id="N-1")

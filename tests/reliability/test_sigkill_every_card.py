@@ -22,19 +22,20 @@ from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import (
-    Dealer,
+    MqttTable,
     Service,
     backend,
-    dealer,
     dealt_cards,
     everything_received,
     journal_cards,
+    mqtt_table,
     published_cards,
     run_args,
     service,
     verified_and_replayed,
     without_envelope,
 )
+from tests.support.dealing import Step, step_of_state
 
 pytestmark = pytest.mark.broker
 
@@ -64,7 +65,7 @@ def game_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def play_killing(
-    dealer_: Dealer, table: Service, *, kill_rounds: set[int] | None
+    dealer_: MqttTable, table: Service, *, kill_rounds: set[int] | None
 ) -> tuple[int, int]:
     """Play the stacked shoe, killing the service after each card of the chosen rounds.
 
@@ -73,22 +74,15 @@ async def play_killing(
     """
     kills = 0
     await dealer_.command("new_shoe", shoe_id=SHOE_ID)
-    rounds_done = 0
-    while True:
-        state = await dealer_.barrier()
-        prompt = state["prompt"]
-        action = "shoe_over" if prompt is None else prompt["action"]
-        if action == "shoe_over":
-            break
-        if action in {"open_betting", "result"}:
-            rounds_done += action == "result"
-            await dealer_.command("open_betting")
-            await dealer_.command("close_betting")
+    while (step := step_of_state(state := await dealer_.barrier())) is not Step.OVER:
+        if step is Step.BETTING:
+            await dealer_.betting()
             continue
-        assert action in {"burn", "deal", "player_draws", "banker_draws"}, state
+        assert step is Step.DEAL, state
         await dealer_.deal()
         round_no = state["round_no"] or 0
-        killing = kill_rounds is None or (action != "burn" and round_no in kill_rounds)
+        burning = state["prompt"]["action"] == "burn"
+        killing = kill_rounds is None or (not burning and round_no in kill_rounds)
         if killing:
             await table.kill()  # the card is recorded (the shoe has its ACK), maybe no more
             kills += 1
@@ -104,7 +98,7 @@ async def run_table(
     args = run_args(journal=journal, table_id=table_id, port=link, broker_url=broker.url(table_id))
     async with (
         backend(broker, client_id=f"backend-{table_id}") as feed,
-        dealer(broker, feed, link) as hand,
+        mqtt_table(broker, feed, link) as hand,
         service(args, tmp_path / f"{table_id}.log") as table,
     ):
         hand.table_id = table_id

@@ -54,12 +54,12 @@ from simulators.virtual_shoe.faults import (
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import (
-    Dealer,
     Feed,
+    MqttTable,
     backend,
-    dealer,
     dealt_cards,
     everything_received,
+    mqtt_table,
     published_cards,
     replayed,
     run_args,
@@ -142,7 +142,7 @@ def burn_length(events: Sequence[Mapping[str, Any]], shoe_id: str) -> int:
 
 
 async def assert_every_card_reported(
-    feed: Feed, hand: Dealer, shoe_id: str, plan: FaultPlan
+    feed: Feed, hand: MqttTable, shoe_id: str, plan: FaultPlan
 ) -> None:
     """The cards the table reported for the shoe are the cards that left it, in order."""
     state = await hand.barrier()
@@ -179,7 +179,7 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
             cards = seeded_order(size.decks, seed * 1000 + number)
             plan = random_faults(rng, size)
             shoe = Shoe(cards=cards, cut_depth=size.cut_depth)
-            async with dealer(broker, feed, link, faults=plan, shoe=shoe) as hand:
+            async with mqtt_table(broker, feed, link, faults=plan, shoe=shoe) as hand:
                 if number == 1:
                     await hand.online()
                 rounds += await hand.play_shoe(shoe, shoe_id)
@@ -259,7 +259,7 @@ async def test_two_lost_card_frames_of_which_the_round_needed_one(
     args = run_args(journal=journal, port=tmp_path / "shoe", broker_url=broker.url("T07"))
     async with backend(broker) as feed, service(args, tmp_path / "run.log") as table:
         shoe = Shoe(cards=cards, cut_depth=20)
-        async with dealer(broker, feed, tmp_path / "shoe", faults=plan, shoe=shoe) as hand:
+        async with mqtt_table(broker, feed, tmp_path / "shoe", faults=plan, shoe=shoe) as hand:
             await hand.online()
             await hand.play_shoe(shoe, "S-1")
             await assert_every_card_reported(feed, hand, "S-1", plan)

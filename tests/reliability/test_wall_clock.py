@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Final
@@ -34,10 +33,11 @@ from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto, is_ci
 from tests.reliability.harness import (
     backend,
-    dealer,
     dealt_cards,
     everything_received,
     journal_cards,
+    journal_query,
+    mqtt_table,
     published_cards,
     run_args,
     service,
@@ -65,13 +65,9 @@ def libfaketime() -> Path:
 
 
 def journal_rows(journal: Path) -> list[tuple[int, str, int, str]]:
-    connection = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    try:
-        return connection.execute(
-            "SELECT seq, ts_utc, monotonic_ns, payload FROM events ORDER BY seq"
-        ).fetchall()
-    finally:
-        connection.close()
+    everything = "SELECT seq, ts_utc, monotonic_ns, payload FROM events ORDER BY seq"
+    rows = journal_query(journal, everything)
+    return [(int(seq), str(ts), int(ns), str(payload)) for seq, ts, ns, payload in rows]
 
 
 def parse_ts(text: str) -> datetime:
@@ -94,7 +90,7 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
     jumped: list[int] = []
     async with (
         backend(broker) as feed,
-        dealer(broker, feed, link) as hand,
+        mqtt_table(broker, feed, link) as hand,
         service(args, tmp_path / "run.log", env=env) as table,
     ):
         await hand.online()

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,9 @@ from typing import Any
 
 import pytest
 
-from drivers.events import CardSeen, CutCardSeen, Delivery, ReaderEvent, ReaderHello
+from drivers.events import CardSeen, Delivery
 from table_controller.cli import main
-from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.cards import RANKS, all_cards
@@ -29,104 +28,19 @@ from table_controller.runtime.journal import INPUT_ROW, Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from tests.protection.shoes import fair_shoe, stacked_shoe
+from tests.support.dealing import LinkedService, ScriptedDealer
 from tests.support.links import MemoryLink, MemorySink
 from tests.support.table_process import events_log
 
 ROOT = "baccarat/tables/T07"
 
 
-class Dealer:
-    """Deals into a running service through its shoe link, and gives the pit's commands.
-
-    Each input waits until the table has handled it and the assessment it made due, if any,
-    as a pit waits for the odds before it opens betting: the live table then takes every
-    assessment right after the input that made it due, where ``replay`` takes it.
-    """
-
-    def __init__(self, service: TableService, link: MemoryLink) -> None:
-        self.service = service
-        self.link = link
-        self.seq = 0
-        self.commands = 0
-        self.given = 0
-        self.handled = 0
-        service.on_input_handled = self._handled
-
-    def _handled(self, event: Input, elapsed: float | None) -> None:
-        del event, elapsed
-        self.handled += 1
-
-    async def hello(self) -> None:
-        await self.link.events.put(
-            ReaderHello(model="VS", firmware="1", serial="1", delivery=self._next())
-        )
-        await self._confirmed()
-
-    def _next(self) -> Delivery:
-        delivery = Delivery(epoch=1, seq=self.seq)
-        self.seq += 1
-        return delivery
-
-    async def _confirmed(self) -> None:
-        async with asyncio.timeout(20):
-            while len(self.link.confirmed) < self.seq:
-                await self.link.changed.wait()
-                self.link.changed.clear()
-
-    async def card(self, code: str) -> None:
-        await self.shoe(CardSeen(card=code, delivery=self._next()))
-
-    async def cut(self) -> None:
-        await self.shoe(CutCardSeen(delivery=self._next()))
-
-    async def shoe(self, event: ReaderEvent) -> None:
-        self.given += 1
-        await self.link.events.put(event)
-        await self._confirmed()
-        await self.settled()
-
-    async def command(self, name: str, **args: object) -> dict[str, object]:
-        self.commands += 1
-        self.given += 1
-        record = {"command": name, "id": f"c-{self.commands}", "operator": "pit", "args": args}
-        reply = await self.service.submit(record)
-        await self.settled()
-        return reply
-
-    async def settled(self) -> None:
-        """Wait until every input given and every assessment they made due was handled.
-
-        Between an input's ``on_input_handled`` and the service's request of an assessment
-        nothing awaits that could let this task run, so an idle service is never mistaken.
-        """
-        async with asyncio.timeout(20):
-            while (  # noqa: ASYNC110 - the service has no event to wait for
-                self.service.analysing or self.handled < self.given + self.service.assessments
-            ):
-                await asyncio.sleep(0.002)
-
-    async def round(self, cards: Iterator[str]) -> None:
-        """Open and close betting, then deal until the round is over."""
-        assert (await self.command("open_betting"))["ok"]
-        assert (await self.command("close_betting"))["ok"]
-        while self.service.procedure.phase is not Phase.BETWEEN_ROUNDS:
-            await self.card(next(cards))
-
-    async def shoe_of(self, shoe_id: str, order: Sequence[str], *, rounds: int, cut: bool) -> None:
-        """A new shoe, its burn, ``rounds`` rounds, then the cut card if ``cut``."""
-        assert (await self.command("new_shoe", shoe_id=shoe_id))["ok"]
-        cards = iter(order)
-        while self.service.procedure.phase is not Phase.BETWEEN_ROUNDS:
-            await self.card(next(cards))  # the burn
-        for _ in range(rounds):
-            await self.round(cards)
-        if cut:
-            await self.cut()
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shoe:
-    """One shoe for :func:`live`: its id, its cards in order, how many rounds, whether cut."""
+    """One shoe for :func:`live`: its id, its cards in order, how many rounds, whether cut.
+
+    The cut card, if any, comes out after the last round.
+    """
 
     shoe_id: str
     order: Sequence[str]
@@ -151,11 +65,16 @@ async def live(
             wall_clock=lambda: "2026-11-29T12:00:00.000Z",
         )
         task = asyncio.create_task(service.run())
-        dealer = Dealer(service, link)
+        table = LinkedService(service, link)
+        ids = itertools.count(1)
         try:
-            await dealer.hello()
+            await table.hello()
             for shoe in shoes:
-                await dealer.shoe_of(shoe.shoe_id, shoe.order, rounds=shoe.rounds, cut=shoe.cut)
+                dealer = ScriptedDealer(shoe.order, operator="pit", rounds=shoe.rounds, ids=ids)
+                await table.give(dealer.command("new_shoe", shoe_id=shoe.shoe_id))
+                await table.play(dealer)  # the burn, then the rounds
+                if shoe.cut:
+                    await table.give({"cut": True})
         finally:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):

@@ -9,10 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.events import (
-    CardMisread,
-    CardSeen,
-    CutCardSeen,
-    FramesLost,
     ReaderEvent,
     ReaderHello,
 )
@@ -50,6 +46,7 @@ from simulators.virtual_shoe.faults import (
     parse_faults,
     resolve_draw,
 )
+from tests.support.draws import Expected, delivered_event, expected_event
 
 
 def decode(data: bytes) -> list[Frame]:
@@ -335,32 +332,6 @@ def test_a_delayed_frame_arrives_late_with_its_resends_behind_it() -> None:
 
 
 # --- the shoe against the driver's host session ---------------------------------------------
-
-Expected = tuple[str, str | None]
-
-
-def expected_event(dealt: Dealt) -> Expected:
-    match dealt:
-        case DealtCard(card=card):
-            return ("card", card)
-        case DealtCutCard():
-            return ("cut", None)
-        case DealtMisread():
-            return ("misread", None)
-    raise AssertionError(dealt)
-
-
-def delivered_event(event: ReaderEvent) -> list[Expected]:
-    match event:
-        case CardSeen(card=card):
-            return [("card", card)]
-        case CutCardSeen():
-            return [("cut", None)]
-        case CardMisread():
-            return [("misread", None)]
-        case FramesLost(count=count):
-            return [("lost", None)] * count
-    return []
 
 
 def match_deliveries(
