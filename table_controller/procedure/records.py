@@ -184,7 +184,8 @@ def _assessed(value: object, at: float) -> Input:
 
 
 _ODDS_KEYS: Final = frozenset({"shoe_id", "round_no", "cards_left", "bets"})
-_BET_ODDS_KEYS: Final = frozenset({"ev", "house_edge", "rtp", "probabilities", "offered"})
+_BET_ODDS_NEEDED: Final = frozenset({"ev", "house_edge", "rtp", "probabilities"})
+_BET_ODDS_KEYS: Final = _BET_ODDS_NEEDED | {"offered"}
 
 
 def _odds(value: object) -> Odds:
@@ -203,9 +204,7 @@ def _odds(value: object) -> Odds:
 
 
 def _bet_odds(value: object) -> BetOdds:
-    if not isinstance(value, dict) or not set(value) <= _BET_ODDS_KEYS or (
-        set(value) < _BET_ODDS_KEYS - {"offered"}
-    ):
+    if not isinstance(value, dict) or not _BET_ODDS_NEEDED <= set(value) <= _BET_ODDS_KEYS:
         raise _Bad(f"a bet's odds are an object of {sorted(_BET_ODDS_KEYS)} (offered optional)")
     chances = value["probabilities"]
     if not isinstance(chances, dict):

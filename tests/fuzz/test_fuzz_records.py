@@ -38,7 +38,7 @@ from tests.fuzz.fuzz_support import (
 )
 
 _KINDS: Final = (
-    "command", "card", "cut", "misread", "frames_lost", "reader", "timer", "assessed"
+    "command", "card", "cut", "misread", "frames_lost", "reader", "assessed", "runtime_failed"
 )  # fmt: skip
 _ASSESSMENT_CODES: Final = {"edge_positive", "shuffle_pattern", "shoe_repeated", "impossible_count"}
 _ARGS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
@@ -129,7 +129,7 @@ def _assessment_valid(value: object) -> bool:  # noqa: PLR0911 - one rule per li
     if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
         return False
     odds = value.get("odds")
-    if odds is not None and not (isinstance(odds, dict) and _plain_json(odds)):
+    if odds is not None and not _odds_valid(odds):
         return False
     alarms, offer = value.get("alarms", []), value.get("offer")
     suspended = value.get("suspended", [])
@@ -142,6 +142,43 @@ def _assessment_valid(value: object) -> bool:  # noqa: PLR0911 - one rule per li
     return all(_alarm_valid(alarm) for alarm in alarms) and all(
         _suspended_valid(item) for item in suspended
     )
+
+
+def _number_valid(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _whole(value: object, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _odds_valid(odds: object) -> bool:
+    """An assessment's odds: the ``<root>/odds`` payload, every bet's figures numbers."""
+    if not isinstance(odds, dict) or set(odds) != {"shoe_id", "round_no", "cards_left", "bets"}:
+        return False
+    shoe_id, bets = odds["shoe_id"], odds["bets"]
+    if not (isinstance(shoe_id, str) and shoe_id and isinstance(bets, dict)):
+        return False
+    if not (_whole(odds["round_no"], 1) and _whole(odds["cards_left"], 0)):
+        return False
+    return all(isinstance(bet, str) and bet and _bet_odds_valid(item) for bet, item in bets.items())
+
+
+def _bet_odds_valid(item: object) -> bool:
+    needed = {"ev", "house_edge", "rtp", "probabilities"}
+    if not isinstance(item, dict) or not needed <= set(item) <= needed | {"offered"}:
+        return False
+    chances = item["probabilities"]
+    if not isinstance(chances, dict) or ("offered" in item and not isinstance(item["offered"], bool)):
+        return False
+    figures = [item["ev"], item["house_edge"], item["rtp"], *chances.values()]
+    names_ok = all(isinstance(name, str) and name for name in chances)
+    return names_ok and all(_number_valid(figure) for figure in figures)
 
 
 def _alarm_valid(alarm: object) -> bool:
@@ -180,7 +217,7 @@ def _shoe_input_cards(kind: str, value: object) -> list[str]:
         "misread": value is True,
         "frames_lost": isinstance(value, int) and not isinstance(value, bool) and value >= 1,
         "reader": isinstance(value, str) and value in {"offline", "online"},
-        "timer": isinstance(value, str) and value != "",
+        "runtime_failed": isinstance(value, str) and value != "",
     }[kind]
     if not valid:
         raise Invalid
@@ -252,13 +289,34 @@ json_values = st.recursive(
 ats = st.floats(min_value=0, max_value=1e6) | st.integers(0, 10**6) | json_scalars
 
 
+bet_odds_values = st.fixed_dictionaries(
+    {
+        "ev": rarely(st.floats(-1, 1), json_scalars),
+        "house_edge": st.floats(-1, 1),
+        "rtp": st.floats(0, 2) | st.integers(0, 2),
+        "probabilities": st.dictionaries(
+            rarely(st.sampled_from(["lose", "push", "1"]), short_text),
+            rarely(st.floats(0, 1), json_scalars),
+            max_size=3,
+        ),
+    },
+    optional={"offered": rarely(st.booleans(), json_scalars)},
+)
+odds_values = st.fixed_dictionaries(
+    {
+        "shoe_id": rarely(st.just("S-1"), json_scalars),
+        "round_no": rarely(st.integers(1, 80), json_scalars),
+        "cards_left": rarely(st.integers(0, 416), json_scalars),
+        "bets": st.dictionaries(rarely(st.just("tie"), short_text), bet_odds_values, max_size=2),
+    }
+)
 assessments = st.fixed_dictionaries(
     {
         "shoe_id": rarely(st.just("S-1"), json_scalars),
         "round_no": rarely(st.integers(1, 80), json_scalars),
     },
     optional={
-        "odds": st.none() | st.dictionaries(short_text, json_values, max_size=3),
+        "odds": st.none() | st.dictionaries(short_text, json_values, max_size=3) | odds_values,
         "alarms": st.lists(
             st.fixed_dictionaries(
                 {
@@ -313,7 +371,7 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
             "misread": st.sampled_from([True, False]),
             "frames_lost": st.integers(-2, 100),
             "reader": st.sampled_from(["offline", "online", "gone"]),
-            "timer": short_text,
+            "runtime_failed": short_text,
             "assessed": assessments,
         }[kind]
         record = {kind: draw(value)}
