@@ -174,7 +174,8 @@ def _bet_odds_valid(item: object) -> bool:
     if not isinstance(item, dict) or not needed <= set(item) <= needed | {"offered"}:
         return False
     chances = item["probabilities"]
-    if not isinstance(chances, dict) or ("offered" in item and not isinstance(item["offered"], bool)):
+    offered = item.get("offered", False)
+    if not isinstance(chances, dict) or not isinstance(offered, bool):
         return False
     figures = [item["ev"], item["house_edge"], item["rtp"], *chances.values()]
     names_ok = all(isinstance(name, str) and name for name in chances)
