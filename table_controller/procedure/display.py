@@ -23,55 +23,66 @@ from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
 
+#: What the display shows, compared field by field with what it showed last: the prompt's
+#: action (None: no prompt), the round it is about, the burn count, and the lamp. A prompt is
+#: built only when these differ from the one shown, not on every input.
+View = tuple[PromptAction | None, int | None, int | None, Lamp]
 
-def wanted(table: Table) -> tuple[Prompt | None, Lamp]:  # noqa: PLR0911 - a case per phase
+#: The lamp's, the hold's and the resumption's decisions: immutable values, built once.
+_SET_LAMP = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
+_HOLD_TABLE = {reason: HoldTable(reason=reason) for reason in HoldReason}
+_RESUME_TABLE = ResumeTable()
+
+_SHOE_OVER: View = (PromptAction.SHOE_OVER, None, None, Lamp.OFF)
+_NOTHING: View = (None, None, None, Lamp.OFF)
+
+
+def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
     """The prompt and lamp the phase calls for, holds aside."""
-    shoe = table.shoe
     match table.phase:
-        case Phase.NO_SHOE:
-            if table.fault_cleared:
-                return Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF
-            return None, Lamp.OFF
-        case Phase.SHOE_OVER:
-            return Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF
-        case Phase.BURN_CARD:
-            return Prompt(action=PromptAction.BURN), Lamp.PLAYER
-        case Phase.BURNING:
-            count = None if shoe is None else shoe.burn.count
-            return Prompt(action=PromptAction.BURN, count=count), Lamp.PLAYER
+        case Phase.DEALING:
+            return _dealing(table)
         case Phase.BETWEEN_ROUNDS:
             return _between_rounds(table)
         case Phase.BETTING:
-            current = table.current()
-            return Prompt(action=PromptAction.OPEN_BETTING, round_no=current.round_no), Lamp.OFF
-        case Phase.DEALING:
-            return _dealing(table)
+            return PromptAction.OPEN_BETTING, table.current().round_no, None, Lamp.OFF
+        case Phase.BURNING:
+            shoe = table.shoe
+            count = None if shoe is None else shoe.burn.count
+            return PromptAction.BURN, None, count, Lamp.PLAYER
+        case Phase.BURN_CARD:
+            return PromptAction.BURN, None, None, Lamp.PLAYER
+        case Phase.SHOE_OVER:
+            return _SHOE_OVER
+        case Phase.NO_SHOE:
+            return _SHOE_OVER if table.fault_cleared else _NOTHING
         case Phase.HELD | Phase.FAULTED:
             raise AssertionError(f"{table.phase} is shown, never stored")
 
 
-def _between_rounds(table: Table) -> tuple[Prompt, Lamp]:
+def _between_rounds(table: Table) -> View:
     shown = table.shown_round
     if shown is not None:  # the last round's result, until the next one starts
-        return Prompt(action=PromptAction.RESULT, round_no=shown.round_no), Lamp.STAND
+        return PromptAction.RESULT, shown.round_no, None, Lamp.STAND
     upcoming = table.in_play().round_no + 1
     if table.betting:
-        return Prompt(action=PromptAction.OPEN_BETTING, round_no=upcoming), Lamp.OFF
-    return Prompt(action=PromptAction.DEAL, round_no=upcoming), Lamp.PLAYER
+        return PromptAction.OPEN_BETTING, upcoming, None, Lamp.OFF
+    return PromptAction.DEAL, upcoming, None, Lamp.PLAYER
 
 
-def _dealing(table: Table) -> tuple[Prompt, Lamp]:
+def _dealing(table: Table) -> View:
     """The hand that gets the next card: the opening deal, then each hand's third card."""
     current = table.current()
     hand = current.expected()
-    lamp = Lamp.BANKER if hand is Hand.BANKER else Lamp.PLAYER
-    if len(current.cards) < OPENING_CARDS:
-        action = PromptAction.DEAL
-    elif hand is Hand.BANKER:
+    if hand is Hand.BANKER:
+        lamp = Lamp.BANKER
         action = PromptAction.BANKER_DRAWS
     else:
+        lamp = Lamp.PLAYER
         action = PromptAction.PLAYER_DRAWS
-    return Prompt(action=action, round_no=current.round_no), lamp
+    if len(current.cards) < OPENING_CARDS:
+        action = PromptAction.DEAL
+    return action, current.round_no, None, lamp
 
 
 def hold(table: Table) -> HoldReason | None:
@@ -84,28 +95,34 @@ def hold(table: Table) -> HoldReason | None:
 def show_hold(table: Table, out: Out) -> None:
     """Hold or resume the table if the hold changed since last shown."""
     reason = hold(table)
-    if reason == table.shown_hold:
+    if reason is table.shown_hold:
         return
-    out.add(ResumeTable() if reason is None else HoldTable(reason=reason))
+    out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
     table.shown_hold = reason
 
 
 def show(table: Table, out: Out) -> None:
     """The lamp and prompt the table should show now, each if it changed (after the hold)."""
     reason = table.shown_hold
-    prompt: Prompt | None
+    view: View
     if reason is not None:
         held_round = None if table.round is None else table.round.round_no
-        prompt = Prompt(action=PromptAction.HOLD, reason=reason, round_no=held_round)
-        lamp = Lamp.HOLD
+        view = PromptAction.HOLD, held_round, None, Lamp.HOLD
     else:
-        prompt, lamp = wanted(table)
+        view = wanted(table)
+    action, round_no, count, lamp = view
     if lamp is not table.shown_lamp:
-        out.add(SetLamp(lamp=lamp))
+        out.add(_SET_LAMP[lamp])
         table.shown_lamp = lamp
-    if prompt is not None and prompt != table.shown_prompt:
-        out.add(Announce(prompt=_payload(table, prompt)))
-        table.shown_prompt = prompt
+    if action is None:
+        return
+    shown = table.shown_prompt
+    if (shown is not None and shown.action is action and shown.round_no == round_no
+            and shown.count == count and shown.reason is reason):
+        return
+    prompt = Prompt(action=action, round_no=round_no, count=count, reason=reason)
+    out.add(Announce(prompt=_payload(table, prompt)))
+    table.shown_prompt = prompt
 
 
 def _payload(table: Table, prompt: Prompt) -> PromptShown:
