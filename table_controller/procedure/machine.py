@@ -133,6 +133,8 @@ __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
 _TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _COMMAND_TYPES = tuple(COMMANDS.values())
+#: The step of a misread card or the cut card: no card, nothing counted (an immutable value).
+_NO_CARD = Step()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -287,7 +289,8 @@ class TableProcedure:
         table = self._table
         match event:
             case CardDrawn(card=card):
-                self._arrive(card, out)
+                if stream.arrive(table, card) is not None:
+                    self._take(Trigger.CARD, Step(card=card), out)
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -324,9 +327,9 @@ class TableProcedure:
         if isinstance(item, Card):
             self._take(Trigger.CARD, Step(card=item), out)
         elif item is Mark.MISREAD:
-            self._take(Trigger.MISREAD, Step(), out)
+            self._take(Trigger.MISREAD, _NO_CARD, out)
         elif item is Mark.CUT:
-            self._take(Trigger.CUT_CARD, Step(), out)
+            self._take(Trigger.CUT_CARD, _NO_CARD, out)
         else:
             self._take(Trigger.FRAMES_LOST, Step(count=item.count), out)
 
@@ -337,8 +340,10 @@ class TableProcedure:
         return found
 
     def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
-        """A shoe item through its route."""
-        taken = self._route(trigger)
+        """A shoe item through its route (a card's: the most frequent input, looked up here)."""
+        taken = route(self._table.phase, trigger)
+        if taken is None:
+            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
         target = self._steps[taken.handler](step, out)
         if not isinstance(target, Phase):
             raise ProcedureBug(f"{trigger} refused in {taken.source}")
