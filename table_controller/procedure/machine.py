@@ -115,7 +115,7 @@ from table_controller.procedure.states import (
     Trigger,
     route,
 )
-from table_controller.procedure.steps import Step, StepFunction, Steps
+from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (
     GAP_PHASES,
     Item,
@@ -290,7 +290,7 @@ class TableProcedure:
         match event:
             case CardDrawn(card=card):
                 if stream.arrive(table, card) is not None:
-                    self._take(Trigger.CARD, Step(card=card), out)
+                    self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -325,7 +325,7 @@ class TableProcedure:
 
     def _item(self, item: Item, out: Out) -> None:
         if isinstance(item, Card):
-            self._take(Trigger.CARD, Step(card=item), out)
+            self._take(Trigger.CARD, READ_CARD[item.rank, item.suit], out)
         elif item is Mark.MISREAD:
             self._take(Trigger.MISREAD, _NO_CARD, out)
         elif item is Mark.CUT:
