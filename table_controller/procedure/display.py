@@ -16,25 +16,25 @@ emitted only when it differs from what was shown last.
 from __future__ import annotations
 
 from table_controller.procedure.codes import HoldReason
-from table_controller.procedure.decisions import Announce, HoldTable, Prompt, ResumeTable, SetLamp
-from table_controller.procedure.payloads import ABSENT, Lamp, PromptAction, PromptShown
+from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
+from table_controller.procedure.payloads import ABSENT, Absent, Lamp, PromptAction, PromptShown
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
 
-#: What the display shows, compared field by field with what it showed last: the prompt's
-#: action (None: no prompt), the round it is about, the burn count, and the lamp. A prompt is
-#: built only when these differ from the one shown, not on every input.
-View = tuple[PromptAction | None, int | None, int | None, Lamp]
+#: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
+#: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by
+#: field with the prompt event last shown, which is built only when they differ.
+View = tuple[PromptAction | None, int | Absent, int | Absent, Lamp]
 
 #: The lamp's, the hold's and the resumption's decisions: immutable values, built once.
 _SET_LAMP = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
 _HOLD_TABLE = {reason: HoldTable(reason=reason) for reason in HoldReason}
 _RESUME_TABLE = ResumeTable()
 
-_SHOE_OVER: View = (PromptAction.SHOE_OVER, None, None, Lamp.OFF)
-_NOTHING: View = (None, None, None, Lamp.OFF)
+_SHOE_OVER: View = (PromptAction.SHOE_OVER, ABSENT, ABSENT, Lamp.OFF)
+_NOTHING: View = (None, ABSENT, ABSENT, Lamp.OFF)
 
 
 def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
@@ -45,13 +45,13 @@ def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
         case Phase.BETWEEN_ROUNDS:
             return _between_rounds(table)
         case Phase.BETTING:
-            return PromptAction.OPEN_BETTING, table.current().round_no, None, Lamp.OFF
+            return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
         case Phase.BURNING:
             shoe = table.shoe
             count = None if shoe is None else shoe.burn.count
-            return PromptAction.BURN, None, count, Lamp.PLAYER
+            return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
         case Phase.BURN_CARD:
-            return PromptAction.BURN, None, None, Lamp.PLAYER
+            return PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER
         case Phase.SHOE_OVER:
             return _SHOE_OVER
         case Phase.NO_SHOE:
@@ -63,11 +63,11 @@ def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
 def _between_rounds(table: Table) -> View:
     shown = table.shown_round
     if shown is not None:  # the last round's result, until the next one starts
-        return PromptAction.RESULT, shown.round_no, None, Lamp.STAND
+        return PromptAction.RESULT, shown.round_no, ABSENT, Lamp.STAND
     upcoming = table.in_play().round_no + 1
     if table.betting:
-        return PromptAction.OPEN_BETTING, upcoming, None, Lamp.OFF
-    return PromptAction.DEAL, upcoming, None, Lamp.PLAYER
+        return PromptAction.OPEN_BETTING, upcoming, ABSENT, Lamp.OFF
+    return PromptAction.DEAL, upcoming, ABSENT, Lamp.PLAYER
 
 
 def _dealing(table: Table) -> View:
@@ -82,7 +82,7 @@ def _dealing(table: Table) -> View:
         action = PromptAction.PLAYER_DRAWS
     if len(current.cards) < OPENING_CARDS:
         action = PromptAction.DEAL
-    return action, current.round_no, None, lamp
+    return action, current.round_no, ABSENT, lamp
 
 
 def hold(table: Table) -> HoldReason | None:
@@ -103,11 +103,13 @@ def show_hold(table: Table, out: Out) -> None:
 
 def show(table: Table, out: Out) -> None:
     """The lamp and prompt the table should show now, each if it changed (after the hold)."""
-    reason = table.shown_hold
+    hold_reason = table.shown_hold
     view: View
-    if reason is not None:
-        held_round = None if table.round is None else table.round.round_no
-        view = PromptAction.HOLD, held_round, None, Lamp.HOLD
+    reason: HoldReason | Absent = ABSENT
+    if hold_reason is not None:
+        held_round = ABSENT if table.round is None else table.round.round_no
+        view = PromptAction.HOLD, held_round, ABSENT, Lamp.HOLD
+        reason = hold_reason
     else:
         view = wanted(table)
     action, round_no, count, lamp = view
@@ -120,21 +122,18 @@ def show(table: Table, out: Out) -> None:
     if (shown is not None and shown.action is action and shown.round_no == round_no
             and shown.count == count and shown.reason is reason):
         return
-    prompt = Prompt(action=action, round_no=round_no, count=count, reason=reason)
-    out.add(Announce(prompt=_payload(table, prompt)))
+    prompt = _payload(table, action, round_no, count, reason)
+    out.add(Announce(prompt=prompt))
     table.shown_prompt = prompt
 
 
-def _payload(table: Table, prompt: Prompt) -> PromptShown:
+def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: int | Absent,
+             reason: HoldReason | Absent) -> PromptShown:
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
     shoe = table.shoe
-    count = ABSENT if prompt.count is None else prompt.count
-    reason = ABSENT if prompt.reason is None else prompt.reason
-    if shoe is None:
-        return PromptShown(action=prompt.action, count=count, reason=reason)
-    if prompt.round_no is None:
-        return PromptShown(shoe_id=shoe.shoe_id, action=prompt.action, count=count,
-                           reason=reason)
-    return PromptShown(shoe_id=shoe.shoe_id, round_no=prompt.round_no,
-                       round_id=shoe.round_id(prompt.round_no), action=prompt.action,
-                       count=count, reason=reason)
+    if shoe is None:  # no round either
+        return PromptShown(action=action, count=count, reason=reason)
+    if isinstance(round_no, Absent):
+        return PromptShown(shoe_id=shoe.shoe_id, action=action, count=count, reason=reason)
+    return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no, round_id=shoe.round_id(round_no),
+                       action=action, count=count, reason=reason)

@@ -104,10 +104,11 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.payloads import (
     CardsOnTable,
+    PromptFields,
+    PromptShown,
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.records import prompt_fields
 from table_controller.procedure.states import (
     Handler,
     Phase,
@@ -151,6 +152,13 @@ class ShoeCount:
     seen: tuple[tuple[Card, int], ...]
     #: Cards that left unread (misreads, lost frames counted as cards).
     unread: int
+
+
+def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
+    """The prompt last shown as ``state`` shows it: ``action``, and ``count`` or ``reason``."""
+    if shown is None:
+        return None
+    return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
 
 
 class TableProcedure:
@@ -246,7 +254,7 @@ class TableProcedure:
             phase=self.phase,
             # A fault stands over no phase: only its own void_shoe edges leave it.
             held_in=table.phase if holds and table.fault is None else None,
-            prompt=None if table.shown_prompt is None else prompt_fields(table.shown_prompt),
+            prompt=_prompt_fields(table.shown_prompt),
             lamp=table.shown_lamp,
             cards=CardsOnTable(
                 player=() if shown is None else tuple(shown.player),
