@@ -36,13 +36,16 @@ from table_controller.procedure.table import Out, Refusal, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Coup
 
+#: The commands of a betting phase.
+_BETTING_COMMANDS = (OpenBetting, CloseBetting)
+
 #: Longest shoe id taken (it is part of every round id and of topics' payloads).
 MAX_SHOE_ID_LENGTH = 64
 
 
 def precheck(table: Table, command: Command, trigger: Trigger) -> Refusal | None:
     """Why the table cannot take ``command`` now, if it cannot."""
-    if isinstance(command, OpenBetting | CloseBetting) and not table.betting:
+    if isinstance(command, _BETTING_COMMANDS) and not table.betting:
         return RefusalCode.NO_BETTING_PHASE, "this table has no betting phase"
     if isinstance(command, Deal) and table.betting:
         return RefusalCode.BETTING_PHASE, "on this table, closing the betting deals the round"

@@ -61,11 +61,13 @@ def start(table: Table, shoe: Shoe) -> RoundCards:
 def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
     """The next round starts, open for bets on its offer."""
     current = start(table, shoe)
-    suspended = () if current.offer is None else current.offer.suspended
+    suspended: tuple[SuspendedBet, ...] = ()
+    if current.offer is not None:
+        suspended = tuple(SuspendedBet(bet=bet, house_edge=edge)
+                          for bet, edge in current.offer.suspended)
     out.publish(BettingOpened(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
-        bets_offered=table.offered(current),
-        bets_suspended=tuple(SuspendedBet(bet=bet, house_edge=edge) for bet, edge in suspended)))
+        bets_offered=table.offered(current), bets_suspended=suspended))
     return Phase.BETTING
 
 

@@ -13,19 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from table_controller.procedure.codes import EventType, HoldReason, Lamp, PromptAction, RefusalCode
+from table_controller.procedure.codes import EventType, HoldReason, Lamp, RefusalCode
 from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Prompt:
-    """One prompt for the dealer; ``count`` for ``burn`` (once known), ``reason`` for ``hold``."""
-
-    action: PromptAction
-    count: int | None = None
-    reason: HoldReason | None = None
-    #: The round the prompt is about (the next one for ``open_betting``), if any.
-    round_no: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,62 +16,73 @@ emitted only when it differs from what was shown last.
 from __future__ import annotations
 
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
-from table_controller.procedure.decisions import Announce, HoldTable, Prompt, ResumeTable, SetLamp
-from table_controller.procedure.payloads import ABSENT, PromptShown
+from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
+from table_controller.procedure.payloads import ABSENT, Absent, PromptShown
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
 
+#: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
+#: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by
+#: field with the prompt event last shown, which is built only when they differ.
+View = tuple[PromptAction | None, int | Absent, int | Absent, Lamp]
 
-def wanted(table: Table) -> tuple[Prompt | None, Lamp]:  # noqa: PLR0911 - a case per phase
+#: The lamp's, the hold's and the resumption's decisions: immutable values, built once.
+_SET_LAMP = {lamp: SetLamp(lamp=lamp) for lamp in Lamp}
+_HOLD_TABLE = {reason: HoldTable(reason=reason) for reason in HoldReason}
+_RESUME_TABLE = ResumeTable()
+
+_SHOE_OVER: View = (PromptAction.SHOE_OVER, ABSENT, ABSENT, Lamp.OFF)
+_NOTHING: View = (None, ABSENT, ABSENT, Lamp.OFF)
+
+
+def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
     """The prompt and lamp the phase calls for, holds aside."""
-    shoe = table.shoe
     match table.phase:
-        case Phase.NO_SHOE:
-            if table.fault_cleared:
-                return Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF
-            return None, Lamp.OFF
-        case Phase.SHOE_OVER:
-            return Prompt(action=PromptAction.SHOE_OVER), Lamp.OFF
-        case Phase.BURN_CARD:
-            return Prompt(action=PromptAction.BURN), Lamp.PLAYER
-        case Phase.BURNING:
-            count = None if shoe is None else shoe.burn.count
-            return Prompt(action=PromptAction.BURN, count=count), Lamp.PLAYER
+        case Phase.DEALING:
+            return _dealing(table)
         case Phase.BETWEEN_ROUNDS:
             return _between_rounds(table)
         case Phase.BETTING:
-            current = table.current()
-            return Prompt(action=PromptAction.OPEN_BETTING, round_no=current.round_no), Lamp.OFF
-        case Phase.DEALING:
-            return _dealing(table)
+            return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
+        case Phase.BURNING:
+            shoe = table.shoe
+            count = None if shoe is None else shoe.burn.count
+            return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
+        case Phase.BURN_CARD:
+            return PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER
+        case Phase.SHOE_OVER:
+            return _SHOE_OVER
+        case Phase.NO_SHOE:
+            return _SHOE_OVER if table.fault_cleared else _NOTHING
         case Phase.HELD | Phase.FAULTED:
             raise AssertionError(f"{table.phase} is shown, never stored")
 
 
-def _between_rounds(table: Table) -> tuple[Prompt, Lamp]:
+def _between_rounds(table: Table) -> View:
     shown = table.shown_round
     if shown is not None:  # the last round's result, until the next one starts
-        return Prompt(action=PromptAction.RESULT, round_no=shown.round_no), Lamp.STAND
+        return PromptAction.RESULT, shown.round_no, ABSENT, Lamp.STAND
     upcoming = table.in_play().round_no + 1
     if table.betting:
-        return Prompt(action=PromptAction.OPEN_BETTING, round_no=upcoming), Lamp.OFF
-    return Prompt(action=PromptAction.DEAL, round_no=upcoming), Lamp.PLAYER
+        return PromptAction.OPEN_BETTING, upcoming, ABSENT, Lamp.OFF
+    return PromptAction.DEAL, upcoming, ABSENT, Lamp.PLAYER
 
 
-def _dealing(table: Table) -> tuple[Prompt, Lamp]:
+def _dealing(table: Table) -> View:
     """The hand that gets the next card: the opening deal, then each hand's third card."""
     current = table.current()
     hand = current.expected()
-    lamp = Lamp.BANKER if hand is Hand.BANKER else Lamp.PLAYER
-    if len(current.cards) < OPENING_CARDS:
-        action = PromptAction.DEAL
-    elif hand is Hand.BANKER:
+    if hand is Hand.BANKER:
+        lamp = Lamp.BANKER
         action = PromptAction.BANKER_DRAWS
     else:
+        lamp = Lamp.PLAYER
         action = PromptAction.PLAYER_DRAWS
-    return Prompt(action=action, round_no=current.round_no), lamp
+    if len(current.cards) < OPENING_CARDS:
+        action = PromptAction.DEAL
+    return action, current.round_no, ABSENT, lamp
 
 
 def hold(table: Table) -> HoldReason | None:
@@ -84,40 +95,45 @@ def hold(table: Table) -> HoldReason | None:
 def show_hold(table: Table, out: Out) -> None:
     """Hold or resume the table if the hold changed since last shown."""
     reason = hold(table)
-    if reason == table.shown_hold:
+    if reason is table.shown_hold:
         return
-    out.add(ResumeTable() if reason is None else HoldTable(reason=reason))
+    out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
     table.shown_hold = reason
 
 
 def show(table: Table, out: Out) -> None:
     """The lamp and prompt the table should show now, each if it changed (after the hold)."""
-    reason = table.shown_hold
-    prompt: Prompt | None
-    if reason is not None:
-        held_round = None if table.round is None else table.round.round_no
-        prompt = Prompt(action=PromptAction.HOLD, reason=reason, round_no=held_round)
-        lamp = Lamp.HOLD
+    hold_reason = table.shown_hold
+    view: View
+    reason: HoldReason | Absent = ABSENT
+    if hold_reason is not None:
+        held_round = ABSENT if table.round is None else table.round.round_no
+        view = PromptAction.HOLD, held_round, ABSENT, Lamp.HOLD
+        reason = hold_reason
     else:
-        prompt, lamp = wanted(table)
+        view = wanted(table)
+    action, round_no, count, lamp = view
     if lamp is not table.shown_lamp:
-        out.add(SetLamp(lamp=lamp))
+        out.add(_SET_LAMP[lamp])
         table.shown_lamp = lamp
-    if prompt is not None and prompt != table.shown_prompt:
-        out.add(Announce(prompt=_payload(table, prompt)))
-        table.shown_prompt = prompt
+    if action is None:
+        return
+    shown = table.shown_prompt
+    if (shown is not None and shown.action is action and shown.round_no == round_no
+            and shown.count == count and shown.reason is reason):
+        return
+    prompt = _payload(table, action, round_no, count, reason)
+    out.add(Announce(prompt=prompt))
+    table.shown_prompt = prompt
 
 
-def _payload(table: Table, prompt: Prompt) -> PromptShown:
+def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: int | Absent,
+             reason: HoldReason | Absent) -> PromptShown:
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
     shoe = table.shoe
-    count = ABSENT if prompt.count is None else prompt.count
-    reason = ABSENT if prompt.reason is None else prompt.reason
-    if shoe is None:
-        return PromptShown(action=prompt.action, count=count, reason=reason)
-    if prompt.round_no is None:
-        return PromptShown(shoe_id=shoe.shoe_id, action=prompt.action, count=count,
-                           reason=reason)
-    return PromptShown(shoe_id=shoe.shoe_id, round_no=prompt.round_no,
-                       round_id=shoe.round_id(prompt.round_no), action=prompt.action,
-                       count=count, reason=reason)
+    if shoe is None:  # no round either
+        return PromptShown(action=action, count=count, reason=reason)
+    if isinstance(round_no, Absent):
+        return PromptShown(shoe_id=shoe.shoe_id, action=action, count=count, reason=reason)
+    return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no, round_id=shoe.round_id(round_no),
+                       action=action, count=count, reason=reason)

@@ -102,9 +102,10 @@ from table_controller.procedure.events import (
     VoidShoe,
     not_carried_out,
 )
-from table_controller.procedure.payload_parts import prompt_fields
 from table_controller.procedure.payloads import (
     CardsOnTable,
+    PromptFields,
+    PromptShown,
     TableSnapshot,
     TableState,
 )
@@ -115,7 +116,7 @@ from table_controller.procedure.states import (
     Trigger,
     route,
 )
-from table_controller.procedure.steps import Step, StepFunction, Steps
+from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (
     GAP_PHASES,
     Item,
@@ -133,6 +134,8 @@ __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
 _TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _COMMAND_TYPES = tuple(COMMANDS.values())
+#: The step of a misread card or the cut card: no card, nothing counted (an immutable value).
+_NO_CARD = Step()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +152,13 @@ class ShoeCount:
     seen: tuple[tuple[Card, int], ...]
     #: Cards that left unread (misreads, lost frames counted as cards).
     unread: int
+
+
+def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
+    """The prompt last shown as ``state`` shows it: ``action``, and ``count`` or ``reason``."""
+    if shown is None:
+        return None
+    return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
 
 
 class TableProcedure:
@@ -244,7 +254,7 @@ class TableProcedure:
             phase=self.phase,
             # A fault stands over no phase: only its own void_shoe edges leave it.
             held_in=table.phase if holds and table.fault is None else None,
-            prompt=None if table.shown_prompt is None else prompt_fields(table.shown_prompt),
+            prompt=_prompt_fields(table.shown_prompt),
             lamp=table.shown_lamp,
             cards=CardsOnTable(
                 player=() if shown is None else tuple(shown.player),
@@ -287,7 +297,8 @@ class TableProcedure:
         table = self._table
         match event:
             case CardDrawn(card=card):
-                self._arrive(card, out)
+                if stream.arrive(table, card) is not None:
+                    self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -322,11 +333,11 @@ class TableProcedure:
 
     def _item(self, item: Item, out: Out) -> None:
         if isinstance(item, Card):
-            self._take(Trigger.CARD, Step(card=item), out)
+            self._take(Trigger.CARD, READ_CARD[item.rank, item.suit], out)
         elif item is Mark.MISREAD:
-            self._take(Trigger.MISREAD, Step(), out)
+            self._take(Trigger.MISREAD, _NO_CARD, out)
         elif item is Mark.CUT:
-            self._take(Trigger.CUT_CARD, Step(), out)
+            self._take(Trigger.CUT_CARD, _NO_CARD, out)
         else:
             self._take(Trigger.FRAMES_LOST, Step(count=item.count), out)
 
@@ -337,8 +348,10 @@ class TableProcedure:
         return found
 
     def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
-        """A shoe item through its route."""
-        taken = self._route(trigger)
+        """A shoe item through its route (a card's: the most frequent input, looked up here)."""
+        taken = route(self._table.phase, trigger)
+        if taken is None:
+            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
         target = self._steps[taken.handler](step, out)
         if not isinstance(target, Phase):
             raise ProcedureBug(f"{trigger} refused in {taken.source}")

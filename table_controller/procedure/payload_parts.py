@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Parts of published payloads built from the core's own values: a result, a prompt.
+"""Parts of published payloads built from the core's own values: a result.
 
 Pure: no I/O, no clock, no randomness.
 """
@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from table_controller.procedure.decisions import Prompt
 from table_controller.procedure.payloads import (
-    ABSENT,
     BetId,
     HandResult,
-    PromptFields,
     ResultOfCards,
     Settled,
 )
@@ -32,13 +29,4 @@ def result_of(coup: Coup, settlement: Mapping[BetId, Settled]) -> ResultOfCards:
         player_pair=coup.player_pair,
         banker_pair=coup.banker_pair,
         settlement=settlement,
-    )
-
-
-def prompt_fields(prompt: Prompt) -> PromptFields:
-    """A prompt as ``state`` shows it: ``action``, and ``count`` or ``reason`` when set."""
-    return PromptFields(
-        action=prompt.action,
-        count=ABSENT if prompt.count is None else prompt.count,
-        reason=ABSENT if prompt.reason is None else prompt.reason,
     )

@@ -25,9 +25,10 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
+from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import CARD_STEPS, Handler, Phase
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
-from table_controller.rules.cards import Card
+from table_controller.rules.cards import Card, all_cards
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +42,12 @@ class Step:
     count: int = 0
     command: Command | None = None
 
+
+#: The step of each card read out of the shoe, by rank and suit: immutable values built once, as
+#: building a frozen step costs more than the lookup (a card is the most frequent input).
+READ_CARD: dict[tuple[str, str], Step] = {
+    (card.rank, card.suit): Step(card=card) for card in all_cards()
+}
 
 #: A step: what it was given and the collector in, the phase it ends in (or a refusal) out.
 StepFunction = Callable[[Step, Out], "Phase | Refusal"]
@@ -89,9 +96,10 @@ class Steps:
             stream.end_gap(table, out, current.round_id)
         dealing.forget(table)
 
-    def _counted(self, step: Step, out: Out) -> bool:
-        """Count the card out of the shoe; ``False`` if it is a foreign card (set aside)."""
-        shoe = self._table.in_play()
+    def _counted(self, step: Step, out: Out, shoe: Shoe | None = None) -> bool:
+        """Count the card out of ``shoe`` (the one in play); ``False`` for a foreign card."""
+        if shoe is None:
+            shoe = self._table.in_play()
         if not step.seen_already:
             shoe.cards_seen += 1
         return step.card is None or take(self._table, out, shoe, step.card)
@@ -143,7 +151,7 @@ class Steps:
     def _deal_card(self, step: Step, out: Out) -> Phase:
         table = self._table
         shoe = table.in_play()
-        if not self._counted(step, out):
+        if not self._counted(step, out, shoe):
             return Phase.DEALING
         if step.card is None:
             dealing.misread(table, out, shoe)

@@ -26,7 +26,7 @@ from table_controller.procedure.codes import (
     RefusalCode,
     ShoeEndReason,
 )
-from table_controller.procedure.decisions import Decision, Prompt, Publish, RaiseAlarm
+from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.payloads import (
     ABSENT,
@@ -35,6 +35,7 @@ from table_controller.procedure.payloads import (
     AskMarks,
     LastRound,
     Payload,
+    PromptShown,
     Roads,
     ShoeEnded,
 )
@@ -100,8 +101,8 @@ class Table:
     left_over: int = 0
     #: Shoe items queued behind a hold.
     pending: deque[Item] = field(default_factory=deque)
-    #: What the table last showed: prompt, lamp and hold (the display diffs against them).
-    shown_prompt: Prompt | None = None
+    #: What the table last showed: prompt event, lamp and hold (the display diffs against them).
+    shown_prompt: PromptShown | None = None
     shown_lamp: Lamp = Lamp.OFF
     shown_hold: HoldReason | None = None
     #: The variant without windows, to settle a round on dynamic windows' offer.
