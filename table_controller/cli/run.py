@@ -50,7 +50,8 @@ from table_controller.runtime.journal import (
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
-from table_controller.runtime.service import MessageSink, TableService
+from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import MessageSink
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
