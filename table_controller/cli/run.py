@@ -41,12 +41,9 @@ from table_controller.runtime.config import (
     load_settings,
     unknown_variables,
 )
-from table_controller.runtime.journal import (
-    Journal,
-    JournalError,
-    JournalInUseError,
-    JournalLock,
-)
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import JournalError, JournalInUseError
+from table_controller.runtime.journal_lock import JournalLock
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink

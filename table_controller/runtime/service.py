@@ -59,12 +59,8 @@ from table_controller.runtime.deferred_log import (
     DeferredLog,
     describe_failure,
 )
-from table_controller.runtime.journal import (
-    ANSWER_KEY,
-    AUDIT_ROW,
-    INPUT_ROW,
-    Journal,
-)
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
 from table_controller.runtime.reader_input import audit_record, reader_input, reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
 from table_controller.runtime.service_ports import (

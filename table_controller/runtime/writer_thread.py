@@ -15,7 +15,8 @@ from functools import partial
 import structlog
 
 from table_controller.runtime.deferred_log import log_checkpoint_failure, log_sink_failure
-from table_controller.runtime.journal import DuplicateEventError, Journal, JournalError
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import DuplicateEventError, JournalError
 
 _LOG = structlog.get_logger("table_controller.service")
 #: Seconds between attempts to record an input while the journal refuses writes.

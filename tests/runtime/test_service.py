@@ -19,7 +19,8 @@ from table_controller.procedure.records import input_from_record
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import INPUT_ROW, Journal
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import INPUT_ROW
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from table_controller.runtime.service_ports import Outlet
