@@ -41,7 +41,8 @@ from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import INPUT_ROW, Journal
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import INPUT_ROW
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

@@ -21,6 +21,7 @@ PURE = [
     "table_controller/protection/__init__.py",
     "table_controller/protection/edge.py",
     "table_controller/protection/shuffle_checks.py",
+    "table_controller/protection/shoe_repeats.py",
     "table_controller/protection/replay_edges.py",
     "table_controller/protection/advisor.py",
     "drivers/srp/*.py",

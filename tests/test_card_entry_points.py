@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 
 from table_controller.cli import UsageError, main
-from table_controller.cli.replay import read_inputs
+from table_controller.cli.replay_inputs import read_inputs
 from table_controller.procedure.events import CardDrawn, CorrectResult, EnterCard
 from table_controller.publishing.models import CommandMessage, CommandRejection, parse_command
 from table_controller.rules.cards import Card, CardError, parse_card_list

@@ -20,13 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.runtime.journal import (
-    FileCheck,
-    Journal,
-    JournalError,
-    VerifyReport,
-    check_file,
-)
+from table_controller.runtime.journal import Journal, check_file
+from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
 
 BROKEN = 1
 #: What the hash chain covers, and what is in the file but outside it (``verify --json``).

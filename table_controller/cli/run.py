@@ -41,16 +41,14 @@ from table_controller.runtime.config import (
     load_settings,
     unknown_variables,
 )
-from table_controller.runtime.journal import (
-    Journal,
-    JournalError,
-    JournalInUseError,
-    JournalLock,
-)
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import JournalError, JournalInUseError
+from table_controller.runtime.journal_lock import JournalLock
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
-from table_controller.runtime.service import MessageSink, TableService
+from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import MessageSink
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 

@@ -58,14 +58,16 @@ from table_controller.protection.edge import (
     round_edges,
     shoe_left,
 )
-from table_controller.protection.shuffle_checks import (
-    DEFAULT_FALSE_ALARM_RATE,
+from table_controller.protection.shoe_repeats import (
     DEFAULT_REPEAT_FALSE_ALARM_RATE,
     PastShoe,
     RepeatCheck,
     ShoeRepeated,
-    ShufflePattern,
     check_repeated,
+)
+from table_controller.protection.shuffle_checks import (
+    DEFAULT_FALSE_ALARM_RATE,
+    ShufflePattern,
     check_shuffle,
     shuffle_limits,
 )

@@ -18,8 +18,9 @@ decisions, so that recovery is "replay the journal through the same core".
 * On open: ``PRAGMA quick_check`` and a full chain check. A failed check raises
   :class:`JournalCorruptError`; nothing is repaired silently. :func:`check_file` is the
   read-only check of ``journal verify``: SQLite's ``integrity_check``, then the chain.
-* One writer: the process that writes a journal holds :class:`JournalLock` on it for as long as
-  it runs. Readers (``journal verify``, ``export``, ``replay``) take no lock and write nothing.
+* One writer: the process that writes a journal holds its
+  :class:`~table_controller.runtime.journal_lock.JournalLock` for as long as it runs. Readers
+  (``journal verify``, ``export``, ``replay``) take no lock and write nothing.
 
 The class is synchronous and not thread-safe by design: the runtime owns one instance and calls
 it from one writer thread.
@@ -27,166 +28,33 @@ it from one writer thread.
 
 from __future__ import annotations
 
-import enum
-import fcntl
-import hashlib
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Self
 from urllib.parse import quote
 
-#: Written in the ``meta`` table; ``replay`` recognises a journal file by it.
-JOURNAL_FORMAT: Final = "table-controller-journal/1"
-#: Row 1's ``prev_hash`` in a chain that does not cover its table id (see :func:`genesis_hash`).
-ZERO_GENESIS_HASH: Final = "0" * 64
-#: Row types: inputs, replayed through the procedure; audit rows, reader facts kept for the record.
-INPUT_ROW: Final = "input"
-AUDIT_ROW: Final = "audit"
-#: The key of an audit row holding a reply given without the procedure (refused or repeated).
-ANSWER_KEY: Final = "answer"
-SQLITE_HEADER: Final = b"SQLite format 3\x00"
-
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-    seq INTEGER PRIMARY KEY,
-    event_id TEXT UNIQUE,
-    ts_utc TEXT NOT NULL,
-    monotonic_ns INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-);
-"""
-
-
-class JournalError(Exception):
-    """The journal cannot be used; the message says why."""
-
-
-class JournalCorruptError(JournalError):
-    """The journal failed an integrity check: play must stop; nothing is repaired."""
-
-
-class JournalInUseError(JournalError):
-    """Another process holds the journal's lock: it is another table service's journal."""
-
-    def __init__(self, journal: Path, holder_pid: int | None) -> None:
-        holder = "another process" if holder_pid is None else f"process {holder_pid}"
-        super().__init__(f"journal {journal} is in use by {holder} (another table service)")
-        self.journal = journal
-        self.holder_pid = holder_pid
-
-
-class DuplicateEventError(JournalError):
-    """An input with this ``event_id`` is already recorded (a repeated command, for instance)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class JournalRow:
-    """One recorded input."""
-
-    seq: int
-    event_id: str | None
-    ts_utc: str
-    monotonic_ns: int
-    type: str
-    payload: Mapping[str, Any]
-    prev_hash: str
-    hash: str
-
-
-def canonical_json(value: object) -> str:
-    """Sorted keys, no whitespace, UTF-8 kept: the form that is hashed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def row_hash(prev_hash: str, row: Mapping[str, object]) -> str:
-    """The chained hash of one row: ``row`` holds every column but the two hashes."""
-    return hashlib.sha256((prev_hash + canonical_json(row)).encode("utf-8")).hexdigest()
-
-
-#: The columns a row's hash covers, in the order :func:`_hashed` takes them.
-HASHED_COLUMNS: Final = ("seq", "event_id", "ts_utc", "monotonic_ns", "type", "payload")
-
-
-def _hashed(values: tuple[object, ...]) -> dict[str, object]:
-    return dict(zip(HASHED_COLUMNS, values, strict=True))
-
-
-def genesis_hash(table_id: str | None) -> str:
-    """Row 1's ``prev_hash``: the hash of the journal's format and table id."""
-    header = canonical_json({"format": JOURNAL_FORMAT, "table_id": table_id})
-    return hashlib.sha256(header.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class VerifyReport:
-    """What :meth:`Journal.verify` found.
-
-    ``rows`` counts every row of the chain: ``inputs`` (replayed through the procedure),
-    ``audit_rows`` (facts kept for the record) and any row of another type.
-    ``table_id_covered`` is False when the chain begins at :data:`ZERO_GENESIS_HASH`: the
-    metadata's table id is then not checked.
-    """
-
-    rows: int
-    inputs: int
-    audit_rows: int
-    table_id: str | None
-    table_id_covered: bool
-    head_seq: int
-    head_hash: str
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-class Fault(enum.StrEnum):
-    """Why a file failed :func:`check_file`."""
-
-    #: No file at that path.
-    MISSING = "missing"
-    #: The operating system refuses to read it (permissions, a directory).
-    UNREADABLE = "unreadable"
-    #: Not an SQLite file, or an SQLite file without a journal's ``meta`` format.
-    NOT_A_JOURNAL = "not_a_journal"
-    #: SQLite reports the file damaged (its integrity check, or an error reading it).
-    CORRUPT = "corrupt"
-    #: The hash chain or the table id does not check out: rows were edited, inserted, deleted.
-    CHAIN_BROKEN = "chain_broken"
-
-
-class JournalUnreadableError(JournalError):
-    """A journal file cannot be read (opened read-only); ``fault`` says which way."""
-
-    def __init__(self, path: Path, fault: Fault, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.fault = fault
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileCheck:
-    """What :func:`check_file` found: a fault and its one-line reason, or the chain's report."""
-
-    path: Path
-    fault: Fault | None
-    reason: str
-    report: VerifyReport | None
-
-    @property
-    def ok(self) -> bool:
-        return self.fault is None
-
+from table_controller.runtime.journal_format import (
+    JOURNAL_FORMAT,
+    SCHEMA,
+    SQLITE_HEADER,
+    DuplicateEventError,
+    Fault,
+    FileCheck,
+    JournalCorruptError,
+    JournalError,
+    JournalRow,
+    JournalUnreadableError,
+    VerifyReport,
+    canonical_json,
+    genesis_hash,
+    hashed,
+    reading,
+    row_hash,
+    verify_chain,
+)
 
 _DAMAGED_PAGE: Final = re.compile(r"\bpage (\d+)(?: cell \d+)?: (.*)", re.IGNORECASE | re.DOTALL)
 
@@ -241,7 +109,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _open_for_reading(path: Path) -> sqlite3.Connection:
+def _open_forreading(path: Path) -> sqlite3.Connection:
     """A read-only connection to a journal, or :class:`JournalUnreadableError` saying why not."""
     try:
         with path.open("rb") as file:
@@ -279,7 +147,7 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
 def is_journal(path: Path) -> bool:
     """Whether the file is a table-controller journal (SQLite with our ``meta`` format)."""
     try:
-        _open_for_reading(path).close()
+        _open_forreading(path).close()
     except JournalUnreadableError:
         return False
     return True
@@ -291,7 +159,7 @@ def check_file(path: Path) -> FileCheck:
     Writes nothing and takes no lock, so it can check a live table's journal.
     """
     try:
-        connection = _open_for_reading(path)
+        connection = _open_forreading(path)
         damage = sqlite_damage(connection)
         if damage is not None:
             connection.close()
@@ -334,7 +202,7 @@ class Journal:
             if verify and (damage := sqlite_damage(connection, thorough=False)) is not None:
                 connection.close()
                 raise JournalCorruptError(f"{path}: {damage}")
-            connection.executescript(_SCHEMA)
+            connection.executescript(SCHEMA)
             connection.execute("BEGIN IMMEDIATE")
             connection.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (JOURNAL_FORMAT,)
@@ -376,7 +244,7 @@ class Journal:
         Raises:
             JournalUnreadableError: the file is missing, unreadable, not a journal or damaged.
         """
-        return cls.reading(_open_for_reading(path), path)
+        return cls.reading(_open_forreading(path), path)
 
     @classmethod
     def reading(cls, connection: sqlite3.Connection, path: Path) -> Self:
@@ -420,7 +288,7 @@ class Journal:
         seq = self._head_seq + 1
         digest = row_hash(
             self._head_hash,
-            _hashed((seq, event_id, ts_utc, monotonic_ns, type_, payload_json)),
+            hashed((seq, event_id, ts_utc, monotonic_ns, type_, payload_json)),
         )
         try:
             self._connection.execute("BEGIN IMMEDIATE")
@@ -479,7 +347,7 @@ class Journal:
             " FROM events WHERE seq > ? ORDER BY seq",
             (after,),
         )
-        for seq, event_id, ts_utc, monotonic_ns, type_, payload, prev_hash, digest in _reading(
+        for seq, event_id, ts_utc, monotonic_ns, type_, payload, prev_hash, digest in reading(
             cursor, self.path
         ):
             yield JournalRow(
@@ -502,55 +370,13 @@ class Journal:
         Raises:
             JournalCorruptError: SQLite cannot read the rows (a damaged page).
         """
-        problems: list[str] = []
         table_id = self.meta("table_id")
-        genesis = genesis_hash(table_id)
-        table_id_covered = True
-        expected_prev = genesis
-        expected_seq = 1
-        counts = {INPUT_ROW: 0, AUDIT_ROW: 0}
-        count = 0
-        last_seq, last_hash = 0, genesis
         cursor = self._connection.execute(
             "SELECT seq, event_id, ts_utc, monotonic_ns, type, payload, prev_hash, hash"
             " FROM events ORDER BY seq"
         )
-        for seq, event_id, ts_utc, monotonic_ns, type_, payload, prev_hash, digest in _reading(
-            cursor, self.path
-        ):
-            count += 1
-            if type_ in counts:
-                counts[type_] += 1
-            if seq != expected_seq:
-                problems.append(
-                    f"row {seq}: expected seq {expected_seq} (rows missing or inserted)"
-                )
-            if seq == 1 and prev_hash == ZERO_GENESIS_HASH:
-                table_id_covered = False
-            elif seq == 1 and prev_hash != genesis:
-                problems.append(
-                    f"row {seq}: prev_hash does not match the chain's beginning for table id"
-                    f" {table_id!r} (the metadata's table id or row {seq} was edited)"
-                )
-            elif seq != 1 and prev_hash != expected_prev:
-                problems.append(f"row {seq}: prev_hash does not match the previous row's hash")
-            recomputed = row_hash(
-                prev_hash, _hashed((seq, event_id, ts_utc, monotonic_ns, type_, payload))
-            )
-            if recomputed != digest:
-                problems.append(f"row {seq}: hash does not match its contents (edited)")
-            expected_prev, expected_seq = digest, seq + 1
-            last_seq, last_hash = seq, digest
-        return VerifyReport(
-            rows=count,
-            inputs=counts[INPUT_ROW],
-            audit_rows=counts[AUDIT_ROW],
-            table_id=table_id,
-            table_id_covered=table_id_covered,
-            head_seq=last_seq,
-            head_hash=last_hash,
-            problems=tuple(problems),
-        )
+        return verify_chain(reading(cursor, self.path), table_id)
+
 
     def backup(self, target: Path) -> None:
         """A consistent copy while the journal is in use (never copy a WAL file by hand)."""
@@ -559,83 +385,3 @@ class Journal:
             self._connection.backup(destination)
         finally:
             destination.close()
-
-
-_Row = tuple[int, str | None, str, int, str, str, str, str]
-
-
-def _reading(cursor: sqlite3.Cursor, path: Path) -> Iterator[_Row]:
-    """The cursor's rows; a damaged page while reading them is a :class:`JournalCorruptError`."""
-    try:
-        yield from cursor
-    except sqlite3.DatabaseError as error:
-        raise JournalCorruptError(f"{path}: SQLite cannot read the rows: {error}") from None
-
-
-def lock_path(journal: Path) -> Path:
-    """The lock file of a journal: ``<journal>.lock``, beside it."""
-    return journal.with_name(journal.name + ".lock")
-
-
-class JournalLock:
-    """The one writer's hold on a journal, from :meth:`acquire` until :meth:`release` or exit.
-
-    An exclusive ``flock`` on a file of its own (:func:`lock_path`), not on the journal: SQLite
-    keeps POSIX locks on the journal, and closing any descriptor of that file in the process
-    would drop those. The kernel releases a ``flock`` when its process ends, however it ends
-    (``kill -9`` included), so a dead service leaves nothing that blocks its restart. The file
-    holds the holder's PID, for the refusal of a second writer; it is never removed, since a
-    removed file lets a newcomer lock a new file of the same name beside a holder of the old one.
-    """
-
-    def __init__(self, descriptor: int) -> None:
-        self._descriptor: int | None = descriptor
-
-    @classmethod
-    def acquire(cls, journal: Path) -> Self:
-        """Lock ``journal`` for this process, or raise at once if another process holds it.
-
-        Raises:
-            JournalInUseError: another process holds the lock; the error names its PID when
-                the lock file holds one.
-            JournalError: the lock file cannot be opened or locked.
-        """
-        path = lock_path(journal)
-        try:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
-        except OSError as error:
-            raise JournalError(f"{path}: cannot open the journal's lock file: {error}") from None
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _pid_in(descriptor)
-            os.close(descriptor)
-            raise JournalInUseError(journal, holder) from None
-        except OSError as error:
-            os.close(descriptor)
-            raise JournalError(f"{path}: cannot lock the journal: {error}") from None
-        os.ftruncate(descriptor, 0)
-        os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
-        return cls(descriptor)
-
-    def release(self) -> None:
-        """Give the journal up (idempotent); the lock file stays, empty."""
-        if self._descriptor is None:
-            return
-        descriptor, self._descriptor = self._descriptor, None
-        try:
-            os.ftruncate(descriptor, 0)
-        finally:
-            os.close(descriptor)  # which releases the flock
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.release()
-
-
-def _pid_in(descriptor: int) -> int | None:
-    """The PID a lock file holds; None while its holder has not written it yet."""
-    text = os.pread(descriptor, 32, 0).decode("ascii", errors="replace").strip()
-    return int(text) if text.isdigit() else None

@@ -40,7 +40,7 @@ from table_controller.publishing.outbox import (
     utc_text,
 )
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.runtime.service import MessageSink
+from table_controller.runtime.service_ports import MessageSink
 
 
 class LiveRows(Protocol):

@@ -32,55 +32,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Protocol
 
 import structlog
 
-from drivers.events import (
-    CardMisread as ReaderCardMisread,
-)
-from drivers.events import (
-    CardSeen,
-    CutCardSeen,
-    Delivery,
-    LineRejected,
-    ReaderAlarm,
-    ReaderEvent,
-    ReaderHello,
-    ReaderOffline,
-    ReaderOnline,
-    ReaderStatus,
-    ReaderWarning,
-)
-from drivers.events import FramesLost as ReaderFramesLost
+from drivers.events import Delivery, LineRejected, ReaderEvent, ReaderWarning
 from drivers.srp.constants import Lamp as ShoeLamp
 from table_controller.procedure.codes import Lamp, ReaderState, RefusalCode
 from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import (
-    CardDrawn,
-    CardMisread,
-    CutCardDrawn,
-    FramesLost,
-    Input,
-    ReaderCameBack,
-    ReaderWentOffline,
-    RoundAssessed,
-    RuntimeFailed,
-    not_carried_out,
-)
-from table_controller.procedure.machine import ShoeCount, TableProcedure
+from table_controller.procedure.events import Input, RuntimeFailed, not_carried_out
+from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import CommandReply, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.protection.advisor import (
-    Analysis,
-    AssessmentRequest,
-    analyse_request,
-)
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outbox import utc_text
 from table_controller.publishing.outgoing import (
@@ -89,74 +54,26 @@ from table_controller.publishing.outgoing import (
     answer_message,
     reply_from_wire,
 )
-from table_controller.rules.cards import Card
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.journal import (
-    ANSWER_KEY,
-    AUDIT_ROW,
-    INPUT_ROW,
-    DuplicateEventError,
-    Journal,
-    JournalError,
+from table_controller.runtime.deferred_log import (
+    DeferredLog,
+    describe_failure,
 )
-from table_controller.runtime.memory import release_free_memory
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
+from table_controller.runtime.reader_input import audit_record, reader_input, reader_state_after
+from table_controller.runtime.round_analysis import RoundAnalysis
+from table_controller.runtime.service_ports import (
+    Advisor,
+    CardSource,
+    MessageSink,
+    Outlet,
+    ShoeLink,
+)
+from table_controller.runtime.virtual_draws import VirtualDraws
+from table_controller.runtime.writer_thread import WriterThread
 
 _LOG = structlog.get_logger("table_controller.service")
-#: Seconds between attempts to record an input while the journal refuses writes.
-JOURNAL_RETRY_S = 1.0
-#: Inputs at most between two checkpoints of the journal, however busy the table is.
-CHECKPOINT_EVERY = 64
-
-
-class MessageSink(Protocol):
-    """Where the service hands its outgoing messages: the durable outbox, or a JSON-lines file."""
-
-    def add(self, messages: list[OutgoingMessage]) -> None:
-        """Take messages in order now; a key already taken is skipped (the journal's replay)."""
-
-    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
-        """Take a live input's messages on the event loop; returns the writer thread's write."""
-
-
-class Outlet(Protocol):
-    """Where staged messages leave the process (the MQTT link's publishes)."""
-
-    async def let_out(self) -> None:
-        """Return once the messages just staged are written to the socket."""
-
-
-class CardSource(Protocol):
-    """Where a virtual table's cards come from (:class:`~.card_source.RngCardSource`)."""
-
-    def observe(self, event: Input, state: TableSnapshot) -> None:
-        """The table took an input; ``state`` is its snapshot after it."""
-
-    def draw(self, state: TableSnapshot, *, at: float) -> Input:
-        """The next card (or the cut card) for the table in ``state``."""
-
-
-class Advisor(Protocol):
-    """Works out each round's odds and alarms (``protection.advisor.RoundAdvisor``)."""
-
-    def observe(self, event: Input, state: TableSnapshot) -> None:
-        """The table took an input (live or replayed); ``state`` is its snapshot after it."""
-
-    def request(self, count: ShoeCount | None) -> AssessmentRequest | None:
-        """An assessment to run now, if one is due."""
-
-    def conclude(self, analysis: Analysis, *, at: float) -> RoundAssessed | None:
-        """The procedure's input from a finished analysis (None: nothing to tell)."""
-
-    def warm_up(self) -> None:
-        """Compute what the first assessment would otherwise compute while cards are dealt."""
-
-
-class ShoeLink(Protocol):
-    """The part of :class:`drivers.shoe_reader.ShoeReader` the service uses."""
-
-    def __aiter__(self) -> AsyncIterator[ReaderEvent]: ...
-    async def confirm(self, delivery: Delivery | None) -> None: ...
-    async def set_lamp(self, lamp: ShoeLamp) -> None: ...
 
 
 @dataclass(slots=True)
@@ -175,88 +92,14 @@ class _Work:
     received_at: float | None = None
 
 
-def _warm_up(advisor: Advisor) -> None:
-    """On the analysis thread before play: the advisor's warm-up, then give the heap back."""
-    advisor.warm_up()
-    release_free_memory()
-
-
-def _failure(error: BaseException) -> str:
-    """An exception in the words of a log line or an alarm: ``KeyError: '7D'``."""
-    return f"{type(error).__name__}: {error}"
-
-
 def _row(seq: int) -> str:
     """Where an input came from, in a fault's alarm."""
     return f"journal row {seq}"
 
 
-def _log_checkpoint_failure(done: Future[None]) -> None:
-    error = done.exception()
-    if error is not None:  # the log grows until the next one succeeds; nothing is lost
-        _LOG.warning("journal checkpoint failed", error=str(error))
-
-
-def _log_sink_failure(done: Future[None]) -> None:
-    error = done.exception()
-    if error is not None:
-        # The messages are regenerated from the journal on the next start (same keys).
-        _LOG.error("message sink failed; messages will be regenerated on restart", error=str(error))
-
-
-class _LogLater:
-    """The log lines of an input's decisions, written once its messages are handed out."""
-
-    def __init__(self) -> None:
-        self._lines: list[tuple[bool, str, dict[str, object]]] = []
-
-    def info(self, event: str, **fields: object) -> None:
-        self._lines.append((False, event, fields))
-
-    def warning(self, event: str, **fields: object) -> None:
-        self._lines.append((True, event, fields))
-
-    def write(self) -> None:
-        lines, self._lines = self._lines, []
-        for warns, event, fields in lines:
-            (_LOG.warning if warns else _LOG.info)(event, **fields)
-
-
 def utc_stamp() -> str:
     """UTC wall time as the journal and the envelope write it (milliseconds, ``Z``)."""
     return utc_text(utc_now())
-
-
-def reader_input(event: ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
-    """The procedure input a reader event stands for, or None if it is not one."""
-    match event:
-        case CardSeen(card=card):
-            return CardDrawn(at=at, card=Card.parse(card))
-        case CutCardSeen():
-            return CutCardDrawn(at=at)
-        case ReaderCardMisread():
-            return CardMisread(at=at)
-        case ReaderFramesLost(count=count):
-            return FramesLost(at=at, count=count)
-        case ReaderOffline():
-            return ReaderWentOffline(at=at)
-        case ReaderOnline():
-            return ReaderCameBack(at=at)
-        case _:
-            return None
-
-
-def _audit_record(event: ReaderEvent) -> dict[str, object] | None:
-    """Reader facts worth keeping for compliance though the procedure does not act on them."""
-    match event:
-        case ReaderHello(model=model, firmware=firmware, serial=serial):
-            return {"reader_hello": {"model": model, "firmware": firmware, "serial": serial}}
-        case ReaderStatus(state=state, code=code):
-            return {"reader_status": {"state": str(state), "code": code}}
-        case ReaderAlarm(code=code, text=text):
-            return {"reader_alarm": {"code": code, "text": text}}
-        case _:
-            return None
 
 
 class TableService:
@@ -294,24 +137,19 @@ class TableService:
         self._sink = sink
         self._outlet = outlet
         self._link = link
-        self._card_source = card_source
-        self._advisor = advisor
-        #: The analysis runs here, never on the event loop nor on the journal's writer.
-        self._analyst = ThreadPoolExecutor(max_workers=1, thread_name_prefix="round-analysis")
-        self._analysing = False
-        self._warmed_up: asyncio.Future[None] | None = None
-        self.assessments = 0
-        #: Assessments that failed (a bug in the advisor or the analysis), logged each time.
-        self.analyses_failed = 0
-        self._draw_waiting = False
+        self._draws = VirtualDraws(card_source, clock=clock)
+        self._analysis = RoundAnalysis(
+            advisor, shoe_count=procedure.shoe_count, clock=clock, enqueue=self._enqueue
+        )
         self._clock = clock
         self._wall_clock = wall_clock
         self._queue: asyncio.Queue[_Work] = asyncio.Queue()
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
+        self._writer = WriterThread(
+            journal, clock=clock, show_held=self._show_held, show_resumed=self._show_resumed
+        )
         self._lamp: Lamp | None = None
         self._replies: dict[str, CommandReply] = {}
         self._interpreter = DecisionInterpreter()
-        self._journal_failing = False
         self.inputs_handled = 0
         self.rejected_lines = 0
         #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``);
@@ -330,17 +168,14 @@ class TableService:
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
         self.on_input_handled: Callable[[Input, float | None], None] | None = None
-        #: The sink's writes of messages handed out, for the writer thread (in this order).
-        self._writes: list[Callable[[], None]] = []
         #: The messages of the input being handled, until ``_carry_out`` hands them out.
         self._decided: list[OutgoingMessage] = []
-        self._log_later = _LogLater()
-        self._since_checkpoint = 0
+        self._log_later = DeferredLog()
 
     @property
     def journal_failing(self) -> bool:
         """Whether the journal is refusing writes right now (the table is held)."""
-        return self._journal_failing
+        return self._writer.failing
 
     @property
     def queue_depth(self) -> int:
@@ -349,12 +184,22 @@ class TableService:
     @property
     def analysing(self) -> bool:
         """Whether an assessment is being analysed (its input not yet in the queue)."""
-        return self._analysing
+        return self._analysis.analysing
+
+    @property
+    def assessments(self) -> int:
+        """Assessments concluded and queued as inputs."""
+        return self._analysis.assessments
+
+    @property
+    def analyses_failed(self) -> int:
+        """Assessments that failed (a bug in the advisor or the analysis), logged each time."""
+        return self._analysis.analyses_failed
 
     @property
     def virtual(self) -> bool:
         """Whether the table draws its own cards (``--card-source rng``): it has no reader."""
-        return self._card_source is not None
+        return self._draws.virtual
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -393,12 +238,7 @@ class TableService:
         are dealt, and their cards' events would wait for it. ``run`` awaits it before it
         reads any input; ``table-controller run`` awaits it before it reports ready.
         """
-        if self._advisor is None:
-            return
-        if self._warmed_up is None:
-            loop = asyncio.get_running_loop()
-            self._warmed_up = loop.run_in_executor(self._analyst, _warm_up, self._advisor)
-        await asyncio.shield(self._warmed_up)
+        await self._analysis.warm_up()
 
     # --- running ----------------------------------------------------------------------------
 
@@ -409,14 +249,14 @@ class TableService:
             if self._link is not None and self._lamp is not None:
                 await self._link.set_lamp(ShoeLamp(self._lamp.value))
             await self._draw_if_asked()  # a virtual table stopped in mid-round goes on
-            self._assess_if_due()  # a table that stopped between rounds gets its odds
+            self._analysis.assess_if_due()  # a table that stopped between rounds gets its odds
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._process_inputs(), name="table inputs")
                 if self._link is not None:
                     group.create_task(self._read_shoe(self._link), name="shoe link")
         finally:
-            self._analyst.shutdown(wait=True, cancel_futures=True)
-            self._writer.shutdown(wait=True)
+            self._analysis.shutdown()
+            self._writer.shutdown()
 
     async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
         """Take a command record (already authorised); returns its reply once handled."""
@@ -454,17 +294,8 @@ class TableService:
         return dict(reply)
 
     def _note_reader(self, event: ReaderEvent) -> None:
-        match event:
-            case ReaderOnline():
-                state = ReaderState.CONNECTED
-            case ReaderOffline():
-                state = ReaderState.OFFLINE
-            case ReaderStatus(state=shoe_state):
-                faulty = str(shoe_state) == "FAULT"
-                state = ReaderState.FAULT if faulty else ReaderState.CONNECTED
-            case _:
-                return
-        if state != self.reader_state:
+        state = reader_state_after(event)
+        if state is not None and state != self.reader_state:
             self.reader_state = state
             for listener in self.reader_listeners:
                 listener(state)
@@ -488,7 +319,7 @@ class TableService:
                     _Work(INPUT_ROW, record, procedure_input, delivery, received_at=now)
                 )
                 continue
-            audit = _audit_record(event)
+            audit = audit_record(event)
             if audit is not None:
                 _LOG.info("shoe reports", **audit)
                 await self._queue.put(_Work(AUDIT_ROW, audit, None, delivery))
@@ -504,7 +335,9 @@ class TableService:
 
     async def _process(self, work: _Work) -> None:
         ts = self._wall_clock()
-        seq = await self._record(work, ts)
+        seq = await self._writer.record(
+            work.row_type, work.record, ts=ts, command_id=work.command_id
+        )
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
             reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
@@ -520,8 +353,8 @@ class TableService:
             # input are handed out all the same, so the outbox gets every one of them.
             decided, self._decided = self._decided, []
             self._publish(decided, live=True)
-            self._write_out()
-            self._checkpoint_when_quiet()
+            self._writer.write_out()
+            self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
             self._log_later.write()
 
     async def _carry_out(self, work: _Work, seq: int, ts: str) -> None:
@@ -547,16 +380,16 @@ class TableService:
                 received_at = work.received_at
                 elapsed = None if received_at is None else self._clock() - received_at
                 self.on_input_handled(work.event, elapsed)
-        self._write_out()
+        self._writer.write_out()
         if self._link is not None and work.delivery is not None:
             await self._link.confirm(work.delivery)
         if work.event is not None:
             if lamp is not None and self._link is not None:
                 await self._link.set_lamp(ShoeLamp(lamp.value))
             if work.drawn:
-                self._draw_waiting = False
+                self._draws.taken()
             await self._draw_if_asked()
-            self._assess_if_due()
+            self._analysis.assess_if_due()
         self._answer(work, seq, ts)
 
     def _carrying_out_failed(self, work: _Work, seq: int, error: Exception) -> None:
@@ -567,10 +400,10 @@ class TableService:
         until a supervisor's ``void_shoe``; a ``RuntimeFailed`` whose own carrying out fails
         is only logged, so a failure that repeats cannot feed itself.
         """
-        failure = _failure(error)
+        failure = describe_failure(error)
         _LOG.critical("input not carried out: table held", row=seq, error=failure)
         if work.drawn:
-            self._draw_waiting = False
+            self._draws.taken()
         if work.done is not None and not work.done.done():
             refused: dict[str, object] = {
                 "id": work.command_id,
@@ -582,7 +415,10 @@ class TableService:
         if isinstance(work.event, RuntimeFailed):
             return
         message = not_carried_out(work.event, origin=_row(seq), error=failure)
-        event = RuntimeFailed(at=self._clock(), message=message)
+        self._enqueue(RuntimeFailed(at=self._clock(), message=message))
+
+    def _enqueue(self, event: Input) -> None:
+        """Queue an input the service made itself (a failure, an analysis's conclusion)."""
         self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
 
     def _answer(self, work: _Work, seq: int, ts: str) -> None:
@@ -608,39 +444,15 @@ class TableService:
             return
         self._publish([answer_message(reply, key=key, ts=ts)], live=live)
 
-    async def _record(self, work: _Work, ts: str) -> int | None:
-        """Append the input to the journal, retrying while it fails; None for a repeated command."""
-        append = partial(
-            self._journal.append,
-            work.row_type,
-            work.record,
-            ts_utc=ts,
-            monotonic_ns=int(self._clock() * 1e9),
-            event_id=None if work.command_id is None else f"command:{work.command_id}",
-        )
-        loop = asyncio.get_running_loop()
-        while True:
-            try:
-                seq = await loop.run_in_executor(self._writer, append)
-            except DuplicateEventError:
-                return None
-            except JournalError as error:
-                await self._journal_refused(error)
-                continue
-            if self._journal_failing:
-                self._journal_failing = False
-                _LOG.warning("journal records again: resuming")
-                if self._link is not None and self._lamp is not None:
-                    await self._link.set_lamp(ShoeLamp(self._lamp.value))
-            return seq
+    async def _show_held(self) -> None:
+        """The shoe's lamp while the journal refuses writes."""
+        if self._link is not None:
+            await self._link.set_lamp(ShoeLamp.HOLD)
 
-    async def _journal_refused(self, error: JournalError) -> None:
-        if not self._journal_failing:
-            self._journal_failing = True
-            _LOG.error("journal refuses writes: table held, nothing acknowledged", error=str(error))
-            if self._link is not None:
-                await self._link.set_lamp(ShoeLamp.HOLD)
-        await asyncio.sleep(JOURNAL_RETRY_S)
+    async def _show_resumed(self) -> None:
+        """The shoe's lamp once the journal records again."""
+        if self._link is not None and self._lamp is not None:
+            await self._link.set_lamp(ShoeLamp(self._lamp.value))
 
     # --- the procedure and its decisions ---------------------------------------------------
 
@@ -660,13 +472,11 @@ class TableService:
                 _LOG.critical("procedure fault: table held", row=journal_seq, error=str(bug))
                 decisions = list(bug.decisions)
             state = self.procedure.snapshot()
-            if self._card_source is not None:
-                self._card_source.observe(event, state)
-            if self._advisor is not None:
-                self._advisor.observe(event, state)
+            self._draws.observe(event, state)
+            self._analysis.observe(event, state)
             return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
         except Exception as error:  # noqa: BLE001 - any bug here holds the table (see above)
-            return self._fault(event, _failure(error), journal_seq, ts, live=live)
+            return self._fault(event, describe_failure(error), journal_seq, ts, live=live)
 
     def _fault(
         self, event: Input | None, error: str, journal_seq: int, ts: str, *, live: bool
@@ -684,71 +494,17 @@ class TableService:
             return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
         except Exception as second:  # noqa: BLE001 - the procedure is faulted all the same
             _LOG.critical(
-                "the fault's alarm could not be published", row=journal_seq, error=_failure(second)
+                "the fault's alarm could not be published",
+                row=journal_seq,
+                error=describe_failure(second),
             )
             return Lamp.HOLD
 
-    def _assess_if_due(self) -> None:
-        """Between rounds: analyse the shoe for the next round on the analysis thread.
-
-        The result comes back as a ``RoundAssessed`` input, journaled and handled in turn;
-        nothing on the dealing path waits for it. One analysis at a time: another falls due
-        when it is handled, if the table moved on meanwhile. The odds are advice: a bug in
-        the advisor is logged, as a failed analysis is, and play goes on without them.
-        """
-        advisor = self._advisor
-        if advisor is None or self._analysing:
-            return
-        try:
-            request = advisor.request(self.procedure.shoe_count())  # the one test of "due"
-        except Exception as error:  # noqa: BLE001 - see above
-            self.analyses_failed += 1
-            _LOG.error("round analysis failed", error=_failure(error))
-            return
-        if request is None:
-            return
-        self._analysing = True
-        loop = asyncio.get_running_loop()
-        pending = loop.run_in_executor(self._analyst, analyse_request, request)
-        pending.add_done_callback(self._analysed)
-
-    def _analysed(self, done: asyncio.Future[Analysis]) -> None:
-        self._analysing = False
-        if done.cancelled():
-            return
-        error = done.exception()
-        if error is not None:  # a bug in the analysis must not stop the table
-            self.analyses_failed += 1
-            _LOG.error("round analysis failed", error=_failure(error))
-            return
-        assert self._advisor is not None
-        event = self._advisor.conclude(done.result(), at=self._clock())
-        if event is None:
-            self._assess_if_due()
-            return
-        self.assessments += 1
-        self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
-
     async def _draw_if_asked(self) -> None:
-        """A virtual table: queue the next draw while the burn or the round expects a card.
-
-        A draw that raises is journaled as ``RuntimeFailed`` in its place: the table faults
-        there, live and in every replay, rather than the service stopping at each start.
-        """
-        if self._card_source is None or self._draw_waiting or not self.procedure.expects_card:
-            return
-        state = self.procedure.snapshot()
-        event: Input
-        try:
-            event = self._card_source.draw(state, at=self._clock())
-        except Exception as error:  # noqa: BLE001 - a bug in the card source holds the table
-            failure = _failure(error)
-            after = self._journal.head[0]
-            _LOG.critical("card source failed: table held", after_row=after, error=failure)
-            message = f"the card source could not draw after journal row {after}: {failure}"
-            event = RuntimeFailed(at=self._clock(), message=message)
-        self._draw_waiting = True
-        await self._queue.put(_Work(INPUT_ROW, input_to_record(event), event, drawn=True))
+        """A virtual table: queue the next draw while the burn or the round expects a card."""
+        event = self._draws.draw(self.procedure, lambda: self._journal.head[0])
+        if event is not None:
+            await self._queue.put(_Work(INPUT_ROW, input_to_record(event), event, drawn=True))
 
     def _interpret(
         self,
@@ -792,45 +548,22 @@ class TableService:
         """Hand messages to the sink and the listeners.
 
         Live, the sink stages them here (the MQTT link gets them at once) and the write it
-        returns waits for :meth:`_write_out`, so the event loop never waits for its disk; the
-        listeners (the display) hear at once. While recovering, everything happens here and now.
+        returns waits for the writer thread's ``write_out``, so the event loop never waits for
+        its disk; the listeners (the display) hear at once. While recovering, everything happens
+        here and now.
         """
         if not messages:
             return
         if live:
-            self._writes.append(self._sink.stage(messages))
+            self._writer.stage(self._sink.stage(messages))
         else:
             self._sink.add(messages)
         for outgoing in messages:
             for listener in self.listeners:
                 listener(outgoing)
 
-    def _write_out(self) -> None:
-        """Queue the sink's writes on the journal's writer thread, in the order staged.
-
-        They run after the input's own journal row and before the next input's, and only once
-        every message of the input is staged, so the outbox sink can store an input's messages
-        in one transaction (``runtime/outbox_sink.py``).
-        """
-        writes, self._writes = self._writes, []
-        for write in writes:
-            self._writer.submit(write).add_done_callback(_log_sink_failure)
-
-    def _checkpoint_when_quiet(self) -> None:
-        """Queue a checkpoint of the journal on the writer thread, after the input's writes.
-
-        The journal never checkpoints inside an append (``Journal.open``). Here one runs after
-        each input while no other input waits, or every ``CHECKPOINT_EVERY`` inputs however
-        busy the table: small, and never inside a card's commit.
-        """
-        self._since_checkpoint += 1
-        if not self._queue.empty() and self._since_checkpoint < CHECKPOINT_EVERY:
-            return
-        self._since_checkpoint = 0
-        self._writer.submit(self._journal.checkpoint).add_done_callback(_log_checkpoint_failure)
-
     async def aclose(self) -> None:
         """Stop the journal writer and analysis threads (after :meth:`run` has ended)."""
         with contextlib.suppress(RuntimeError):
-            self._analyst.shutdown(wait=True, cancel_futures=True)
-            self._writer.shutdown(wait=True)
+            self._analysis.shutdown()
+            self._writer.shutdown()

@@ -24,7 +24,8 @@ from table_controller.procedure.events import StartNewShoe
 from table_controller.procedure.records import input_to_record
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
-from table_controller.runtime.journal import INPUT_ROW, Journal
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import INPUT_ROW
 from tests.integration.running_table import PIN
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port

@@ -22,19 +22,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from table_controller.protection.replay_edges import replay_edges, split_rounds
-from table_controller.protection.shuffle_checks import (
+from table_controller.protection.shoe_repeats import (
     DEFAULT_OPENING_CARDS,
     DEFAULT_PAST_SHOES,
     PastShoe,
     RepeatCheck,
+    check_repeated,
+    repeat_bound,
+    repeat_limit,
+)
+from table_controller.protection.shuffle_checks import (
     RunKind,
     ShuffleLimits,
-    check_repeated,
     check_shuffle,
     expected_consecutive_runs,
     longest_run,
-    repeat_bound,
-    repeat_limit,
     run_tail,
     shuffle_limits,
 )

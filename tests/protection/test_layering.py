@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "table_controller" / "protection"
-PURE_MODULES = ["__init__.py", "edge.py", "shuffle_checks.py", "replay_edges.py"]
+PURE_MODULES = ["__init__.py", "edge.py", "shuffle_checks.py", "shoe_repeats.py", "replay_edges.py"]
 ALLOWED_INSIDE = ("table_controller.rules", "table_controller.protection")
 
 

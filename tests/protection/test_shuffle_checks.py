@@ -16,19 +16,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.protection import shuffle_checks
-from table_controller.protection.shuffle_checks import (
+from table_controller.protection.shoe_repeats import (
     PastShoe,
     RepeatCheck,
-    RunKind,
-    ShufflePattern,
     check_repeated,
-    check_shuffle,
-    expected_consecutive_runs,
     longest_common_run,
-    longest_run,
-    probability_all_runs_shorter,
     repeat_bound,
     repeat_limit,
+)
+from table_controller.protection.shuffle_checks import (
+    RunKind,
+    ShufflePattern,
+    check_shuffle,
+    expected_consecutive_runs,
+    longest_run,
+    probability_all_runs_shorter,
     run_tail,
     shuffle_limits,
 )

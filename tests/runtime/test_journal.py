@@ -12,18 +12,16 @@ import pytest
 from table_controller.cli import main
 from table_controller.publishing.outbox import Outbox, OutboxMessage
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.journal import (
+from table_controller.runtime.journal import Journal, check_file, is_journal
+from table_controller.runtime.journal_format import (
     AUDIT_ROW,
     INPUT_ROW,
     ZERO_GENESIS_HASH,
     DuplicateEventError,
-    Journal,
     JournalCorruptError,
     JournalError,
     canonical_json,
-    check_file,
     genesis_hash,
-    is_journal,
     row_hash,
 )
 from tests.runtime.journal_files import rows_in_the_database_file

@@ -26,7 +26,8 @@ from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShow
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import INPUT_ROW, Journal
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import INPUT_ROW
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.metrics import (
     LATENCY_BUCKETS_S,

@@ -19,9 +19,11 @@ from table_controller.procedure.records import input_from_record
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import INPUT_ROW, Journal
+from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal_format import INPUT_ROW
 from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.service import Outlet, TableService
+from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import Outlet
 from tests.runtime.journal_files import rows_in_the_database_file
 from tests.support.dealing import next_records, seeded_shoe
 from tests.support.links import MemoryLink, MemorySink

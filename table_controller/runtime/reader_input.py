@@ -1,0 +1,76 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""What the shoe reader's events mean to the table: procedure inputs, audit rows, reader state."""
+
+from __future__ import annotations
+
+from drivers.events import (
+    CardMisread as ReaderCardMisread,
+)
+from drivers.events import (
+    CardSeen,
+    CutCardSeen,
+    ReaderAlarm,
+    ReaderEvent,
+    ReaderHello,
+    ReaderOffline,
+    ReaderOnline,
+    ReaderStatus,
+)
+from drivers.events import FramesLost as ReaderFramesLost
+from table_controller.procedure.codes import ReaderState
+from table_controller.procedure.events import (
+    CardDrawn,
+    CardMisread,
+    CutCardDrawn,
+    FramesLost,
+    Input,
+    ReaderCameBack,
+    ReaderWentOffline,
+)
+from table_controller.rules.cards import Card
+
+
+def reader_input(event: ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
+    """The procedure input a reader event stands for, or None if it is not one."""
+    match event:
+        case CardSeen(card=card):
+            return CardDrawn(at=at, card=Card.parse(card))
+        case CutCardSeen():
+            return CutCardDrawn(at=at)
+        case ReaderCardMisread():
+            return CardMisread(at=at)
+        case ReaderFramesLost(count=count):
+            return FramesLost(at=at, count=count)
+        case ReaderOffline():
+            return ReaderWentOffline(at=at)
+        case ReaderOnline():
+            return ReaderCameBack(at=at)
+        case _:
+            return None
+
+
+def audit_record(event: ReaderEvent) -> dict[str, object] | None:
+    """Reader facts worth keeping for compliance though the procedure does not act on them."""
+    match event:
+        case ReaderHello(model=model, firmware=firmware, serial=serial):
+            return {"reader_hello": {"model": model, "firmware": firmware, "serial": serial}}
+        case ReaderStatus(state=state, code=code):
+            return {"reader_status": {"state": str(state), "code": code}}
+        case ReaderAlarm(code=code, text=text):
+            return {"reader_alarm": {"code": code, "text": text}}
+        case _:
+            return None
+
+
+def reader_state_after(event: ReaderEvent) -> ReaderState | None:
+    """The reader's state an event tells of (``reader`` in the status), or None if none."""
+    match event:
+        case ReaderOnline():
+            return ReaderState.CONNECTED
+        case ReaderOffline():
+            return ReaderState.OFFLINE
+        case ReaderStatus(state=shoe_state):
+            faulty = str(shoe_state) == "FAULT"
+            return ReaderState.FAULT if faulty else ReaderState.CONNECTED
+        case _:
+            return None

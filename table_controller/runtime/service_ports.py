@@ -1,0 +1,66 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""What the table service needs of its adapters: small protocols, one per adapter."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol
+
+from drivers.events import Delivery, ReaderEvent
+from drivers.srp.constants import Lamp as ShoeLamp
+from table_controller.procedure.events import Input, RoundAssessed
+from table_controller.procedure.machine import ShoeCount
+from table_controller.procedure.payloads import TableSnapshot
+from table_controller.protection.advisor import Analysis, AssessmentRequest
+from table_controller.publishing.outgoing import OutgoingMessage
+
+
+class MessageSink(Protocol):
+    """Where the service hands its outgoing messages: the durable outbox, or a JSON-lines file."""
+
+    def add(self, messages: list[OutgoingMessage]) -> None:
+        """Take messages in order now; a key already taken is skipped (the journal's replay)."""
+
+    def stage(self, messages: list[OutgoingMessage]) -> Callable[[], None]:
+        """Take a live input's messages on the event loop; returns the writer thread's write."""
+
+
+class Outlet(Protocol):
+    """Where staged messages leave the process (the MQTT link's publishes)."""
+
+    async def let_out(self) -> None:
+        """Return once the messages just staged are written to the socket."""
+
+
+class CardSource(Protocol):
+    """Where a virtual table's cards come from (:class:`~.card_source.RngCardSource`)."""
+
+    def observe(self, event: Input, state: TableSnapshot) -> None:
+        """The table took an input; ``state`` is its snapshot after it."""
+
+    def draw(self, state: TableSnapshot, *, at: float) -> Input:
+        """The next card (or the cut card) for the table in ``state``."""
+
+
+class Advisor(Protocol):
+    """Works out each round's odds and alarms (``protection.advisor.RoundAdvisor``)."""
+
+    def observe(self, event: Input, state: TableSnapshot) -> None:
+        """The table took an input (live or replayed); ``state`` is its snapshot after it."""
+
+    def request(self, count: ShoeCount | None) -> AssessmentRequest | None:
+        """An assessment to run now, if one is due."""
+
+    def conclude(self, analysis: Analysis, *, at: float) -> RoundAssessed | None:
+        """The procedure's input from a finished analysis (None: nothing to tell)."""
+
+    def warm_up(self) -> None:
+        """Compute what the first assessment would otherwise compute while cards are dealt."""
+
+
+class ShoeLink(Protocol):
+    """The part of :class:`drivers.shoe_reader.ShoeReader` the service uses."""
+
+    def __aiter__(self) -> AsyncIterator[ReaderEvent]: ...
+    async def confirm(self, delivery: Delivery | None) -> None: ...
+    async def set_lamp(self, lamp: ShoeLamp) -> None: ...
