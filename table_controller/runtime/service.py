@@ -33,35 +33,27 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import structlog
 
-from drivers.events import Delivery, LineRejected, ReaderEvent, ReaderWarning
+from drivers.events import LineRejected, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.procedure.codes import Lamp, ReaderState, RefusalCode
+from table_controller.procedure.codes import Lamp, ReaderState
 from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input, RuntimeFailed, not_carried_out
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import CommandReply, TableSnapshot
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outbox import utc_text
-from table_controller.publishing.outgoing import (
-    DecisionInterpreter,
-    OutgoingMessage,
-    answer_message,
-    reply_from_wire,
-)
+from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.deferred_log import (
-    DeferredLog,
-    describe_failure,
-)
+from table_controller.runtime.command_replies import CommandReplies
+from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
-from table_controller.runtime.reader_input import audit_record, reader_input, reader_state_after
+from table_controller.runtime.queued_input import QueuedInput
+from table_controller.runtime.reader_input import reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
 from table_controller.runtime.service_ports import (
     Advisor,
@@ -70,26 +62,11 @@ from table_controller.runtime.service_ports import (
     Outlet,
     ShoeLink,
 )
+from table_controller.runtime.shoe_feed import feed_shoe
 from table_controller.runtime.virtual_draws import VirtualDraws
 from table_controller.runtime.writer_thread import WriterThread
 
 _LOG = structlog.get_logger("table_controller.service")
-
-
-@dataclass(slots=True)
-class _Work:
-    """One input waiting to be recorded and handled."""
-
-    row_type: str
-    record: dict[str, object]
-    event: Input | None
-    delivery: Delivery | None = None
-    command_id: str | None = None
-    done: asyncio.Future[dict[str, object]] | None = None
-    #: Drawn by the card source (a virtual table): the next draw waits until this one is taken.
-    drawn: bool = False
-    #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
-    received_at: float | None = None
 
 
 def _row(seq: int) -> str:
@@ -143,12 +120,12 @@ class TableService:
         )
         self._clock = clock
         self._wall_clock = wall_clock
-        self._queue: asyncio.Queue[_Work] = asyncio.Queue()
+        self._queue: asyncio.Queue[QueuedInput] = asyncio.Queue()
         self._writer = WriterThread(
             journal, clock=clock, show_held=self._show_held, show_resumed=self._show_resumed
         )
         self._lamp: Lamp | None = None
-        self._replies: dict[str, CommandReply] = {}
+        self._replies = CommandReplies(lambda messages, live: self._publish(messages, live=live))
         self._interpreter = DecisionInterpreter()
         self.inputs_handled = 0
         self.rejected_lines = 0
@@ -214,7 +191,9 @@ class TableService:
             if row.type != INPUT_ROW:
                 answer = row.payload.get(ANSWER_KEY)
                 if isinstance(answer, Mapping):
-                    self._publish_answer(answer, key=str(row.seq), ts=row.ts_utc, live=False)
+                    self._replies.publish_answer(
+                        answer, key=str(row.seq), ts=row.ts_utc, live=False
+                    )
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -253,7 +232,10 @@ class TableService:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._process_inputs(), name="table inputs")
                 if self._link is not None:
-                    group.create_task(self._read_shoe(self._link), name="shoe link")
+                    feed = feed_shoe(
+                        self._link, self._queue, clock=self._clock, note=self._note_reader
+                    )
+                    group.create_task(feed, name="shoe link")
         finally:
             self._analysis.shutdown()
             self._writer.shutdown()
@@ -270,17 +252,18 @@ class TableService:
         if isinstance(event, RecordRejected) or not isinstance(command_id, str) or not command_id:
             reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
             return {"id": command_id, "ok": False, "error": "invalid_args", "message": reason}
-        if command_id in self._replies:
-            return await self.answer(fields_of(self._replies[command_id]))
+        given = self._replies.answered(command_id)
+        if given is not None:
+            return await self.answer(given)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         stamped = input_to_record(event)
-        await self._queue.put(_Work(INPUT_ROW, stamped, event, command_id=command_id, done=future))
+        work = QueuedInput(INPUT_ROW, stamped, event, command_id=command_id, done=future)
+        await self._queue.put(work)
         return await future
 
     def answered(self, command_id: str) -> dict[str, object] | None:
         """The reply already given to a command id, if it was carried out or refused."""
-        reply = self._replies.get(command_id)
-        return None if reply is None else dict(fields_of(reply))
+        return self._replies.answered(command_id)
 
     async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
         """Publish a reply that no input of the procedure produced, journaled first.
@@ -289,51 +272,25 @@ class TableService:
         repeated ``id``, answered again and not carried out twice.
         """
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Work(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=future))
+        await self._queue.put(QueuedInput(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=future))
         await future
         return dict(reply)
 
     def _note_reader(self, event: ReaderEvent) -> None:
+        if isinstance(event, LineRejected):
+            self.rejected_lines += 1
         state = reader_state_after(event)
         if state is not None and state != self.reader_state:
             self.reader_state = state
             for listener in self.reader_listeners:
                 listener(state)
 
-    async def _read_shoe(self, link: ShoeLink) -> None:
-        async for event in link:
-            self._note_reader(event)
-            now = self._clock()
-            if isinstance(event, LineRejected):
-                self.rejected_lines += 1
-                _LOG.warning("shoe line rejected", reason=event.reason, raw=event.raw[:80])
-                continue
-            if isinstance(event, ReaderWarning):
-                _LOG.warning("shoe warning", code=event.code)
-                continue
-            delivery = getattr(event, "delivery", None)
-            procedure_input = reader_input(event, now)
-            if procedure_input is not None:
-                record = input_to_record(procedure_input)
-                await self._queue.put(
-                    _Work(INPUT_ROW, record, procedure_input, delivery, received_at=now)
-                )
-                continue
-            audit = audit_record(event)
-            if audit is not None:
-                _LOG.info("shoe reports", **audit)
-                await self._queue.put(_Work(AUDIT_ROW, audit, None, delivery))
-            elif delivery is not None:
-                await self._queue.put(
-                    _Work(AUDIT_ROW, {"reader_event": type(event).__name__}, None, delivery)
-                )
-
     async def _process_inputs(self) -> None:
         while True:
             work = await self._queue.get()
             await self._process(work)
 
-    async def _process(self, work: _Work) -> None:
+    async def _process(self, work: QueuedInput) -> None:
         ts = self._wall_clock()
         seq = await self._writer.record(
             work.row_type, work.record, ts=ts, command_id=work.command_id
@@ -341,7 +298,7 @@ class TableService:
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
             reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
-            await self._process(_Work(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
+            await self._process(QueuedInput(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
             return
         try:
             await self._carry_out(work, seq, ts)
@@ -357,7 +314,7 @@ class TableService:
             self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
             self._log_later.write()
 
-    async def _carry_out(self, work: _Work, seq: int, ts: str) -> None:
+    async def _carry_out(self, work: QueuedInput, seq: int, ts: str) -> None:
         """Everything after the commit, the input's first message (a card's own event) first.
 
         The procedure decides and the input's first message is handed out; the outlet gives
@@ -390,9 +347,9 @@ class TableService:
                 self._draws.taken()
             await self._draw_if_asked()
             self._analysis.assess_if_due()
-        self._answer(work, seq, ts)
+        self._replies.settle(work, seq, ts)
 
-    def _carrying_out_failed(self, work: _Work, seq: int, error: Exception) -> None:
+    def _carrying_out_failed(self, work: QueuedInput, seq: int, error: Exception) -> None:
         """Carrying out journal row ``seq`` raised after the procedure took it.
 
         The sink, the shoe link or the advisor failed. The failure is journaled as a
@@ -404,14 +361,7 @@ class TableService:
         _LOG.critical("input not carried out: table held", row=seq, error=failure)
         if work.drawn:
             self._draws.taken()
-        if work.done is not None and not work.done.done():
-            refused: dict[str, object] = {
-                "id": work.command_id,
-                "ok": False,
-                "error": RefusalCode.FAULTED.value,
-                "message": failure,
-            }
-            work.done.set_result(self.answered(work.command_id or "") or refused)
+        self._replies.refuse(work, failure)
         if isinstance(work.event, RuntimeFailed):
             return
         message = not_carried_out(work.event, origin=_row(seq), error=failure)
@@ -419,30 +369,7 @@ class TableService:
 
     def _enqueue(self, event: Input) -> None:
         """Queue an input the service made itself (a failure, an analysis's conclusion)."""
-        self._queue.put_nowait(_Work(INPUT_ROW, input_to_record(event), event))
-
-    def _answer(self, work: _Work, seq: int, ts: str) -> None:
-        """Publish a journaled answer, and give the submitter its reply."""
-        answer = work.record.get(ANSWER_KEY)
-        if isinstance(answer, Mapping):
-            self._publish_answer(answer, key=str(seq), ts=ts, live=True)
-        if work.done is not None and not work.done.done():
-            if isinstance(answer, Mapping):
-                work.done.set_result(dict(answer))
-            else:
-                fallback: dict[str, object] = {"id": work.command_id, "ok": True}
-                work.done.set_result(self.answered(work.command_id or "") or fallback)
-
-    def _publish_answer(
-        self, answer: Mapping[str, object], *, key: str, ts: str, live: bool
-    ) -> None:
-        """Publish a journaled answer; one that is no reply is logged and published as none."""
-        try:
-            reply = reply_from_wire(answer)
-        except ValueError as error:
-            _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
-            return
-        self._publish([answer_message(reply, key=key, ts=ts)], live=live)
+        self._queue.put_nowait(QueuedInput(INPUT_ROW, input_to_record(event), event))
 
     async def _show_held(self) -> None:
         """The shoe's lamp while the journal refuses writes."""
@@ -504,7 +431,7 @@ class TableService:
         """A virtual table: queue the next draw while the burn or the round expects a card."""
         event = self._draws.draw(self.procedure, lambda: self._journal.head[0])
         if event is not None:
-            await self._queue.put(_Work(INPUT_ROW, input_to_record(event), event, drawn=True))
+            await self._queue.put(QueuedInput(INPUT_ROW, input_to_record(event), event, drawn=True))
 
     def _interpret(
         self,
@@ -524,9 +451,7 @@ class TableService:
         outcome = self._interpreter.interpret(decisions, snapshot, key=str(journal_seq), ts=ts)
         if outcome.lamp is not None:
             self._lamp = outcome.lamp
-        for reply in outcome.replies:
-            if reply.id is not None:
-                self._replies[reply.id] = reply
+        self._replies.keep(outcome.replies)
         if live:
             for line in outcome.log:
                 if line.warns:

@@ -1,0 +1,79 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The table service's answers to commands: the replies given by id, and journaled answers.
+
+Runtime. A command's reply is kept by its id, so a repeated id is answered again and never
+carried out twice; an answer journaled as an audit row (a command refused before the
+procedure, a repeated id) is published under its journal row, live and in every replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+import structlog
+
+from table_controller.procedure.codes import RefusalCode
+from table_controller.procedure.payloads import CommandReply
+from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
+from table_controller.runtime.journal_format import ANSWER_KEY
+from table_controller.runtime.queued_input import QueuedInput
+
+_LOG = structlog.get_logger("table_controller.service")
+
+
+class CommandReplies:
+    """The replies given to command ids, and the publishing of journaled answers.
+
+    Args:
+        publish: hands messages to the sink and the listeners (``live``: a live input's).
+    """
+
+    def __init__(self, publish: Callable[[list[OutgoingMessage], bool], None]) -> None:
+        self._publish = publish
+        self._replies: dict[str, CommandReply] = {}
+
+    def keep(self, replies: Iterable[CommandReply]) -> None:
+        """Remember the replies the procedure gave, by command id."""
+        for reply in replies:
+            if reply.id is not None:
+                self._replies[reply.id] = reply
+
+    def answered(self, command_id: str) -> dict[str, object] | None:
+        """The reply already given to a command id, if it was carried out or refused."""
+        reply = self._replies.get(command_id)
+        return None if reply is None else dict(fields_of(reply))
+
+    def publish_answer(
+        self, answer: Mapping[str, object], *, key: str, ts: str, live: bool
+    ) -> None:
+        """Publish a journaled answer; one that is no reply is logged and published as none."""
+        try:
+            reply = reply_from_wire(answer)
+        except ValueError as error:
+            _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
+            return
+        self._publish([answer_message(reply, key=key, ts=ts)], live)
+
+    def settle(self, work: QueuedInput, seq: int, ts: str) -> None:
+        """Publish a journaled answer, and give the submitter its reply."""
+        answer = work.record.get(ANSWER_KEY)
+        if isinstance(answer, Mapping):
+            self.publish_answer(answer, key=str(seq), ts=ts, live=True)
+        if work.done is not None and not work.done.done():
+            if isinstance(answer, Mapping):
+                work.done.set_result(dict(answer))
+            else:
+                fallback: dict[str, object] = {"id": work.command_id, "ok": True}
+                work.done.set_result(self.answered(work.command_id or "") or fallback)
+
+    def refuse(self, work: QueuedInput, failure: str) -> None:
+        """The submitter's reply when its input could not be carried out (the table faulted)."""
+        if work.done is not None and not work.done.done():
+            refused: dict[str, object] = {
+                "id": work.command_id,
+                "ok": False,
+                "error": RefusalCode.FAULTED.value,
+                "message": failure,
+            }
+            work.done.set_result(self.answered(work.command_id or "") or refused)
