@@ -274,7 +274,7 @@ class _VitalsCollector(Collector):
 class TableMetrics:
     """The table's Prometheus metrics, in a registry of their own.
 
-    Feed it with :meth:`attach` (the service's listeners and input hook); scrape
+    Feed it with :meth:`attach` (it joins the service's message, reader and input listeners); scrape
     :attr:`registry` (``prometheus_client.generate_latest(metrics.registry)``).
 
     Args:
@@ -324,7 +324,7 @@ class TableMetrics:
         self._reader_was_connected = service.reader_state == READER_CONNECTED
         service.listeners.append(self.message_published)
         service.reader_listeners.append(self.reader_changed)
-        service.on_input_handled = self.input_handled
+        service.input_listeners.append(self.input_handled)
 
     def message_published(self, message: OutgoingMessage) -> None:
         """A message was handed out: count rounds and alarms; note a prompt."""

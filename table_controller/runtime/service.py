@@ -144,7 +144,7 @@ class TableService:
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
-        self.on_input_handled: Callable[[Input, float | None], None] | None = None
+        self.input_listeners: list[Callable[[Input, float | None], None]] = []
         #: The messages of the input being handled, until ``_carry_out`` hands them out.
         self._decided: list[OutgoingMessage] = []
         self._log_later = DeferredLog()
@@ -333,10 +333,11 @@ class TableService:
             following, self._decided = self._decided, []
             self._publish(following, live=True)
             self._log_later.write()
-            if self.on_input_handled is not None:
+            if self.input_listeners:
                 received_at = work.received_at
                 elapsed = None if received_at is None else self._clock() - received_at
-                self.on_input_handled(work.event, elapsed)
+                for input_listener in self.input_listeners:
+                    input_listener(work.event, elapsed)
         self._writer.write_out()
         if self._link is not None and work.delivery is not None:
             await self._link.confirm(work.delivery)

@@ -201,7 +201,7 @@ class Table:
         self._handled = 0
         self._replayed = service.inputs_handled
         service.listeners.append(self._heard.append)
-        service.on_input_handled = self._note_handled
+        service.input_listeners.append(self._note_handled)
 
     def _note_handled(self, event: Input, elapsed: float | None) -> None:
         del event, elapsed

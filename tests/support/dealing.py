@@ -232,7 +232,7 @@ class LinkedService:
         self.seq = 0
         self.given = 0
         self.handled = 0
-        service.on_input_handled = self._handled
+        service.input_listeners.append(self._handled)
 
     def _handled(self, event: Input, elapsed: float | None) -> None:
         del event, elapsed
@@ -272,7 +272,7 @@ class LinkedService:
     async def settled(self) -> None:
         """Wait until every input given and every assessment they made due was handled.
 
-        Between an input's ``on_input_handled`` and the service's request of an assessment
+        Between an input's ``input_listeners`` call and the service's request of an assessment
         nothing awaits that could let this task run, so an idle service is never mistaken.
         """
         async with asyncio.timeout(20):
