@@ -53,6 +53,7 @@ from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.models import (
+    ARGS_MODELS,
     SUPERVISOR_COMMANDS,
     CommandErrorCode,
     CommandRejection,
@@ -67,10 +68,6 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8080
 #: The page, its style sheet and its script: inside the package, so it works offline.
 STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
-#: Commands any dealer may give from the display (mqtt-api.md, "Commands").
-DEALER_COMMANDS: Final = frozenset(
-    {"new_shoe", "open_betting", "close_betting", "deal", "misdeal", "dropped_card"}
-)
 #: Operator ids the journal records for commands from the display.
 DEALER_OPERATOR: Final = "display"
 SUPERVISOR_OPERATOR: Final = "display-supervisor"
@@ -394,7 +391,7 @@ class DisplayServer:
         """The command record for a request, or :class:`CommandError` saying why not."""
         body = await self._body(request)
         command = body.get("command")
-        if not isinstance(command, str) or command not in DEALER_COMMANDS | SUPERVISOR_COMMANDS:
+        if not isinstance(command, str) or command not in ARGS_MODELS:
             self.bad_requests += 1
             raise CommandError(
                 400, CommandErrorCode.UNKNOWN_COMMAND, f"unknown command {str(command)[:40]!r}"
