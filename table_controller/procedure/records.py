@@ -145,9 +145,7 @@ def _misread(value: object, at: float) -> Input:
 
 
 def _frames_lost(value: object, at: float) -> Input:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _Bad("'frames_lost' must be a whole number >= 1")
-    return FramesLost(at=at, count=value)
+    return FramesLost(at=at, count=_count(value, "frames_lost", least=1))
 
 
 def _reader(value: object, at: float) -> Input:
@@ -168,9 +166,7 @@ def _assessed(value: object, at: float) -> Input:
     unknown = sorted(set(value) - _ASSESSED_KEYS)
     if unknown:
         raise _Bad(f"'assessed' has no field {unknown[0]!r}")
-    round_no = value.get("round_no")
-    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
-        raise _Bad("'assessed.round_no' must be a whole number >= 1")
+    round_no = _count(value.get("round_no"), "assessed.round_no", least=1)
     odds = value.get("odds")
     return RoundAssessed(
         at=at,
@@ -213,27 +209,27 @@ def _bet_odds(value: object) -> BetOdds:
     if offered is not ABSENT and not isinstance(offered, bool):
         raise _Bad("a bet's 'offered' must be true or false")
     return BetOdds(
-        ev=_number(value["ev"], "ev"),
-        house_edge=_number(value["house_edge"], "house_edge"),
-        rtp=_number(value["rtp"], "rtp"),
+        ev=_number(value["ev"], "'ev'"),
+        house_edge=_number(value["house_edge"], "'house_edge'"),
+        rtp=_number(value["rtp"], "'rtp'"),
         probabilities={
-            _text(name, "probabilities"): _number(chance, "probabilities")
+            _text(name, "probabilities"): _number(chance, "'probabilities'")
             for name, chance in chances.items()
         },
         offered=offered,
     )
 
 
-def _number(value: object, key: str) -> float:
-    """A finite JSON number, as the float it was published as."""
+def _number(value: object, name: str) -> float:
+    """A finite JSON number, as the float it was published as; ``name`` says whose."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Bad(f"{key!r} must be a number")
+        raise _Bad(f"{name} must be a number")
     try:
         number = float(value)
     except OverflowError:  # an integer beyond any float
         number = math.inf
     if not math.isfinite(number):
-        raise _Bad(f"{key!r} must be a finite number")
+        raise _Bad(f"{name} must be a finite number")
     return number
 
 
@@ -247,7 +243,7 @@ def _bet_ids(items: list[object]) -> tuple[str, ...]:
     return tuple(_text(item, "assessed.offer") for item in items)
 
 
-#: How deep an assessment's JSON may nest (the odds payload needs four levels).
+#: How deep an assessment alarm's details may nest.
 _MAX_JSON_DEPTH: Final = 8
 
 
@@ -297,16 +293,8 @@ def _assessment_alarm(item: object) -> AssessmentAlarm:
 def _suspension(item: object) -> tuple[str, float]:
     if not isinstance(item, dict) or set(item) != {"bet", "house_edge"}:
         raise _Bad("a suspended bet is {bet, house_edge}")
-    edge = item["house_edge"]
-    if isinstance(edge, bool) or not isinstance(edge, int | float):
-        raise _Bad("a suspended bet's house_edge must be a number")
-    try:
-        as_float = float(edge)
-    except OverflowError:  # an integer beyond any float
-        as_float = math.inf
-    if not math.isfinite(as_float):
-        raise _Bad("a suspended bet's house_edge must be a finite number")
-    return _text(item["bet"], "assessed.suspended.bet"), as_float
+    edge = _number(item["house_edge"], "a suspended bet's house_edge")
+    return _text(item["bet"], "assessed.suspended.bet"), edge
 
 
 _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
