@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES = (
     "replay",
     "schema",
     "shoe_sim",
+    "staff",
     "watch",
 )
 USAGE_ERROR = 2

@@ -1,11 +1,12 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller journal verify|export FILE``: check the hash chain; print the inputs.
+"""``table-controller journal verify|export|stats FILE``: check, print, or sum up a journal.
 
 Edge module: both actions only read the journal (no lock, nothing written), so they work beside
 the table service that writes it. ``verify`` exits 0 when the file passes every check and 1
 otherwise (missing, unreadable, not a journal, damaged, chain broken); with ``--json`` it
 prints one JSON object on every outcome, its ``fault`` naming what failed. ``export`` exits 1
-when the file cannot be read.
+when the file cannot be read. ``stats`` replays the journal and prints its game pace per dealer,
+shoe or hour (``cli/journal_stats.py``); a file that cannot be replayed exits 2.
 
 What ``verify`` covers, and says so: every row of the journal (inputs and audit rows) and the
 table id in its metadata, through the hash chain, and SQLite's integrity check of the whole
@@ -20,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
 from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
 
@@ -47,6 +49,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     export = actions.add_parser("export", help="print every recorded row's payload as a JSON line")
     export.add_argument("file", type=Path, metavar="FILE")
+    stats = actions.add_parser(
+        "stats",
+        help="game pace per dealer, shoe or hour: rounds, rounds per hour, round times, "
+        "voids, misdeals, exposed cards, misreads, unnecessary cards, hold time",
+    )
+    stats.add_argument("file", type=Path, metavar="FILE")
+    stats.add_argument("--by", choices=("dealer", "shoe", "hour"), default=None)
+    stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    stats.add_argument(
+        "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
+    )
+    stats.add_argument(
+        "--betting-phase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="whether the table's rounds have a betting period (as it ran)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -54,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     """Verify or export."""
     if args.action == "export":
         return _export(args.file)
+    if args.action == "stats":
+        return _stats(args)
     check = check_file(args.file)
     if args.json:
         sys.stdout.write(json.dumps(summary(check)) + "\n")
@@ -72,6 +93,19 @@ def _export(path: Path) -> int:
     except JournalError as error:
         print(f"table-controller journal: {error}", file=sys.stderr)
         return BROKEN
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from table_controller.cli import journal_stats  # noqa: PLC0415 - verify stays light
+    from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
+
+    table_id = journal_table_id(args.file) or "journal"
+    timeline = journal_stats.timeline_of(
+        args.file, VARIANTS[args.variant], betting_phase=args.betting_phase, table_id=table_id
+    )
+    rows = journal_stats.groups(timeline, args.by)
+    journal_stats.print_report(rows, by=args.by, as_json=args.json)
     return 0
 
 

@@ -103,12 +103,15 @@ class EventType(enum.StrEnum):
     SHOE_ENDED = "shoe_ended"
     SHOE_VOIDED = "shoe_voided"
     ALARM = "alarm"
+    STAFF_CHANGED = "staff_changed"
     #: Retained on ``<root>/roads``.
     ROADS = "roads"
     #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
     ODDS = "odds"
     #: Retained on ``<root>/state``.
     STATE = "state"
+    #: Retained on ``<root>/stats``: game pace (shoe, dealer's stint, last hour).
+    STATS = "stats"
     #: Retained on ``<root>/status``, and the last will.
     STATUS = "status"
     #: ``<root>/commands/replies``.
@@ -163,3 +166,10 @@ class ReaderState(enum.StrEnum):
     CONNECTED = "connected"
     OFFLINE = "offline"
     FAULT = "fault"
+
+
+class StaffRole(enum.StrEnum):
+    """What a member of staff does at the table (the staff register's ``role``)."""
+
+    DEALER = "dealer"
+    SUPERVISOR = "supervisor"

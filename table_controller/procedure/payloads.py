@@ -489,12 +489,73 @@ class CommandReply(Payload):
     message: str | Absent = ABSENT
 
 
+# --- staff and pace ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StaffChanged(Payload):
+    """``events/staff_changed``: a dealer or a supervisor signed in or out."""
+
+    TYPE: ClassVar = EventType.STAFF_CHANGED
+    #: The dealer signed in now (``None``: none).
+    dealer: str | None
+    #: The dealer whose stint this change ended, if any.
+    previous_dealer: str | None
+    #: The supervisor signed in at the table now (``None``: none).
+    supervisor: str | None
+    #: Who signed in or out, and how.
+    staff_id: str
+    action: Annotated[str, OneOf(("sign_in", "sign_out"))]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaceFigures:
+    """Game pace over one span: a shoe, a dealer's stint or the last hour.
+
+    Times come from the journal's time stamps of the inputs, so a replay gives the same figures.
+    """
+
+    #: When the span began (UTC).
+    since: str
+    #: Rounds settled in the span.
+    rounds: Count
+    #: ``rounds`` per hour of the span (``None`` before a second has passed).
+    rounds_per_hour: float | None
+    #: Median time from betting closed (or the first card, without a betting phase) to the
+    #: result.
+    median_round_seconds: float | None
+    #: Median time from a round's end to the next round's betting (or first card), in one shoe.
+    median_between_rounds_seconds: float | None
+    voids: Count
+    misdeals: Count
+    exposed_cards: Count
+    misreads: Count
+    unnecessary_cards: Count
+    #: Time the table stood held.
+    hold_seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stats(Payload):
+    """``stats`` (retained): game pace for the shoe, the dealer's stint and the last hour."""
+
+    TYPE: ClassVar = EventType.STATS
+    RETAINED: ClassVar = True
+    shoe_id: str | None
+    dealer: str | None
+    #: The current shoe (``None`` before the first).
+    shoe: PaceFigures | None
+    #: The signed-in dealer's stint (``None`` with no dealer signed in).
+    stint: PaceFigures | None
+    last_hour: PaceFigures
+
+
 #: Every payload type by the ``type`` it is published with.
 PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
     cls.TYPE: cls
     for cls in (
         ShoeStarted, BurnAnnounced, BettingOpened, BettingClosed, CardPlaced, PromptShown,
         RoundSettled, RoundVoided, ResultCorrected, LastRound, ShoeEnded, ShoeVoided,
-        AlarmRaised, Roads, Odds, TableState, Status, CommandReply,
+        AlarmRaised, StaffChanged, Roads, Odds, TableState, Stats, Status, CommandReply,
     )
 }  # fmt: skip

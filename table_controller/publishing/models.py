@@ -283,7 +283,8 @@ class CommandErrorCode(enum.StrEnum):
     UNKNOWN_COMMAND = "unknown_command"
     #: ``args`` do not fit the command: missing, unknown, or of the wrong type or form.
     INVALID_ARGS = "invalid_args"
-    #: MQTT: a supervisor command from an operator the deployment does not authorise.
+    #: A supervisor command from an operator the deployment does not authorise (MQTT), or
+    #: approved on the display by a member of staff who is not a supervisor.
     NOT_AUTHORISED = "not_authorised"
     #: MQTT, signed mode: the signature is missing or does not match.
     BAD_SIGNATURE = "bad_signature"
@@ -293,10 +294,13 @@ class CommandErrorCode(enum.StrEnum):
     NOT_JSON = "not_json"
     #: Display: no supervisor PIN is configured, so supervisor commands are off.
     SUPERVISOR_DISABLED = "supervisor_disabled"
-    #: Display: a supervisor command without the right PIN.
+    #: A supervisor command on the display without the right PIN, or a sign-in (or a
+    #: supervisor's approval) whose staff id or PIN is wrong.
     WRONG_PIN = "wrong_pin"
-    #: Display: too many wrong PINs in a row; supervisor commands wait a while.
+    #: Too many wrong PINs in a row; supervisor commands or sign-in wait a while.
     PIN_LOCKED = "pin_locked"
+    #: ``sign_in`` (or a supervisor's approval by staff id) on a table with no staff register.
+    NO_STAFF_REGISTER = "no_staff_register"
     #: Display: the table did not answer in time (the command may still be carried out).
     NO_ANSWER = "no_answer"
 

@@ -10,9 +10,11 @@ is the ``seq`` a pit boss sees in ``replay``.
 
 Per input, in the order decided: one message per ``Publish``, ``Announce`` (the ``prompt``
 event), ``RaiseAlarm`` (the ``alarm`` event) and command answered (``commands/replies``), then
-the retained ``state`` if it changed. A command answered without reaching the procedure
-(refused at the edge, or a repeated ``id`` answered again) is journaled as an answer and
-turned into its message by :func:`answer_message`, so it is numbered in the replay too.
+the retained ``state`` if it changed, then the retained ``stats`` (``publishing/pace.py``) when
+the input ended a round, started a shoe or changed the dealer. A command answered without
+reaching the procedure (refused at the edge, or a repeated ``id`` answered again) is journaled
+as an answer and turned into its message by :func:`answer_message`, so it is numbered in the
+replay too.
 """
 
 from __future__ import annotations
@@ -40,16 +42,19 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
     TableState,
 )
+from table_controller.publishing.pace import Pace
 
 STATE_TOPIC: Final = "state"
 ROADS_TOPIC: Final = "roads"
 ODDS_TOPIC: Final = "odds"
+STATS_TOPIC: Final = "stats"
 REPLIES_TOPIC: Final = "commands/replies"
 #: Payload types published on a topic of their own rather than ``events/<type>``.
 OWN_TOPICS: Final[Mapping[EventType, str]] = {
     EventType.ROADS: ROADS_TOPIC,
     EventType.ODDS: ODDS_TOPIC,
     EventType.STATE: STATE_TOPIC,
+    EventType.STATS: STATS_TOPIC,
     EventType.COMMAND_REPLY: REPLIES_TOPIC,
 }
 
@@ -172,8 +177,9 @@ class DecisionInterpreter:
 
     def __init__(self) -> None:
         self._last_state: TableState | None = None
+        self.pace = Pace()
 
-    def interpret(  # noqa: C901 - one case per decision of the closed set
+    def interpret(  # noqa: C901, PLR0912 - one case per decision of the closed set
         self,
         decisions: Sequence[Decision],
         snapshot: TableSnapshot,
@@ -222,6 +228,10 @@ class DecisionInterpreter:
         if snapshot.state != self._last_state:
             self._last_state = snapshot.state
             published.append(snapshot.state)
+        if ts is not None:
+            stats = self.pace.observe(ts, published)
+            if stats is not None:
+                published.append(stats)
         messages = tuple(
             OutgoingMessage(key=f"{key}.{index}", payload=payload, ts=ts)
             for index, payload in enumerate(published)

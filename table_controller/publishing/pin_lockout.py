@@ -34,6 +34,41 @@ class PinRefusal:
     locked: bool = False
 
 
+class FailureLock:
+    """Wrong PINs in a row, and the lock they set.
+
+    ``max_failures`` wrong PINs in a row lock the PIN for ``lockout_s`` seconds; a right PIN
+    clears the count. Shared by the display's supervisor PIN and the staff's sign-in.
+    """
+
+    def __init__(
+        self, *, max_failures: int = MAX_PIN_FAILURES, lockout_s: float = PIN_LOCKOUT_S
+    ) -> None:
+        if max_failures < 1 or lockout_s < 0:
+            raise ValueError("a lock needs at least one failure and a lockout of 0 s or more")
+        self._max_failures = max_failures
+        self._lockout_s = lockout_s
+        self._failures = 0
+        self._locked_until = 0.0
+
+    def wait(self, now: float) -> int | None:
+        """Whole seconds left while locked at ``now``; ``None`` when not locked."""
+        if now < self._locked_until:
+            return int(self._locked_until - now) + 1
+        return None
+
+    def failed(self, now: float) -> bool:
+        """Count a wrong PIN at ``now``; whether the PIN is now locked."""
+        self._failures += 1
+        if self._failures >= self._max_failures:
+            self._failures = 0
+            self._locked_until = now + self._lockout_s
+        return self._locked_until > now
+
+    def succeeded(self) -> None:
+        self._failures = 0
+
+
 class PinLockout:
     """The display's supervisor PIN, or none (supervisor commands disabled).
 
@@ -49,10 +84,7 @@ class PinLockout:
         lockout_s: float = PIN_LOCKOUT_S,
     ) -> None:
         self._pin = None if pin is None else pin.encode()
-        self._max_failures = max_failures
-        self._lockout_s = lockout_s
-        self._failures = 0
-        self._locked_until = 0.0
+        self._lock = FailureLock(max_failures=max_failures, lockout_s=lockout_s)
 
     def check(self, command: str, given: object, *, now: float) -> PinRefusal | None:
         """``None`` if ``given`` is the PIN and nothing is locked at ``now``; else the refusal."""
@@ -63,28 +95,30 @@ class PinLockout:
                 message="supervisor commands are disabled on this display (no PIN is configured)",
                 log_event="supervisor command refused: no display PIN configured",
             )
-        if now < self._locked_until:
-            wait = int(self._locked_until - now) + 1
-            return PinRefusal(
-                status=429,
-                error=CommandErrorCode.PIN_LOCKED,
-                message=f"too many wrong PINs: try again in {wait} s",
-                log_event="supervisor command refused: PIN locked",
-                locked=True,
-            )
+        wait = self._lock.wait(now)
+        if wait is not None:
+            return locked_refusal(wait, "supervisor command refused: PIN locked")
         attempt = given.encode() if isinstance(given, str) else b""
         if hmac.compare_digest(attempt, self._pin):
-            self._failures = 0
+            self._lock.succeeded()
             return None
-        self._failures += 1
-        if self._failures >= self._max_failures:
-            self._failures = 0
-            self._locked_until = now + self._lockout_s
+        locked = self._lock.failed(now)
         return PinRefusal(
             status=403,
             error=CommandErrorCode.WRONG_PIN,
             message=f"{command}: the supervisor PIN is missing or wrong",
             log_event="supervisor command refused: wrong PIN",
             pin_given=bool(attempt),
-            locked=self._locked_until > now,
+            locked=locked,
         )
+
+
+def locked_refusal(wait: int, log_event: str) -> PinRefusal:
+    """The refusal while a PIN is locked for ``wait`` more seconds."""
+    return PinRefusal(
+        status=429,
+        error=CommandErrorCode.PIN_LOCKED,
+        message=f"too many wrong PINs: try again in {wait} s",
+        log_event=log_event,
+        locked=True,
+    )

@@ -1,0 +1,148 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""``table-controller journal stats FILE``: game pace from a journal, per dealer, shoe or hour.
+
+Edge module. The journal is replayed through the table procedure, as ``replay`` does, and what
+the table published is read into a pace :class:`~table_controller.publishing.pace.Timeline`
+with each input's journal time stamp; the figures of each group are those the live table
+publishes on ``<root>/stats``, over the group's time:
+
+* ``--by shoe``: each shoe, from its start to its end;
+* ``--by dealer``: every stint of each dealer (``-`` for the time no dealer was signed in);
+* ``--by hour``: each hour of the day (UTC) the table was in use;
+* no ``--by``: the whole journal, from its first input to its last.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import PaceFigures
+from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outgoing import DecisionInterpreter
+from table_controller.publishing.pace import HOUR_S, Span, Timeline, figures, seconds_of, stamp_of
+from table_controller.rules.variants import Variant
+
+Grouping = Literal["shoe", "dealer", "hour"] | None
+#: The group of the time no dealer was signed in (``--by dealer``).
+NO_DEALER: Final = "-"
+#: The columns of the text table: heading, figure, width.
+COLUMNS: Final = (
+    ("rounds", "rounds", 7),
+    ("per hour", "rounds_per_hour", 9),
+    ("round s", "median_round_seconds", 8),
+    ("between s", "median_between_rounds_seconds", 10),
+    ("voids", "voids", 6),
+    ("misdeals", "misdeals", 9),
+    ("exposed", "exposed_cards", 8),
+    ("misreads", "misreads", 9),
+    ("unneeded", "unnecessary_cards", 9),
+    ("hold s", "hold_seconds", 8),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One row of the report: a group's key and its figures."""
+
+    key: str
+    figures: PaceFigures
+
+
+def timeline_of(path: Path, variant: Variant, *, betting_phase: bool, table_id: str) -> Timeline:
+    """The journal replayed into a pace timeline (its chain verified first, as replay does)."""
+    from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - run's CLI stays light
+
+    machine = TableProcedure(variant, table_id=table_id, betting_phase=betting_phase)
+    interpreter = DecisionInterpreter()
+    timeline = Timeline()
+    for recorded in read_inputs(path):
+        if recorded.event is None or recorded.ts is None:
+            continue
+        try:
+            decisions = machine.handle(recorded.event)
+        except ProcedureBug as bug:
+            decisions = list(bug.decisions)
+        outcome = interpreter.interpret(decisions, machine.snapshot(), key="", ts=None)
+        timeline.read(seconds_of(recorded.ts), [message.payload for message in outcome.messages])
+    return timeline
+
+
+def groups(timeline: Timeline, by: Grouping) -> list[Group]:
+    """The report's rows, in time order of each group's first span."""
+    if timeline.first is None or timeline.now is None:
+        return []
+    first, now = timeline.first, timeline.now
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for key, start, end in _spans(timeline, by, first, now):
+        if end > start or by is None:
+            spans.setdefault(key, []).append((start, end))
+    return [Group(key, figures(timeline, parts)) for key, parts in spans.items()]
+
+
+def _spans(
+    timeline: Timeline, by: Grouping, first: float, now: float
+) -> Iterator[tuple[str, float, float]]:
+    if by is None:
+        yield "all", first, now
+    elif by == "shoe":
+        for shoe in timeline.shoes:
+            yield shoe.key, shoe.start, _end(shoe, now)
+    elif by == "dealer":
+        yield from _stints_and_gaps(timeline.stints, first, now)
+    else:
+        hour = math.floor(first / HOUR_S) * HOUR_S
+        while hour <= now:
+            yield stamp_of(hour)[:13], max(hour, first), min(hour + HOUR_S, now)
+            hour += HOUR_S
+
+
+def _stints_and_gaps(
+    stints: list[Span], first: float, now: float
+) -> Iterator[tuple[str, float, float]]:
+    """Each dealer's stints, and the time between them as :data:`NO_DEALER`."""
+    cursor = first
+    for stint in stints:
+        if stint.start > cursor:
+            yield NO_DEALER, cursor, stint.start
+        yield stint.key, stint.start, _end(stint, now)
+        cursor = _end(stint, now)
+    if now > cursor:
+        yield NO_DEALER, cursor, now
+
+
+def _end(span: Span, now: float) -> float:
+    return now if span.end is None else span.end
+
+
+def print_report(rows: list[Group], *, by: Grouping, as_json: bool) -> None:
+    """The rows as a text table, or as one JSON object."""
+    heading = by or "journal"
+    if as_json:
+        document = {
+            "by": by,
+            "groups": [{"key": row.key, **fields_of(row.figures)} for row in rows],
+        }
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+        return
+    width = max([len(heading), *(len(row.key) for row in rows)])
+    print(f"{heading:<{width}}  " + " ".join(f"{name:>{size}}" for name, _, size in COLUMNS))
+    for row in rows:
+        values = fields_of(row.figures)
+        cells = (f"{_cell(values[field]):>{size}}" for _, field, size in COLUMNS)
+        print(f"{row.key:<{width}}  " + " ".join(cells))
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)

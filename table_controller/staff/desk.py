@@ -1,0 +1,175 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""Sign-in at the edge: staff ids and PINs checked against the register before the core.
+
+Runtime adapter. ``sign_in`` commands (from MQTT or the display) and the display's supervisor
+commands come here first. The PIN is checked off the event loop (argon2 is slow on purpose)
+and never goes further: the table procedure, and so the journal, get only the verified
+``staff_id``, ``name`` and ``role``. Wrong PINs in a row lock sign-in for a while, as the
+display's supervisor PIN is locked. An unknown id and a wrong PIN get the same answer.
+
+The register is read from its file at start, again on SIGHUP (:meth:`StaffDesk.reload`) and
+when the file changes (:meth:`StaffDesk.watch`); a file that cannot be read keeps the register
+in use, with an error logged and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import structlog
+from pwdlib import PasswordHash
+
+from table_controller.procedure.codes import StaffRole
+from table_controller.publishing.models import CommandErrorCode
+from table_controller.publishing.pin_lockout import (
+    MAX_PIN_FAILURES,
+    PIN_LOCKOUT_S,
+    FailureLock,
+    PinRefusal,
+    locked_refusal,
+)
+from table_controller.staff.register import RegisterError, StaffMember, StaffRegister
+
+_LOG = structlog.get_logger("table_controller.staff")
+#: How often the register file is looked at for a change, in seconds.
+WATCH_INTERVAL_S: Final = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class _FileStamp:
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+def _stamp(path: Path) -> _FileStamp | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return _FileStamp(found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+class StaffDesk:
+    """Checks staff ids and PINs; holds the register and reloads it.
+
+    Args:
+        path: the register file; ``None``: no register (sign-in is refused).
+        max_failures, lockout_s: wrong PINs in a row before sign-in is locked, and for how long.
+        clock: monotonic seconds, for the lock.
+        hasher: the PIN hasher (tests use a cheap one).
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        max_failures: int = MAX_PIN_FAILURES,
+        lockout_s: float = PIN_LOCKOUT_S,
+        clock: Callable[[], float] = time.monotonic,
+        hasher: PasswordHash | None = None,
+    ) -> None:
+        self.path = path
+        self._hasher = hasher
+        self._clock = clock
+        self._lock = FailureLock(max_failures=max_failures, lockout_s=lockout_s)
+        self._register: StaffRegister | None = None
+        self._stamp: _FileStamp | None = None
+        #: Wrong ids or PINs since start (sign-in and supervisor approvals).
+        self.wrong_pins = 0
+        #: Reloads of the register that failed (the register in use was kept).
+        self.reload_failures = 0
+        if path is not None:
+            self._stamp = _stamp(path)
+            self._register = StaffRegister.load(path, hasher=hasher)  # a bad file stops the start
+
+    @property
+    def register(self) -> StaffRegister | None:
+        return self._register
+
+    def reload(self) -> bool:
+        """Read the register file again; ``False`` (logged, counted) if it cannot be read."""
+        if self.path is None:
+            return False
+        self._stamp = _stamp(self.path)
+        try:
+            register = StaffRegister.load(self.path, hasher=self._hasher)
+        except RegisterError as error:
+            self.reload_failures += 1
+            _LOG.error("staff register not reloaded: the one in use is kept", error=str(error))
+            return False
+        self._register = register
+        _LOG.info("staff register loaded", path=str(self.path), staff=len(register))
+        return True
+
+    async def watch(self, interval_s: float = WATCH_INTERVAL_S) -> None:
+        """Reload the register whenever its file changes, until cancelled."""
+        if self.path is None:
+            return
+        while True:
+            await asyncio.sleep(interval_s)
+            stamp = _stamp(self.path)
+            if stamp is not None and stamp != self._stamp:
+                self.reload()
+
+    async def identify(
+        self, staff_id: object, pin: object, *, role: StaffRole | None = None, purpose: str
+    ) -> StaffMember | PinRefusal:
+        """The member with this id and PIN (in ``role``, if given), or why not.
+
+        ``purpose`` names what is asked in the refusal (``sign_in``, ``void_round`` ...).
+        """
+        register = self._register
+        if register is None:
+            return PinRefusal(
+                status=403,
+                error=CommandErrorCode.NO_STAFF_REGISTER,
+                message=f"{purpose}: no staff register is configured on this table",
+                log_event="staff refused: no register",
+            )
+        wait = self._lock.wait(self._clock())
+        if wait is not None:
+            return locked_refusal(wait, "staff refused: PIN locked")
+        member = None
+        if isinstance(staff_id, str) and isinstance(pin, str) and len(pin) <= 64:
+            member = await asyncio.to_thread(register.verify, staff_id, pin)
+        if member is None:
+            self.wrong_pins += 1
+            locked = self._lock.failed(self._clock())
+            return PinRefusal(
+                status=403,
+                error=CommandErrorCode.WRONG_PIN,
+                message=f"{purpose}: the staff id or the PIN is wrong",
+                log_event="staff refused: wrong id or PIN",
+                pin_given=isinstance(pin, str) and bool(pin),
+                locked=locked,
+            )
+        self._lock.succeeded()
+        if role is not None and member.role is not role:
+            return PinRefusal(
+                status=403,
+                error=CommandErrorCode.NOT_AUTHORISED,
+                message=f"{purpose}: {member.id} is not a {role.value}",
+                log_event="staff refused: wrong role",
+            )
+        return member
+
+    async def verified_sign_in(
+        self, record: Mapping[str, object]
+    ) -> dict[str, object] | PinRefusal:
+        """A ``sign_in`` command record with its PIN checked and replaced by who signed in."""
+        args = record.get("args")
+        given = args if isinstance(args, Mapping) else {}
+        found = await self.identify(given.get("staff_id"), given.get("pin"), purpose="sign_in")
+        if isinstance(found, PinRefusal):
+            return found
+        return {
+            **record,
+            "args": {"staff_id": found.id, "name": found.name, "role": found.role.value},
+        }
+
