@@ -275,6 +275,7 @@ PROCEDURE_PARTS = (
     "table_controller.procedure.commands",
     "table_controller.procedure.display",
     "table_controller.procedure.faults",
+    "table_controller.procedure.staff",
 )
 
 

@@ -71,7 +71,9 @@ def timeline_of(path: Path, variant: Variant, *, betting_phase: bool, table_id: 
         except ProcedureBug as bug:
             decisions = list(bug.decisions)
         outcome = interpreter.interpret(decisions, machine.snapshot(), key="", ts=None)
-        timeline.read(seconds_of(recorded.ts), [message.payload for message in outcome.messages])
+        at = seconds_of(recorded.ts)
+        if at is not None:
+            timeline.read(at, [message.payload for message in outcome.messages])
     return timeline
 
 

@@ -50,6 +50,8 @@ from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
 from table_controller.runtime.service import TableService
 from table_controller.runtime.service_ports import MessageSink
 from table_controller.runtime.systemd import notify_systemd
+from table_controller.staff.desk import StaffDesk
+from table_controller.staff.register import RegisterError
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
@@ -144,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"paytable: {error}") from None
     advisor = _advisor(settings, variant, dynamic_windows)
     mqtt = _mqtt_settings(settings)
+    desk = _desk(settings)
     problem = journal_directory_problem(settings.journal_path)
     if problem is not None:
         raise UsageError(f"journal: {settings.journal_path}: {problem}")
@@ -164,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             return JOURNAL_FAULT
         with journal:
             try:
-                return asyncio.run(_serve(settings, variant, journal, mqtt, advisor))
+                return asyncio.run(_serve(settings, variant, journal, mqtt, advisor, desk=desk))
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
 
@@ -227,6 +230,18 @@ def _mqtt_settings(settings: Settings) -> MqttSettings | None:
         raise UsageError(f"broker: {error}") from None
 
 
+def _desk(settings: Settings) -> StaffDesk:
+    """The staff desk, its register read now: an unreadable register stops the start."""
+    try:
+        return StaffDesk(
+            settings.staff_register,
+            max_failures=settings.sign_in_max_failures,
+            lockout_s=settings.sign_in_lockout_seconds,
+        )
+    except RegisterError as error:
+        raise UsageError(f"staff_register: {error}") from None
+
+
 def _policy(settings: Settings) -> AuthorisationPolicy:
     from table_controller.publishing.authorisation import AuthorisationPolicy  # noqa: PLC0415
 
@@ -240,14 +255,14 @@ def _policy(settings: Settings) -> AuthorisationPolicy:
     )
 
 
-def _display(settings: Settings, service: TableService) -> DisplayServer | None:
+def _display(settings: Settings, service: TableService, desk: StaffDesk) -> DisplayServer | None:
     address = settings.display_address
     if address is None:
         return None
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
     from table_controller.publishing.web import DisplayServer  # noqa: PLC0415 - only when shown
 
-    return DisplayServer(service, host=address[0], port=address[1], pin=pin)
+    return DisplayServer(service, host=address[0], port=address[1], pin=pin, staff=desk)
 
 
 def _link(
@@ -283,12 +298,14 @@ def _sink(
     return sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
 
 
-async def _serve(
+async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     settings: Settings,
     variant: Variant,
     journal: Journal,
     mqtt: MqttSettings | None,
     advisor: RoundAdvisor | None,
+    *,
+    desk: StaffDesk,
 ) -> int:
     """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
     with contextlib.ExitStack() as stack:
@@ -302,7 +319,10 @@ async def _serve(
                 settings.port, baudrate=settings.baud, protocol=ShoeProtocol(settings.protocol)
             )
         procedure = TableProcedure(
-            variant, table_id=settings.table_id, betting_phase=settings.betting_phase
+            variant,
+            table_id=settings.table_id,
+            betting_phase=settings.betting_phase,
+            require_dealer=settings.require_dealer,
         )
         link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt)
         service = TableService(
@@ -315,7 +335,7 @@ async def _serve(
             advisor=advisor,
             reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
         )
-        display = _display(settings, service)  # follows the service from the replay on
+        display = _display(settings, service, desk)  # follows the service from the replay on
         replayed = service.recover()
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
@@ -323,7 +343,7 @@ async def _serve(
         if link is not None:
             from table_controller.runtime.commands import CommandIngress  # noqa: PLC0415
 
-            ingress = CommandIngress(service, _policy(settings))
+            ingress = CommandIngress(service, _policy(settings), desk)
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run
             from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked
@@ -347,7 +367,17 @@ async def _serve(
             replayed=replayed,
             broker=None if mqtt is None else f"{mqtt.broker.host}:{mqtt.broker.port}",
         )
-        return await _run_until_stopped(service, reader, display, link, ingress, health=health)
+        return await _run_until_stopped(
+            service, reader, display, link, ingress, health=health, desk=desk
+        )
+
+
+def _watch_staff(group: asyncio.TaskGroup, desk: StaffDesk | None) -> asyncio.Task[None] | None:
+    """Reload the staff register on SIGHUP and whenever its file changes."""
+    if desk is None or desk.path is None:
+        return None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, desk.reload)
+    return group.create_task(desk.watch(), name="staff register")
 
 
 def _start_broker_tasks(
@@ -377,6 +407,7 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
     ingress: CommandIngress | None,
     *,
     health: HealthServer | None = None,
+    desk: StaffDesk | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -395,12 +426,13 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
             # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the way out.
             await running.enter_async_context(notify_systemd())
             table = group.create_task(service.run(), name="table")
+            watcher = _watch_staff(group, desk)
             link_task, commands = _start_broker_tasks(group, service, link, ingress)
             await stop.wait()
             _LOG.info("table service stopping")
             # The table first: no input after this, and the messages of the last ones are
             # written; then the link sends them, publishes offline itself and stops.
-            for task in (commands, table):
+            for task in (watcher, commands, table):
                 if task is not None:
                     task.cancel()
                     await asyncio.wait({task})
@@ -412,7 +444,7 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
     finally:
         if display is not None:
             await display.stop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)
     return 0

@@ -38,6 +38,13 @@ class RefusalCode(enum.StrEnum):
     INVALID_SHOE_ID = "invalid_shoe_id"
     #: The table is faulted (a bug, or an input not carried out): only ``void_shoe`` is taken.
     FAULTED = "faulted"
+    #: ``require_dealer``: no shoe, betting or deal while no dealer is signed in.
+    NO_DEALER = "no_dealer"
+    #: ``sign_out`` of someone who is not signed in at the table.
+    NOT_SIGNED_IN = "not_signed_in"
+    #: ``require_dealer``: the dealer signs out while a burn or a round is dealt (the next
+    #: dealer signs in instead, which ends the stint).
+    ROUND_IN_PLAY = "round_in_play"
 
 
 class HoldReason(enum.StrEnum):
@@ -144,6 +151,8 @@ class PromptAction(enum.StrEnum):
     RESULT = "result"
     HOLD = "hold"
     SHOE_OVER = "shoe_over"
+    #: ``require_dealer``: a dealer signs in before the table goes on.
+    SIGN_IN = "sign_in"
 
 
 class CutCardWhen(enum.StrEnum):

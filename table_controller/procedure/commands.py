@@ -38,6 +38,8 @@ from table_controller.rules.tableau import Coup
 
 #: The commands of a betting phase.
 _BETTING_COMMANDS = (OpenBetting, CloseBetting)
+#: The commands that start cards coming out of the shoe: not without a dealer, if required.
+_DEALT_COMMANDS = (StartNewShoe, OpenBetting, CloseBetting, Deal)
 
 #: Longest shoe id taken (it is part of every round id and of topics' payloads).
 MAX_SHOE_ID_LENGTH = 64
@@ -53,6 +55,8 @@ def precheck(table: Table, command: Command, trigger: Trigger) -> Refusal | None
         return RefusalCode.TABLE_HELD, f"the table is held ({table.holds()[0]})"
     if not accepts(table.phase, trigger):
         return RefusalCode.WRONG_PHASE, f"{command.COMMAND} is not taken in {table.phase}"
+    if isinstance(command, _DEALT_COMMANDS) and table.no_dealer():
+        return RefusalCode.NO_DEALER, "no dealer is signed in: a dealer signs in first"
     return None
 
 
@@ -86,7 +90,8 @@ def new_shoe(table: Table, out: Out, command: StartNewShoe) -> Refusal | Phase:
     table.drop_holds()
     out.publish(ShoeStarted(shoe_id=shoe_id, variant=variant.name, decks=variant.decks,
                             burn=variant.burn, reshuffle=variant.reshuffle,
-                            betting_phase=table.betting, operator=command.operator))
+                            betting_phase=table.betting, operator=command.operator,
+                            dealer=out.dealer))
     out.roads(shoe)
     return Phase.BURN_CARD if variant.burn else Phase.BETWEEN_ROUNDS
 
@@ -104,7 +109,8 @@ def void_settled(shoe: Shoe, out: Out, command: VoidRound) -> Refusal | None:
     out.publish(RoundVoided(shoe_id=shoe.shoe_id, round_no=record.round_no,
                             round_id=record.round_id, reason=VoidReason.SUPERVISOR,
                             cards=tuple(record.cards), was_settled=True,
-                            operator=command.operator))
+                            operator=command.operator, dealer=out.dealer,
+                            supervisor=out.supervisor))
     shoe.rebuild_board()
     out.roads(shoe)
     return None
@@ -124,7 +130,8 @@ def shoe_voided(table: Table, out: Out, command: VoidShoe, *, rounds: tuple[str,
     table.drop_holds()
     shoe.voided = True
     out.publish(ShoeVoided(shoe_id=shoe.shoe_id, rounds_voided=rounds,
-                           cards_discarded=discarded, operator=command.operator))
+                           cards_discarded=discarded, operator=command.operator,
+                           dealer=out.dealer, supervisor=out.supervisor))
 
 
 def refuse_entry(table: Table, shoe: Shoe, card: Card) -> Refusal | None:
@@ -164,7 +171,7 @@ def correct(table: Table, out: Out, shoe: Shoe, command: CorrectResult) -> Refus
         shoe_id=shoe.shoe_id, round_no=record.round_no, round_id=record.round_id,
         correction_no=record.corrections, original=original,
         result=result_of(coup, record.settlement), last_round=record.last_round,
-        operator=command.operator,
+        operator=command.operator, dealer=out.dealer, supervisor=out.supervisor,
     ))
     shoe.rebuild_board()
     out.roads(shoe)

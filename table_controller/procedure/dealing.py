@@ -67,7 +67,7 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
                           for bet, edge in current.offer.suspended)
     out.publish(BettingOpened(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
-        bets_offered=table.offered(current), bets_suspended=suspended))
+        dealer=out.dealer, bets_offered=table.offered(current), bets_suspended=suspended))
     return Phase.BETTING
 
 
@@ -75,7 +75,7 @@ def close_betting(table: Table, out: Out) -> Phase:
     """No more bets: the round is dealt."""
     current = table.current()
     out.publish(BettingClosed(shoe_id=current.shoe_id, round_no=current.round_no,
-                              round_id=current.round_id))
+                              round_id=current.round_id, dealer=out.dealer))
     return Phase.DEALING
 
 
@@ -85,7 +85,8 @@ def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dea
     hand, position = current.place(card, manual=manual)
     out.publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
                            round_id=current.round_id, card=card, hand=hand, position=position,
-                           manual=manual))
+                           manual=manual, dealer=out.dealer,
+                           supervisor=out.supervisor if manual else None))
     if current.expected() is not None:
         return Dealt.PLACED
     _settle(table, out, shoe, current)
@@ -102,7 +103,8 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
         manual_cards=tuple(current.manual), offer=offer,
     )
     out.publish(RoundSettled(shoe_id=current.shoe_id, round_no=current.round_no,
-                             round_id=current.round_id, result=result_of(coup, settlement),
+                             round_id=current.round_id, dealer=out.dealer,
+                             result=result_of(coup, settlement),
                              last_round=current.last_round, manual_cards=tuple(current.manual)))
     shoe.board.record(RoadEntry.from_coup(coup))
     out.roads(shoe)
@@ -129,7 +131,8 @@ def void(table: Table, out: Out, reason: VoidReason, *, operator: str | None,
     shoe.voided_rounds.add(current.round_no)
     out.publish(RoundVoided(shoe_id=current.shoe_id, round_no=current.round_no,
                             round_id=current.round_id, reason=reason, cards=tuple(cards),
-                            was_settled=False, operator=operator))
+                            was_settled=False, operator=operator, dealer=out.dealer,
+                            supervisor=out.supervisor))
 
 
 def forget(table: Table) -> None:

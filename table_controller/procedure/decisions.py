@@ -68,6 +68,8 @@ class CommandAccepted:
 
     command_id: str
     command: str
+    #: A supervisor command: the supervisor who authorised it.
+    supervisor: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,6 +81,8 @@ class CommandRefused:
     phase: str
     code: RefusalCode
     message: str
+    #: A supervisor command: the supervisor who authorised it.
+    supervisor: str | None = None
 
 
 Decision: TypeAlias = (

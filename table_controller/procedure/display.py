@@ -9,8 +9,9 @@ The dealer's prompt and the lamp follow from the phase: ``burn`` (with its count
 face-up card is read) with the lamp PLAYER; ``open_betting`` with the lamp OFF between rounds
 and while bets are taken; ``deal``, ``player_draws``, ``banker_draws`` with the lamp on the
 hand that gets the next card; ``result`` with STAND until the next round starts; ``shoe_over``
-with OFF. A hold (or a fault) shows ``hold`` with its reason and the lamp HOLD. Each is
-emitted only when it differs from what was shown last.
+with OFF. A hold (or a fault) shows ``hold`` with its reason and the lamp HOLD. Where a dealer
+is required and none is signed in, ``sign_in`` with OFF stands before anything that brings
+cards out of the shoe. Each is emitted only when it differs from what was shown last.
 """
 
 from __future__ import annotations
@@ -34,11 +35,16 @@ _HOLD_TABLE = {reason: HoldTable(reason=reason) for reason in HoldReason}
 _RESUME_TABLE = ResumeTable()
 
 _SHOE_OVER: View = (PromptAction.SHOE_OVER, ABSENT, ABSENT, Lamp.OFF)
+_SIGN_IN: View = (PromptAction.SIGN_IN, ABSENT, ABSENT, Lamp.OFF)
+#: Where the next step starts cards coming out: a dealer required signs in first.
+_BEFORE_CARDS = frozenset({Phase.NO_SHOE, Phase.SHOE_OVER, Phase.BETWEEN_ROUNDS, Phase.BETTING})
 _NOTHING: View = (None, ABSENT, ABSENT, Lamp.OFF)
 
 
 def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
     """The prompt and lamp the phase calls for, holds aside."""
+    if table.require_dealer and table.dealer is None and table.phase in _BEFORE_CARDS:
+        return _SIGN_IN
     match table.phase:
         case Phase.DEALING:
             return _dealing(table)
@@ -130,10 +136,11 @@ def show(table: Table, out: Out) -> None:
 def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: int | Absent,
              reason: HoldReason | Absent) -> PromptShown:
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
-    shoe = table.shoe
+    shoe, dealer = table.shoe, table.dealer
     if shoe is None:  # no round either
-        return PromptShown(action=action, count=count, reason=reason)
+        return PromptShown(dealer=dealer, action=action, count=count, reason=reason)
     if isinstance(round_no, Absent):
-        return PromptShown(shoe_id=shoe.shoe_id, action=action, count=count, reason=reason)
+        return PromptShown(shoe_id=shoe.shoe_id, dealer=dealer, action=action, count=count,
+                           reason=reason)
     return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no, round_id=shoe.round_id(round_no),
-                       action=action, count=count, reason=reason)
+                       dealer=dealer, action=action, count=count, reason=reason)

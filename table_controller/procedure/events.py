@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeAlias
 
+from table_controller.procedure.codes import StaffRole
 from table_controller.procedure.payloads import Odds
 from table_controller.rules.cards import Card
 
@@ -119,6 +120,8 @@ class _CommandFields:
     at: float
     command_id: str
     operator: str
+    #: The supervisor who authorised a supervisor command (the edge checked it), else None.
+    supervisor: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -198,6 +201,24 @@ class DroppedCard(_CommandFields):
     read: bool
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignIn(_CommandFields):
+    """``sign_in``: a member of staff signed in; the edge has checked the PIN (never here)."""
+
+    COMMAND: ClassVar[str] = "sign_in"
+    staff_id: str
+    name: str
+    role: StaffRole
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignOut(_CommandFields):
+    """``sign_out``: a member of staff signed out."""
+
+    COMMAND: ClassVar[str] = "sign_out"
+    staff_id: str
+
+
 ShoeInput: TypeAlias = (
     CardDrawn | CutCardDrawn | CardMisread | FramesLost | ReaderWentOffline | ReaderCameBack
 )
@@ -212,6 +233,8 @@ Command: TypeAlias = (
     | EnterCard
     | CorrectResult
     | DroppedCard
+    | SignIn
+    | SignOut
 )
 Input: TypeAlias = ShoeInput | RoundAssessed | RuntimeFailed | Command
 
@@ -229,6 +252,8 @@ COMMANDS: dict[str, type[Command]] = {
         EnterCard,
         CorrectResult,
         DroppedCard,
+        SignIn,
+        SignOut,
     )
 }
 

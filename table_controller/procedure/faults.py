@@ -38,7 +38,8 @@ def refuse(table: Table, out: Out, command: Command) -> None:
     out.add(CommandRefused(
         command_id=command.command_id, command=command.COMMAND, phase=Phase.FAULTED.value,
         code=RefusalCode.FAULTED,
-        message=f"the table is faulted ({table.fault}): only void_shoe is taken"))
+        message=f"the table is faulted ({table.fault}): only void_shoe is taken",
+        supervisor=command.supervisor))
 
 
 def clear(table: Table, out: Out, command: VoidShoe) -> Phase:
@@ -63,9 +64,11 @@ def clear(table: Table, out: Out, command: VoidShoe) -> Phase:
         out.publish(RoundVoided(shoe_id=current.shoe_id, round_no=current.round_no,
                                 round_id=current.round_id, reason=VoidReason.SHOE_VOIDED,
                                 cards=(*current.cards, *queued), was_settled=False,
-                                operator=command.operator))
+                                operator=command.operator, dealer=out.dealer,
+                                supervisor=out.supervisor))
         voided.append(current.round_id)
         queued = []
     out.publish(ShoeVoided(shoe_id=shoe.shoe_id, rounds_voided=tuple(voided),
-                           cards_discarded=tuple(queued), operator=command.operator))
+                           cards_discarded=tuple(queued), operator=command.operator,
+                           dealer=out.dealer, supervisor=out.supervisor))
     return Phase.SHOE_OVER

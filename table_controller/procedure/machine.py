@@ -19,7 +19,8 @@ change it import none of one another, only the state and the rules below it:
 - :mod:`.commands`: new shoe, voids, manual cards, corrected results;
 - :mod:`.display`: prompt, lamp and hold as a function of the state, diffed against what was
   last shown;
-- :mod:`.faults`: a faulted table and the way out.
+- :mod:`.faults`: a faulted table and the way out;
+- :mod:`.staff`: who is signed in at the table (taken in every phase, outside the routes).
 
 This module is the dispatcher. :data:`~table_controller.procedure.states.ROUTES` says, for each
 (phase, trigger), the step that handles it and the phases it may end in; a step returns the
@@ -73,7 +74,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from table_controller.procedure import commands, dealing, display, faults, stream
+from table_controller.procedure import commands, dealing, display, faults, staff, stream
 from table_controller.procedure.codes import HoldReason
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
@@ -97,6 +98,8 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RoundAssessed,
     RuntimeFailed,
+    SignIn,
+    SignOut,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -164,8 +167,10 @@ def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
 class TableProcedure:
     """The table's procedure: one instance per table, fed every input in order."""
 
-    def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True) -> None:
-        self._table = Table(variant=variant, table_id=table_id, betting=betting_phase)
+    def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True,
+                 require_dealer: bool = False) -> None:
+        self._table = Table(variant=variant, table_id=table_id, betting=betting_phase,
+                            require_dealer=require_dealer)
         #: Each handler's step: the dispatch table's second half.
         self._steps: dict[Handler, StepFunction] = Steps(self._table).by_handler
 
@@ -206,7 +211,7 @@ class TableProcedure:
                 ``decisions`` hold the table and raise the alarm.
         """
         table = self._table
-        out = Out()
+        out = Out(dealer=table.dealer)
         try:
             if table.fault is None:
                 self._dispatch(event, out)
@@ -233,7 +238,7 @@ class TableProcedure:
         """
         table = self._table
         faults.fault(table, error)
-        out = Out()
+        out = Out(dealer=table.dealer)
         if isinstance(event, _COMMAND_TYPES):
             faults.refuse(table, out, event)
         self._show_fault(out, not_carried_out(event, origin=origin, error=error))
@@ -269,6 +274,8 @@ class TableProcedure:
             missing_cards=table.gap,
             unresolved_lost_frames=table.left_over,
             queued_inputs=len(table.pending),
+            dealer=table.dealer,
+            supervisor=table.supervisor,
         )
         burned = None
         if shoe is not None and table.phase is Phase.BURNING:
@@ -293,7 +300,7 @@ class TableProcedure:
 
     # --- dispatch ---------------------------------------------------------------------------
 
-    def _dispatch(self, event: Input, out: Out) -> None:  # noqa: C901 - a case per input
+    def _dispatch(self, event: Input, out: Out) -> None:  # noqa: C901, PLR0912 - a case per input
         table = self._table
         match event:
             case CardDrawn(card=card):
@@ -319,6 +326,8 @@ class TableProcedure:
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
                   | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
                 self._command(event, out)
+            case SignIn() | SignOut():
+                self._staff_command(event, out)
             case _:
                 assert_never(event)
 
@@ -374,14 +383,32 @@ class TableProcedure:
 
     def _command(self, command: Command, out: Out) -> None:
         table = self._table
+        out.supervisor = command.supervisor
         trigger = _TRIGGERS[command.COMMAND]
         refusal = commands.precheck(table, command, trigger)
         if refusal is None:
             refusal = self._carry_out(self._route(trigger), command, out)
         if refusal is not None:
-            code, message = refusal
-            out.add(CommandRefused(command_id=command.command_id, command=command.COMMAND,
-                                   phase=self.phase.value, code=code, message=message))
+            self._refuse(command, refusal, out)
+
+    def _refuse(self, command: Command, refusal: Refusal, out: Out) -> None:
+        code, message = refusal
+        out.add(CommandRefused(command_id=command.command_id, command=command.COMMAND,
+                               phase=self.phase.value, code=code, message=message,
+                               supervisor=command.supervisor))
+
+    def _staff_command(self, command: SignIn | SignOut, out: Out) -> None:
+        """A sign-in or sign-out: in every phase, held or faulted, outside the routes."""
+        mark = len(out.decisions)
+        if isinstance(command, SignIn):
+            staff.sign_in(self._table, out, command)
+        else:
+            refusal = staff.sign_out(self._table, out, command)
+            if refusal is not None:
+                self._refuse(command, refusal, out)
+                return
+        out.decisions.insert(mark, CommandAccepted(command_id=command.command_id,
+                                                   command=command.COMMAND))
 
     def _carry_out(self, taken: Route, command: Command, out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
@@ -393,7 +420,8 @@ class TableProcedure:
             return result
         self._move(taken, result, out)
         out.decisions.insert(mark, CommandAccepted(command_id=command.command_id,
-                                                   command=command.COMMAND))
+                                                   command=command.COMMAND,
+                                                   supervisor=command.supervisor))
         return None
 
     # --- faults -------------------------------------------------------------------------------
@@ -414,6 +442,8 @@ class TableProcedure:
                     raise ProcedureBug("void_shoe not taken while faulted")
             case RuntimeFailed(message=message):
                 self._show_fault(out, message)
+            case SignIn() | SignOut():
+                self._staff_command(event, out)
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
                   | VoidRound() | EnterCard() | CorrectResult() | DroppedCard()):
                 faults.refuse(table, out, event)

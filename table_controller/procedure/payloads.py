@@ -153,6 +153,8 @@ class ShoeStarted(Payload):
     reshuffle: Reshuffle
     betting_phase: bool
     operator: str
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +164,8 @@ class BurnAnnounced(Payload):
     TYPE: ClassVar = EventType.BURN
     shoe_id: str
     first_card: Card
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     #: How many cards the face-up card orders burned.
     count: BurnCount
     #: The burned cards, once done (``None``: read by nobody).
@@ -177,6 +181,8 @@ class BettingOpened(Payload):
     shoe_id: str
     round_no: RoundNo
     round_id: RoundId
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     bets_offered: tuple[BetId, ...]
     #: Side bets of the window left out for their edge (dynamic windows).
     bets_suspended: tuple[SuspendedBet, ...] = ()
@@ -190,6 +196,8 @@ class BettingClosed(Payload):
     shoe_id: str
     round_no: RoundNo
     round_id: RoundId
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,6 +214,10 @@ class CardPlaced(Payload):
     position: Annotated[int, Interval(ge=1, le=3)]
     #: Entered by a supervisor, not read.
     manual: bool
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: Who entered a card by hand (``None``: read by the shoe).
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,6 +228,8 @@ class PromptShown(Payload):
     shoe_id: str | Absent = ABSENT
     round_no: RoundNo | Absent = ABSENT
     round_id: RoundId | Absent = ABSENT
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     action: PromptAction
     #: How many cards to burn (``burn``, once the face-up card is read).
     count: BurnCount | Absent = ABSENT
@@ -231,6 +245,8 @@ class RoundSettled(Payload):
     shoe_id: str
     round_no: RoundNo
     round_id: RoundId
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     result: ResultOfCards = field(metadata=FLATTEN)
     last_round: bool
     #: Cards of this round entered by hand.
@@ -250,6 +266,10 @@ class RoundVoided(Payload):
     cards: tuple[CardOrUnread, ...]
     was_settled: bool
     operator: str | None
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who authorised it (``None``: no supervisor's command caused it).
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -275,6 +295,10 @@ class ResultCorrected(Payload):
     result: ResultOfCards = field(metadata=FLATTEN)
     last_round: bool
     operator: str
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who authorised it (``None``: no supervisor's command caused it).
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,6 +309,8 @@ class LastRound(Payload):
     shoe_id: str
     round_no: RoundNo | None
     round_id: RoundId | None
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     cut_card: CutCardWhen
 
 
@@ -294,6 +320,8 @@ class ShoeEnded(Payload):
 
     TYPE: ClassVar = EventType.SHOE_ENDED
     shoe_id: str
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     reason: ShoeEndReason
     rounds: Count
     cards_seen: Count
@@ -308,6 +336,10 @@ class ShoeVoided(Payload):
     rounds_voided: tuple[RoundId, ...]
     cards_discarded: tuple[CardOrUnread, ...]
     operator: str
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who authorised it (``None``: no supervisor's command caused it).
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -318,6 +350,8 @@ class AlarmRaised(Payload):
     shoe_id: str | Absent = ABSENT
     round_no: RoundNo | Absent = ABSENT
     round_id: RoundId | Absent = ABSENT
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
     code: AlarmCode
     message: str
     #: The card concerned (``None``: unread).
@@ -440,6 +474,10 @@ class TableState(Payload):
     #: the dealer drew for one can be entered (``manual_card``).
     unresolved_lost_frames: Count
     queued_inputs: Count
+    #: The dealer signed in now (``None``: none).
+    dealer: str | None
+    #: The supervisor signed in at the table now (``None``: none).
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -487,6 +525,8 @@ class CommandReply(Payload):
     error: RefusalCode | str | Absent = ABSENT
     #: When refused: why, in words a person can read.
     message: str | Absent = ABSENT
+    #: A supervisor command: the supervisor who authorised it.
+    supervisor: str | Absent = ABSENT
 
 
 # --- staff and pace ---------------------------------------------------------------------------
@@ -499,7 +539,8 @@ class StaffChanged(Payload):
     TYPE: ClassVar = EventType.STAFF_CHANGED
     #: The dealer signed in now (``None``: none).
     dealer: str | None
-    #: The dealer whose stint this change ended, if any.
+    #: The dealer signed in before this change (the same as ``dealer`` when a supervisor
+    #: signed in or out).
     previous_dealer: str | None
     #: The supervisor signed in at the table now (``None``: none).
     supervisor: str | None

@@ -16,16 +16,19 @@ never exceptions.
 
 with optional ``at`` (the adapter's monotonic seconds), ``ts`` (UTC wall time, carried for the
 envelope and ignored by the core) and ``v`` (the record version). ``id`` and ``operator`` of a
-command may be left out; the reader of the records supplies defaults.
+command may be left out; the reader of the records supplies defaults. A supervisor command
+carries ``supervisor``, who authorised it; a ``sign_in`` carries the staff member the edge
+identified (``{"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}``), never a PIN.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
+from table_controller.procedure.codes import StaffRole
 from table_controller.procedure.events import (
     COMMANDS,
     AssessmentAlarm,
@@ -46,6 +49,8 @@ from table_controller.procedure.events import (
     ReaderWentOffline,
     RoundAssessed,
     RuntimeFailed,
+    SignIn,
+    SignOut,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -63,7 +68,7 @@ ASSESSMENT_ALARMS: Final = frozenset(
 )
 _ASSESSED_KEYS: Final = frozenset({"shoe_id", "round_no", "odds", "alarms", "offer", "suspended"})
 _COMMON: Final = frozenset({"at", "ts", "v"})
-_COMMAND_KEYS: Final = frozenset({"command", "args", "id", "operator"})
+_COMMAND_KEYS: Final = frozenset({"command", "args", "id", "operator", "supervisor"})
 #: The arguments each command takes (name -> required?).
 _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
     "new_shoe": {"shoe_id": False},
@@ -76,6 +81,8 @@ _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
     "manual_card": {"card": True},
     "correct_result": {"round_id": True, "player": True, "banker": True},
     "dropped_card": {"read": True},
+    "sign_in": {"staff_id": True, "name": True, "role": True},
+    "sign_out": {"staff_id": True},
 }
 
 
@@ -127,7 +134,11 @@ def _parse(record: object, default_at: float, command_id: str, operator: str) ->
         return _SHOE_INPUTS[kind](record[kind], float(at))
     identity = _text(record.get("id", command_id), "id")
     who = _text(record.get("operator", operator), "operator")
-    return _command(record["command"], record.get("args", {}), float(at), identity, who)
+    command = _command(record["command"], record.get("args", {}), float(at), identity, who)
+    supervisor = record.get("supervisor")
+    if supervisor is None:
+        return command
+    return replace(command, supervisor=_text(supervisor, "supervisor"))
 
 
 def _card_drawn(value: object, at: float) -> Input:
@@ -327,7 +338,9 @@ def _check_args(name: object, args: object) -> tuple[str, dict[str, object]]:
     return name, args
 
 
-def _command(name: object, args: object, at: float, command_id: str, operator: str) -> Command:
+def _command(  # noqa: PLR0911 - a case per command
+    name: object, args: object, at: float, command_id: str, operator: str
+) -> Command:
     name, args = _check_args(name, args)
     plain = _PLAIN_COMMANDS.get(name)
     if plain is not None:
@@ -350,6 +363,16 @@ def _command(name: object, args: object, at: float, command_id: str, operator: s
                 player=_cards(args["player"], "player"),
                 banker=_cards(args["banker"], "banker"),
             )
+        case "sign_in":
+            role = args["role"]
+            if not isinstance(role, str) or role not in frozenset(StaffRole):
+                raise _Bad(f"'role' must be one of {', '.join(StaffRole)}")
+            return SignIn(at=at, command_id=command_id, operator=operator,
+                          staff_id=_text(args["staff_id"], "staff_id"),
+                          name=_text(args["name"], "name"), role=StaffRole(role))
+        case "sign_out":
+            return SignOut(at=at, command_id=command_id, operator=operator,
+                           staff_id=_text(args["staff_id"], "staff_id"))
         case _:
             read = args["read"]
             if not isinstance(read, bool):
@@ -423,10 +446,12 @@ def input_to_record(event: Input) -> dict[str, object]:
                 operator=event.operator,
                 args=_command_args(event),
             )
+            if event.supervisor is not None:
+                record["supervisor"] = event.supervisor
     return record
 
 
-def _command_args(command: Command) -> dict[str, object]:
+def _command_args(command: Command) -> dict[str, object]:  # noqa: PLR0911 - a case per command
     match command:
         case StartNewShoe(shoe_id=shoe_id):
             return {} if shoe_id is None else {"shoe_id": shoe_id}
@@ -439,6 +464,10 @@ def _command_args(command: Command) -> dict[str, object]:
                     "banker": card_codes(banker)}
         case DroppedCard(read=read):
             return {"read": read}
+        case SignIn(staff_id=staff_id, name=name, role=role):
+            return {"staff_id": staff_id, "name": name, "role": role.value}
+        case SignOut(staff_id=staff_id):
+            return {"staff_id": staff_id}
         case _:
             return {}
 

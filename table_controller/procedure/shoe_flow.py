@@ -25,8 +25,8 @@ def burn_first(shoe: Shoe, out: Out, card: Card | None) -> Phase:
         return Phase.BURN_CARD
     shoe.burn.first_card = card
     shoe.burn.count = card.burn_count
-    out.publish(BurnAnnounced(shoe_id=shoe.shoe_id, first_card=card, count=card.burn_count,
-                              done=False))
+    out.publish(BurnAnnounced(shoe_id=shoe.shoe_id, first_card=card, dealer=out.dealer,
+                              count=card.burn_count, done=False))
     return Phase.BURNING
 
 
@@ -39,7 +39,8 @@ def burn(shoe: Shoe, out: Out, card: Card | None) -> Phase:
     if burned.first_card is None or burned.count is None:
         raise ProcedureBug("a burn finished before its first card was read")
     out.publish(BurnAnnounced(shoe_id=shoe.shoe_id, first_card=burned.first_card,
-                              count=burned.count, done=True, cards=tuple(burned.cards)))
+                              dealer=out.dealer, count=burned.count, done=True,
+                              cards=tuple(burned.cards)))
     return Phase.BETWEEN_ROUNDS
 
 
@@ -66,7 +67,7 @@ def after_last_round(shoe: Shoe, out: Out, card: Card | None) -> None:
               round_id=round_id, card=card)
     out.publish(RoundVoided(shoe_id=shoe.shoe_id, round_no=shoe.round_no, round_id=round_id,
                             reason=VoidReason.AFTER_LAST_ROUND, cards=(card,), was_settled=False,
-                            operator=None))
+                            operator=None, dealer=out.dealer, supervisor=None))
 
 
 def cut_card(table: Table, out: Out) -> Shoe | None:

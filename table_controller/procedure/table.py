@@ -107,11 +107,20 @@ class Table:
     shown_hold: HoldReason | None = None
     #: The variant without windows, to settle a round on dynamic windows' offer.
     windowless: Variant | None = None
+    #: No betting opened and no round dealt while no dealer is signed in.
+    require_dealer: bool = False
+    #: Who is signed in at the table (staff ids).
+    dealer: str | None = None
+    supervisor: str | None = None
 
     @property
     def every_round(self) -> bool:
         """The variant reshuffles before every round (``mini``): no cut card."""
         return self.variant.reshuffle is Reshuffle.EVERY_ROUND
+
+    def no_dealer(self) -> bool:
+        """A dealer is required and none is signed in: no round may start."""
+        return self.require_dealer and self.dealer is None
 
     def holds(self) -> list[HoldReason]:
         """The holds standing over the phase, most important first (a fault not included)."""
@@ -198,12 +207,18 @@ def last_round_id(shoe: Shoe) -> str | None:
 
 
 class Out:
-    """The decisions of one input, in order."""
+    """The decisions of one input, in order, and who they are attributed to.
 
-    __slots__ = ("decisions",)
+    ``dealer`` is the dealer signed in (every event carries it; a sign-in during the input
+    changes it), ``supervisor`` the supervisor who authorised the input's command, if any.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("dealer", "decisions", "supervisor")
+
+    def __init__(self, *, dealer: str | None = None, supervisor: str | None = None) -> None:
         self.decisions: list[Decision] = []
+        self.dealer = dealer
+        self.supervisor = supervisor
 
     def add(self, decision: Decision) -> None:
         self.decisions.append(decision)
@@ -224,8 +239,9 @@ class Out:
             if round_id is not None:
                 round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
         self.decisions.append(RaiseAlarm(alarm=AlarmRaised(
-            shoe_id=shoe_id, round_no=round_no, round_id=named_round, code=code,
-            message=message, card=card, seen=seen, count=count, details=details or {})))
+            shoe_id=shoe_id, round_no=round_no, round_id=named_round, dealer=self.dealer,
+            code=code, message=message, card=card, seen=seen, count=count,
+            details=details or {})))
 
     def roads(self, shoe: Shoe) -> None:
         """The shoe's scoreboards, as they stand."""
@@ -237,19 +253,20 @@ class Out:
             ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
 
     def shoe_ended(self, shoe: Shoe, reason: ShoeEndReason) -> None:
-        self.publish(ShoeEnded(shoe_id=shoe.shoe_id, reason=reason, rounds=shoe.round_no,
-                               cards_seen=shoe.cards_seen))
+        self.publish(ShoeEnded(shoe_id=shoe.shoe_id, dealer=self.dealer, reason=reason,
+                               rounds=shoe.round_no, cards_seen=shoe.cards_seen))
 
     def last_round_during(self, current: RoundCards) -> None:
         """The cut card came out during ``current``: it is the last round."""
         self.publish(LastRound(shoe_id=current.shoe_id, round_no=current.round_no,
-                               round_id=current.round_id, cut_card=CutCardWhen.DURING_ROUND))
+                               round_id=current.round_id, dealer=self.dealer,
+                               cut_card=CutCardWhen.DURING_ROUND))
 
     def last_round_between(self, shoe: Shoe, round_no: int) -> None:
         """The cut card came out after round ``round_no`` (0: before any round)."""
         self.publish(LastRound(shoe_id=shoe.shoe_id, round_no=round_no or None,
                                round_id=shoe.round_id(round_no) if round_no else None,
-                               cut_card=CutCardWhen.BETWEEN_ROUNDS))
+                               dealer=self.dealer, cut_card=CutCardWhen.BETWEEN_ROUNDS))
 
 
 def count_out(table: Table, out: Out, shoe: Shoe, card: Card | None) -> bool:

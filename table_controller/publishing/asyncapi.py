@@ -100,6 +100,14 @@ CHANNELS: Final[tuple[Channel, ...]] = (
         summary="Exact odds and house edge of every bet for the next round.",
     ),
     Channel(
+        name="stats",
+        topic="stats",
+        model=MESSAGE_MODELS["stats"],
+        action="send",
+        retain=True,
+        summary="Game pace for the shoe, the dealer's stint and the last hour.",
+    ),
+    Channel(
         name="command_reply",
         topic="commands/replies",
         model=MESSAGE_MODELS["command_reply"],

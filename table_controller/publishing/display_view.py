@@ -13,8 +13,8 @@ sends what :class:`DisplayModel` returns to every open page.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
-from typing import Final, assert_never
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Protocol, assert_never
 
 from table_controller.procedure.codes import HoldReason, PromptAction
 from table_controller.procedure.payloads import (
@@ -27,6 +27,8 @@ from table_controller.procedure.payloads import (
     RoundVoided,
     ShoeStarted,
     ShoeVoided,
+    StaffChanged,
+    Stats,
     TableSnapshot,
 )
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
@@ -48,6 +50,8 @@ DISPLAY_COMMANDS: Final = (
     "void_shoe",
     "manual_card",
 )
+#: The staff's commands: shown on a table with a staff register, in every phase.
+STAFF_COMMANDS: Final = ("sign_in", "sign_out")
 #: Alarms and voids kept for the page, newest first.
 RECENT_ALARMS: Final = 20
 
@@ -60,6 +64,30 @@ HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
     HoldReason.PROCEDURE_FAULT: "CONTROLLER FAULT: call the technician",
 }
 _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
+
+
+class StaffMemberLike(Protocol):
+    """A member of staff as the display needs one."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+class StaffDirectory(Protocol):
+    """The staff register, for the names the display shows."""
+
+    def get(self, staff_id: str) -> StaffMemberLike | None: ...
+
+
+def staff_view(staff_id: str | None, staff: StaffDirectory | None) -> JsonValue:
+    """A signed-in member of staff as the page shows one: id and name (the id if unknown)."""
+    if staff_id is None:
+        return None
+    member = None if staff is None else staff.get(staff_id)
+    return {"id": staff_id, "name": staff_id if member is None else member.name}
 
 
 def _sequence(value: object) -> Sequence[object]:
@@ -168,6 +196,8 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
             return view("HOLD", words, "hold")
         case PromptAction.SHOE_OVER:
             return view("SHOE OVER", "Start a new shoe", "idle")
+        case PromptAction.SIGN_IN:
+            return view("DEALER SIGN IN", "Badge or staff id, then PIN", "idle")
         case _:
             assert_never(prompt.action)
 
@@ -297,7 +327,8 @@ class DisplayModel:
     :meth:`show` takes the table's snapshot each time its ``state`` is published, and
     :meth:`apply` every other message; both return the events to send to every open page, as
     ``(event name, data)``. :meth:`view` is everything at once, for a page that has just
-    connected. ``virtual`` says the table draws its own cards (a ``deal`` button).
+    connected. ``virtual`` says the table draws its own cards (a ``deal`` button); ``staff``
+    gives the staff register in use, if any (sign-in buttons, and the names shown).
     """
 
     def __init__(
@@ -305,10 +336,13 @@ class DisplayModel:
         snapshot: TableSnapshot,
         *,
         virtual: bool = False,
+        staff: Callable[[], StaffDirectory | None] = lambda: None,
         alarm_limit: int = RECENT_ALARMS,
     ) -> None:
         self._snapshot = snapshot
         self._virtual = virtual
+        self._staff = staff
+        self._stats: Stats | None = None
         self._last_result: dict[str, JsonValue] | None = None
         self._roads: dict[str, JsonValue] | None = None
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
@@ -331,6 +365,11 @@ class DisplayModel:
                 self._last_result = None
             case PromptShown() as prompt:
                 self._prompt_event = prompt
+            case Stats() as stats:
+                self._stats = stats
+                return [("table", self.table())]
+            case StaffChanged():
+                return [("table", self.table())]
             case _:
                 pass
         alarm = alarm_view(message)
@@ -344,12 +383,28 @@ class DisplayModel:
         snapshot = self._snapshot
         cards = snapshot.state.cards
         commands: list[JsonValue] = [*commands_offered(snapshot, virtual=self._virtual)]
+        if self._staff() is not None:
+            commands.extend(STAFF_COMMANDS)
         return {
             "state": to_wire(snapshot.state),
             "prompt": prompt_view(snapshot, self._last_result, self._prompt_round()),
             "hands": {"player": hand_view(cards.player), "banker": hand_view(cards.banker)},
             "last_result": self._last_result,
             "commands": commands,
+            "staff": self._staff_view(),
+        }
+
+    def _staff_view(self) -> dict[str, JsonValue]:
+        """Who is signed in, and the pace: the dealer's stint, else the shoe's, per hour."""
+        state = self._snapshot.state
+        stats = self._stats
+        figures = None if stats is None else (stats.stint or stats.shoe)
+        staff = self._staff()
+        return {
+            "register": staff is not None,
+            "dealer": staff_view(state.dealer, staff),
+            "supervisor": staff_view(state.supervisor, staff),
+            "rounds_per_hour": None if figures is None else figures.rounds_per_hour,
         }
 
     def _prompt_round(self) -> int | None:

@@ -35,6 +35,7 @@ from table_controller.procedure.events import (
     EnterCard,
     Misdeal,
     OpenBetting,
+    SignOut,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -46,6 +47,10 @@ from table_controller.rules.cards import Card, parse_cards
 MAX_COMMAND_BYTES: Final = 4096
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
+#: A staff id: what a badge reader types; one token of letters, digits, ``_ . -``.
+STAFF_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
+#: A PIN: digits only (the display's keypad has no letters).
+PIN_PATTERN: Final = r"^[0-9]{4,12}$"
 
 #: A card as the shoe protocol writes it: rank then suit, upper case (``QH``, ``TD``).
 CardCode: TypeAlias = Annotated[
@@ -71,6 +76,8 @@ CommandName: TypeAlias = Literal[
     "manual_card",
     "correct_result",
     "dropped_card",
+    "sign_in",
+    "sign_out",
 ]
 #: The commands only a supervisor may give (mqtt-api.md "Commands").
 SUPERVISOR_COMMANDS: Final = frozenset({"void_round", "void_shoe", "manual_card", "correct_result"})
@@ -121,8 +128,39 @@ class DroppedCardArgs(_Incoming):
     read: bool
 
 
+StaffId: TypeAlias = Annotated[
+    str,
+    StringConstraints(pattern=STAFF_ID_PATTERN),
+    Field(description="A staff id of the table's staff register (what a badge reader types)."),
+]
+
+
+class SignInArgs(_Incoming):
+    """``sign_in``: a member of staff's id and PIN, checked against the staff register."""
+
+    staff_id: StaffId
+    pin: Annotated[
+        str,
+        StringConstraints(pattern=PIN_PATTERN),
+        Field(description="4 to 12 digits; checked at the edge, never journaled or published."),
+    ]
+
+
+class SignOutArgs(_Incoming):
+    """``sign_out``: the member of staff who leaves the table."""
+
+    staff_id: StaffId
+
+
 CommandArgs: TypeAlias = (
-    NoArgs | NewShoeArgs | VoidRoundArgs | ManualCardArgs | CorrectResultArgs | DroppedCardArgs
+    NoArgs
+    | NewShoeArgs
+    | VoidRoundArgs
+    | ManualCardArgs
+    | CorrectResultArgs
+    | DroppedCardArgs
+    | SignInArgs
+    | SignOutArgs
 )
 #: The arguments model of every command.
 ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
@@ -136,6 +174,8 @@ ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
     "manual_card": ManualCardArgs,
     "correct_result": CorrectResultArgs,
     "dropped_card": DroppedCardArgs,
+    "sign_in": SignInArgs,
+    "sign_out": SignOutArgs,
 }
 _ARGS_UNION: Final = (
     NoArgs,
@@ -144,6 +184,8 @@ _ARGS_UNION: Final = (
     ManualCardArgs,
     CorrectResultArgs,
     DroppedCardArgs,
+    SignInArgs,
+    SignOutArgs,
 )
 
 
@@ -217,36 +259,72 @@ class CommandMessage(_Incoming):
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return text.encode()
 
-    def to_procedure_command(self, *, at: float) -> Command:
-        """The table procedure's input for this command, received at monotonic time ``at``."""
+    def to_record(self) -> dict[str, object]:
+        """The command as the table service takes it: a supervisor command names its supervisor.
+
+        Over MQTT the operator a supervisor command names is the supervisor who authorised it
+        (``authorise`` has checked it); the signature stays at the edge.
+        """
+        record = self.model_dump(mode="json", exclude={"signature"})
+        if self.is_supervisor_command:
+            record["supervisor"] = self.operator
+        return record
+
+    def to_procedure_command(self, *, at: float) -> Command:  # noqa: PLR0911 - a case per command
+        """The table procedure's input for this command, received at monotonic time ``at``.
+
+        Raises:
+            ValueError: for ``sign_in``, whose PIN only the staff desk checks and which becomes
+                an input only with the staff member it identified.
+        """
         command_id, operator = self.id, self.operator
+        supervisor = operator if self.is_supervisor_command else None
         args = self.args
         match args:
             case NoArgs():
                 no_args_command = _NO_ARGS_COMMANDS[self.command]
-                return no_args_command(at=at, command_id=command_id, operator=operator)
+                return no_args_command(
+                    at=at, command_id=command_id, operator=operator, supervisor=supervisor
+                )
             case NewShoeArgs():
                 return StartNewShoe(
                     at=at, command_id=command_id, operator=operator, shoe_id=args.shoe_id
                 )
             case VoidRoundArgs():
                 return VoidRound(
-                    at=at, command_id=command_id, operator=operator, round_id=args.round_id
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    round_id=args.round_id,
                 )
             case ManualCardArgs():
                 card = Card.parse(args.card)
-                return EnterCard(at=at, command_id=command_id, operator=operator, card=card)
+                return EnterCard(
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    card=card,
+                )
             case CorrectResultArgs():
                 return CorrectResult(
                     at=at,
                     command_id=command_id,
                     operator=operator,
+                    supervisor=supervisor,
                     round_id=args.round_id,
                     player=parse_cards(args.player),
                     banker=parse_cards(args.banker),
                 )
             case DroppedCardArgs():
                 return DroppedCard(at=at, command_id=command_id, operator=operator, read=args.read)
+            case SignOutArgs():
+                return SignOut(
+                    at=at, command_id=command_id, operator=operator, staff_id=args.staff_id
+                )
+            case SignInArgs():
+                raise ValueError("sign_in becomes an input only through the staff desk")
         assert_never(args)
 
 

@@ -121,14 +121,18 @@ class Outcome:
 
 def command_reply(decision: CommandAccepted | CommandRefused) -> CommandReply:
     """The ``commands/replies`` payload of a command the procedure answered."""
+    supervisor = ABSENT if decision.supervisor is None else decision.supervisor
     if isinstance(decision, CommandAccepted):
-        return CommandReply(id=decision.command_id, ok=True, command=decision.command)
+        return CommandReply(
+            id=decision.command_id, ok=True, command=decision.command, supervisor=supervisor
+        )
     return CommandReply(
         id=decision.command_id,
         ok=False,
         command=decision.command,
         error=decision.code,
         message=decision.message,
+        supervisor=supervisor,
     )
 
 

@@ -56,9 +56,19 @@ COUNTED_ALARMS: Final = {
 COUNTS: Final = ("voids", "misdeals", "exposed_cards", "misreads", "unnecessary_cards")
 
 
-def seconds_of(ts: str) -> float:
-    """A journal time stamp (``2026-11-29T12:00:00.123Z``) as seconds since the epoch."""
-    return datetime.fromisoformat(ts).timestamp()
+def seconds_of(ts: str) -> float | None:
+    """A journal time stamp (``2026-11-29T12:00:00.123Z``) as seconds since the epoch.
+
+    ``None`` for text that is no time stamp (a hand-written input file's, say); a stamp without
+    a zone is taken as UTC.
+    """
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def stamp_of(seconds: float) -> str:
@@ -167,8 +177,9 @@ class Timeline:
                     self.holds.append(Span("hold", at))
                 elif action is not PromptAction.HOLD and held:
                     self._end(self.holds, at)
-            case StaffChanged(dealer=dealer, previous_dealer=previous):
-                if dealer != previous or self.stint is None:
+            case StaffChanged(dealer=dealer):
+                stint = self.stint
+                if (None if stint is None else stint.key) != dealer:
                     self._end(self.stints, at)
                     if dealer is not None:
                         self.stints.append(Span(dealer, at))
@@ -235,9 +246,12 @@ class Pace:
         self.timeline = Timeline()
 
     def observe(self, ts: str, payloads: Sequence[Payload]) -> Stats | None:
-        """Read one input's payloads (journal time ``ts``); the new ``stats``, when due."""
+        """Read one input's payloads (journal time ``ts``); the new ``stats``, when due.
+
+        An input whose ``ts`` is no time stamp is not read: it has no place in time.
+        """
         at = seconds_of(ts)
-        if not self.timeline.read(at, payloads):
+        if at is None or not self.timeline.read(at, payloads):
             return None
         stats = self.stats()
         self._forget()

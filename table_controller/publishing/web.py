@@ -20,10 +20,12 @@ Routes:
   ``alarm`` events as the table moves, and a ``heartbeat`` every few seconds so the page can
   tell a silent controller from a quiet table. Each event's ``id:`` is the running message
   number of this display.
-- ``POST /api/commands``: ``{"command": ..., "args": {...}, "pin": "..."}`` from the buttons,
-  as JSON from this page's own origin only (another site's page cannot post a command). The
-  PIN is compared in constant time; five wrong PINs in a row lock supervisor commands for a
-  minute. Refusals are counted (:attr:`DisplayServer.pin_refusals`) and logged, never the PIN.
+- ``POST /api/commands``: ``{"command": ..., "args": {...}, "staff_id": "...", "pin": "..."}``
+  from the buttons and the staff keypad, as JSON from this page's own origin only (another
+  site's page cannot post a command). Who may give which command, and as whom it is recorded,
+  is ``publishing/display_commands.py``: a supervisor's PIN (or the shared display PIN) is
+  checked in constant time, and a run of wrong PINs locks for a while. Refusals are counted
+  (:attr:`DisplayServer.pin_refusals`) and logged, never the PIN.
 
 What the page shows is worked out by the pure view model (``publishing/display_view.py``); the
 PIN and its lockout by ``publishing/pin_lockout.py``. The server reads the table through the
@@ -36,7 +38,6 @@ import asyncio
 import contextlib
 import json
 import time
-import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,18 +50,12 @@ from aiohttp import web
 from aiohttp_sse import sse_response
 
 from table_controller.procedure.payloads import TableSnapshot, TableState
+from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.http_site import AddressUnusableError, start_site
 from table_controller.publishing.messages import JsonValue, to_wire
-from table_controller.publishing.models import (
-    ARGS_MODELS,
-    SUPERVISOR_COMMANDS,
-    CommandErrorCode,
-    CommandRejection,
-    validate_command,
-)
+from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.pin_lockout import PinLockout
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -68,9 +63,6 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8080
 #: The page, its style sheet and its script: inside the package, so it works offline.
 STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
-#: Operator ids the journal records for commands from the display.
-DEALER_OPERATOR: Final = "display"
-SUPERVISOR_OPERATOR: Final = "display-supervisor"
 #: A command body is a few dozen bytes; anything this big is not one.
 MAX_BODY_BYTES: Final = 4096
 #: Seconds between heartbeats on an idle stream; the page calls the controller unreachable
@@ -155,16 +147,6 @@ class _Stream:
         self.wake.set()
 
 
-class CommandError(Exception):
-    """A request to ``/api/commands`` that is refused before it reaches the core."""
-
-    def __init__(self, status: int, error: CommandErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error = error
-        self.message = message
-
-
 class DisplayServer:
     """The dealer display of one table, served with aiohttp on ``host:port``.
 
@@ -176,7 +158,8 @@ class DisplayServer:
         service: The table whose state is shown and to which commands go.
         host: Address to bind; localhost unless the deployment says otherwise.
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
-        pin: The supervisor's PIN; None disables supervisor commands on the display.
+        pin: The shared supervisor PIN of a table without a staff register; None: none.
+        staff: The staff desk: sign-in, and supervisors approving with their own PIN.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
     """
@@ -188,23 +171,23 @@ class DisplayServer:
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
         pin: str | None = None,
+        staff: StaffCheck | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._service = service
         self.host = host
         self.port = port
-        self._pin = PinLockout(pin)
+        self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
         self._heartbeat_s = heartbeat_s
-        self._clock = clock
-        self._model = DisplayModel(service.procedure.snapshot(), virtual=service.virtual)
+        self._model = DisplayModel(
+            service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
+        )
         self._seq = 0
         self._streams: set[_Stream] = set()
         self._runner: web.AppRunner | None = None
-        #: Supervisor commands refused for a missing or wrong PIN since start.
-        self.pin_refusals = 0
-        #: Requests refused as malformed (bad JSON, unknown command, oversized body...).
-        self.bad_requests = 0
+        #: Bodies refused before they were read as a command (bad JSON, oversized ...).
+        self._bad_bodies = 0
         #: Streams cut off because their browser fell too far behind.
         self.streams_dropped = 0
         service.listeners.append(self._on_message)
@@ -216,6 +199,16 @@ class DisplayServer:
         """The page's address (after :meth:`start`, with the port actually bound)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
+
+    @property
+    def pin_refusals(self) -> int:
+        """Commands refused for a missing or wrong PIN (or staff id) since start."""
+        return self.gate.pin_refusals
+
+    @property
+    def bad_requests(self) -> int:
+        """Requests refused as malformed (bad JSON, unknown command, oversized body ...)."""
+        return self._bad_bodies + self.gate.bad_requests
 
     @property
     def open_streams(self) -> int:
@@ -389,80 +382,38 @@ class DisplayServer:
 
     async def _authorised_record(self, request: web.Request) -> dict[str, object]:
         """The command record for a request, or :class:`CommandError` saying why not."""
-        body = await self._body(request)
-        command = body.get("command")
-        if not isinstance(command, str) or command not in ARGS_MODELS:
-            self.bad_requests += 1
-            raise CommandError(
-                400, CommandErrorCode.UNKNOWN_COMMAND, f"unknown command {str(command)[:40]!r}"
-            )
-        operator = DEALER_OPERATOR
-        if command in SUPERVISOR_COMMANDS:
-            self._check_pin(command, body.get("pin"))
-            operator = SUPERVISOR_OPERATOR
-        # Read as the same command over MQTT is: one fault, one code and message.
-        checked = validate_command(
-            {
-                "command": command,
-                "id": f"display-{uuid.uuid4().hex}",
-                "operator": operator,
-                "args": body.get("args", {}),
-            }
-        )
-        if isinstance(checked, CommandRejection):
-            self.bad_requests += 1
-            status = 413 if checked.code is CommandErrorCode.OVERSIZED else 400
-            raise CommandError(status, checked.code, checked.message)
-        return checked.model_dump(mode="json", exclude={"signature"})
+        return await self.gate.record(await self._body(request))
 
     async def _body(self, request: web.Request) -> dict[str, object]:
         origin = request.headers.get("Origin")
         if origin is not None and urlsplit(origin).netloc != request.host:
-            self.bad_requests += 1
+            self._bad_bodies += 1
             raise CommandError(
                 403, CommandErrorCode.FOREIGN_ORIGIN, "commands come only from this display"
             )
         if request.content_type != "application/json":
-            self.bad_requests += 1
+            self._bad_bodies += 1
             raise CommandError(
                 415, CommandErrorCode.NOT_JSON, "send the command as application/json"
             )
         try:
             body = await request.json()
         except web.HTTPRequestEntityTooLarge:
-            self.bad_requests += 1
+            self._bad_bodies += 1
             raise CommandError(
                 413, CommandErrorCode.OVERSIZED, f"a command is at most {MAX_BODY_BYTES} bytes"
             ) from None
         except (ValueError, RecursionError):  # bad JSON, undecodable bytes, nested too deep
-            self.bad_requests += 1
+            self._bad_bodies += 1
             raise CommandError(
                 400, CommandErrorCode.MALFORMED_JSON, "the body is not JSON"
             ) from None
         if not isinstance(body, dict):
-            self.bad_requests += 1
+            self._bad_bodies += 1
             raise CommandError(
                 400, CommandErrorCode.MALFORMED_JSON, "the body must be a JSON object"
             )
         return body
-
-    def _check_pin(self, command: str, given: object) -> None:
-        """Refuse a supervisor command unless it carries the PIN (compared in constant time)."""
-        refusal = self._pin.check(command, given, now=self._clock())
-        if refusal is None:
-            return
-        self.pin_refusals += 1
-        if refusal.error is CommandErrorCode.WRONG_PIN:
-            _LOG.warning(
-                refusal.log_event,
-                command=command,
-                pin_given=refusal.pin_given,
-                refusals=self.pin_refusals,
-                locked=refusal.locked,
-            )
-        else:
-            _LOG.warning(refusal.log_event, command=command)
-        raise CommandError(refusal.status, refusal.error, refusal.message)
 
 
 async def _no_icon(request: web.Request) -> web.Response:

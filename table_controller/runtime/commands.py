@@ -2,8 +2,9 @@
 """Command ingress: raw bytes from the broker in, a reply for every one of them out.
 
 Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,
-strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature)
-and only then handed to the table service. A command refused here (with a
+strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature),
+a ``sign_in``'s staff id and PIN checked by the staff desk (the PIN goes no further), and only
+then handed to the table service. A command refused here (with a
 :class:`~table_controller.publishing.models.CommandErrorCode`, the display's codes for the same
 faults) changes nothing, is
 counted and logged, and its reply is journaled and published like every other message; a
@@ -21,7 +22,9 @@ import structlog
 
 from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
 from table_controller.publishing.models import CommandErrorCode, CommandMessage, parse_command
+from table_controller.publishing.pin_lockout import PinRefusal
 from table_controller.runtime.service import TableService
+from table_controller.staff.desk import StaffDesk
 
 _LOG = structlog.get_logger("table_controller.commands")
 #: Commands waiting to be taken; beyond this the oldest are not dropped: the broker waits.
@@ -31,9 +34,12 @@ MAX_WAITING: Final = 1000
 class CommandIngress:
     """Parses, authorises and submits commands received from the broker."""
 
-    def __init__(self, service: TableService, policy: AuthorisationPolicy) -> None:
+    def __init__(
+        self, service: TableService, policy: AuthorisationPolicy, desk: StaffDesk | None = None
+    ) -> None:
         self._service = service
         self._policy = policy
+        self._desk = desk or StaffDesk(None)
         self._waiting: asyncio.Queue[bytes] = asyncio.Queue(MAX_WAITING)
         #: Refusals before the procedure, by code (malformed, not authorised ...).
         self.refused: Counter[str] = Counter()
@@ -62,7 +68,15 @@ class CommandIngress:
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
-        record = parsed.model_dump(mode="json", exclude={"signature"})
+        record = parsed.to_record()
+        if parsed.command == "sign_in":
+            given = self._service.answered(parsed.id)  # a repeated id: no second PIN check
+            if given is not None:
+                return await self._service.answer(given)
+            checked = await self._desk.verified_sign_in(record)
+            if isinstance(checked, PinRefusal):
+                return await self._refuse(parsed.id, parsed.command, checked.error, checked.message)
+            record = checked
         return await self._service.submit(record)
 
     async def _refuse(

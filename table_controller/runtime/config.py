@@ -113,6 +113,22 @@ class Settings(BaseSettings):
     betting_phase: bool = Field(
         default=True, description="Rounds have a betting period opened and closed by commands."
     )
+    staff_register: Path | None = Field(
+        None,
+        description="The staff register (`table-controller staff`): who may sign in, with"
+        " argon2id PIN hashes; reloaded on SIGHUP and when it changes. None: no sign-in.",
+    )
+    require_dealer: bool = Field(
+        default=False,
+        description="Refuse to open betting or deal while no dealer is signed in (needs"
+        " `staff_register`).",
+    )
+    sign_in_max_failures: int = Field(
+        5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."
+    )
+    sign_in_lockout_seconds: float = Field(
+        60.0, ge=0.0, le=3600.0, description="How long sign-in stays locked after them."
+    )
     card_source: Literal["reader", "rng"] = Field(
         "reader",
         description="Cards from the shoe reader on `port`, or from the cryptographic RNG"
@@ -223,6 +239,12 @@ class Settings(BaseSettings):
         if value is not None and not re.fullmatch(r"\d{4,12}", value.get_secret_value()):
             raise ValueError("must be 4 to 12 digits")
         return value
+
+    @model_validator(mode="after")
+    def _dealer_needs_register(self) -> Self:
+        if self.require_dealer and self.staff_register is None:
+            raise ValueError("require_dealer: needs staff_register, to sign dealers in")
+        return self
 
     @model_validator(mode="after")
     def _card_source_needs(self) -> Self:

@@ -31,13 +31,10 @@ from pwdlib.hashers.argon2 import Argon2Hasher
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from table_controller.procedure.codes import StaffRole
+from table_controller.publishing.models import PIN_PATTERN, STAFF_ID_PATTERN
 
 REGISTER_FORMAT: Final = "table-controller-staff/1"
-#: A staff id: what a badge reader types; one token of letters, digits, ``_ . -``.
-STAFF_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
 MAX_NAME_LENGTH: Final = 64
-#: A PIN is digits only (the display's keypad has no letters).
-PIN_PATTERN: Final = re.compile(r"^[0-9]{4,12}$")
 PIN_RULE: Final = "a PIN is 4 to 12 digits"
 
 
@@ -81,7 +78,7 @@ def default_hasher() -> PasswordHash:
 
 def check_pin(pin: str) -> str:
     """``pin`` if it is a usable PIN; :class:`RegisterError` (without the PIN) otherwise."""
-    if not PIN_PATTERN.fullmatch(pin):
+    if not re.fullmatch(PIN_PATTERN, pin):
         raise RegisterError(PIN_RULE)
     return pin
 

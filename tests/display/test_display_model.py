@@ -295,7 +295,8 @@ def message(payload: Payload) -> OutgoingMessage:
 def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     model = DisplayModel(snapshot(), alarm_limit=3)
     for n in range(5):
-        sent = model.apply(message(AlarmRaised(code=AlarmCode.MISREAD, message=f"alarm {n}")))
+        alarm = AlarmRaised(dealer=None, code=AlarmCode.MISREAD, message=f"alarm {n}")
+        sent = model.apply(message(alarm))
         alarms: Any = model.view()["alarms"]
         assert sent == [("alarm", alarms[0])]
     voided = RoundVoided(
@@ -306,6 +307,8 @@ def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
         cards=(),
         was_settled=False,
         operator="dealer",
+        dealer=None,
+        supervisor=None,
     )
     sent = model.apply(message(voided))
     alarms = model.view()["alarms"]
@@ -317,7 +320,9 @@ def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     ]
     kind: Any = sent[0][1]
     assert kind["kind"] == "void"
-    opened = BettingOpened(shoe_id="S-1", round_no=5, round_id="S-1-5", bets_offered=("player",))
+    opened = BettingOpened(
+        shoe_id="S-1", round_no=5, round_id="S-1-5", dealer=None, bets_offered=("player",)
+    )
     assert model.apply(message(opened)) == []
     assert model.apply(message(CommandReply(id="9", ok=True))) == []
 
@@ -340,6 +345,7 @@ def test_a_new_shoe_forgets_the_last_result() -> None:
         reshuffle=VARIANTS["commission"].reshuffle,
         betting_phase=True,
         operator="dealer",
+        dealer=None,
     )
     model.apply(message(started))
     assert model.table()["last_result"] is None

@@ -395,7 +395,7 @@ def test_exposed_card_during_betting_voids_the_round() -> None:
     assert (voided["round_id"], voided["reason"], voided["cards"]) == ("S-1-1", "exposed_card",
                                                                        ["QD"])
     assert published(decisions, "prompt")[0] == {
-        "type": "prompt", "shoe_id": "S-1", "round_no": 2, "round_id": "S-1-2",
+        "type": "prompt", "shoe_id": "S-1", "round_no": 2, "round_id": "S-1-2", "dealer": None,
         "action": "open_betting",
     }
     assert one(table.open(), "betting_opened")["round_id"] == "S-1-2"
@@ -812,7 +812,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert (holds(fault), lamps(fault), prompts(fault)) == (["procedure_fault"], ["HOLD"], ["hold"])
     alarm = one(fault, "alarm")
     assert alarm == {"type": "alarm", "shoe_id": "S-1", "round_no": 1, "round_id": "S-1-1",
-                     "code": "procedure_fault",
+                     "dealer": None, "code": "procedure_fault",
                      "message": "journal row 42 (card 7D) could not be carried out: "
                                 "KeyError: '7D'"}
     state = table.state

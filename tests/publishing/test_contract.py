@@ -22,7 +22,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure.codes import AlarmCode, EventType
+from table_controller.procedure.codes import AlarmCode, EventType, StaffRole
 from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.events import (
     CardDrawn,
@@ -32,6 +32,7 @@ from table_controller.procedure.events import (
     Input,
     ReaderCameBack,
     ReaderWentOffline,
+    SignIn,
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.states import Phase
@@ -55,6 +56,7 @@ SPEC_TOPICS = {
     "state": "send",
     "roads": "send",
     "odds": "send",
+    "stats": "send",
     "commands/replies": "send",
     "commands": "receive",
     **{f"events/{event}": "send" for event in EVENT_MODELS},
@@ -73,6 +75,7 @@ SPEC_EVENT_TYPES = [
     "shoe_ended",
     "shoe_voided",
     "alarm",
+    "staff_changed",
 ]
 
 
@@ -116,19 +119,32 @@ class ContractTable:
     def feed(self, event: Input) -> None:
         decisions = self.machine.handle(event)
         self.last_accepted = any(isinstance(d, CommandAccepted) for d in decisions)
+        ts = (EPOCH + timedelta(seconds=self.now)).isoformat(timespec="milliseconds")
+        ts = ts.replace("+00:00", "Z")
         outcome = self.interpreter.interpret(
-            decisions, self.machine.snapshot(), key=str(self.seq), ts=None
+            decisions, self.machine.snapshot(), key=str(self.seq), ts=ts
         )
         for message in outcome.messages:
-            self._send(message.event_type, message.payload)
+            self._send(message.event_type, message.payload, ts)
 
-    def _send(self, message_type: str, payload: Any) -> None:
+    def _send(self, message_type: str, payload: Any, ts: str) -> None:
         self.seq += 1
-        ts = (EPOCH + timedelta(seconds=self.now)).isoformat(timespec="milliseconds")
-        message = envelope(
-            message_type, payload, table_id=TABLE_ID, seq=self.seq, ts=ts.replace("+00:00", "Z")
-        )
+        message = envelope(message_type, payload, table_id=TABLE_ID, seq=self.seq, ts=ts)
         self.wire.append(dumps(message))
+
+    def sign_in(self, staff_id: str, role: StaffRole) -> None:
+        """A member of staff signs in, as the staff desk hands it on once the PIN is right."""
+        self.commands += 1
+        self.feed(
+            SignIn(
+                at=self._tick(),
+                command_id=f"cmd-{self.commands}",
+                operator="display",
+                staff_id=staff_id,
+                name=staff_id,
+                role=role,
+            )
+        )
 
     def command(self, name: str, **args: JsonValue) -> bool:
         """Send one command as MQTT bytes; True if the procedure carried it out."""
@@ -294,6 +310,8 @@ def shoe_with_trouble(table: ContractTable) -> str:
     table.card()  # before any shoe: alarm card_without_shoe
     table.cut()  # alarm unexpected_cut_card
     assert not table.command("close_betting")  # refused: wrong phase
+    table.sign_in("D-1", StaffRole.DEALER)
+    table.sign_in("S-1", StaffRole.SUPERVISOR)
     assert table.command("new_shoe", shoe_id="S-0042")
     table.card()  # the face-up burn card
     table.misread()  # a burned card nobody read still counts
@@ -322,7 +340,11 @@ def shoe_with_trouble(table: ContractTable) -> str:
 
 
 def dealer_and_supervisor_fixes(table: ContractTable, settled: str) -> None:
-    """Unnecessary, exposed and dropped cards, a misdeal, a void and a correction."""
+    """Unnecessary, exposed and dropped cards, a misdeal, a void and a correction.
+
+    A new dealer takes over on the way, and the supervisor signs out after the correction.
+    """
+    table.sign_in("D-2", StaffRole.DEALER)
     table.card()  # between rounds: unnecessary card
     assert table.command("open_betting")
     table.card()  # exposed card while betting
@@ -345,6 +367,8 @@ def dealer_and_supervisor_fixes(table: ContractTable, settled: str) -> None:
         "correct_result", round_id=corrected, player=["9S", "TH"], banker=["8D", "KC"]
     )
     assert not table.command("void_round", round_id="S-0042-999")  # unknown_round
+    assert table.command("sign_out", staff_id="S-1")
+    assert not table.command("sign_out", staff_id="S-9")  # not_signed_in
 
 
 def shoe_ends_and_the_next_is_voided(table: ContractTable) -> None:
@@ -442,6 +466,7 @@ def test_the_spec_example_round_result_fits() -> None:
         "shoe_id": "S-0042",
         "round_no": 45,
         "round_id": "S-0042-45",
+        "dealer": "D-104",
         "player": {"cards": ["QH", "4S", "9D"], "total": 3},
         "banker": {"cards": ["6C", "KD"], "total": 6},
         "winner": "banker",
@@ -572,7 +597,7 @@ def test_the_contract_has_every_event_and_alarm_code_of_the_spec() -> None:
     assert set(alarm_codes) == {code.value for code in AlarmCode}
     published = {event.value for event in EventType}
     # roads, odds, state and status are retained on their own topics, replies too: not events
-    own_topics = {"roads", "odds", "state", "status", "command_reply"}
+    own_topics = {"roads", "odds", "state", "stats", "status", "command_reply"}
     assert published - own_topics == set(EVENT_MODELS) == set(SPEC_EVENT_TYPES)
     assert list(EVENT_MODELS) == SPEC_EVENT_TYPES
     assert set(MESSAGE_MODELS) == published
@@ -625,7 +650,7 @@ def test_the_document_has_every_topic_of_the_spec_with_qos_1_and_its_retain_flag
         seen[topic] = operation["action"]
         mqtt = operation["bindings"]["mqtt"]
         assert mqtt["qos"] == 1, name
-        retained = topic in {"status", "state", "roads", "odds"}
+        retained = topic in {"status", "state", "roads", "odds", "stats"}
         assert mqtt["retain"] is retained, name
     assert seen == SPEC_TOPICS
     assert document["operations"]["receive_command"]["reply"]["channel"] == {

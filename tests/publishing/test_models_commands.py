@@ -47,6 +47,8 @@ COMMAND_SCHEMA_VALIDATOR = jsonschema.Draft202012Validator(COMMAND_SCHEMA)
 
 CARD = re.compile(r"[A2-9TJQK][SHDC]")
 HEX_SIGNATURE = re.compile(r"[0-9a-f]{64}")
+STAFF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+PIN = re.compile(r"[0-9]{4,12}")
 
 
 def _text(value: object, longest: int) -> bool:
@@ -77,6 +79,11 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "banker": (True, _hand),
     },
     "dropped_card": {"read": (True, lambda v: isinstance(v, bool))},
+    "sign_in": {
+        "staff_id": (True, lambda v: isinstance(v, str) and STAFF_ID.fullmatch(v)),
+        "pin": (True, lambda v: isinstance(v, str) and PIN.fullmatch(v)),
+    },
+    "sign_out": {"staff_id": (True, lambda v: isinstance(v, str) and STAFF_ID.fullmatch(v))},
 }
 
 
@@ -147,11 +154,17 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
             "banker": ["6C", "KD"],
         },
         "dropped_card": {"read": False},
+        "sign_in": {"staff_id": "D-104", "pin": "4321"},
+        "sign_out": {"staff_id": "D-104"},
     }
     assert set(examples) == set(COMMANDS)
     for name, args in examples.items():
         parsed = parse_command(command_bytes(name, args))
         assert isinstance(parsed, CommandMessage), (name, parsed)
+        if name == "sign_in":  # only the staff desk, which checks the PIN, makes its input
+            with pytest.raises(ValueError, match="staff desk"):
+                parsed.to_procedure_command(at=2.5)
+            continue
         event = parsed.to_procedure_command(at=2.5)
         assert type(event) is COMMANDS[name]
         assert (event.at, event.command_id, event.operator) == (2.5, "c-1", "pit-12")
@@ -170,7 +183,7 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
     manual = parse_command(command_bytes("manual_card", {"card": "TD"}))
     assert isinstance(manual, CommandMessage)
     assert manual.to_procedure_command(at=1.0) == EnterCard(
-        at=1.0, command_id="c-1", operator="pit-12", card=Card("T", "D")
+        at=1.0, command_id="c-1", operator="pit-12", supervisor="pit-12", card=Card("T", "D")
     )
     dropped = parse_command(command_bytes("dropped_card", {"read": True}))
     assert isinstance(dropped, CommandMessage)
@@ -180,7 +193,7 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
     void = parse_command(command_bytes("void_round", {"round_id": "S-1-2"}))
     assert isinstance(void, CommandMessage)
     assert void.to_procedure_command(at=1.0) == VoidRound(
-        at=1.0, command_id="c-1", operator="pit-12", round_id="S-1-2"
+        at=1.0, command_id="c-1", operator="pit-12", supervisor="pit-12", round_id="S-1-2"
     )
 
 
@@ -437,6 +450,8 @@ GOOD_ARGS = {
     "player": st.lists(st.sampled_from(["QH", "TD", "AS"]), min_size=2, max_size=3),
     "banker": st.lists(st.sampled_from(["9C", "2D", "KS"]), min_size=2, max_size=3),
     "read": st.booleans(),
+    "staff_id": st.sampled_from(["D-104", "S1", "a.b_c"]),
+    "pin": st.sampled_from(["0000", "4321", "123456789012"]),
 }
 BAD_ARGS = {
     "shoe_id": st.one_of(st.just(""), st.just("y" * 65), VALUES),
@@ -445,6 +460,8 @@ BAD_ARGS = {
     "player": st.one_of(st.lists(CARDS, max_size=4), VALUES),
     "banker": st.one_of(st.lists(CARDS, max_size=4), VALUES),
     "read": VALUES,
+    "staff_id": st.one_of(st.sampled_from(["", "-x", "a b", "x" * 33, "D/1"]), VALUES),
+    "pin": st.one_of(st.sampled_from(["", "123", "12a4", "1" * 13, "١٢٣٤"]), VALUES),
 }
 
 
@@ -504,7 +521,11 @@ def test_parse_command_accepts_exactly_what_the_contract_allows(candidate: objec
     if isinstance(result, CommandMessage):
         # accepted: it reads back the same, and becomes a procedure input
         assert parse_command(result.model_dump_json().encode()) == result
-        assert type(result.to_procedure_command(at=0.0)) is COMMANDS[result.command]
+        if result.command == "sign_in":
+            with pytest.raises(ValueError, match="staff desk"):
+                result.to_procedure_command(at=0.0)
+        else:
+            assert type(result.to_procedure_command(at=0.0)) is COMMANDS[result.command]
     else:
         assert result.message
 

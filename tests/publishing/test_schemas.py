@@ -18,7 +18,7 @@ def schema(name: str) -> dict[str, Any]:
 
 
 def test_a_field_that_may_be_absent_is_not_required_and_never_null() -> None:
-    prompt = {**ENVELOPE, "type": "prompt", "action": "burn"}
+    prompt = {**ENVELOPE, "type": "prompt", "dealer": None, "action": "burn"}
     MESSAGE_MODELS["prompt"].model_validate(prompt)
     assert "count" not in schema("prompt")["required"]
     with pytest.raises(ValidationError):

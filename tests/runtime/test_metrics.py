@@ -46,9 +46,11 @@ def message(event_type: str, **fields: str) -> OutgoingMessage:
     """A message of this type; the metrics read only its type, an alarm's code, a prompt."""
     payload: Payload
     if event_type == "alarm":
-        payload = AlarmRaised(code=AlarmCode(fields["code"]), message=fields["message"])
+        payload = AlarmRaised(
+            dealer=None, code=AlarmCode(fields["code"]), message=fields["message"]
+        )
     elif event_type == "prompt":
-        payload = PromptShown(action=PromptAction(fields["action"]))
+        payload = PromptShown(dealer=None, action=PromptAction(fields["action"]))
     else:
         payload = type("Bare", (Payload,), {"__slots__": (), "TYPE": EventType(event_type)})()
     return OutgoingMessage(key="1.0", payload=payload, ts=None)

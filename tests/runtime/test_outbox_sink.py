@@ -27,7 +27,7 @@ ROOT = "baccarat/tables/T07"
 def messages(row: int, count: int = 2, *, payload: Payload | None = None) -> list[OutgoingMessage]:
     card = CardPlaced(
         shoe_id="S-1", round_no=row, round_id=f"S-1-{row}", card=Card.parse("5H"),
-        hand=Hand.PLAYER, position=1, manual=False,
+        hand=Hand.PLAYER, position=1, manual=False, dealer=None, supervisor=None,
     )  # fmt: skip
     return [
         OutgoingMessage(
@@ -79,7 +79,9 @@ def test_the_replay_adds_only_what_follows_the_last_stored_row(tmp_path: Path) -
     # Rows 1 to 3 are stored: dropped before encoding, so even a payload that cannot be
     # encoded passes; row 4 is new and follows on in seq.
     for row in (1, 2, 3):
-        unencodable = AlarmRaised(code=AlarmCode.MISREAD, message="m", details={"x": object()})
+        unencodable = AlarmRaised(
+            dealer=None, code=AlarmCode.MISREAD, message="m", details={"x": object()}
+        )
         again.add(messages(row, payload=unencodable))
     again.add(messages(4))
     rows = outbox.rows()

@@ -52,6 +52,8 @@ BASE_STATE = TableState(
     missing_cards=0,
     unresolved_lost_frames=0,
     queued_inputs=0,
+    dealer=None,
+    supervisor=None,
 )
 
 
@@ -127,6 +129,7 @@ def settled_round(
         shoe_id=shoe_id,
         round_no=round_no,
         round_id=f"{shoe_id}-{round_no}",
+        dealer=None,
         result=result,
         last_round=False,
         manual_cards=(),

@@ -129,7 +129,24 @@
     renderHand("banker", hands.banker);
     const roundId = state.round_id || (view.last_result && view.last_result.round_id) || "";
     $("void-round-id").placeholder = roundId;
+    renderStaff(view.staff || {});
     renderCommands(new Set(view.commands || []));
+  }
+
+  // Who is signed in, and the pace; the sign-in panel only on a table with a staff register.
+  function renderStaff(staff) {
+    const register = Boolean(staff.register);
+    for (const node of document.querySelectorAll(".staff-figure, .supervisor-id")) {
+      node.hidden = !register;
+    }
+    $("staff").hidden = !register;
+    const dealer = staff.dealer;
+    $("dealer").textContent = dealer ? dealer.name : "none";
+    $("dealer").title = dealer ? dealer.id : "";
+    const pace = staff.rounds_per_hour;
+    $("pace").textContent = pace === null || pace === undefined ? "–" : Math.round(pace) + "/h";
+    const supervisor = staff.supervisor ? " · supervisor " + staff.supervisor.name : "";
+    $("staff-summary").textContent = (dealer ? "dealer " + dealer.name : "no dealer") + supervisor;
   }
 
   // Only the commands the table takes now have a button (the controller says which).
@@ -289,6 +306,16 @@
       case "manual_card":
         args.card = $("manual-card").value; // as typed: the controller's one card rule decides
         break;
+      case "sign_in":
+        args.staff_id = $("staff-id").value.trim();
+        args.pin = $("staff-pin").value;
+        break;
+      case "sign_out": {
+        // The id typed, else the dealer signed in now.
+        const dealer = table && table.staff && table.staff.dealer;
+        args.staff_id = $("staff-id").value.trim() || (dealer ? dealer.id : "");
+        break;
+      }
       default:
         break;
     }
@@ -308,6 +335,11 @@
       // The PIN goes with one command only: a dealer left at the screen cannot reuse it.
       body.pin = $("pin").value;
       $("pin").value = "";
+      if (!$("supervisor-id").closest("label").hidden) body.staff_id = $("supervisor-id").value.trim();
+    }
+    if (command === "sign_in" || command === "sign_out") {
+      $("staff-pin").value = "";
+      $("staff-id").value = "";
     }
     const label = button.textContent;
     button.disabled = true;
@@ -333,8 +365,38 @@
   }
 
   $("supervisor-form").addEventListener("submit", (event) => event.preventDefault());
+  $("staff-form").addEventListener("submit", (event) => event.preventDefault());
+
+  // The on-screen keypad types into the PIN. A badge reader types the id as a keyboard does,
+  // then Enter: the PIN is next; Enter there signs in.
+  function key(which) {
+    const pin = $("staff-pin");
+    if (which === "clear") pin.value = "";
+    else if (which === "back") pin.value = pin.value.slice(0, -1);
+    else if (pin.value.length < 12) pin.value += which;
+  }
+  $("staff-id").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      $("staff-pin").focus();
+    }
+  });
+  $("staff-pin").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      send(document.querySelector('button[data-command="sign_in"]'));
+    }
+  });
+  $("staff").addEventListener("toggle", () => {
+    if ($("staff").open) $("staff-id").focus();
+  });
 
   document.addEventListener("click", (event) => {
+    const pad = event.target.closest("button[data-key]");
+    if (pad) {
+      key(pad.dataset.key);
+      return;
+    }
     const button = event.target.closest("button[data-command]");
     if (button) send(button);
   });
