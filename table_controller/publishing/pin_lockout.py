@@ -9,6 +9,7 @@ the :class:`PinRefusal` to send back; the server counts and logs refusals, never
 from __future__ import annotations
 
 import hmac
+import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,7 +55,7 @@ class FailureLock:
     def wait(self, now: float) -> int | None:
         """Whole seconds left while locked at ``now``; ``None`` when not locked."""
         if now < self._locked_until:
-            return int(self._locked_until - now) + 1
+            return math.ceil(self._locked_until - now)
         return None
 
     def failed(self, now: float) -> bool:

@@ -1,0 +1,118 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The staff desk: ids and PINs checked off the event loop, a run of wrong ones locked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from table_controller.procedure.codes import StaffRole
+from table_controller.publishing.models import CommandErrorCode
+from table_controller.publishing.pin_lockout import PinRefusal
+from table_controller.staff.desk import StaffDesk
+from table_controller.staff.register import RegisterError, StaffMember
+from tests.support.staff import STAFF, cheap_hasher, write_register
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def desk_at(path: Path, clock: Clock, **limits: float) -> StaffDesk:
+    return StaffDesk(path, clock=clock, hasher=cheap_hasher(), **limits)  # type: ignore[arg-type]
+
+
+async def test_a_sign_in_record_carries_who_signed_in_and_never_the_pin(tmp_path: Path) -> None:
+    desk = desk_at(write_register(tmp_path / "staff.json"), Clock())
+    record = {"id": "c-1", "command": "sign_in", "operator": "pit",
+              "args": {"staff_id": "D-104", "pin": "1041"}}  # fmt: skip
+    checked = await desk.verified_sign_in(record)
+    assert checked == {"id": "c-1", "command": "sign_in", "operator": "pit",
+                       "args": {"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}}  # fmt: skip
+    assert "1041" not in json.dumps(checked)
+
+
+async def test_a_wrong_pin_and_an_unknown_id_get_the_same_answer(tmp_path: Path) -> None:
+    desk = desk_at(write_register(tmp_path / "staff.json"), Clock())
+    wrong = await desk.identify("D-104", "0000", purpose="sign_in")
+    unknown = await desk.identify("D-999", "1041", purpose="sign_in")
+    assert isinstance(wrong, PinRefusal)
+    assert isinstance(unknown, PinRefusal)
+    assert (wrong.error, wrong.message) == (unknown.error, unknown.message)
+    assert wrong.error is CommandErrorCode.WRONG_PIN
+    assert "1041" not in unknown.message
+    assert desk.wrong_pins == 2
+    for given in (None, 1041, "1" * 65):  # not text, or longer than any PIN: never hashed
+        refused = await desk.identify("D-104", given, purpose="sign_in")
+        assert isinstance(refused, PinRefusal)
+
+
+async def test_wrong_pins_in_a_row_lock_sign_in_for_a_while(tmp_path: Path) -> None:
+    clock = Clock()
+    desk = desk_at(write_register(tmp_path / "staff.json"), clock, max_failures=3, lockout_s=30)
+    for _ in range(2):
+        assert isinstance(await desk.identify("D-104", "0000", purpose="sign_in"), PinRefusal)
+    third = await desk.identify("D-104", "0000", purpose="sign_in")
+    assert isinstance(third, PinRefusal)
+    assert third.locked
+    locked = await desk.identify("D-104", "1041", purpose="sign_in")  # right, but locked
+    assert isinstance(locked, PinRefusal)
+    assert locked.error is CommandErrorCode.PIN_LOCKED
+    assert "30 s" in locked.message
+    clock.now += 31
+    member = await desk.identify("D-104", "1041", purpose="sign_in")
+    assert isinstance(member, StaffMember)
+
+
+async def test_a_supervisor_approval_needs_a_supervisor(tmp_path: Path) -> None:
+    desk = desk_at(write_register(tmp_path / "staff.json"), Clock())
+    dealer = await desk.identify("D-104", "1041", role=StaffRole.SUPERVISOR, purpose="void_shoe")
+    assert isinstance(dealer, PinRefusal)
+    assert dealer.error is CommandErrorCode.NOT_AUTHORISED
+    supervisor = await desk.identify("S-9", "9999", role=StaffRole.SUPERVISOR, purpose="void_shoe")
+    assert isinstance(supervisor, StaffMember)
+
+
+async def test_without_a_register_sign_in_is_refused() -> None:
+    desk = StaffDesk(None)
+    refused = await desk.identify("D-104", "1041", purpose="sign_in")
+    assert isinstance(refused, PinRefusal)
+    assert refused.error is CommandErrorCode.NO_STAFF_REGISTER
+    assert not desk.reload()
+
+
+async def test_the_register_is_reloaded_when_its_file_changes_and_kept_when_broken(
+    tmp_path: Path,
+) -> None:
+    path = write_register(tmp_path / "staff.json")
+    desk = desk_at(path, Clock())
+    watching = asyncio.create_task(desk.watch(interval_s=0.01))
+    try:
+        write_register(path, {"D-300": ("New Dealer", StaffRole.DEALER, "3003"), **STAFF})
+        async with asyncio.timeout(5):
+            while desk.register is None or desk.register.get("D-300") is None:
+                await asyncio.sleep(0.01)
+        assert isinstance(await desk.identify("D-300", "3003", purpose="sign_in"), StaffMember)
+        path.write_text("{broken")  # a half-edited file: the register in use stays
+        os.utime(path, ns=(1, 1))
+        async with asyncio.timeout(5):
+            while desk.reload_failures == 0:
+                await asyncio.sleep(0.01)
+        assert isinstance(await desk.identify("D-300", "3003", purpose="sign_in"), StaffMember)
+    finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
+
+
+def test_an_unreadable_register_stops_the_desk_at_start(tmp_path: Path) -> None:
+    (tmp_path / "staff.json").write_text("[]")
+    with pytest.raises(RegisterError):
+        StaffDesk(tmp_path / "staff.json")

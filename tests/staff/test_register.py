@@ -1,0 +1,118 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The staff register file: hashes only, written whole and privately, read strictly."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from table_controller.procedure.codes import StaffRole
+from table_controller.staff.register import REGISTER_FORMAT, RegisterError, StaffRegister
+from tests.support.staff import STAFF, cheap_hasher, write_register
+
+
+def test_a_saved_register_reads_back_and_checks_pins(tmp_path: Path) -> None:
+    path = write_register(tmp_path / "staff.json")
+    register = StaffRegister.load(path, hasher=cheap_hasher())
+    assert [member.id for member in register] == sorted(STAFF)
+    for staff_id, (name, role, pin) in STAFF.items():
+        member = register.verify(staff_id, pin)
+        assert member is not None
+        assert (member.name, member.role) == (name, role)
+        assert register.verify(staff_id, "0000") is None
+    assert register.verify("nobody", "1041") is None
+
+
+def test_the_file_holds_argon2id_hashes_never_a_pin_and_only_its_owner_reads_it(
+    tmp_path: Path,
+) -> None:
+    path = write_register(tmp_path / "staff.json")
+    text = path.read_text()
+    document = json.loads(text)
+    assert document["format"] == REGISTER_FORMAT
+    for entry in document["staff"]:
+        assert entry["pin_hash"].startswith("$argon2id$")
+    for _, _, pin in STAFF.values():
+        assert f'"{pin}"' not in text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".staff.json.")]
+    member = StaffRegister.load(path).get("D-104")
+    assert member is not None
+    assert "argon2" not in repr(member)
+
+
+def test_a_changed_pin_replaces_the_old_one(tmp_path: Path) -> None:
+    register = StaffRegister(hasher=cheap_hasher())
+    register.add("D-1", "Ann", StaffRole.DEALER, "1111")
+    register.add("D-1", "Ann B", StaffRole.SUPERVISOR, "2222")
+    assert register.verify("D-1", "1111") is None
+    member = register.verify("D-1", "2222")
+    assert member is not None
+    assert (member.name, member.role, len(register)) == ("Ann B", StaffRole.SUPERVISOR, 1)
+    assert register.remove("D-1").id == "D-1"
+    with pytest.raises(RegisterError, match="no staff member 'D-1'"):
+        register.remove("D-1")
+
+
+@pytest.mark.parametrize(
+    ("staff_id", "name", "pin", "words"),
+    [
+        ("D 1", "Ann", "1234", "staff id"),
+        ("-D1", "Ann", "1234", "staff id"),
+        ("x" * 33, "Ann", "1234", "staff id"),
+        ("D-1", "", "1234", "name"),
+        ("D-1", "A\x00n", "1234", "name"),
+        ("D-1", "Ann", "123", "PIN"),
+        ("D-1", "Ann", "12a4", "PIN"),
+        ("D-1", "Ann", "1234\n", "PIN"),
+    ],
+)
+def test_a_bad_id_name_or_pin_is_refused_naming_what(
+    staff_id: str, name: str, pin: str, words: str
+) -> None:
+    register = StaffRegister(hasher=cheap_hasher())
+    with pytest.raises(RegisterError, match=words) as refused:
+        register.add(staff_id, name, StaffRole.DEALER, pin)
+    assert pin.strip() not in str(refused.value)  # a refusal never repeats the PIN
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("", "not a staff register"),
+        ("[]", "not a staff register"),
+        ('{"format": "other/1", "staff": []}', "format"),
+        ('{"format": "table-controller-staff/1", "staff": [{"id": "D-1"}]}', "staff.0"),
+        (
+            '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
+            ' "role": "boss", "pin_hash": "$argon2id$x"}]}',
+            "role",
+        ),
+        (
+            '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
+            ' "role": "dealer", "pin_hash": "plain"}]}',
+            "pin_hash",
+        ),
+    ],
+)
+def test_a_broken_register_file_is_refused_with_where(
+    tmp_path: Path, content: str, words: str
+) -> None:
+    path = tmp_path / "staff.json"
+    path.write_text(content)
+    with pytest.raises(RegisterError, match=words):
+        StaffRegister.load(path)
+
+
+def test_an_id_listed_twice_and_a_missing_file_are_refused(tmp_path: Path) -> None:
+    path = write_register(tmp_path / "staff.json")
+    document = json.loads(path.read_text())
+    document["staff"].append(document["staff"][0])
+    path.write_text(json.dumps(document))
+    with pytest.raises(RegisterError, match="listed twice"):
+        StaffRegister.load(path)
+    with pytest.raises(RegisterError, match="no staff register there"):
+        StaffRegister.load(tmp_path / "missing.json")
