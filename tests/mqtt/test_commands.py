@@ -29,7 +29,8 @@ from table_controller.publishing.mqtt_subscriber import Subscription, publish_on
 from table_controller.publishing.outbox import OutboxMessage
 from table_controller.publishing.schemas import MESSAGE_MODELS
 from tests.mosquitto import Mosquitto
-from tests.mqtt.mqtt_test_support import backend, collect, running_link
+from tests.mqtt.mqtt_test_support import backend, running_link
+from tests.support.subscriptions import collect
 
 pytestmark = pytest.mark.broker
 
