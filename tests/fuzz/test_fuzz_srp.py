@@ -34,6 +34,7 @@ from tests.fuzz.fuzz_support import (
     long_rounds,
     one_in,
     run_long_round,
+    split_into_reads,
 )
 from tests.fuzz.srp_reference import (
     ACKNOWLEDGED,
@@ -149,13 +150,8 @@ def streams(draw: st.DrawFn) -> Stream:
         else:
             pieces.append(draw(garbage))
     data = b"".join(pieces)
-    sizes = draw(st.lists(st.integers(1, 120), max_size=len(data) + 1))
-    reads, position = [], 0
-    for size in sizes:
-        reads.append(data[position : position + size])
-        position += size
-    reads.append(data[position:])
-    return Stream(data=data, pieces=len(pieces), reads=tuple(reads))
+    reads = split_into_reads(draw, data, max_read=120)
+    return Stream(data=data, pieces=len(pieces), reads=reads)
 
 
 FrameKey = tuple[str, int, str, tuple[str, ...]]

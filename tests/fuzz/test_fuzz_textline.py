@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 
 from drivers.events import CardMisread, CardSeen, ReaderEvent
 from drivers.textline import MAX_LINE_BYTES, TextLineSession, parse_line
-from tests.fuzz.fuzz_support import count_example, fast_settings, long_rounds, run_long_round
+from tests.fuzz.fuzz_support import (
+    count_example,
+    fast_settings,
+    long_rounds,
+    run_long_round,
+    split_into_reads,
+)
 
 _PAD: Final = "[ \t\r]*"
 _RANK: Final = "(?:[A2-9TJQK]|10)"
@@ -142,13 +148,8 @@ def line_streams(draw: st.DrawFn) -> LineStream:
     endings = draw(st.lists(st.sampled_from([b"\r\n", b"\n"]), min_size=len(chosen)))
     data = b"".join(line + end for line, end in zip(chosen, endings, strict=False))
     data += draw(st.binary(max_size=6))  # a tail that may never be finished
-    sizes = draw(st.lists(st.integers(1, 300), max_size=len(data) + 1))
-    reads, position = [], 0
-    for size in sizes:
-        reads.append(data[position : position + size])
-        position += size
-    reads.append(data[position:])
-    return LineStream(data=data, lines=len(chosen), reads=tuple(reads))
+    reads = split_into_reads(draw, data, max_read=300)
+    return LineStream(data=data, lines=len(chosen), reads=reads)
 
 
 def session_readings(reads: tuple[bytes, ...]) -> list[Reading]:
