@@ -248,6 +248,15 @@ def command_args(
     return strategies.get(command, st.just({}))
 
 
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """Bytes on the line, how many pieces (frames, lines) they were made of, and the reads."""
+
+    data: bytes
+    inputs: int
+    reads: tuple[bytes, ...]
+
+
 def split_into_reads(draw: st.DrawFn, data: bytes, max_read: int) -> tuple[bytes, ...]:
     """``data`` cut into the pieces successive reads of a port might return (empty ones too)."""
     sizes = draw(st.lists(st.integers(1, max_read), max_size=len(data) + 1))
