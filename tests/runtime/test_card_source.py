@@ -14,16 +14,13 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import (
     CardDrawn,
-    CloseBetting,
     Input,
-    OpenBetting,
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled, TableSnapshot
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.records import input_to_record
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
@@ -33,6 +30,7 @@ from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import INPUT_ROW
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
+from tests.support.dealing import rng_round
 from tests.support.snapshots import snapshot
 from tests.support.table_process import events_log
 from tests.support.virtual_tables import (
@@ -146,19 +144,9 @@ def test_mini_results_and_cards_pass_chi_square_against_the_exact_odds() -> None
     first_ranks: Counter[str] = Counter()
     rounds = 1000
     for number in range(rounds):
-        procedure.handle(OpenBetting(at=0.0, command_id=f"o-{number}", operator="t"))
-        procedure.handle(CloseBetting(at=0.0, command_id=f"c-{number}", operator="t"))
-        dealt = 0
-        while (now := procedure.snapshot()).card_wanted:
-            event = source.draw(now, at=0.0)
-            assert isinstance(event, CardDrawn)
-            if dealt == 0:
-                first_ranks[event.card.rank] += 1
-            dealt += 1
-            for decision in procedure.handle(event):
-                if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled):
-                    winners[decision.payload.result.winner.value] += 1
-            source.observe(event, procedure.snapshot())
+        cards, result = rng_round(procedure, source, number, operator="t")
+        first_ranks[cards[0].rank] += 1
+        winners[result.winner.value] += 1
     assert sum(winners.values()) == rounds
     exact = analyse(variant, Composition.full(variant.decks)).events
     observed = [winners["banker"], winners["player"], winners["tie"]]
