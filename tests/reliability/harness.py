@@ -635,19 +635,19 @@ def without_envelope(body: Mapping[str, Any]) -> dict[str, Any]:
 
 async def check_each_card_kept_once(
     feed: Feed,
-    *,
     journal: Path,
-    events: Sequence[Mapping[str, Any]],
     dealt: Sequence[str],
     shoe_id: str,
+    *,
     table_id: str = TABLE_ID,
 ) -> None:
     """Nothing lost, nothing doubled: the whole path of each card, from the shoe to the backend.
 
-    Each card that left the shoe was journaled once and reported once in ``events`` (what the
-    backend got), every ``seq`` reached the backend (a duplicate only as a marked resend), and
-    the journal verifies and replays to exactly ``events``.
+    Each card that left the shoe was journaled once and reported once to the backend, every
+    ``seq`` reached the backend (a duplicate only as a marked resend), and the journal
+    verifies and replays to exactly what the backend got.
     """
+    events = feed.events(table_id)
     assert journal_cards(journal) == list(dealt)
     assert published_cards(events, shoe_id) == list(dealt)
     assert feed.missing(table_id) == []

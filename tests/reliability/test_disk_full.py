@@ -210,13 +210,7 @@ async def check_disk_full(tmp_path: Path, broker: Mosquitto, disk: SmallDisk) ->
         await everything_received(feed, journal)
     assert state["prompt"]["action"] == "shoe_over"
     assert hand.entered == []  # no card had to be entered by hand
-    await check_each_card_kept_once(
-        feed,
-        journal=journal,
-        events=feed.events(),
-        dealt=dealt_cards(hand.shoe.dealt),
-        shoe_id=SHOE_ID,
-    )
+    await check_each_card_kept_once(feed, journal, dealt_cards(hand.shoe.dealt), SHOE_ID)
 
 
 @pytest.mark.timeout(180)

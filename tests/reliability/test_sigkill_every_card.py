@@ -129,14 +129,7 @@ async def check_kills(
     killed = await run_table(tmp_path, broker, "T07", kill_rounds, decks)
     feed = killed["feed"]
     assert killed["kills"] > 0
-    await check_each_card_kept_once(
-        feed,
-        journal=killed["journal"],
-        events=killed["events"],
-        dealt=killed["dealt"],
-        shoe_id=SHOE_ID,
-        table_id="T07",
-    )
+    await check_each_card_kept_once(feed, killed["journal"], killed["dealt"], SHOE_ID)
     # The same table as an uninterrupted run of the same shoe.
     assert killed["dealt"] == reference["dealt"]
     assert game_events(killed["events"]) == game_events(reference["events"])

@@ -120,10 +120,4 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
     assert "offline" not in readers
     sessions = {body["session"] for table_id, body in feed.statuses if table_id == "T07"}
     assert sessions == {1}, "the MQTT link reconnected"
-    await check_each_card_kept_once(
-        feed,
-        journal=journal,
-        events=feed.events(),
-        dealt=dealt_cards(hand.shoe.dealt),
-        shoe_id=SHOE_ID,
-    )
+    await check_each_card_kept_once(feed, journal, dealt_cards(hand.shoe.dealt), SHOE_ID)
