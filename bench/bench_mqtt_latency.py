@@ -674,6 +674,28 @@ def new_virtual_shoe(link: Path, seed: int) -> tuple[VirtualShoe, TimedPtyPort]:
     return VirtualShoe(shoe=shoe, session=ShoeDevice(), port=port), port
 
 
+async def born(feed: Feed, spawned: int, process: asyncio.subprocess.Process) -> Start:
+    """A table's start: from its spawn to its birth message, and its resident memory then."""
+    birth = await wait_birth(feed, spawned, process)
+    return Start(birth_ns=birth - spawned, rss_kb=vm_status(process.pid)["VmRSS"])
+
+
+async def dealing(  # noqa: PLR0913 - the run's parts, handed down once
+    feed: Feed,
+    spawned: int,
+    *,
+    publisher: aiomqtt.Client,
+    shoe: VirtualShoe,
+    port: TimedPtyPort,
+    seed: int,
+    gap_s: float,
+) -> Table:
+    """The bench's dealer at a table spawned at ``spawned``, once the table has its reader."""
+    await reader_connected(feed, spawned)
+    port.on_data = feed.wake
+    return Table(feed=feed, publisher=publisher, shoe=shoe, port=port, seed=seed, gap_s=gap_s)
+
+
 async def first_rounds(table: Table) -> None:
     """Play a started table's first ``FIRST_ROUNDS`` rounds, from its new shoe on."""
     while True:
@@ -705,12 +727,10 @@ async def fresh_start(  # noqa: PLR0913 - the run's parts, handed down once
         journal = workdir / f"start-{number}.journal"
         process, spawned = await spawn_service(workdir, broker, link, journal)
         try:
-            birth = await wait_birth(feed, spawned, process)
-            memory = vm_status(process.pid)
-            await reader_connected(feed, spawned)
-            port.on_data = feed.wake
-            table = Table(
-                feed=feed,
+            start = await born(feed, spawned, process)
+            table = await dealing(
+                feed,
+                spawned,
                 publisher=publisher,
                 shoe=virtual,
                 port=port,
@@ -720,7 +740,7 @@ async def fresh_start(  # noqa: PLR0913 - the run's parts, handed down once
             await first_rounds(table)
         finally:
             stop_ns = await stop_service(process)
-    return Start(birth_ns=birth - spawned, rss_kb=memory["VmRSS"]), stop_ns, table.samples
+    return start, stop_ns, table.samples
 
 
 async def play(workdir: Path, broker: Mosquitto, args: argparse.Namespace) -> Results:
@@ -778,14 +798,10 @@ async def measure_cards(  # noqa: PLR0913 - the run's parts, handed down once
     async with virtual:
         process, spawned = await spawn_service(workdir, broker, link, journal)
         try:
-            birth = await wait_birth(feed, spawned, process)
-            results.fresh_starts.append(
-                Start(birth_ns=birth - spawned, rss_kb=vm_status(process.pid)["VmRSS"])
-            )
-            await reader_connected(feed, spawned)
-            port.on_data = feed.wake
-            table = Table(
-                feed=feed,
+            results.fresh_starts.append(await born(feed, spawned, process))
+            table = await dealing(
+                feed,
+                spawned,
                 publisher=publisher,
                 shoe=virtual,
                 port=port,
@@ -804,10 +820,7 @@ async def measure_cards(  # noqa: PLR0913 - the run's parts, handed down once
         results.replayed_rows = journal_rows(journal)
         process, spawned = await spawn_service(workdir, broker, link, journal)
         try:
-            birth = await wait_birth(feed, spawned, process)
-            results.replay_start = Start(
-                birth_ns=birth - spawned, rss_kb=vm_status(process.pid)["VmRSS"]
-            )
+            results.replay_start = await born(feed, spawned, process)
         finally:
             await stop_service(process)
     results.outbox_ns = outbox_card_times(journal)

@@ -20,21 +20,26 @@ import argparse
 import json
 import random
 import secrets
+import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from scipy import stats
 
-from table_controller.procedure.decisions import Publish
-from table_controller.procedure.events import CardDrawn, CloseBetting, OpenBetting, StartNewShoe
+from table_controller.procedure.events import StartNewShoe
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS, Reshuffle
 from table_controller.runtime.card_source import RngCardSource
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the virtual table's round is dealt by the tests' helper
+
+from tests.support.dealing import rng_round  # noqa: E402
 
 POSITIONS = ("P1", "B1", "P2", "B2")
 #: Rounds under one shoe id: a mini table's scoreboards grow with its shoe, so the run starts a
@@ -61,23 +66,13 @@ def play(variant_name: str, rounds: int, seed: int | None) -> dict[str, Any]:
                     at=0.0, command_id=f"new{number}", operator="fairness", shoe_id=shoe_id
                 )
             )
-        procedure.handle(OpenBetting(at=0.0, command_id=f"o{number}", operator="fairness"))
-        procedure.handle(CloseBetting(at=0.0, command_id=f"c{number}", operator="fairness"))
-        dealt = 0
-        while (state := procedure.snapshot()).card_wanted:
-            event = source.draw(state, at=0.0)
-            assert isinstance(event, CardDrawn)
-            if dealt < len(POSITIONS):
-                at_position[POSITIONS[dealt]][event.card.code] += 1
-            dealt += 1
-            for decision in procedure.handle(event):
-                if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled):
-                    result = decision.payload.result
-                    winners[result.winner.value] += 1
-                    flags["natural"] += result.natural
-                    flags["player_pair"] += result.player_pair
-                    flags["banker_pair"] += result.banker_pair
-            source.observe(event, procedure.snapshot())
+        cards, result = rng_round(procedure, source, number, operator="fairness")
+        for position, card in zip(POSITIONS, cards, strict=False):
+            at_position[position][card.code] += 1
+        winners[result.winner.value] += 1
+        flags["natural"] += result.natural
+        flags["player_pair"] += result.player_pair
+        flags["banker_pair"] += result.banker_pair
     return {"winners": winners, "flags": flags, "positions": at_position}
 
 

@@ -65,7 +65,8 @@ class BrokerUnavailableError(RuntimeError):
     """mosquitto is not installed, or did not start (its log is in the message)."""
 
 
-def _port_open(port: int) -> bool:
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on ``port`` of 127.0.0.1."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.2):
             return True
@@ -179,7 +180,7 @@ use_identity_as_username true
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise BrokerUnavailableError(f"mosquitto exited:\n{self.log()[-2000:]}")
-            if _port_open(self.port) and _port_open(self.tls_port):
+            if port_open(self.port) and port_open(self.tls_port):
                 return
             time.sleep(0.02)
         self.stop()

@@ -87,19 +87,22 @@ def test_no_remove_is_no_card() -> None:
     assert parse_card_list("") == ()
 
 
-@pytest.mark.parametrize("text", GOOD)
-def test_odds_batch_accepts(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:
+def _odds_batch(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> tuple[int, str]:
+    """``odds --batch`` on one line whose shoe counts the card ``text`` beside two others."""
     batch = tmp_path / "batch.jsonl"
     batch.write_text(json.dumps({text: 4, "KS": 4, "2C": 4}) + "\n", encoding="utf-8")
-    status, _ = _odds(capsys, "--batch", str(batch))
+    return _odds(capsys, "--batch", str(batch))
+
+
+@pytest.mark.parametrize("text", GOOD)
+def test_odds_batch_accepts(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:
+    status, _ = _odds_batch(capsys, tmp_path, text)
     assert status == 0
 
 
 @pytest.mark.parametrize("text", BAD)
 def test_odds_batch_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:
-    batch = tmp_path / "batch.jsonl"
-    batch.write_text(json.dumps({text: 4, "KS": 4, "2C": 4}) + "\n", encoding="utf-8")
-    status, err = _odds(capsys, "--batch", str(batch))
+    status, err = _odds_batch(capsys, tmp_path, text)
     assert status == 2
     assert "line 1: not a card" in err
 

@@ -10,6 +10,7 @@ flag, 1 for an address that cannot be bound (a restart may cure it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -174,34 +175,9 @@ def test_shoe_sim_in_a_missing_directory_says_so(tmp_path: Path) -> None:
     one_line(result, USAGE_ERROR, f"--pty {link}: the directory {link.parent} does not exist")
 
 
-def test_shoe_sim_refuses_a_link_another_simulator_serves(tmp_path: Path) -> None:
-    link = tmp_path / "shoe"
-    first = subprocess.Popen(
-        [sys.executable, "-m", "table_controller", "shoe-sim", "--pty", str(link)],
-        env=_environment(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert first.stdout is not None
-        ready = first.stdout.readline()
-        assert ready.startswith(f"virtual shoe ready on {link} -> /dev/pts/")
-        served = link.readlink()
-        result = console(tmp_path, "shoe-sim", "--pty", str(link))
-        one_line(result, USAGE_ERROR, f"--pty {link}: already links to {served}")
-        assert "another simulator" in result.stderr
-        assert link.readlink() == served  # not taken over
-        assert first.poll() is None
-    finally:
-        first.send_signal(signal.SIGTERM)
-        first.communicate(timeout=30)
-    assert not link.exists()
-
-
-def test_shoe_sim_replaces_a_link_left_by_a_simulator_that_is_gone(tmp_path: Path) -> None:
-    link = tmp_path / "shoe"
-    link.symlink_to("/dev/pts/no-such-terminal")
+@contextlib.contextmanager
+def _shoe_sim(link: Path) -> Iterator[subprocess.Popen[str]]:
+    """``shoe-sim --pty link``, checked ready on a pseudo-terminal; stopped by SIGTERM."""
     process = subprocess.Popen(
         [sys.executable, "-m", "table_controller", "shoe-sim", "--pty", str(link)],
         env=_environment(),
@@ -212,7 +188,26 @@ def test_shoe_sim_replaces_a_link_left_by_a_simulator_that_is_gone(tmp_path: Pat
     try:
         assert process.stdout is not None
         assert process.stdout.readline().startswith(f"virtual shoe ready on {link} -> /dev/pts/")
-        assert link.readlink().exists()
+        yield process
     finally:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
+
+
+def test_shoe_sim_refuses_a_link_another_simulator_serves(tmp_path: Path) -> None:
+    link = tmp_path / "shoe"
+    with _shoe_sim(link) as first:
+        served = link.readlink()
+        result = console(tmp_path, "shoe-sim", "--pty", str(link))
+        one_line(result, USAGE_ERROR, f"--pty {link}: already links to {served}")
+        assert "another simulator" in result.stderr
+        assert link.readlink() == served  # not taken over
+        assert first.poll() is None
+    assert not link.exists()
+
+
+def test_shoe_sim_replaces_a_link_left_by_a_simulator_that_is_gone(tmp_path: Path) -> None:
+    link = tmp_path / "shoe"
+    link.symlink_to("/dev/pts/no-such-terminal")
+    with _shoe_sim(link):
+        assert link.readlink().exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
+from table_controller.rules.variants import VARIANTS
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -33,16 +34,7 @@ def test_json_has_every_bet_of_the_variant(capsys: pytest.CaptureFixture[str]) -
     result = json.loads(out)
     assert result["variant"] == "super_six"
     assert result["cards"] == 416
-    assert set(result["bets"]) == {
-        "player",
-        "banker",
-        "tie",
-        "player_pair",
-        "banker_pair",
-        "big",
-        "small",
-        "super_six",
-    }
+    assert set(result["bets"]) == set(VARIANTS["super_six"].bet_ids)
     banker = result["bets"]["banker"]
     assert banker["house_edge"] == -banker["ev"]
     assert banker["rtp"] == pytest.approx(1 + banker["ev"])

@@ -15,7 +15,7 @@ from typing import Final, TextIO
 
 from table_controller.cli.replay_inputs import RecordedInput
 from table_controller.procedure.decisions import CommandRefused, Decision
-from table_controller.publishing.messages import JsonValue, dumps, envelope
+from table_controller.publishing.messages import JsonValue, dumps
 from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
 
 
@@ -59,13 +59,7 @@ class Printer:
             self._seq += 1  # every message counts, as on the live table; events are printed
             if not outgoing.is_event:
                 continue
-            message = envelope(
-                outgoing.event_type,
-                outgoing.payload,
-                table_id=self._table_id,
-                seq=self._seq,
-                ts=recorded.ts,
-            )
+            message = outgoing.enveloped(table_id=self._table_id, seq=self._seq, ts=recorded.ts)
             text = dumps(message) if self._as_json else readable(message)
             print(text, file=self._out)
 

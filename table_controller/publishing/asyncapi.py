@@ -55,23 +55,25 @@ def _summary(model: type[BaseModel]) -> str:
     return line[:1].upper() + line[1:]
 
 
-CHANNELS: Final[tuple[Channel, ...]] = (
-    Channel(
-        name="status",
-        topic="status",
-        model=MESSAGE_MODELS["status"],
+def _published(name: str, *, retain: bool, summary: str, topic: str | None = None) -> Channel:
+    """A topic the table publishes the message ``name`` on (below ``<root>/name`` by default)."""
+    return Channel(
+        name=name,
+        topic=name if topic is None else topic,
+        model=MESSAGE_MODELS[name],
         action="send",
+        retain=retain,
+        summary=summary,
+    )
+
+
+CHANNELS: Final[tuple[Channel, ...]] = (
+    _published(
+        "status",
         retain=True,
         summary="Whether the controller and its reader are online; also the last will.",
     ),
-    Channel(
-        name="state",
-        topic="state",
-        model=MESSAGE_MODELS["state"],
-        action="send",
-        retain=True,
-        summary="The table's full snapshot.",
-    ),
+    _published("state", retain=True, summary="The table's full snapshot."),
     *(
         Channel(
             name=event_type,
@@ -83,35 +85,18 @@ CHANNELS: Final[tuple[Channel, ...]] = (
         )
         for event_type, model in EVENT_MODELS.items()
     ),
-    Channel(
-        name="roads",
-        topic="roads",
-        model=MESSAGE_MODELS["roads"],
-        action="send",
-        retain=True,
-        summary="The scoreboards of the current shoe.",
+    _published("roads", retain=True, summary="The scoreboards of the current shoe."),
+    _published(
+        "odds", retain=True, summary="Exact odds and house edge of every bet for the next round."
     ),
-    Channel(
-        name="odds",
-        topic="odds",
-        model=MESSAGE_MODELS["odds"],
-        action="send",
-        retain=True,
-        summary="Exact odds and house edge of every bet for the next round.",
-    ),
-    Channel(
-        name="stats",
-        topic="stats",
-        model=MESSAGE_MODELS["stats"],
-        action="send",
+    _published(
+        "stats",
         retain=True,
         summary="Game pace for the shoe, the dealer's stint and the last hour.",
     ),
-    Channel(
-        name="command_reply",
+    _published(
+        "command_reply",
         topic="commands/replies",
-        model=MESSAGE_MODELS["command_reply"],
-        action="send",
         retain=False,
         summary="The answer to each command.",
     ),

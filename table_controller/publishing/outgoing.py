@@ -42,6 +42,7 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
     TableState,
 )
+from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.pace import Pace
 
 STATE_TOPIC: Final = "state"
@@ -95,6 +96,10 @@ class OutgoingMessage:
         """An ``events/<type>`` message, ``roads`` or ``odds``: what ``replay`` prints."""
         kind = self.payload.TYPE
         return kind not in OWN_TOPICS or kind in (EventType.ROADS, EventType.ODDS)
+
+    def enveloped(self, *, table_id: str, seq: int, ts: str | None) -> dict[str, JsonValue]:
+        """The whole message as it goes out: the envelope, then the payload's fields."""
+        return envelope(self.event_type, self.payload, table_id=table_id, seq=seq, ts=ts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
-from table_controller.publishing.messages import dumps, envelope
+from table_controller.publishing.messages import dumps
 from table_controller.publishing.outgoing import OutgoingMessage
 
 
@@ -47,13 +47,7 @@ class JsonLinesSink:
             if message.key in self._keys:
                 continue
             self._seq += 1
-            wire = envelope(
-                message.event_type,
-                message.payload,
-                table_id=self._table_id,
-                seq=self._seq,
-                ts=message.ts,
-            )
+            wire = message.enveloped(table_id=self._table_id, seq=self._seq, ts=message.ts)
             entry = {
                 "key": message.key,
                 "topic": f"{self._root}/{message.topic}",

@@ -31,7 +31,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from table_controller.publishing.messages import envelope
 from table_controller.publishing.outbox import (
     Outbox,
     OutboxMessage,
@@ -85,13 +84,8 @@ class OutboxSink:
             OutboxMessage(
                 key=message.key,
                 topic=f"{self._root}/{message.topic}",
-                message=envelope(
-                    message.event_type,
-                    message.payload,
-                    table_id=self._table_id,
-                    seq=0,  # the outbox writes the seq it assigns
-                    ts=message.ts,
-                ),
+                # The outbox writes the seq it assigns in place of 0.
+                message=message.enveloped(table_id=self._table_id, seq=0, ts=message.ts),
                 retain=message.retain,
             )
             for message in messages

@@ -13,7 +13,6 @@ denied publish looks like a success to the publisher (STACK.md pitfall 2).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import shutil
 import subprocess
@@ -32,7 +31,9 @@ from table_controller.publishing.authorisation import AuthorisationPolicy, acl_r
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from tests.deploy.conftest import EXAMPLE_TOML, MOSQUITTO_DIR, require_program
+from tests.mosquitto import port_open
 from tests.support.ports import free_port
+from tests.support.subscriptions import collect, quiet
 
 pytestmark = pytest.mark.broker
 
@@ -79,7 +80,7 @@ class Broker:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 pytest.fail(f"mosquitto refused the configuration:\n{self.log()[-3000:]}")
-            if all(listening(port) for port in (self.tls_port, self.plain_port)):
+            if all(port_open(port) for port in (self.tls_port, self.plain_port)):
                 return
             time.sleep(0.02)
         pytest.fail(f"mosquitto did not listen in time:\n{self.log()[-3000:]}")
@@ -90,16 +91,6 @@ class Broker:
             self.process.terminate()
             self.process.wait(timeout=10)
         self.process = None
-
-
-def listening(port: int) -> bool:
-    import socket  # noqa: PLC0415 - only this probe needs it
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def localised(conf: str, replacements: dict[str, str]) -> str:
@@ -190,25 +181,6 @@ def broker() -> Iterator[Broker]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-async def collect(
-    subscription: Subscription, until: Callable[[list[Received]], bool], within_s: float = 10
-) -> list[Received]:
-    got: list[Received] = []
-    async with asyncio.timeout(within_s):
-        while not until(got):
-            got.append(await subscription.get())
-    return got
-
-
-async def quiet(subscription: Subscription, seconds: float) -> list[Received]:
-    got: list[Received] = []
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            while True:
-                got.append(await subscription.get())
-    return got
-
-
 def arrived(topic: str) -> Callable[[list[Received]], bool]:
     return lambda got: any(message.topic == topic for message in got)
 
@@ -226,8 +198,8 @@ async def test_tables_publish_under_their_own_root_only(broker: Broker) -> None:
         await publish_once(table, f"{ROOT}/T07x/status", b"a root T07 is a prefix of")  # denied
         await publish_once(table, "casino/announcements", b"outside the tables")  # denied
         await publish_once(table, result, b"T07's own result")  # the positive control
-        got = await collect(backend, arrived(result))
-        seen_by_monitor = await collect(monitor, arrived(result))
+        got = await collect(backend, until=arrived(result))
+        seen_by_monitor = await collect(monitor, until=arrived(result))
         got += await quiet(backend, 0.3)
     assert [(m.topic, m.payload) for m in got] == [(result, b"T07's own result")]
     assert [m.topic for m in seen_by_monitor] == [result]
@@ -239,7 +211,7 @@ async def test_only_the_backend_and_supervisors_reach_a_tables_commands(broker: 
         await table.wait_subscribed()
         for login in ("monitor", "T08", "pit", "backend"):
             await publish_once(broker.endpoint(login), commands, f"from {login}".encode())
-        got = await collect(table, lambda got: len(got) >= 2)
+        got = await collect(table, until=lambda got: len(got) >= 2)
         got += await quiet(table, 0.3)
     assert [m.payload for m in got] == [b"from pit", b"from backend"]
 
@@ -250,7 +222,7 @@ async def test_a_table_reads_its_own_commands_and_nothing_of_another_table(broke
         await spy.wait_subscribed()
         await publish_once(broker.endpoint("T07"), f"{ROOT}/T07/events/card", b"a card")
         await publish_once(broker.endpoint("backend"), own_commands, b"close_betting")
-        got = await collect(spy, arrived(own_commands))
+        got = await collect(spy, until=arrived(own_commands))
         got += await quiet(spy, 0.3)
     assert [m.topic for m in got] == [own_commands]
 
@@ -262,7 +234,7 @@ async def test_supervisors_read_the_replies_and_no_results(broker: Broker) -> No
         table = broker.endpoint("T07")
         await publish_once(table, f"{ROOT}/T07/events/result", b"a result")
         await publish_once(table, replies, b"a reply")
-        got = await collect(pit, arrived(replies))
+        got = await collect(pit, until=arrived(replies))
         got += await quiet(pit, 0.3)
     assert [m.topic for m in got] == [replies]
 
@@ -324,7 +296,7 @@ async def test_a_backlog_beyond_the_default_queue_survives_a_broker_restart(brok
     broker.stop()
     broker.start()
     async with Subscription(backend, [results], client_id="backend-1", persistent=True) as back:
-        got = await collect(back, lambda got: len(got) >= BACKLOG, within_s=30)
+        got = await collect(back, until=lambda got: len(got) >= BACKLOG, within_s=30)
         got += await quiet(back, 0.3)
     assert [int(m.payload) for m in got] == list(range(BACKLOG))
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import socket
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +25,7 @@ from table_controller.runtime.systemd import (
     notify_systemd,
     notify_target,
 )
+from tests.support.table_process import table_run
 
 PID = 4242
 
@@ -240,29 +239,23 @@ async def test_run_notifies_ready_pings_the_watchdog_and_says_stopping(
     controller, shoe = os.openpty()
     env = {name: value for name, value in os.environ.items() if not name.startswith("TABLE_")}
     env |= {"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}  # a ping every 0.2 s
-    with (tmp_path / "run.log").open("wb") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "table_controller", "run", "--table-id", "T07",
-            "--port", os.ttyname(shoe), "--journal", str(tmp_path / "T07.journal"),
-            "--events-log", str(tmp_path / "T07.events.jsonl"), "--display", "off",
-            env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log,
-        )  # fmt: skip
+    run_args = (
+        "--table-id", "T07", "--port", os.ttyname(shoe), "--journal", str(tmp_path / "T07.journal"),
+        "--events-log", str(tmp_path / "T07.events.jsonl"), "--display", "off",
+    )  # fmt: skip
     loop = asyncio.get_running_loop()
     server.settimeout(0.0)  # the loop's sock_recv needs a non-blocking socket
     got: list[bytes] = []
     try:
-        async with asyncio.timeout(6):
-            while got.count(b"WATCHDOG=1") < 2:
-                got.append(await loop.sock_recv(server, 4096))
+        async with table_run(tmp_path / "run.log", *run_args, env=env) as process:
+            async with asyncio.timeout(6):
+                while got.count(b"WATCHDOG=1") < 2:
+                    got.append(await loop.sock_recv(server, 4096))
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(15):
-            status = await process.wait()
         os.close(controller)
         os.close(shoe)
         server.settimeout(5)
     got += received(server)
-    assert status == 0
+    assert process.returncode == 0
     assert got[0].startswith(b"READY=1")
     assert got[-1] == b"STOPPING=1"

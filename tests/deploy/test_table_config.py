@@ -9,11 +9,8 @@ temporary journal, a free port for the display.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import signal
-import sys
 import tomllib
 from pathlib import Path
 
@@ -23,7 +20,7 @@ import pytest
 from table_controller.runtime.config import ENV_PREFIX, Settings, SettingsError, load_settings
 from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE
 from tests.support.ports import free_port
-from tests.support.table_process import wait_for_display
+from tests.support.table_process import table_run, wait_for_display
 
 #: A commented-out setting in the example: ``# key = value``.
 COMMENTED_SETTING = "# {key} = "
@@ -129,13 +126,11 @@ async def test_the_example_starts_a_table(tmp_path: Path) -> None:
         f"{ENV_PREFIX}DISPLAY": f"127.0.0.1:{display}",
         f"{ENV_PREFIX}DISPLAY_PIN": example_env()[f"{ENV_PREFIX}DISPLAY_PIN"],
     }
-    with (tmp_path / "run.log").open("wb") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "table_controller", "run", "--config", str(EXAMPLE_TOML),
-            env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log,
-        )  # fmt: skip
     try:
-        async with aiohttp.ClientSession() as http:
+        async with (
+            table_run(tmp_path / "run.log", "--config", str(EXAMPLE_TOML), env=env) as process,
+            aiohttp.ClientSession() as http,
+        ):
             url = f"http://127.0.0.1:{display}"
             await wait_for_display(http, url)
             command = {"command": "new_shoe", "args": {"shoe_id": "S-1"}}
@@ -143,13 +138,9 @@ async def test_the_example_starts_a_table(tmp_path: Path) -> None:
                 reply = await response.json()
         assert reply["ok"], reply
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(15):
-            status = await process.wait()
         os.close(controller)
         os.close(shoe)
-    assert status == 0, (tmp_path / "run.log").read_text()
+    assert process.returncode == 0, (tmp_path / "run.log").read_text()
     logged = [json.loads(line) for line in (tmp_path / "run.log").read_text().splitlines()]
     started = next(entry for entry in logged if entry.get("event") == "table service starting")
     assert started["table_id"] == "T07"

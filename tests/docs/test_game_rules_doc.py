@@ -55,6 +55,24 @@ def test_the_variants_are_those_of_the_code() -> None:
         assert reshuffle == _RESHUFFLE[variant.reshuffle]
 
 
+def _offered_cells(variant: Variant, title: str) -> list[tuple[str, str]]:
+    """Bet id and cell of each bet ``variant`` offers in the per-bet table of section ``title``.
+
+    Checks on the way that the table has a row for every bet of the code and that the bets
+    the variant does not offer are marked as not offered.
+    """
+    cells = _by_variant(table_with(_section(title), "bet"))
+    assert set(cells) == set(BETS)
+    offered = []
+    for bet_id, by_variant in cells.items():
+        cell = by_variant[variant.name]
+        if bet_id in variant.bet_ids:
+            offered.append((bet_id, cell))
+        else:
+            assert cell == NOT_OFFERED, bet_id
+    return offered
+
+
 def _payouts_written(cell: str) -> dict[str, Fraction] | Fraction:
     tiers = _TIER.findall(cell)
     if tiers:
@@ -64,13 +82,7 @@ def _payouts_written(cell: str) -> dict[str, Fraction] | Fraction:
 
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda variant: variant.name)
 def test_each_variant_pays_what_the_page_says(variant: Variant) -> None:
-    cells = _by_variant(table_with(_section("4. The variants"), "bet"))
-    assert set(cells) == set(BETS)
-    for bet_id, by_variant in cells.items():
-        cell = by_variant[variant.name]
-        if bet_id not in variant.bet_ids:
-            assert cell == NOT_OFFERED, bet_id
-            continue
+    for bet_id, cell in _offered_cells(variant, "4. The variants"):
         payouts = dict(variant.offer(bet_id).payouts)
         written = _payouts_written(cell)
         if isinstance(written, Fraction):
@@ -81,13 +93,7 @@ def test_each_variant_pays_what_the_page_says(variant: Variant) -> None:
 
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda variant: variant.name)
 def test_each_variant_offers_each_bet_on_the_rounds_the_page_says(variant: Variant) -> None:
-    cells = _by_variant(table_with(_section("5. Windows: on which rounds a bet is offered"), "bet"))
-    assert set(cells) == set(BETS)
-    for bet_id, by_variant in cells.items():
-        cell = by_variant[variant.name]
-        if bet_id not in variant.bet_ids:
-            assert cell == NOT_OFFERED, bet_id
-            continue
+    for bet_id, cell in _offered_cells(variant, "5. Windows: on which rounds a bet is offered"):
         window = variant.offer(bet_id).window
         if window is None or variant.virtual:
             assert cell == "every round", bet_id

@@ -1,7 +1,8 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Budgets, tallies and known-bug bookkeeping shared by the fuzz suites.
+"""Budgets, tallies, known-bug bookkeeping and common strategies of the fuzz suites.
 
-Test support: no I/O except the optional JSON report written at the end of a session.
+Test support: no I/O except the optional JSON report written at the end of a session and
+the scratch directories of the file targets.
 
 Two profiles. The *fast* one runs in CI: each target gets a few hundred derandomised examples
 (a few thousand in total, well under a minute). The *long* one is marked ``slow`` and sized by
@@ -26,6 +27,7 @@ import collections
 import json
 import math
 import os
+import tempfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -219,3 +221,58 @@ def rarely(
 ) -> st.SearchStrategy[Any]:
     """``rare`` about once in ``n`` draws, ``usual`` otherwise."""
     return one_in(n).flatmap(lambda pick: rare if pick else usual)
+
+
+#: Well-formed card codes: a rank then a suit (``QH``, ``TS``).
+card_codes = st.builds(
+    lambda rank, suit: rank + suit, st.sampled_from("A23456789TJQK"), st.sampled_from("SHDC")
+)
+
+
+def command_args(
+    command: str,
+    *,
+    text: st.SearchStrategy[str],
+    card: st.SearchStrategy[Any],
+    hand_card: st.SearchStrategy[Any],
+) -> st.SearchStrategy[dict[str, Any]]:
+    """The ``args`` of ``command`` in the shape the contract asks for, with these values."""
+    hand = st.lists(hand_card, min_size=2, max_size=3)
+    strategies: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+        "new_shoe": st.fixed_dictionaries({}, optional={"shoe_id": st.none() | text}),
+        "void_round": st.fixed_dictionaries({"round_id": text}),
+        "manual_card": st.fixed_dictionaries({"card": card}),
+        "correct_result": st.fixed_dictionaries({"round_id": text, "player": hand, "banker": hand}),
+        "dropped_card": st.fixed_dictionaries({"read": st.booleans()}),
+    }
+    return strategies.get(command, st.just({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """Bytes on the line, how many pieces (frames, lines) they were made of, and the reads."""
+
+    data: bytes
+    inputs: int
+    reads: tuple[bytes, ...]
+
+
+def split_into_reads(draw: st.DrawFn, data: bytes, max_read: int) -> tuple[bytes, ...]:
+    """``data`` cut into the pieces successive reads of a port might return (empty ones too)."""
+    sizes = draw(st.lists(st.integers(1, max_read), max_size=len(data) + 1))
+    reads, position = [], 0
+    for size in sizes:
+        reads.append(data[position : position + size])
+        position += size
+    reads.append(data[position:])
+    return tuple(reads)
+
+
+def in_a_scratch_directory(check: Callable[[T, Path], None]) -> Callable[[T], None]:
+    """``check`` of one example with a fresh temporary directory, removed afterwards."""
+
+    def check_in_scratch(example: T) -> None:
+        with tempfile.TemporaryDirectory() as directory:
+            check(example, Path(directory))
+
+    return check_in_scratch

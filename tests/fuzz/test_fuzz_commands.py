@@ -29,6 +29,8 @@ from table_controller.publishing.models import (
     parse_command,
 )
 from tests.fuzz.fuzz_support import (
+    card_codes,
+    command_args,
     count_example,
     fast_settings,
     long_rounds,
@@ -172,7 +174,6 @@ def usable_id(raw: bytes) -> str | None:
 # --- payloads -------------------------------------------------------------------------------
 
 short_text = st.text(max_size=10)
-cards = st.builds(lambda r, s: r + s, st.sampled_from("A23456789TJQK"), st.sampled_from("SHDC"))
 near_cards = st.sampled_from(["qh", "QH ", "10H", "1H", "Q", "QX", "QH\n", "\uff31H", ""])
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | short_text
 json_values = st.recursive(
@@ -189,20 +190,6 @@ json_values = st.recursive(
 )
 
 
-def _args_for(command: str) -> st.SearchStrategy[dict[str, Any]]:
-    hands = st.lists(cards, min_size=2, max_size=3)
-    strategies: dict[str, st.SearchStrategy[dict[str, Any]]] = {
-        "new_shoe": st.fixed_dictionaries({}, optional={"shoe_id": st.none() | short_text}),
-        "void_round": st.fixed_dictionaries({"round_id": short_text}),
-        "manual_card": st.fixed_dictionaries({"card": rarely(cards, near_cards)}),
-        "correct_result": st.fixed_dictionaries(
-            {"round_id": short_text, "player": hands, "banker": hands}
-        ),
-        "dropped_card": st.fixed_dictionaries({"read": st.booleans()}),
-    }
-    return strategies.get(command, st.just({}))
-
-
 @st.composite
 def commands(draw: st.DrawFn) -> dict[str, Any]:
     """A command much as a backend sends it; values may still break the contract."""
@@ -213,7 +200,11 @@ def commands(draw: st.DrawFn) -> dict[str, Any]:
         "operator": draw(rarely(st.text(min_size=1, max_size=8), st.just("o" * 65))),
     }
     if draw(st.booleans()):
-        message["args"] = draw(_args_for(command))
+        message["args"] = draw(
+            command_args(
+                command, text=short_text, card=rarely(card_codes, near_cards), hand_card=card_codes
+            )
+        )
     if draw(one_in(4)):
         hex_text = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
         near_hex = st.text(alphabet="0123456789abcdefA", min_size=63, max_size=65)

@@ -29,6 +29,8 @@ from table_controller.procedure.records import (
     input_to_record,
 )
 from tests.fuzz.fuzz_support import (
+    card_codes,
+    command_args,
     count_example,
     fast_settings,
     long_rounds,
@@ -264,11 +266,10 @@ def input_cards(event: Input) -> list[str]:
 # --- records --------------------------------------------------------------------------------
 
 short_text = st.text(max_size=8)
-cards = st.builds(lambda r, s: r + s, st.sampled_from("A23456789TJQK"), st.sampled_from("SHDC"))
 near_cards = st.sampled_from(
     ["qh", " QH ", "10h", "10S", "\u2003KD", "Q", "QX", "1H", "QHH", "", "Q\u017f", "\u0131H"]
 )
-card_values = rarely(cards, near_cards)
+card_values = rarely(card_codes, near_cards)
 json_scalars = (
     st.none()
     | st.booleans()
@@ -339,20 +340,6 @@ assessments = st.fixed_dictionaries(
 )
 
 
-def _args(name: str) -> st.SearchStrategy[dict[str, Any]]:
-    hand = st.lists(card_values, min_size=2, max_size=3)
-    strategies: dict[str, st.SearchStrategy[dict[str, Any]]] = {
-        "new_shoe": st.fixed_dictionaries({}, optional={"shoe_id": st.none() | short_text}),
-        "void_round": st.fixed_dictionaries({"round_id": short_text}),
-        "manual_card": st.fixed_dictionaries({"card": card_values}),
-        "correct_result": st.fixed_dictionaries(
-            {"round_id": short_text, "player": hand, "banker": hand}
-        ),
-        "dropped_card": st.fixed_dictionaries({"read": st.booleans()}),
-    }
-    return strategies.get(name, st.just({}))
-
-
 @st.composite
 def records(draw: st.DrawFn) -> dict[str, Any]:
     kind = draw(st.sampled_from(_KINDS))
@@ -361,7 +348,9 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         name = draw(st.sampled_from(sorted(_ARGS)))
         record = {"command": name}
         if draw(st.booleans()):
-            record["args"] = draw(_args(name))
+            record["args"] = draw(
+                command_args(name, text=short_text, card=card_values, hand_card=card_values)
+            )
         for key in ("id", "operator"):
             if draw(st.booleans()):
                 record[key] = draw(short_text)

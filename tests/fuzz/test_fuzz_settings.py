@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +40,7 @@ from tests.fuzz.fuzz_support import (
     count_example,
     count_known_bug,
     fast_settings,
+    in_a_scratch_directory,
     long_rounds,
     one_in,
     rarely,
@@ -257,20 +257,16 @@ def check_sources(given: Sources, directory: Path) -> None:
 @fast_settings(1)
 @given(sources())
 def test_settings_give_settings_or_a_settings_error(given: Sources) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        check_sources(given, Path(directory))
+    in_a_scratch_directory(check_sources)(given)
 
 
 #: Long-profile weight (examples per unit of ``FUZZ_EXAMPLES``).
 WEIGHT = 0.1
 
 
-def _check_in_temporary_directory(given: Sources) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        check_sources(given, Path(directory))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("round_no", long_rounds(WEIGHT))
 def test_long_settings(round_no: int) -> None:
-    run_long_round("load_settings", _check_in_temporary_directory, sources(), WEIGHT, round_no)
+    run_long_round(
+        "load_settings", in_a_scratch_directory(check_sources), sources(), WEIGHT, round_no
+    )

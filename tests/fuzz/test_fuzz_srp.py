@@ -29,11 +29,13 @@ from drivers.srp.codec import Decoded, FrameDecoder
 from drivers.srp.frames import Frame
 from drivers.srp.host import HostSession
 from tests.fuzz.fuzz_support import (
+    Stream,
     count_example,
     fast_settings,
     long_rounds,
     one_in,
     run_long_round,
+    split_into_reads,
 )
 from tests.fuzz.srp_reference import (
     ACKNOWLEDGED,
@@ -123,15 +125,6 @@ def mutated(draw: st.DrawFn, frames: st.SearchStrategy[bytes]) -> bytes:
     return bytes(frame)
 
 
-@dataclass(frozen=True, slots=True)
-class Stream:
-    """Bytes on the line and the sizes of the reads that deliver them."""
-
-    data: bytes
-    pieces: int
-    reads: tuple[bytes, ...]
-
-
 @st.composite
 def streams(draw: st.DrawFn) -> Stream:
     pieces: list[bytes] = []
@@ -149,13 +142,8 @@ def streams(draw: st.DrawFn) -> Stream:
         else:
             pieces.append(draw(garbage))
     data = b"".join(pieces)
-    sizes = draw(st.lists(st.integers(1, 120), max_size=len(data) + 1))
-    reads, position = [], 0
-    for size in sizes:
-        reads.append(data[position : position + size])
-        position += size
-    reads.append(data[position:])
-    return Stream(data=data, pieces=len(pieces), reads=tuple(reads))
+    reads = split_into_reads(draw, data, max_read=120)
+    return Stream(data=data, inputs=len(pieces), reads=reads)
 
 
 FrameKey = tuple[str, int, str, tuple[str, ...]]
@@ -185,7 +173,7 @@ def check_decoder(stream: Stream) -> None:
     decoded = [item for item in in_reads if isinstance(item, Frame)]
     expected = reference_frames(stream.data)
     assert [frame_key(f) for f in decoded] == [reference_key(r) for r in expected]
-    count_example("srp_decoder", stream.pieces, bytes=len(stream.data), frames=len(decoded))
+    count_example("srp_decoder", stream.inputs, bytes=len(stream.data), frames=len(decoded))
 
 
 def run_host(reads: tuple[bytes, ...], confirm: bool) -> tuple[list[ReaderEvent], bytes]:
@@ -220,7 +208,7 @@ def check_host(stream: Stream, confirm: bool) -> None:
     replies = reference_frames(sent)
     assert len(replies) == sent.count(b"$"), sent
     assert all(reply.talker == "HO" for reply in replies)
-    count_example("srp_host", stream.pieces, bytes=len(stream.data), cards=len(delivered))
+    count_example("srp_host", stream.inputs, bytes=len(stream.data), cards=len(delivered))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +250,7 @@ def shoe_scripts(draw: st.DrawFn) -> ShoeScript:
     bounds = [0, *cut_points, len(data)]
     reads = tuple(data[a:b] for a, b in itertools.pairwise(bounds))
     return ShoeScript(
-        stream=Stream(data=data, pieces=len(pieces), reads=reads),
+        stream=Stream(data=data, inputs=len(pieces), reads=reads),
         cards_received=tuple(received),
         lost=lost,
     )
@@ -278,7 +266,7 @@ def check_protocol_shoe(script: ShoeScript) -> None:
     assert {int(ack.fields[0]) for ack in acks} == acknowledged
     count_example(
         "srp_host_protocol_shoe",
-        script.stream.pieces,
+        script.stream.inputs,
         bytes=len(script.stream.data),
         cards=len(delivered),
     )

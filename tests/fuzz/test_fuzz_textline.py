@@ -16,7 +16,6 @@ lines, joined with LF or CR LF and split at arbitrary boundaries. Oracles:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
 
 import pytest
@@ -25,7 +24,14 @@ from hypothesis import strategies as st
 
 from drivers.events import CardMisread, CardSeen, ReaderEvent
 from drivers.textline import MAX_LINE_BYTES, TextLineSession, parse_line
-from tests.fuzz.fuzz_support import count_example, fast_settings, long_rounds, run_long_round
+from tests.fuzz.fuzz_support import (
+    Stream,
+    count_example,
+    fast_settings,
+    long_rounds,
+    run_long_round,
+    split_into_reads,
+)
 
 _PAD: Final = "[ \t\r]*"
 _RANK: Final = "(?:[A2-9TJQK]|10)"
@@ -129,26 +135,14 @@ lines = st.one_of(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LineStream:
-    data: bytes
-    lines: int
-    reads: tuple[bytes, ...]
-
-
 @st.composite
-def line_streams(draw: st.DrawFn) -> LineStream:
+def line_streams(draw: st.DrawFn) -> Stream:
     chosen = draw(st.lists(lines, min_size=4, max_size=32))
     endings = draw(st.lists(st.sampled_from([b"\r\n", b"\n"]), min_size=len(chosen)))
     data = b"".join(line + end for line, end in zip(chosen, endings, strict=False))
     data += draw(st.binary(max_size=6))  # a tail that may never be finished
-    sizes = draw(st.lists(st.integers(1, 300), max_size=len(data) + 1))
-    reads, position = [], 0
-    for size in sizes:
-        reads.append(data[position : position + size])
-        position += size
-    reads.append(data[position:])
-    return LineStream(data=data, lines=len(chosen), reads=tuple(reads))
+    reads = split_into_reads(draw, data, max_read=300)
+    return Stream(data=data, inputs=len(chosen), reads=reads)
 
 
 def session_readings(reads: tuple[bytes, ...]) -> list[Reading]:
@@ -171,14 +165,14 @@ def check_parse_lines(batch: list[bytes]) -> None:
     count_example("textline_parse_line", len(batch), bytes=sum(map(len, batch)))
 
 
-def check_session(stream: LineStream) -> None:
+def check_session(stream: Stream) -> None:
     readings = session_readings(stream.reads)
     assert session_readings((stream.data,)) == readings
     complete_lines = stream.data.split(b"\n")[:-1]
     expected = [reading for line in complete_lines if (reading := reference_reading(line))]
     assert readings == expected
     cards = sum(1 for reading in readings if reading[0] == "card")
-    count_example("textline_session", stream.lines, bytes=len(stream.data), cards=cards)
+    count_example("textline_session", stream.inputs, bytes=len(stream.data), cards=cards)
 
 
 @fast_settings(2)
@@ -189,7 +183,7 @@ def test_parse_line_reads_a_card_only_where_the_spec_does(batch: list[bytes]) ->
 
 @fast_settings(2)
 @given(line_streams())
-def test_session_cards_are_exactly_the_card_lines(stream: LineStream) -> None:
+def test_session_cards_are_exactly_the_card_lines(stream: Stream) -> None:
     check_session(stream)
 
 

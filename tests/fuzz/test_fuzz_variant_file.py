@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from fractions import Fraction
@@ -40,6 +39,7 @@ from tests.fuzz.fuzz_support import (
     count_example,
     count_known_bug,
     fast_settings,
+    in_a_scratch_directory,
     long_rounds,
     one_in,
     rarely,
@@ -310,17 +310,11 @@ def test_variant_documents_give_variants_or_an_error(batch: list[dict[str, Any]]
 @fast_settings(1)
 @given(variant_texts())
 def test_variant_files_give_variants_or_an_error(text: str) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        check_variant_text(text, Path(directory))
+    in_a_scratch_directory(check_variant_text)(text)
 
 
 #: Long-profile weights (examples per unit of ``FUZZ_EXAMPLES``).
 DOCUMENT_WEIGHT, FILE_WEIGHT = 0.4, 0.1
-
-
-def _check_text_in_temporary_directory(text: str) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        check_variant_text(text, Path(directory))
 
 
 @pytest.mark.slow
@@ -339,5 +333,9 @@ def test_long_variant_documents(round_no: int) -> None:
 @pytest.mark.parametrize("round_no", long_rounds(FILE_WEIGHT))
 def test_long_variant_files(round_no: int) -> None:
     run_long_round(
-        "load_variants", _check_text_in_temporary_directory, variant_texts(), FILE_WEIGHT, round_no
+        "load_variants",
+        in_a_scratch_directory(check_variant_text),
+        variant_texts(),
+        FILE_WEIGHT,
+        round_no,
     )

@@ -50,6 +50,24 @@ SEED = 11
 CUT_DEPTH = 330
 
 
+def virtual_shoe(tmp_path: Path, shoe: Shoe, faults: FaultPlan) -> VirtualShoe:
+    """``shoe`` dealt by a virtual SRP/1 shoe with ``faults``, on the pseudo-terminal ``shoe``."""
+    return VirtualShoe(
+        shoe=shoe,
+        session=ShoeDevice(faults=faults),
+        port=PtyPort(link=tmp_path / "shoe"),
+        faults=faults,
+    )
+
+
+def first_virtual_shoe(tmp_path: Path) -> VirtualShoe:
+    """The first shoe of a run: seeded, with a misread and a frame lost for good."""
+    faults = FaultPlan(
+        faults=(MisreadCard(card=MISREAD_DRAW), DropFrame(card=LOST_DRAW, times=ALL_TRANSMISSIONS))
+    )
+    return virtual_shoe(tmp_path, Shoe(cards=seeded_order(8, SEED), cut_depth=CUT_DEPTH), faults)
+
+
 async def first_shoe(table: Table) -> None:  # noqa: PLR0915 - one scripted shoe, step by step
     assert (await table.command("new_shoe", shoe_id="S-1"))["ok"]
     # 1. The burn: the face-up card, then that many cards, before round 1 may start.
@@ -185,17 +203,8 @@ async def test_every_procedure_through_run_then_replay_prints_the_same_events(
 ) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    first = Shoe(cards=seeded_order(8, SEED), cut_depth=CUT_DEPTH)
-    faults = FaultPlan(
-        faults=(MisreadCard(card=MISREAD_DRAW), DropFrame(card=LOST_DRAW, times=ALL_TRANSMISSIONS))
-    )
     async with (
-        VirtualShoe(
-            shoe=first,
-            session=ShoeDevice(faults=faults),
-            port=PtyPort(link=tmp_path / "shoe"),
-            faults=faults,
-        ) as shoe,
+        first_virtual_shoe(tmp_path) as shoe,
         running_table(tmp_path, port) as process,
         aiohttp.ClientSession() as http,
     ):
@@ -207,12 +216,7 @@ async def test_every_procedure_through_run_then_replay_prints_the_same_events(
     stacked = ["2C", "KD", "KD", *["QS"] * 8, *seeded_order(1, SEED)]
     plan = FaultPlan(faults=(ForeignCard(card=12, code="QS"),))
     async with (
-        VirtualShoe(
-            shoe=Shoe(cards=stacked, cut_depth=None),
-            session=ShoeDevice(faults=plan),
-            port=PtyPort(link=tmp_path / "shoe"),
-            faults=plan,
-        ) as shoe,
+        virtual_shoe(tmp_path, Shoe(cards=stacked, cut_depth=None), plan) as shoe,
         running_table(tmp_path, port) as process,
         aiohttp.ClientSession() as http,
     ):
@@ -272,27 +276,18 @@ async def backend_command(
 
 @pytest.mark.broker
 @pytest.mark.timeout(300)
-async def test_a_backend_receives_every_event_over_mqtt_and_commands_are_guarded(  # noqa: PLR0915
+async def test_a_backend_receives_every_event_over_mqtt_and_commands_are_guarded(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    first = Shoe(cards=seeded_order(8, SEED), cut_depth=CUT_DEPTH)
-    faults = FaultPlan(
-        faults=(MisreadCard(card=MISREAD_DRAW), DropFrame(card=LOST_DRAW, times=ALL_TRANSMISSIONS))
-    )
     received: list[Received] = []
     backend = BrokerEndpoint.from_url(broker.url("backend"))
     journal = tmp_path / "T07.journal"
     async with (
         Subscription(backend, ["baccarat/tables/+/#"], client_id="backend-1", persistent=True)
         as feed,
-        VirtualShoe(
-            shoe=first,
-            session=ShoeDevice(faults=faults),
-            port=PtyPort(link=tmp_path / "shoe"),
-            faults=faults,
-        ) as shoe,
+        first_virtual_shoe(tmp_path) as shoe,
         running_table(
             tmp_path,
             port,

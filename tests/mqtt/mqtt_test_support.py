@@ -17,7 +17,7 @@ from typing import Any
 from table_controller.publishing.messages import envelope
 from table_controller.publishing.mqtt_link import MqttLink
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.publishing.mqtt_subscriber import Received
 from table_controller.publishing.outbox import Outbox, OutboxMessage
 from table_controller.runtime.clock import utc_now
 
@@ -91,30 +91,6 @@ async def running_link(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-
-
-async def collect(
-    subscription: Subscription,
-    *,
-    until: Callable[[list[Received]], bool],
-    within_s: float = 10.0,
-) -> list[Received]:
-    """Messages until ``until(messages)`` holds; fails the test after ``within_s``."""
-    got: list[Received] = []
-    async with asyncio.timeout(within_s):
-        while not until(got):
-            got.append(await subscription.get())
-    return got
-
-
-async def quiet(subscription: Subscription, seconds: float) -> list[Received]:
-    """Whatever arrives within ``seconds`` (to show that something does NOT arrive)."""
-    got: list[Received] = []
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            while True:
-                got.append(await subscription.get())
-    return got
 
 
 async def drained(db: Path, within_s: float = 5.0) -> None:

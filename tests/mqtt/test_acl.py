@@ -12,7 +12,8 @@ import pytest
 from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
-from tests.mqtt.mqtt_test_support import backend, collect, quiet, running_link
+from tests.mqtt.mqtt_test_support import backend, running_link
+from tests.support.subscriptions import collect, quiet
 
 pytestmark = pytest.mark.broker
 

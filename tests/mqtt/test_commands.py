@@ -29,7 +29,8 @@ from table_controller.publishing.mqtt_subscriber import Subscription, publish_on
 from table_controller.publishing.outbox import OutboxMessage
 from table_controller.publishing.schemas import MESSAGE_MODELS
 from tests.mosquitto import Mosquitto
-from tests.mqtt.mqtt_test_support import backend, collect, running_link
+from tests.mqtt.mqtt_test_support import backend, running_link
+from tests.support.subscriptions import collect
 
 pytestmark = pytest.mark.broker
 
@@ -118,22 +119,33 @@ HOSTILE: list[tuple[bytes, str]] = [
 ]
 
 
-async def test_hostile_payloads_are_refused_and_change_nothing(
-    broker: Mosquitto, tmp_path: Path
-) -> None:
-    desk = Desk()
+async def replies_from_table(
+    broker: Mosquitto, tmp_path: Path, desk: Desk, payloads: list[bytes]
+) -> list[Any]:
+    """The pit sends ``payloads`` to table T07, whose commands go to ``desk``: its replies.
+
+    The table's link must stay connected throughout, whatever the payloads.
+    """
     settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
     pit = backend(broker.url("pit"))
     async with Subscription(backend(broker.url()), [REPLIES]) as sub:
         await sub.wait_subscribed()
         async with running_link(settings, tmp_path / "t.db", on_command=desk.receive) as table:
             desk.add = table.add
-            for payload, _ in HOSTILE:
+            for payload in payloads:
                 await publish_once(pit, COMMANDS, payload)
-            got = await collect(sub, until=lambda got: len(got) >= len(HOSTILE))
-            assert table.link.connected, "a hostile payload broke the link"
+            got = await collect(sub, until=lambda got: len(got) >= len(payloads))
+            await asyncio.sleep(0)  # the desk carries out what it was handed
+            assert table.link.connected, "a payload broke the link"
     reply_model = MESSAGE_MODELS["command_reply"]
-    replies: list[Any] = [reply_model.model_validate_json(m.payload) for m in got]
+    return [reply_model.model_validate_json(m.payload) for m in got]
+
+
+async def test_hostile_payloads_are_refused_and_change_nothing(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    desk = Desk()
+    replies = await replies_from_table(broker, tmp_path, desk, [p for p, _ in HOSTILE])
     assert [(r.ok, r.error) for r in replies] == [(False, code) for _, code in HOSTILE]
     assert all(r.message for r in replies)
     assert desk.executed == []
@@ -144,20 +156,9 @@ async def test_a_repeated_id_is_answered_again_not_carried_out_twice(
     broker: Mosquitto, tmp_path: Path
 ) -> None:
     desk = Desk()
-    settings = MqttSettings.from_url(broker.url("T07"), table_id="T07")
-    pit = backend(broker.url("pit"))
     void = signed(cmd("v1", "void_round", operator="sup-1", round_id="S-1-3"))
     close = json.dumps(cmd("c1", "close_betting")).encode()
-    async with Subscription(backend(broker.url()), [REPLIES]) as sub:
-        await sub.wait_subscribed()
-        async with running_link(settings, tmp_path / "t.db", on_command=desk.receive) as table:
-            desk.add = table.add
-            for payload in (close, void, close, void):
-                await publish_once(pit, COMMANDS, payload)
-            got = await collect(sub, until=lambda got: len(got) >= 4)
-            await asyncio.sleep(0)
-    reply_model = MESSAGE_MODELS["command_reply"]
-    replies: list[Any] = [reply_model.model_validate_json(m.payload) for m in got]
+    replies = await replies_from_table(broker, tmp_path, desk, [close, void, close, void])
     assert [(r.id, r.ok) for r in replies] == [
         ("c1", True),
         ("v1", True),

@@ -18,13 +18,13 @@ from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
     backend,
     card_message,
-    collect,
     drained,
     every_seq,
     running_link,
     start_link_process,
     wait_for_line,
 )
+from tests.support.subscriptions import collect
 
 pytestmark = pytest.mark.broker
 

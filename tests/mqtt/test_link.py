@@ -28,16 +28,15 @@ from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (
     backend,
     card_message,
-    collect,
     decoded,
     drained,
     event_seqs,
     every_seq,
-    quiet,
     running_link,
     start_link_process,
     wait_for_line,
 )
+from tests.support.subscriptions import collect, quiet
 
 pytestmark = pytest.mark.broker
 

@@ -62,10 +62,11 @@ async def start_watch(broker: Mosquitto, *flags: str) -> asyncio.subprocess.Proc
     )
 
 
-async def read_line(process: asyncio.subprocess.Process) -> str:
-    assert process.stdout is not None
+async def read_line(stream: asyncio.StreamReader | None) -> str:
+    """The next line ``watch`` writes on ``stream`` (its stdout or stderr)."""
+    assert stream is not None
     async with asyncio.timeout(10):
-        line = await process.stdout.readline()
+        line = await stream.readline()
     assert line, "watch ended early"
     return line.decode().rstrip("\n")
 
@@ -84,7 +85,7 @@ async def test_watch_flags_an_injected_gap_a_duplicate_and_a_stale_will(broker: 
     )
     watch = await start_watch(broker, "--json", "--table", "T07", "--count", "5")
     try:
-        first = json.loads(await read_line(watch))  # the retained status: it is subscribed
+        first = json.loads(await read_line(watch.stdout))  # the retained status: it is subscribed
         assert (first["kind"], first["message"]["session"]) == ("status", 2)
         for payload in (result(41, 1), result(42, 2), result(45, 5), result(45, 5)):
             await publish_once(table, f"{ROOT}/events/round_result", payload)
@@ -127,9 +128,9 @@ async def test_watch_prints_readable_lines(broker: Mosquitto) -> None:
     )
     watch = await start_watch(broker, "--count", "1")
     try:
-        assert await read_line(watch) == "T07 status ONLINE (session 3, last seq 6)"
+        assert await read_line(watch.stdout) == "T07 status ONLINE (session 3, last seq 6)"
         await publish_once(table, f"{ROOT}/events/round_result", result(7, 4))
-        assert await read_line(watch) == (
+        assert await read_line(watch.stdout) == (
             "T07 seq 7 S-1-4 BANKER  player QH 4S 9D (3)  banker 6C KD (6)"
         )
         async with asyncio.timeout(10):
@@ -164,14 +165,6 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def _stderr_line(process: asyncio.subprocess.Process) -> str:
-    assert process.stderr is not None
-    async with asyncio.timeout(10):
-        line = await process.stderr.readline()
-    assert line, "watch ended early"
-    return line.decode().rstrip("\n")
-
-
 async def test_watch_on_an_unreachable_broker_says_it_is_retrying_and_why() -> None:
     port = _closed_port()
     process = await asyncio.create_subprocess_exec(
@@ -179,7 +172,7 @@ async def test_watch_on_an_unreachable_broker_says_it_is_retrying_and_why() -> N
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        line = await _stderr_line(process)
+        line = await read_line(process.stderr)
         assert line.startswith(f"table-controller watch: 127.0.0.1:{port}: ")
         assert "Connection refused" in line
         assert line.endswith("; retrying")
@@ -212,13 +205,13 @@ async def test_watch_says_when_its_broker_goes_and_comes_back(broker: Mosquitto)
     process = await start_watch(broker)
     where = f"table-controller watch: {broker.host}:{broker.port}: "
     try:
-        assert "ONLINE" in await read_line(process)  # the retained status: it is subscribed
+        assert "ONLINE" in await read_line(process.stdout)  # the retained status: it is subscribed
         broker.stop()
-        lost = await _stderr_line(process)
+        lost = await read_line(process.stderr)
         assert lost.startswith(where)
         assert lost.endswith("; retrying")
         broker.start()
-        while not (line := await _stderr_line(process)).endswith("connected again"):
+        while not (line := await read_line(process.stderr)).endswith("connected again"):
             assert line.endswith("; retrying")  # another cause while the broker restarts
         assert line == where + "connected again"
     finally:

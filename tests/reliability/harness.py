@@ -633,6 +633,28 @@ def without_envelope(body: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in body.items() if key not in {"ts", "seq"}}
 
 
+async def check_each_card_kept_once(
+    feed: Feed,
+    journal: Path,
+    dealt: Sequence[str],
+    shoe_id: str,
+    *,
+    table_id: str = TABLE_ID,
+) -> None:
+    """Nothing lost, nothing doubled: the whole path of each card, from the shoe to the backend.
+
+    Each card that left the shoe was journaled once and reported once to the backend, every
+    ``seq`` reached the backend (a duplicate only as a marked resend), and the journal
+    verifies and replays to exactly what the backend got.
+    """
+    events = feed.events(table_id)
+    assert journal_cards(journal) == list(dealt)
+    assert published_cards(events, shoe_id) == list(dealt)
+    assert feed.missing(table_id) == []
+    assert feed.unmarked_duplicates == []
+    await verified_and_replayed(journal, events)
+
+
 def journal_cards(journal: Path) -> list[str]:
     """The cards recorded as inputs, in journal order (a card recorded twice shows twice)."""
     rows = journal_query(journal, "SELECT payload FROM events WHERE type = 'input' ORDER BY seq")

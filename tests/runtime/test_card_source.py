@@ -14,16 +14,13 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import (
     CardDrawn,
-    CloseBetting,
     Input,
-    OpenBetting,
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled, TableSnapshot
+from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.records import input_to_record
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
@@ -31,8 +28,7 @@ from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import INPUT_ROW
-from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.service import TableService
+from tests.support.dealing import rng_round
 from tests.support.snapshots import snapshot
 from tests.support.table_process import events_log
 from tests.support.virtual_tables import (
@@ -146,19 +142,9 @@ def test_mini_results_and_cards_pass_chi_square_against_the_exact_odds() -> None
     first_ranks: Counter[str] = Counter()
     rounds = 1000
     for number in range(rounds):
-        procedure.handle(OpenBetting(at=0.0, command_id=f"o-{number}", operator="t"))
-        procedure.handle(CloseBetting(at=0.0, command_id=f"c-{number}", operator="t"))
-        dealt = 0
-        while (now := procedure.snapshot()).card_wanted:
-            event = source.draw(now, at=0.0)
-            assert isinstance(event, CardDrawn)
-            if dealt == 0:
-                first_ranks[event.card.rank] += 1
-            dealt += 1
-            for decision in procedure.handle(event):
-                if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled):
-                    winners[decision.payload.result.winner.value] += 1
-            source.observe(event, procedure.snapshot())
+        cards, result = rng_round(procedure, source, number, operator="t")
+        first_ranks[cards[0].rank] += 1
+        winners[result.winner.value] += 1
     assert sum(winners.values()) == rounds
     exact = analyse(variant, Composition.full(variant.decks)).events
     observed = [winners["banker"], winners["player"], winners["tie"]]
@@ -246,14 +232,6 @@ class FailingSource:
         return self._source.draw(state, at=at)
 
 
-def failing_service(
-    journal: Journal, log: Path, source: FailingSource, *, betting_phase: bool
-) -> TableService:
-    procedure = TableProcedure(VARIANTS["mini"], table_id="V1", betting_phase=betting_phase)
-    sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
-    return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
-
-
 async def test_a_draw_that_raises_holds_the_table_and_replays_to_the_same_fault(
     tmp_path: Path,
 ) -> None:
@@ -261,7 +239,7 @@ async def test_a_draw_that_raises_holds_the_table_and_replays_to_the_same_fault(
     path = tmp_path / "v.journal"
     with Journal.open(path, table_id="V1") as journal:
         source = FailingSource("mini", 5, draw_fails=3)
-        service = failing_service(journal, log, source, betting_phase=False)
+        service = virtual_service(journal, log, source=source, betting_phase=False)
         async with running(service):
             await command(service, "new_shoe", 0, shoe_id="M-1")
             await command(service, "deal", 1)
@@ -281,8 +259,8 @@ async def test_a_draw_that_raises_holds_the_table_and_replays_to_the_same_fault(
          "RuntimeError: the virtual shoe is empty"))]
     # A restart replays the journal (the failure included) to the same messages and state.
     with Journal.open(path, table_id="V1") as journal:
-        again = failing_service(journal, tmp_path / "again.jsonl", FailingSource("mini", 9),
-                                betting_phase=False)
+        again = virtual_service(journal, tmp_path / "again.jsonl",
+                                source=FailingSource("mini", 9), betting_phase=False)
         again.recover()
     assert (tmp_path / "again.jsonl").read_text() == log.read_text()
     assert again.procedure.snapshot() == service.procedure.snapshot()
@@ -294,7 +272,7 @@ async def test_an_input_whose_carrying_out_raises_holds_the_table_instead_of_the
     log = tmp_path / "events.jsonl"
     path = tmp_path / "v.journal"
     with Journal.open(path, table_id="V1") as journal:
-        service = failing_service(journal, log, FailingSource("mini", 6, observe_fails=3),
+        service = virtual_service(journal, log, source=FailingSource("mini", 6, observe_fails=3),
                                   betting_phase=True)
         async with running(service):
             await command(service, "new_shoe", 0, shoe_id="M-1")
@@ -311,8 +289,8 @@ async def test_an_input_whose_carrying_out_raises_holds_the_table_instead_of_the
         "procedure_fault", (f"journal row {third.seq} (card {code}) could not be carried out: "
                             f"RuntimeError: the source choked on {code}"))]
     with Journal.open(path, table_id="V1") as journal:  # the same bug, the same replay
-        again = failing_service(journal, tmp_path / "again.jsonl",
-                                FailingSource("mini", 9, observe_fails=3), betting_phase=True)
+        again = virtual_service(journal, tmp_path / "again.jsonl", betting_phase=True,
+                                source=FailingSource("mini", 9, observe_fails=3))
         again.recover()
     assert (tmp_path / "again.jsonl").read_text() == log.read_text()
 
@@ -327,7 +305,8 @@ def test_a_journal_row_that_is_no_input_comes_up_held_not_down(tmp_path: Path) -
         for number, record in enumerate(records):
             journal.append(INPUT_ROW, record, ts_utc="2026-12-01T12:00:00.000Z",
                            monotonic_ns=number)
-        service = failing_service(journal, log, FailingSource("mini", 1), betting_phase=False)
+        service = virtual_service(journal, log, source=FailingSource("mini", 1),
+                                  betting_phase=False)
         assert service.recover() == len(records)
     state = state_of(service)
     assert (state["phase"], state["holds"]) == ("faulted", ["procedure_fault"])

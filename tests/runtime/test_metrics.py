@@ -39,6 +39,7 @@ from table_controller.runtime.service import TableService
 from tests.runtime.vitals import BROKER, HEALTHY
 from tests.support.dealing import next_records, seeded_shoe
 from tests.support.links import MemoryLink
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -221,12 +222,6 @@ class FakeLink:
     connected: bool = False
     depth: int = 0
     counters: FakeCounters = field(default_factory=FakeCounters)
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(5):
-        while not condition():  # noqa: ASYNC110 - polling the service's counters from here
-            await asyncio.sleep(0.001)
 
 
 async def handled_past(service: TableService, count: int) -> None:

@@ -9,20 +9,17 @@ the journal comes to the same fault, and a supervisor's ``void_shoe`` releases i
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from table_controller.procedure.machine import ShoeCount, TableProcedure
+from table_controller.procedure.machine import ShoeCount
 from table_controller.protection.advisor import AdvisorSettings, AssessmentRequest, RoundAdvisor
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.service import TableService
 from tests.support.virtual_tables import (
     command,
     published,
@@ -30,6 +27,7 @@ from tests.support.virtual_tables import (
     refused,
     released_and_played,
     running,
+    virtual_service,
 )
 
 
@@ -61,16 +59,6 @@ class AdvisorFailingOnce(RoundAdvisor):
         if self.requests == 1:
             raise ValueError("a bug in the advisor")
         return super().request(count)
-
-
-def virtual_service(
-    journal: Journal, sink: JsonLinesSink, advisor: RoundAdvisor | None = None
-) -> TableService:
-    procedure = TableProcedure(VARIANTS["mini"], table_id="V1", betting_phase=True)
-    source = RngCardSource(VARIANTS["mini"], rng=random.Random(7))
-    return TableService(
-        procedure=procedure, journal=journal, sink=sink, card_source=source, advisor=advisor
-    )
 
 
 def fault_rows(journal: Journal) -> list[str]:
@@ -105,8 +93,7 @@ async def test_a_sink_that_raises_holds_the_table_and_a_replay_comes_to_the_same
     assert [a["code"] for a in published(log, "alarm")] == ["procedure_fault"]
     assert failures[0] in published(log, "alarm")[0]["message"]
     with Journal.open(path, table_id="V1") as journal:
-        again = virtual_service(journal, JsonLinesSink(
-            tmp_path / "again.jsonl", table_id="V1", topic_root="baccarat/tables/V1"))
+        again = virtual_service(journal, tmp_path / "again.jsonl")
         again.recover()
     assert again.procedure.snapshot() == service.procedure.snapshot()
     assert [a["message"] for a in published(tmp_path / "again.jsonl", "alarm")] == [
@@ -139,8 +126,7 @@ async def test_an_advisor_that_raises_is_logged_and_play_goes_on(
     log = tmp_path / "events.jsonl"
     with Journal.open(tmp_path / "v.journal", table_id="V1") as journal:
         advisor = AdvisorFailingOnce()
-        service = virtual_service(journal, JsonLinesSink(
-            log, table_id="V1", topic_root="baccarat/tables/V1"), advisor)
+        service = virtual_service(journal, log, advisor=advisor)
         async with running(service):
             await command(service, "new_shoe", 0, shoe_id="M-1")
             for number in range(1, 7, 2):

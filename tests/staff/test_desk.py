@@ -16,6 +16,7 @@ from table_controller.publishing.pin_lockout import PinRefusal
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError, StaffMember
 from tests.support.staff import STAFF, cheap_hasher, write_register
+from tests.support.waiting import until
 
 
 class Clock:
@@ -35,8 +36,8 @@ async def test_a_sign_in_record_carries_who_signed_in_and_never_the_pin(tmp_path
     record = {"id": "c-1", "command": "sign_in", "operator": "pit",
               "args": {"staff_id": "D-104", "pin": "1041"}}  # fmt: skip
     checked = await desk.verified_sign_in(record)
-    assert checked == {"id": "c-1", "command": "sign_in", "operator": "pit",
-                       "args": {"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}}  # fmt: skip
+    who = {"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}
+    assert checked == {"id": "c-1", "command": "sign_in", "operator": "pit", "args": who}
     assert "1041" not in json.dumps(checked)
 
 
@@ -97,15 +98,11 @@ async def test_the_register_is_reloaded_when_its_file_changes_and_kept_when_brok
     watching = asyncio.create_task(desk.watch(interval_s=0.01))
     try:
         write_register(path, {"D-300": ("New Dealer", StaffRole.DEALER, "3003"), **STAFF})
-        async with asyncio.timeout(5):
-            while desk.register is None or desk.register.get("D-300") is None:
-                await asyncio.sleep(0.01)
+        await until(lambda: desk.register is not None and desk.register.get("D-300") is not None)
         assert isinstance(await desk.identify("D-300", "3003", purpose="sign_in"), StaffMember)
         path.write_text("{broken")  # a half-edited file: the register in use stays
         os.utime(path, ns=(1, 1))
-        async with asyncio.timeout(5):
-            while desk.reload_failures == 0:
-                await asyncio.sleep(0.01)
+        await until(lambda: desk.reload_failures > 0)
         assert isinstance(await desk.identify("D-300", "3003", purpose="sign_in"), StaffMember)
     finally:
         watching.cancel()

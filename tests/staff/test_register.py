@@ -87,13 +87,17 @@ def test_a_bad_id_name_or_pin_is_refused_naming_what(
         ('{"format": "other/1", "staff": []}', "format"),
         ('{"format": "table-controller-staff/1", "staff": [{"id": "D-1"}]}', "staff.0"),
         (
-            '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
-            ' "role": "boss", "pin_hash": "$argon2id$x"}]}',
+            (
+                '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
+                ' "role": "boss", "pin_hash": "$argon2id$x"}]}'
+            ),
             "role",
         ),
         (
-            '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
-            ' "role": "dealer", "pin_hash": "plain"}]}',
+            (
+                '{"format": "table-controller-staff/1", "staff": [{"id": "D-1", "name": "A",'
+                ' "role": "dealer", "pin_hash": "plain"}]}'
+            ),
             "pin_hash",
         ),
     ],

@@ -26,12 +26,15 @@ from simulators.virtual_shoe import deck
 from simulators.virtual_shoe.dealer import should_deal
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.procedure.codes import PromptAction
-from table_controller.procedure.events import Input
+from table_controller.procedure.decisions import Publish
+from table_controller.procedure.events import CardDrawn, CloseBetting, Input, OpenBetting
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableSnapshot
+from table_controller.procedure.payloads import ResultOfCards, RoundSettled, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter
+from table_controller.rules.cards import Card
+from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.service import TableService
 from tests.support.links import MemoryLink
 
@@ -286,3 +289,28 @@ class LinkedService:
         while records := dealer.records(step_of(self.service.procedure.snapshot())):
             for record in records:
                 await self.give(record)
+
+
+def rng_round(
+    procedure: TableProcedure, source: RngCardSource, number: int, *, operator: str
+) -> tuple[list[Card], ResultOfCards]:
+    """Round ``number`` of a virtual table: betting opened and closed, then the source's cards.
+
+    Returns the cards in the order dealt and the settled result.
+    """
+    procedure.handle(OpenBetting(at=0.0, command_id=f"o-{number}", operator=operator))
+    procedure.handle(CloseBetting(at=0.0, command_id=f"c-{number}", operator=operator))
+    cards: list[Card] = []
+    settled: list[ResultOfCards] = []
+    while (state := procedure.snapshot()).card_wanted:
+        event = source.draw(state, at=0.0)
+        assert isinstance(event, CardDrawn)
+        cards.append(event.card)
+        settled.extend(
+            decision.payload.result
+            for decision in procedure.handle(event)
+            if isinstance(decision, Publish) and isinstance(decision.payload, RoundSettled)
+        )
+        source.observe(event, procedure.snapshot())
+    (result,) = settled
+    return cards, result

@@ -18,6 +18,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import Advisor, CardSource
 
 #: Phases in which a virtual table draws its next card.
 ASKING: Final = frozenset({"burn_card", "burning", "dealing"})
@@ -26,13 +27,31 @@ QUIET_S: Final = 0.1
 
 
 def virtual_service(
-    journal: Journal, log: Path, variant: str, seed: int, *, betting_phase: bool = True
+    journal: Journal,
+    log: Path | JsonLinesSink,
+    variant: str = "mini",
+    seed: int = 7,
+    *,
+    betting_phase: bool = True,
+    source: CardSource | None = None,
+    advisor: Advisor | None = None,
 ) -> TableService:
-    """Table ``V1`` dealing from a seeded RNG source, publishing to the events log ``log``."""
+    """Table ``V1`` dealing from a seeded RNG source, publishing to the events log ``log``.
+
+    A test that breaks a part passes its own: a sink for ``log``, a card ``source`` in place of
+    the seeded one, an ``advisor``.
+    """
     procedure = TableProcedure(VARIANTS[variant], table_id="V1", betting_phase=betting_phase)
-    sink = JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
-    source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
-    return TableService(procedure=procedure, journal=journal, sink=sink, card_source=source)
+    sink = (
+        log
+        if isinstance(log, JsonLinesSink)
+        else JsonLinesSink(log, table_id="V1", topic_root="baccarat/tables/V1")
+    )
+    if source is None:
+        source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
+    return TableService(
+        procedure=procedure, journal=journal, sink=sink, card_source=source, advisor=advisor
+    )
 
 
 @contextlib.asynccontextmanager
