@@ -17,16 +17,16 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS
 from tests.mosquitto import Mosquitto
+from tests.support.backend import Backend
 from tests.support.table_process import table_run
 
 pytestmark = pytest.mark.broker
@@ -51,82 +51,6 @@ async def virtual_table(
         yield process
 
 
-class Backend:
-    """Sends commands and waits for their replies; keeps every message it received."""
-
-    def __init__(self, broker: Mosquitto, feed: Subscription) -> None:
-        self.endpoint = BrokerEndpoint.from_url(broker.url("backend"))
-        self.feed = feed
-        self.received: list[Received] = []
-        self.sent = 0
-        self._scanned = 0
-        self._results: set[str] = set()
-
-    async def command(self, name: str, **args: object) -> dict[str, Any]:
-        self.sent += 1
-        command_id = f"b-{self.sent}"
-        body = {"id": command_id, "command": name, "operator": "backend", "args": args}
-        await publish_once(self.endpoint, f"{ROOT}/commands", json.dumps(body))
-        async with asyncio.timeout(15):
-            while True:
-                message = await self.feed.get()
-                self.received.append(message)
-                if message.topic == f"{ROOT}/commands/replies":
-                    reply: dict[str, Any] = json.loads(message.payload)
-                    if reply["id"] == command_id:
-                        return reply
-
-    async def wait_online(self, session_after: int = 0) -> int:
-        """Wait for the table's birth (a status online with a newer session); its session."""
-        async with asyncio.timeout(20):
-            while True:
-                message = await self.feed.get()
-                self.received.append(message)
-                if message.topic == f"{ROOT}/status":
-                    status = json.loads(message.payload)
-                    if status["online"] and status["session"] > session_after:
-                        return int(status["session"])
-
-    async def until_result(self, round_id: str) -> None:
-        async with asyncio.timeout(15):
-            while round_id not in self._result_ids():
-                self.received.append(await self.feed.get())
-
-    async def until_odds(self, round_no: int) -> None:
-        """Wait for the odds of ``round_no``: the last message the round before it leads to."""
-
-        def heard() -> bool:
-            return any(
-                message.topic == f"{ROOT}/odds"
-                and json.loads(message.payload)["round_no"] == round_no
-                for message in self.received
-            )
-
-        async with asyncio.timeout(15):
-            while not heard():
-                self.received.append(await self.feed.get())
-
-    def _result_ids(self) -> set[str]:
-        """Round ids of the results received so far (parsing only what is new)."""
-        for message in self.received[self._scanned :]:
-            if message.topic == f"{ROOT}/events/round_result":
-                self._results.add(json.loads(message.payload)["round_id"])
-        self._scanned = len(self.received)
-        return self._results
-
-    def messages(self, kind: str) -> list[dict[str, Any]]:
-        """The events of one type, each once: a backend drops a resent ``seq`` (at-least-once)."""
-        return [event for event in self.events() if event["type"] == kind]
-
-    def events(self) -> list[dict[str, Any]]:
-        by_seq: dict[int, dict[str, Any]] = {}
-        for message in self.received:
-            if "/events/" in message.topic or message.topic.endswith(("/roads", "/odds")):
-                body = json.loads(message.payload)
-                by_seq.setdefault(body["seq"], body)
-        return [by_seq[seq] for seq in sorted(by_seq)]
-
-
 async def play(backend: Backend, rounds: int, *, first: int = 1) -> None:
     for round_no in range(first, first + rounds):
         assert (await backend.command("open_betting"))["ok"]
@@ -143,7 +67,7 @@ async def run_virtual_table(tmp_path: Path, broker: Mosquitto, rounds: int) -> N
         BrokerEndpoint.from_url(broker.url("backend")), [f"{ROOT}/#"], client_id="backend-v"
     ) as feed:
         await feed.wait_subscribed()
-        backend = Backend(broker, feed)
+        backend = Backend(broker, feed, ROOT)
         async with virtual_table(tmp_path, broker):
             session = await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id="M-1"))["ok"]

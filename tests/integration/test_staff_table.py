@@ -1,0 +1,189 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""Staff at a real table: ``table-controller run`` with a staff register, over a real mosquitto.
+
+The backend signs dealers in over MQTT (a wrong PIN refused, then locked out), changes dealer in
+mid-shoe, voids a round as an authorised supervisor, restarts the table in the middle of a
+stint, and checks every figure of the retained ``stats`` and of ``journal stats`` against
+figures it works out itself from the events it received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription
+from tests.mosquitto import Mosquitto
+from tests.support.backend import Backend
+from tests.support.staff import STAFF, write_register
+from tests.support.table_process import table_controller, table_run
+
+pytestmark = pytest.mark.broker
+
+TABLE = "T9"
+ROOT = f"baccarat/tables/{TABLE}"
+SHOE = "S-A"
+
+
+def pin(staff_id: str) -> str:
+    return STAFF[staff_id][2]
+
+
+@asynccontextmanager
+async def staffed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[None]:
+    """A virtual commission table that requires a dealer, its register and journal in tmp."""
+    env = {
+        "TABLE_CONTROLLER_STAFF_REGISTER": str(tmp_path / "staff.json"),
+        "TABLE_CONTROLLER_REQUIRE_DEALER": "true",
+        "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
+        "TABLE_CONTROLLER_SIGN_IN_MAX_FAILURES": "3",
+        "TABLE_CONTROLLER_SIGN_IN_LOCKOUT_SECONDS": "2",
+    }
+    import os  # noqa: PLC0415 - the test's own environment, extended
+
+    async with table_run(
+        tmp_path / "run.log",
+        "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
+        "--broker", broker.url("backend"), "--journal", str(tmp_path / "T9.journal"),
+        "--display", "off",
+        env={**os.environ, **env},
+    ):  # fmt: skip
+        yield
+
+
+async def play(backend: Backend, round_no: int) -> None:
+    assert (await backend.command("open_betting"))["ok"]
+    assert (await backend.command("close_betting"))["ok"]
+    await backend.until_result(f"{SHOE}-{round_no}")
+
+
+def seconds(ts: str) -> float:
+    return datetime.fromisoformat(ts).timestamp()
+
+
+def expected_figures(events: list[dict[str, Any]], start: float, end: float) -> dict[str, Any]:
+    """Pace over [start, end] worked out from the events, as docs/mqtt-api.md defines it."""
+    closed = {e["round_id"]: seconds(e["ts"]) for e in events if e["type"] == "betting_closed"}
+    within = [e for e in events if start <= seconds(e["ts"]) <= end]
+    results = [e for e in within if e["type"] == "round_result"]
+    times = [seconds(e["ts"]) - closed[e["round_id"]] for e in results]
+    gaps = []
+    last_end = None
+    for event in events:
+        if event["type"] == "round_result" or (
+            event["type"] == "round_voided" and not event["was_settled"]
+        ):
+            last_end = seconds(event["ts"])
+        elif event["type"] == "betting_opened" and last_end is not None:
+            if start <= seconds(event["ts"]) <= end:
+                gaps.append(seconds(event["ts"]) - last_end)
+            last_end = None
+        elif event["type"] == "shoe_started":
+            last_end = None
+    voids = [e for e in within if e["type"] == "round_voided"]
+    # Under a second, a rate means nothing: the table says none.
+    rate = round(len(results) * 3600 / (end - start), 1) if end - start >= 1 else None
+    return {
+        "rounds": len(results),
+        "rounds_per_hour": rate,
+        "median_round_seconds": round(statistics.median(times), 3),
+        "median_between_rounds_seconds": round(statistics.median(gaps), 3) if gaps else None,
+        "voids": len(voids),
+    }
+
+
+def assert_figures(figures: dict[str, Any], expected: dict[str, Any]) -> None:
+    for name, value in expected.items():
+        if isinstance(value, float):
+            assert figures[name] == pytest.approx(value, abs=0.051), name
+        else:
+            assert figures[name] == value, name
+
+
+async def shift(tmp_path: Path, broker: Mosquitto) -> Backend:
+    """Sign-in refused, then locked, then right; two dealers, a void, a restart mid-stint."""
+    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="backend-staff") as feed:
+        await feed.wait_subscribed()
+        backend = Backend(broker, feed, ROOT)
+        async with staffed_table(tmp_path, broker):
+            session = await backend.wait_online()
+            refused = await backend.command("new_shoe", shoe_id=SHOE)
+            assert (refused["ok"], refused["error"]) == (False, "no_dealer")
+            for _ in range(3):
+                wrong = await backend.command("sign_in", staff_id="D-104", pin="0000")
+                assert (wrong["ok"], wrong["error"]) == (False, "wrong_pin")
+            locked = await backend.command("sign_in", staff_id="D-104", pin=pin("D-104"))
+            assert (locked["ok"], locked["error"]) == (False, "pin_locked")
+            await asyncio.sleep(2.1)
+            assert (await backend.command("sign_in", staff_id="D-104", pin=pin("D-104")))["ok"]
+            assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
+            await backend.until_event("burn", done=True)  # the virtual table burns by itself
+            for round_no in (1, 2, 3):
+                await play(backend, round_no)
+            await asyncio.sleep(1.2)  # a stint long enough for a rate: dealers take minutes
+            assert (await backend.command("sign_in", staff_id="D-207", pin=pin("D-207")))["ok"]
+            for round_no in (4, 5):
+                await play(backend, round_no)
+            void = await backend.command("void_round", operator="pit-1", round_id=f"{SHOE}-4")
+            assert (void["ok"], void["supervisor"]) == (True, "pit-1")
+            await backend.until_odds(6)
+        async with staffed_table(tmp_path, broker):  # a restart in the middle of D-207's stint
+            await backend.wait_online(session)
+            await play(backend, 6)
+            await backend.until_odds(7)  # after the round's own messages, its stats included
+    return backend
+
+
+async def test_dealers_sign_in_change_and_survive_a_restart_with_their_figures(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    write_register(tmp_path / "staff.json")
+    backend = await shift(tmp_path, broker)
+    events = backend.events()
+    logged = [e for e in events if e["type"] in ("staff_changed", "shoe_started", "round_result")]
+    assert all("dealer" in event for event in events if event["type"] not in ("roads", "odds"))
+    changes = [e for e in logged if e["type"] == "staff_changed"]
+    assert [(c["dealer"], c["previous_dealer"]) for c in changes] == [
+        ("D-104", None), ("D-207", "D-104")
+    ]
+    dealers = {e["round_id"]: e["dealer"] for e in logged if e["type"] == "round_result"}
+    assert dealers == {f"{SHOE}-{n}": "D-104" if n <= 3 else "D-207" for n in range(1, 7)}
+    voided = next(e for e in events if e["type"] == "round_voided")
+    assert (voided["round_id"], voided["supervisor"], voided["dealer"]) == (
+        f"{SHOE}-4", "pit-1", "D-207"
+    )
+
+    # The retained stats after the restart: D-207's stint began before it and goes on.
+    stats_messages = [json.loads(m.payload) for m in backend.received if m.topic == f"{ROOT}/stats"]
+    last = max(stats_messages, key=lambda message: message["seq"])
+    assert last["dealer"] == "D-207"
+    since = changes[1]["ts"]
+    assert last["stint"]["since"] == since
+    end = seconds(next(e for e in events if e.get("round_id") == f"{SHOE}-6"
+                       and e["type"] == "round_result")["ts"])  # fmt: skip
+    assert_figures(last["stint"], expected_figures(events, seconds(since), end))
+    shoe_start = seconds(next(e for e in events if e["type"] == "shoe_started")["ts"])
+    assert_figures(last["shoe"], expected_figures(events, shoe_start, end))
+
+    # journal stats, from the journal alone, gives the same per dealer; a stint there lasts to
+    # the journal's last input (the odds after round 6, the last message published).
+    status, out, err = await table_controller(
+        "journal", "stats", str(tmp_path / "T9.journal"), "--by", "dealer", "--json"
+    )
+    assert status == 0, err
+    groups = {group["key"]: group for group in json.loads(out)["groups"]}
+    journal_end = seconds(events[-1]["ts"])
+    assert_figures(groups["D-207"], expected_figures(events, seconds(since), journal_end))
+    first_stint = expected_figures(events, seconds(changes[0]["ts"]), seconds(since))
+    assert_figures(groups["D-104"], first_stint)
+    assert groups["-"]["rounds"] == 0  # before the first sign-in nothing was dealt
