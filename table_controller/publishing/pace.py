@@ -244,6 +244,8 @@ class Pace:
 
     def __init__(self) -> None:
         self.timeline = Timeline()
+        #: The ``stats`` last given.
+        self.latest: Stats | None = None
 
     def observe(self, ts: str, payloads: Sequence[Payload]) -> Stats | None:
         """Read one input's payloads (journal time ``ts``); the new ``stats``, when due.
@@ -253,7 +255,7 @@ class Pace:
         at = seconds_of(ts)
         if at is None or not self.timeline.read(at, payloads):
             return None
-        stats = self.stats()
+        stats = self.latest = self.stats()
         self._forget()
         return stats
 

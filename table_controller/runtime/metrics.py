@@ -29,7 +29,7 @@ from prometheus_client.registry import Collector
 
 from table_controller.procedure.codes import AlarmCode, EventType, ReaderState
 from table_controller.procedure.events import CardDrawn, Input
-from table_controller.procedure.payloads import AlarmRaised
+from table_controller.procedure.payloads import AlarmRaised, PaceFigures, Stats
 from table_controller.publishing.outgoing import OutgoingMessage
 
 if TYPE_CHECKING:
@@ -271,6 +271,57 @@ class _VitalsCollector(Collector):
         return families
 
 
+#: The counts of the pace figures, by the ``kind`` label they are published under.
+PACE_COUNTS: Final = ("voids", "misdeals", "exposed_cards", "misreads", "unnecessary_cards")
+#: The pace gauges: name, what it measures, the figure it reads.
+PACE_GAUGES: Final = (
+    ("table_pace_rounds", "Rounds settled in the span.", "rounds"),
+    ("table_pace_rounds_per_hour", "Rounds settled per hour of the span.", "rounds_per_hour"),
+    ("table_pace_median_round_seconds", "Median time from betting closed to the result.",
+     "median_round_seconds"),
+    ("table_pace_median_between_rounds_seconds", "Median time from a round's end to the next.",
+     "median_between_rounds_seconds"),
+    ("table_pace_hold_seconds", "Time the table stood held in the span.", "hold_seconds"),
+)  # fmt: skip
+
+
+class _PaceCollector(Collector):
+    """The game pace of the latest ``stats``, per span: ``shoe``, ``stint``, ``last_hour``."""
+
+    def __init__(self, latest: Callable[[], Stats | None]) -> None:
+        self._latest = latest
+
+    def describe(self) -> Iterable[Metric]:
+        return self._families(None)
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families(self._latest())
+
+    @staticmethod
+    def _families(stats: Stats | None) -> list[Metric]:
+        gauges = [
+            GaugeMetricFamily(name, words, labels=["span"]) for name, words, _ in PACE_GAUGES
+        ]
+        counts = GaugeMetricFamily(
+            "table_pace_events",
+            "Voids, misdeals, exposed cards, misreads and unnecessary cards in the span.",
+            labels=["span", "kind"],
+        )
+        spans: tuple[tuple[str, PaceFigures | None], ...] = ()
+        if stats is not None:
+            spans = (("shoe", stats.shoe), ("stint", stats.stint), ("last_hour", stats.last_hour))
+        for span, figures in spans:
+            if figures is None:
+                continue
+            for gauge, (_, _, field) in zip(gauges, PACE_GAUGES, strict=True):
+                value = getattr(figures, field)
+                if value is not None:
+                    gauge.add_metric([span], float(value))
+            for kind in PACE_COUNTS:
+                counts.add_metric([span, kind], float(getattr(figures, kind)))
+        return [*gauges, counts]
+
+
 class TableMetrics:
     """The table's Prometheus metrics, in a registry of their own.
 
@@ -314,6 +365,9 @@ class TableMetrics:
             registry=registry,
         )
         registry.register(_VitalsCollector(vitals))
+        #: The latest ``stats``: the pace gauges read it at each scrape.
+        self.stats: Stats | None = None
+        registry.register(_PaceCollector(lambda: self.stats))
         self._prompted = False
         self._reader_state = READER_OFFLINE
         self._reader_was_connected = False
@@ -322,6 +376,7 @@ class TableMetrics:
         """Listen to the service's messages, inputs and reader (after its recovery)."""
         self._reader_state = service.reader_state or READER_NONE
         self._reader_was_connected = service.reader_state == READER_CONNECTED
+        self.stats = service.pace
         service.listeners.append(self.message_published)
         service.reader_listeners.append(self.reader_changed)
         service.input_listeners.append(self.input_handled)
@@ -336,6 +391,8 @@ class TableMetrics:
                 self.alarms.labels(code=payload.code.value).inc()
             case EventType.PROMPT:
                 self._prompted = True
+            case EventType.STATS if isinstance(payload, Stats):
+                self.stats = payload
             case _:
                 pass
 

@@ -43,7 +43,7 @@ from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input, RuntimeFailed, not_carried_out
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableSnapshot
+from table_controller.procedure.payloads import Stats, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.publishing.outbox import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
@@ -172,6 +172,11 @@ class TableService:
     def analyses_failed(self) -> int:
         """Assessments that failed (a bug in the advisor or the analysis), logged each time."""
         return self._analysis.analyses_failed
+
+    @property
+    def pace(self) -> Stats | None:
+        """The game pace as of the last input (``None`` before any input with a time)."""
+        return self._interpreter.pace.latest
 
     @property
     def virtual(self) -> bool:

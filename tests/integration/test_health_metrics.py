@@ -17,7 +17,6 @@ from typing import Any
 import aiohttp
 import pytest
 from prometheus_client.metrics_core import Metric
-from prometheus_client.parser import text_string_to_metric_families
 
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.device import ShoeDevice
@@ -26,7 +25,7 @@ from simulators.virtual_shoe.shuffle import seeded_order
 from tests.integration.running_table import Table, running_table
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
-from tests.support.table_process import wait_for_display
+from tests.support.table_process import scrape, wait_for_display
 
 SEED = 23
 
@@ -49,14 +48,6 @@ async def health_until(
                 return status, body
             await asyncio.sleep(0.05)
     raise AssertionError(what)  # pragma: no cover - the timeout raises first
-
-
-async def scrape(http: aiohttp.ClientSession, url: str) -> Mapping[str, Metric]:
-    """Families by name, as Prometheus' text parser reads them."""
-    async with http.get(f"{url}/metrics") as response:
-        assert response.status == 200
-        text = await response.text()
-    return {family.name: family for family in text_string_to_metric_families(text)}
 
 
 def value(families: Mapping[str, Metric], family: str, sample: str | None = None) -> float:

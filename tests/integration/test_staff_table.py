@@ -12,20 +12,23 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from prometheus_client.metrics_core import Metric
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
+from tests.support.ports import free_port
 from tests.support.staff import STAFF, write_register
-from tests.support.table_process import table_controller, table_run
+from tests.support.table_process import scrape, table_controller, table_run
 
 pytestmark = pytest.mark.broker
 
@@ -39,7 +42,9 @@ def pin(staff_id: str) -> str:
 
 
 @asynccontextmanager
-async def staffed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[None]:
+async def staffed_table(
+    tmp_path: Path, broker: Mosquitto, metrics_port: int
+) -> AsyncIterator[None]:
     """A virtual commission table that requires a dealer, its register and journal in tmp."""
     env = {
         "TABLE_CONTROLLER_STAFF_REGISTER": str(tmp_path / "staff.json"),
@@ -54,7 +59,7 @@ async def staffed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[None
         tmp_path / "run.log",
         "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
         "--broker", broker.url("backend"), "--journal", str(tmp_path / "T9.journal"),
-        "--display", "off",
+        "--display", "off", "--metrics", f"127.0.0.1:{metrics_port}",
         env={**os.environ, **env},
     ):  # fmt: skip
         yield
@@ -109,13 +114,17 @@ def assert_figures(figures: dict[str, Any], expected: dict[str, Any]) -> None:
             assert figures[name] == value, name
 
 
-async def shift(tmp_path: Path, broker: Mosquitto) -> Backend:
-    """Sign-in refused, then locked, then right; two dealers, a void, a restart mid-stint."""
+async def shift(tmp_path: Path, broker: Mosquitto) -> tuple[Backend, Mapping[str, Metric]]:
+    """Sign-in refused, then locked, then right; two dealers, a void, a restart mid-stint.
+
+    Returns what the backend heard and the table's metrics at the end.
+    """
+    metrics_port = free_port()
     endpoint = BrokerEndpoint.from_url(broker.url("backend"))
     async with Subscription(endpoint, [f"{ROOT}/#"], client_id="backend-staff") as feed:
         await feed.wait_subscribed()
         backend = Backend(broker, feed, ROOT)
-        async with staffed_table(tmp_path, broker):
+        async with staffed_table(tmp_path, broker, metrics_port):
             session = await backend.wait_online()
             refused = await backend.command("new_shoe", shoe_id=SHOE)
             assert (refused["ok"], refused["error"]) == (False, "no_dealer")
@@ -137,18 +146,20 @@ async def shift(tmp_path: Path, broker: Mosquitto) -> Backend:
             void = await backend.command("void_round", operator="pit-1", round_id=f"{SHOE}-4")
             assert (void["ok"], void["supervisor"]) == (True, "pit-1")
             await backend.until_odds(6)
-        async with staffed_table(tmp_path, broker):  # a restart in the middle of D-207's stint
+        async with staffed_table(tmp_path, broker, metrics_port):  # a restart mid-stint
             await backend.wait_online(session)
             await play(backend, 6)
             await backend.until_odds(7)  # after the round's own messages, its stats included
-    return backend
+            async with aiohttp.ClientSession() as http:
+                families = await scrape(http, f"http://127.0.0.1:{metrics_port}")
+    return backend, families
 
 
 async def test_dealers_sign_in_change_and_survive_a_restart_with_their_figures(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
     write_register(tmp_path / "staff.json")
-    backend = await shift(tmp_path, broker)
+    backend, metrics = await shift(tmp_path, broker)
     events = backend.events()
     logged = [e for e in events if e["type"] in ("staff_changed", "shoe_started", "round_result")]
     assert all("dealer" in event for event in events if event["type"] not in ("roads", "odds"))
@@ -174,6 +185,16 @@ async def test_dealers_sign_in_change_and_survive_a_restart_with_their_figures(
     assert_figures(last["stint"], expected_figures(events, seconds(since), end))
     shoe_start = seconds(next(e for e in events if e["type"] == "shoe_started")["ts"])
     assert_figures(last["shoe"], expected_figures(events, shoe_start, end))
+    # The same figures on /metrics, per span.
+    for span in ("shoe", "stint", "last_hour"):
+        for family, field in (("table_pace_rounds", "rounds"),
+                              ("table_pace_rounds_per_hour", "rounds_per_hour"),
+                              ("table_pace_median_round_seconds", "median_round_seconds")):
+            samples = [s.value for s in metrics[family].samples if s.labels == {"span": span}]
+            assert samples == [last[span][field]], (family, span)
+        voids = [s.value for s in metrics["table_pace_events"].samples
+                 if s.labels == {"span": span, "kind": "voids"}]  # fmt: skip
+        assert voids == [last[span]["voids"]]
 
     # journal stats, from the journal alone, gives the same per dealer; a stint there lasts to
     # the journal's last input (the odds after round 6, the last message published).

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
 
 #: How long a stopped ``run`` may take to exit before it is killed.
 STOP_TIMEOUT_S = 15.0
@@ -74,6 +76,14 @@ async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, A
                         body: dict[str, Any] = await response.json()
                         return body
             await asyncio.sleep(0.05)
+
+
+async def scrape(http: aiohttp.ClientSession, url: str) -> Mapping[str, Metric]:
+    """``/metrics`` of a table's health server, families by name as Prometheus reads them."""
+    async with http.get(f"{url}/metrics") as response:
+        assert response.status == 200
+        text = await response.text()
+    return {family.name: family for family in text_string_to_metric_families(text)}
 
 
 def events_log(path: Path) -> list[dict[str, Any]]:
