@@ -276,6 +276,7 @@ class TableProcedure:
             queued_inputs=len(table.pending),
             dealer=table.dealer,
             supervisor=table.supervisor,
+            require_dealer=table.require_dealer,
         )
         burned = None
         if shoe is not None and table.phase is Phase.BURNING:

@@ -478,6 +478,8 @@ class TableState(Payload):
     dealer: str | None
     #: The supervisor signed in at the table now (``None``: none).
     supervisor: str | None
+    #: Nothing is dealt while no dealer is signed in (the ``require_dealer`` setting).
+    require_dealer: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,6 +64,8 @@ HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
     HoldReason.PROCEDURE_FAULT: "CONTROLLER FAULT: call the technician",
 }
 _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
+#: The prompt while a required dealer is not signed in: text, detail, tone.
+_SIGN_IN: Final = ("DEALER SIGN IN", "Badge or staff id, then PIN", "idle")
 
 
 class StaffMemberLike(Protocol):
@@ -164,6 +166,8 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
     if prompt is None:
         if state.phase is Phase.FAULTED:
             return view("HOLD", HOLD_REASONS[HoldReason.PROCEDURE_FAULT], "hold")
+        if state.require_dealer and state.dealer is None:
+            return view(*_SIGN_IN)
         return view("NEW SHOE", "No shoe in play: start a new shoe", "idle")
     match prompt.action:
         case PromptAction.BURN:
@@ -197,7 +201,7 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
         case PromptAction.SHOE_OVER:
             return view("SHOE OVER", "Start a new shoe", "idle")
         case PromptAction.SIGN_IN:
-            return view("DEALER SIGN IN", "Badge or staff id, then PIN", "idle")
+            return view(*_SIGN_IN)
         case _:
             assert_never(prompt.action)
 

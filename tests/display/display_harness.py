@@ -37,6 +37,7 @@ from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.service import TableService
+from table_controller.staff.desk import StaffDesk
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
 from tests.support.links import ListSink, MemoryLink
 
@@ -296,17 +297,22 @@ async def running_table(
     clock: Callable[[], float] = time.monotonic,
     betting_phase: bool = True,
     virtual: bool = False,
+    staff: StaffDesk | None = None,
+    require_dealer: bool = False,
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
     A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
-    card source seeded with ``seed`` (its ``link`` is then fed by nobody).
+    card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
+    staff desk the display signs staff in with.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
         sink = ListSink()
         variant = VARIANTS["commission"]
-        procedure = TableProcedure(variant, table_id="T07", betting_phase=betting_phase)
+        procedure = TableProcedure(
+            variant, table_id="T07", betting_phase=betting_phase, require_dealer=require_dealer
+        )
         service = TableService(
             procedure=procedure,
             journal=journal,
@@ -314,7 +320,9 @@ async def running_table(
             link=None if virtual else link,
             card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
         )
-        display = DisplayServer(service, port=0, pin=pin, heartbeat_s=heartbeat_s, clock=clock)
+        display = DisplayServer(
+            service, port=0, pin=pin, staff=staff, heartbeat_s=heartbeat_s, clock=clock
+        )
         if before_start is not None:
             before_start(service)
         run = asyncio.create_task(service.run(), name="table service")

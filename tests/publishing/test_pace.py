@@ -133,7 +133,9 @@ def test_the_shoe_the_stint_and_the_hour_have_the_figures_worked_out_by_hand() -
 
 
 def test_the_last_hour_forgets_what_is_older_and_a_new_shoe_starts_afresh() -> None:
-    later = [*TIMELINE, (3700, [opened(5)]), (3710, [closed(5)]), (3730, [won(5)])]
+    later: list[tuple[float, list[Payload]]] = [
+        *TIMELINE, (3700, [opened(5)]), (3710, [closed(5)]), (3730, [won(5)])
+    ]
     pace, published = played(later)
     hour = published[-1].last_hour
     assert hour.since == at(3730 - 3600)

@@ -54,6 +54,7 @@ BASE_STATE = TableState(
     queued_inputs=0,
     dealer=None,
     supervisor=None,
+    require_dealer=False,
 )
 
 
