@@ -10,10 +10,11 @@ snapshots delivered on subscribing and commands to the table are not part of the
 
 A round result reads::
 
-    DEMO DEMO-S0001-12  BANKER 7-5  (natural)  pairs: -        player 5H KD  banker 7C QS
+    DEMO DEMO-S0001-12  BANKER 7-5  (natural)  pairs: -     dealer D-01  player 5H KD  banker 7C QS
 
 the winner, its total then the other hand's (player's first on a tie), ``(natural)`` when a
-hand was dealt 8 or 9, and which pairs came (``P``, ``B``, ``P B`` or ``-``).
+hand was dealt 8 or 9, which pairs came (``P``, ``B``, ``P B`` or ``-``) and the dealer who
+dealt it (``-`` with none signed in). A change of staff reads ``dealer D-01 signed in``.
 """
 
 from __future__ import annotations
@@ -64,11 +65,22 @@ def describe_result(message: dict[str, object]) -> str:
         for mark, key in (("P", "player_pair"), ("B", "banker_pair"))
         if message.get(key) is True
     ]
+    dealer = message.get("dealer")
     return (
         f"{message.get('round_id', '?')}  {winner.upper():<6} {_total(first)}-{_total(second)}"
         f"  {natural}  pairs: {' '.join(pairs) or '-':<4}"
+        f"  dealer {dealer if isinstance(dealer, str) else '-'}"
         f"  player {' '.join(player.cards):<8}  banker {' '.join(banker.cards)}"
     )
+
+
+def describe_staff(message: dict[str, object]) -> str:
+    """A ``staff_changed``: who signed in or out, as dealer or supervisor."""
+    staff_id = _text(message, "staff_id")
+    dealers = (message.get("dealer"), message.get("previous_dealer"))
+    role = "dealer" if staff_id in dealers else "supervisor"
+    done = "signed in" if message.get("action") == "sign_in" else "signed out"
+    return f"{role} {staff_id} {done}"
 
 
 def _text(message: dict[str, object], key: str) -> str:
@@ -88,6 +100,7 @@ _EVENT_LINES: Final[dict[str, Callable[[dict[str, object]], str]]] = {
     ),
     "shoe_voided": lambda m: f"shoe {_text(m, 'shoe_id')} VOIDED",
     "alarm": lambda m: f"ALARM {_text(m, 'code')}: {m.get('message', '')}",
+    "staff_changed": describe_staff,
 }
 
 

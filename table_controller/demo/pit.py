@@ -43,12 +43,16 @@ anything else        none: the automatic dealer deals as the  (``card_s`` per ca
   must not reach a shoe in play: a dealer in mid-coup shows a ``state`` with his next card
   well before that. After a whole round of refusals (the table is held, say) it waits
   :data:`RESEND_S` and starts again.
+* **Staff first.** Once the table is online, the dealer and the supervisor it was given sign
+  in (``sign_in`` with their PINs), one after the other, before any other command: the demo
+  table requires a dealer.
 * **Nothing before the table is online**, and nothing once ``rounds`` distinct rounds were
   settled (:attr:`AutoPit.finished`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final, TypeAlias
 
@@ -175,14 +179,20 @@ class LoadNewShoe:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GiveCommand:
-    """Publish ``{"id": command_id, "command": command, "operator": OPERATOR, "args": {}}``."""
+    """Publish ``{"id": command_id, "command": command, "operator": OPERATOR, "args": args}``."""
 
     command_id: str
     command: str
+    args: Mapping[str, object] = field(default_factory=dict, hash=False)
 
     def payload(self) -> dict[str, object]:
         """The command as mqtt-api.md writes it."""
-        return {"id": self.command_id, "command": self.command, "operator": OPERATOR, "args": {}}
+        return {
+            "id": self.command_id,
+            "command": self.command,
+            "operator": OPERATOR,
+            "args": dict(self.args),
+        }
 
 
 PitDecision: TypeAlias = LoadNewShoe | GiveCommand
@@ -218,6 +228,7 @@ class AutoPit:
         id_prefix: Starts every command id; unique per run (the adapter draws it).
         rounds: Stop after this many settled rounds; None: never.
         reshuffle_every_round: The variant shuffles the cards again before each round.
+        sign_ins: Staff ids and PINs signed in, in order, before anything else.
     """
 
     def __init__(
@@ -227,10 +238,12 @@ class AutoPit:
         id_prefix: str,
         rounds: int | None = None,
         reshuffle_every_round: bool = False,
+        sign_ins: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.pace = pace
         self.rounds = rounds
         self.reshuffle_every_round = reshuffle_every_round
+        self._sign_ins = list(sign_ins)
         self._id_prefix = id_prefix
         self._issued = 0
         self._known = _Knowledge()
@@ -288,12 +301,14 @@ class AutoPit:
         known = self._known
         if known.awaiting_state:
             return known.since + RESEND_S
+        if self._sign_ins:
+            return known.since
         if known.phase is None:
             return known.since + self._probe_pause()
         wanted = self._wanted(known.phase)
         return None if wanted is None else known.since + wanted[1]
 
-    def due(self, now: float) -> list[PitDecision]:
+    def due(self, now: float) -> list[PitDecision]:  # noqa: PLR0911 - one case per state
         """What to do at ``now``: nothing, a command (resent or new), or fresh cards then one."""
         known = self._known
         if self.finished or not known.online:
@@ -306,6 +321,9 @@ class AutoPit:
             known.probe = 0
         if known.awaiting_state:
             return []
+        if self._sign_ins:
+            staff_id, pin = self._sign_ins.pop(0)
+            return self._give("sign_in", now, {"staff_id": staff_id, "pin": pin})
         if known.phase is None:
             return self._probe(now)
         wanted = self._wanted(known.phase)
@@ -352,7 +370,9 @@ class AutoPit:
         known.probe += 1
         return self._give(command, now)
 
-    def _give(self, command: str, now: float) -> list[PitDecision]:
+    def _give(
+        self, command: str, now: float, args: Mapping[str, object] | None = None
+    ) -> list[PitDecision]:
         known = self._known
         decisions: list[PitDecision] = []
         reshuffle = command == "new_shoe" or (
@@ -362,7 +382,9 @@ class AutoPit:
             decisions.append(LoadNewShoe())
             known.fresh_cards = True
         self._issued += 1
-        give = GiveCommand(command_id=f"{self._id_prefix}-{self._issued}", command=command)
+        give = GiveCommand(
+            command_id=f"{self._id_prefix}-{self._issued}", command=command, args=args or {}
+        )
         self._pending = _Pending(command=give, sent_at=now)
         decisions.append(give)
         return decisions

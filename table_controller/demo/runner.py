@@ -13,9 +13,10 @@ pit's (:mod:`table_controller.demo.pit`) and the lines are the console view's
 4. the table service, ``table-controller run`` as a child process, on that pseudo-terminal,
    with its journal in the temporary directory unless one was given, the broker, and the
    dealer's display (its URL is printed);
-5. the pit, which sends the table its ``new_shoe``, ``open_betting`` and ``close_betting``
-   commands over MQTT, as a backend does (``<root>/commands``, answered on
-   ``<root>/commands/replies``).
+5. the pit, which signs in the demo's dealer and supervisor (from a staff register written in
+   the temporary directory; the table requires a dealer) and sends the table its
+   ``new_shoe``, ``open_betting`` and ``close_betting`` commands over MQTT, as a backend does
+   (``<root>/commands``, answered on ``<root>/commands/replies``).
 
 It runs until ``rounds`` rounds were settled, SIGINT (Ctrl-C) or SIGTERM, and then stops
 everything in the reverse order: the dealer, the table (SIGTERM; it publishes its offline
@@ -29,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import shutil
 import signal
@@ -52,8 +54,27 @@ from table_controller.demo.pit import (
 )
 from table_controller.demo.processes import Child, ChildError, start_broker, start_table
 from table_controller.demo.shoe import DemoShoe, ShoeMaker
+from table_controller.procedure.codes import StaffRole
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, ProtocolName, topic_root
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.staff.register import StaffRegister
+
+#: The demo's staff register: id -> (name, role, PIN). Demo PINs, printed on start: the
+#: display's sign-in and supervisor panel can be tried with them.
+DEMO_STAFF: Final = {
+    "D-01": ("Demo Dealer", "dealer", "1111"),
+    "S-01": ("Demo Supervisor", "supervisor", "9999"),
+}
+
+
+def write_demo_register(path: Path) -> Path:
+    """The demo's staff register (argon2id hashes, as ``table-controller staff add`` writes)."""
+    register = StaffRegister()
+    for staff_id, (name, role, pin) in DEMO_STAFF.items():
+        register.add(staff_id, name, StaffRole(role), pin)
+    register.save(path)
+    return path
+
 
 #: How long the backend may take to reach the broker before the demo gives up.
 SUBSCRIBE_S: Final = 15.0
@@ -147,6 +168,7 @@ class Demo:
             id_prefix=f"demo-{token}",
             rounds=settings.rounds,
             reshuffle_every_round=settings.reshuffle_every_round,
+            sign_ins=tuple((staff_id, pin) for staff_id, (_, _, pin) in DEMO_STAFF.items()),
         )
         self.console = ConsoleView(prefix=settings.topic_prefix)
         self.backend_id = f"demo-backend-{token}"
@@ -228,7 +250,13 @@ class Demo:
             )
             journal = settings.journal or workdir / f"{settings.table_id}.journal"
             flags = run_flags(settings, port=shoe.link, journal=journal, broker_url=url)
-            table = await start_table(flags, workdir / "table.log", settings.run_env or None)
+            register = await asyncio.to_thread(write_demo_register, workdir / "staff.json")
+            env = {
+                **(settings.run_env or os.environ),
+                "TABLE_CONTROLLER_STAFF_REGISTER": str(register),
+                "TABLE_CONTROLLER_REQUIRE_DEALER": "true",
+            }
+            table = await start_table(flags, workdir / "table.log", env)
             stack.push_async_callback(self._stop_table, table, subscription)
             self._header(
                 broker=broker,
@@ -295,6 +323,10 @@ class Demo:
         temporary = " (temporary)" if settings.journal is None else ""
         self.out(f"  table service   pid {table.pid}, journal {journal}{temporary}")
         self.out(f"  backend         {topic_filter}")
+        staff = ", ".join(
+            f"{role} {staff_id} (PIN {pin})" for staff_id, (_, role, pin) in DEMO_STAFF.items()
+        )
+        self.out(f"  staff           {staff}; signed in by the pit")
 
     async def _play(
         self,

@@ -27,6 +27,7 @@ def result(round_no: int, seq: int, **fields: object) -> dict[str, object]:
         "natural": False,
         "player_pair": False,
         "banker_pair": False,
+        "dealer": "D-1",
     }
     message.update(fields)
     return message
@@ -48,7 +49,7 @@ def feed(
 
 def test_a_result_reads_winner_totals_natural_and_pairs() -> None:
     assert describe_result(result(12, 1)) == (
-        "S-0001-12  BANKER 7-5             pairs: -     player 5H KD     banker 7C QS"
+        "S-0001-12  BANKER 7-5             pairs: -     dealer D-1  player 5H KD     banker 7C QS"
     )
     natural = result(
         3,
@@ -60,7 +61,7 @@ def test_a_result_reads_winner_totals_natural_and_pairs() -> None:
         player_pair=True,
     )
     assert describe_result(natural) == (
-        "S-0001-3  PLAYER 8-2  (natural)  pairs: P     player 4H 4S     banker 2C KS"
+        "S-0001-3  PLAYER 8-2  (natural)  pairs: P     dealer D-1  player 4H 4S     banker 2C KS"
     )
     tie = result(
         4,
@@ -78,6 +79,7 @@ def test_a_result_reads_winner_totals_natural_and_pairs() -> None:
 def test_a_result_with_missing_fields_still_gives_a_line() -> None:
     line = describe_result({"type": "round_result", "player": "?", "winner": "banker"})
     assert line.startswith("?  BANKER ?-?")
+    assert "dealer -" in line
 
 
 @pytest.mark.parametrize(
@@ -99,6 +101,10 @@ def test_a_result_with_missing_fields_still_gives_a_line() -> None:
         ({"type": "burn", "first_card": "TD", "count": 10, "done": True, "cards": ["QH"]}, None),
         ({"type": "card", "card": "QH"}, None),
         ({"type": "prompt", "action": "deal"}, None),
+        ({"type": "staff_changed", "staff_id": "D-2", "dealer": "D-2", "previous_dealer": "D-1",
+          "action": "sign_in"}, "dealer D-2 signed in"),
+        ({"type": "staff_changed", "staff_id": "S-9", "dealer": "D-2", "previous_dealer": "D-2",
+          "action": "sign_out"}, "supervisor S-9 signed out"),
     ],
 )  # fmt: skip
 def test_each_event_the_view_shows(message: dict[str, object], line: str | None) -> None:

@@ -126,6 +126,10 @@ async def test_the_demo_plays_its_rounds_and_stops_by_itself() -> None:
     assert "DUPLICATE" not in demo.text
     assert "ALARM" not in demo.text
     assert "5 results, 0 duplicates, 0 gaps" in err
+    assert "DEMO dealer D-01 signed in" in demo.text
+    assert "DEMO supervisor S-01 signed in" in demo.text
+    assert all("dealer D-01" in demo.lines[i] for i in range(len(demo.lines))
+               if RESULT.match(demo.lines[i]))  # fmt: skip
     assert_nothing_left(demo)
 
 

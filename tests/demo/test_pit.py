@@ -285,3 +285,21 @@ def test_one_command_at_a_time_and_fresh_cards_only_before_a_new_shoe_or_round(
             if outstanding is not None:  # only the same command again, never a second one
                 assert gives[0] == outstanding
             outstanding = gives[0]
+
+
+def test_staff_sign_in_first_one_at_a_time_with_their_pins() -> None:
+    pit = make_pit(sign_ins=(("D-01", "1111"), ("S-01", "9999")))
+    first = pit.due(0.0)
+    assert [(d.command, dict(d.args)) for d in first if isinstance(d, GiveCommand)] == [
+        ("sign_in", {"staff_id": "D-01", "pin": "1111"})
+    ]
+    assert first[-1].payload()["operator"] == OPERATOR  # type: ignore[union-attr]
+    assert pit.due(0.5) == []  # one command in flight
+    answer(pit, first, 0.5)
+    pit.handle(PhaseSeen(phase=Phase.NO_SHOE.value), 0.6)
+    second = pit.due(0.6)
+    assert [(d.command, d.args["staff_id"]) for d in second if isinstance(d, GiveCommand)] == [
+        ("sign_in", "S-01")
+    ]
+    answer(pit, second, 0.7, ok=False)  # even refused, a sign-in is not tried again
+    assert commands(pit.due(0.7 + RESEND_S)) == ["new_shoe"]
