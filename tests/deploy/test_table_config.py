@@ -4,7 +4,7 @@
 The last test runs ``table-controller run --config deploy/table.example.toml`` as the unit
 does, with only the machine-specific paths moved by ``TABLE_CONTROLLER_*`` variables (which
 win over the file, as on a real device with table.env): a pseudo-terminal for the shoe, a
-temporary journal, a free port for the display.
+temporary journal and staff register, a free port for the display.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 from table_controller.runtime.config import ENV_PREFIX, Settings, SettingsError, load_settings
 from tests.deploy.conftest import EXAMPLE_ENV, EXAMPLE_TOML, UDEV_RULE
 from tests.support.ports import free_port
+from tests.support.staff import STAFF, write_register
 from tests.support.table_process import table_run, wait_for_display
 
 #: A commented-out setting in the example: ``# key = value``.
@@ -56,6 +57,8 @@ def test_the_example_loads_with_every_key_valid() -> None:
     assert settings.command_secret is None
     # The supervisors' logins are the ones acl.example lets write commands.
     assert settings.supervisors == {"pit-1": ["pit"], "pit-2": ["pit"]}
+    assert settings.staff_register == Path("/etc/table-controller/staff.json")
+    assert settings.require_dealer
 
 
 def test_the_example_documents_every_setting_there_is() -> None:
@@ -125,7 +128,11 @@ async def test_the_example_starts_a_table(tmp_path: Path) -> None:
         f"{ENV_PREFIX}EVENTS_LOG": str(tmp_path / "T07.events.jsonl"),
         f"{ENV_PREFIX}DISPLAY": f"127.0.0.1:{display}",
         f"{ENV_PREFIX}DISPLAY_PIN": example_env()[f"{ENV_PREFIX}DISPLAY_PIN"],
+        f"{ENV_PREFIX}STAFF_REGISTER": str(write_register(tmp_path / "staff.json")),
     }
+    dealer_pin = STAFF["D-104"][2]
+    sign_in = {"command": "sign_in", "args": {"staff_id": "D-104", "pin": dealer_pin}}
+    new_shoe = {"command": "new_shoe", "args": {"shoe_id": "S-1"}}
     try:
         async with (
             table_run(tmp_path / "run.log", "--config", str(EXAMPLE_TOML), env=env) as process,
@@ -133,10 +140,14 @@ async def test_the_example_starts_a_table(tmp_path: Path) -> None:
         ):
             url = f"http://127.0.0.1:{display}"
             await wait_for_display(http, url)
-            command = {"command": "new_shoe", "args": {"shoe_id": "S-1"}}
-            async with http.post(f"{url}/api/commands", json=command) as response:
-                reply = await response.json()
-        assert reply["ok"], reply
+            replies = []
+            for command in (new_shoe, sign_in, new_shoe):
+                async with http.post(f"{url}/api/commands", json=command) as response:
+                    replies.append(await response.json())
+        refused, signed_in, started = replies
+        assert refused["error"] == "no_dealer", refused  # the example requires a dealer
+        assert signed_in["ok"], signed_in
+        assert started["ok"], started
     finally:
         os.close(controller)
         os.close(shoe)
