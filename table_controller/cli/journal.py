@@ -66,6 +66,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=True,
         help="whether the table's rounds have a betting period (as it ran)",
     )
+    stats.add_argument(
+        "--require-dealer",
+        action="store_true",
+        help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -102,7 +107,11 @@ def _stats(args: argparse.Namespace) -> int:
 
     table_id = journal_table_id(args.file) or "journal"
     timeline = journal_stats.timeline_of(
-        args.file, VARIANTS[args.variant], betting_phase=args.betting_phase, table_id=table_id
+        args.file,
+        VARIANTS[args.variant],
+        betting_phase=args.betting_phase,
+        require_dealer=args.require_dealer,
+        table_id=table_id,
     )
     rows = journal_stats.groups(timeline, args.by)
     journal_stats.print_report(rows, by=args.by, as_json=args.json)

@@ -56,11 +56,25 @@ class Group:
     figures: PaceFigures
 
 
-def timeline_of(path: Path, variant: Variant, *, betting_phase: bool, table_id: str) -> Timeline:
-    """The journal replayed into a pace timeline (its chain verified first, as replay does)."""
+def timeline_of(
+    path: Path,
+    variant: Variant,
+    *,
+    betting_phase: bool,
+    table_id: str,
+    require_dealer: bool = False,
+) -> Timeline:
+    """The journal replayed into a pace timeline (its chain verified first, as replay does).
+
+    ``variant``, ``betting_phase`` and ``require_dealer`` are the table's, as it ran: the
+    journal holds its inputs, and the same inputs through the same procedure give the same
+    messages.
+    """
     from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - run's CLI stays light
 
-    machine = TableProcedure(variant, table_id=table_id, betting_phase=betting_phase)
+    machine = TableProcedure(
+        variant, table_id=table_id, betting_phase=betting_phase, require_dealer=require_dealer
+    )
     interpreter = DecisionInterpreter()
     timeline = Timeline()
     for recorded in read_inputs(path):

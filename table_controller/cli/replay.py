@@ -106,6 +106,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="whether rounds have a betting period opened and closed by commands",
     )
     parser.add_argument(
+        "--require-dealer",
+        action="store_true",
+        help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
+    )
+    parser.add_argument(
         "--table-id",
         default=None,
         metavar="ID",
@@ -159,7 +164,12 @@ def run(args: argparse.Namespace) -> int:
     inputs = list(read_inputs(args.inputs))
     table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
     variant = VARIANTS[args.variant]
-    machine = TableProcedure(variant, table_id=table_id, betting_phase=args.betting_phase)
+    machine = TableProcedure(
+        variant,
+        table_id=table_id,
+        betting_phase=args.betting_phase,
+        require_dealer=args.require_dealer,
+    )
     # With --plot, the events are held back until the shoe to draw is known to be there.
     held = io.StringIO() if args.plot is not None and not args.edges else None
     out = sys.stdout if held is None else held

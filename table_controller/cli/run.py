@@ -373,10 +373,15 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
 
 
 def _watch_staff(group: asyncio.TaskGroup, desk: StaffDesk | None) -> asyncio.Task[None] | None:
-    """Reload the staff register on SIGHUP and whenever its file changes."""
-    if desk is None or desk.path is None:
+    """Reload the staff register on SIGHUP and whenever its file changes.
+
+    SIGHUP is taken (and logged) on a table without a register too: it never stops the table.
+    """
+    if desk is None:
         return None
     asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, desk.reload)
+    if desk.path is None:
+        return None
     return group.create_task(desk.watch(), name="staff register")
 
 

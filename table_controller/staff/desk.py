@@ -8,8 +8,9 @@ and never goes further: the table procedure, and so the journal, get only the ve
 display's supervisor PIN is locked. An unknown id and a wrong PIN get the same answer.
 
 The register is read from its file at start, again on SIGHUP (:meth:`StaffDesk.reload`) and
-when the file changes (:meth:`StaffDesk.watch`); a file that cannot be read keeps the register
-in use, with an error logged and counted.
+when the file changes (:meth:`StaffDesk.watch`: its contents, or its owner or mode, so that a
+``chown`` after an edit is picked up); a file that cannot be read keeps the register in use,
+with an error logged and counted.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ WATCH_INTERVAL_S: Final = 2.0
 
 @dataclass(frozen=True, slots=True)
 class _FileStamp:
+    """What changes when the file is replaced, edited, or given another owner or mode."""
+
     inode: int
     size: int
     mtime_ns: int
+    ctime_ns: int
 
 
 def _stamp(path: Path) -> _FileStamp | None:
@@ -52,7 +56,7 @@ def _stamp(path: Path) -> _FileStamp | None:
         found = path.stat()
     except OSError:
         return None
-    return _FileStamp(found.st_ino, found.st_size, found.st_mtime_ns)
+    return _FileStamp(found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 class StaffDesk:
@@ -95,6 +99,7 @@ class StaffDesk:
     def reload(self) -> bool:
         """Read the register file again; ``False`` (logged, counted) if it cannot be read."""
         if self.path is None:
+            _LOG.info("no staff register to reload")
             return False
         self._stamp = _stamp(self.path)
         try:

@@ -177,7 +177,15 @@ class StaffRegister:
         return cls(members, hasher=hasher)
 
     def save(self, path: Path) -> None:
-        """Write the register atomically, readable by its owner alone (mode 0600)."""
+        """Write the register atomically, readable by its owner alone (mode 0600).
+
+        A register that is there already keeps its owner and group (the table service's user,
+        say), when this process may give them.
+        """
+        try:
+            before: os.stat_result | None = path.stat()
+        except FileNotFoundError:
+            before = None
         document = {
             "format": REGISTER_FORMAT,
             "staff": [
@@ -191,6 +199,9 @@ class StaffRegister:
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 os.fchmod(file.fileno(), 0o600)
+                if before is not None:
+                    with contextlib.suppress(PermissionError):
+                        os.fchown(file.fileno(), before.st_uid, before.st_gid)
                 file.write(text)
                 file.flush()
                 os.fsync(file.fileno())
