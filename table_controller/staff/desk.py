@@ -86,7 +86,8 @@ class StaffDesk:
         self._stamp: _FileStamp | None = None
         #: Wrong ids or PINs since start (sign-in and supervisor approvals).
         self.wrong_pins = 0
-        #: Reloads of the register that failed (the register in use was kept).
+        #: Reloads of the register since start, and those that failed (the one in use kept).
+        self.reloads = 0
         self.reload_failures = 0
         if path is not None:
             self._stamp = _stamp(path)
@@ -109,6 +110,7 @@ class StaffDesk:
             _LOG.error("staff register not reloaded: the one in use is kept", error=str(error))
             return False
         self._register = register
+        self.reloads += 1
         _LOG.info("staff register loaded", path=str(self.path), staff=len(register))
         return True
 

@@ -113,3 +113,18 @@ def test_an_unreadable_register_stops_the_desk_at_start(tmp_path: Path) -> None:
     (tmp_path / "staff.json").write_text("[]")
     with pytest.raises(RegisterError):
         StaffDesk(tmp_path / "staff.json")
+
+
+async def test_a_change_of_owner_or_mode_alone_is_read_again(tmp_path: Path) -> None:
+    """After an edit by root that the service could not read, its chown is picked up."""
+    path = write_register(tmp_path / "staff.json")
+    desk = desk_at(path, Clock())
+    watching = asyncio.create_task(desk.watch(interval_s=0.01))
+    try:
+        await asyncio.sleep(0.05)
+        assert desk.reloads == 0
+        path.chmod(0o640)  # contents and modification time unchanged
+        await until(lambda: desk.reloads == 1)
+    finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)

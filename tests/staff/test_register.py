@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -120,3 +121,17 @@ def test_an_id_listed_twice_and_a_missing_file_are_refused(tmp_path: Path) -> No
         StaffRegister.load(path)
     with pytest.raises(RegisterError, match="no staff register there"):
         StaffRegister.load(tmp_path / "missing.json")
+
+
+def test_saving_keeps_the_owner_and_group_the_register_was_given(tmp_path: Path) -> None:
+    path = write_register(tmp_path / "staff.json")
+    try:
+        os.chown(path, 4321, 4321)  # the table service's user, say
+    except PermissionError:
+        pytest.skip("giving a file away needs root")
+    register = StaffRegister.load(path, hasher=cheap_hasher())
+    register.add("D-5", "Eve", StaffRole.DEALER, "5555")
+    register.save(path)
+    found = path.stat()
+    assert (found.st_uid, found.st_gid) == (4321, 4321)
+    assert stat.S_IMODE(found.st_mode) == 0o600
