@@ -137,7 +137,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the service and run until SIGINT or SIGTERM."""
+    """Start the service and run until SIGINT or SIGTERM.
+
+    SIGHUP (reload the staff register) is ignored until the service takes it: one sent while
+    the table starts never stops it.
+    """
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     settings = settings_from(args)
     try:
         variant = load_variants(settings.paytable)[settings.variant]
