@@ -43,7 +43,8 @@ from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import HOLDABLE, Phase
 from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Coup
+from table_controller.rules.roads import DerivedRoad
+from table_controller.rules.tableau import Coup, Winner
 from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
 
 #: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
@@ -229,12 +230,20 @@ class Out:
 
     def roads(self, shoe: Shoe) -> None:
         """The shoe's scoreboards, as they stand."""
-        board = shoe.board.payload(shoe.shoe_id, shoe.cards_left)
+        board = shoe.board
+        beb_banker, small_banker, pig_banker = board.ask_marks(Winner.BANKER)
+        beb_player, small_player, pig_player = board.ask_marks(Winner.PLAYER)
         self.publish(Roads(
-            shoe_id=shoe.shoe_id, bead_plate=board["bead_plate"], big_road=board["big_road"],
-            big_eye_boy=board["big_eye_boy"], small_road=board["small_road"],
-            cockroach_pig=board["cockroach_pig"], ask_banker=AskMarks(**board["ask_banker"]),
-            ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
+            shoe_id=shoe.shoe_id, bead_plate=board.published_beads(),
+            big_road=board.published_big_road(),
+            big_eye_boy=board.published_derived(DerivedRoad.BIG_EYE_BOY),
+            small_road=board.published_derived(DerivedRoad.SMALL_ROAD),
+            cockroach_pig=board.published_derived(DerivedRoad.COCKROACH_PIG),
+            ask_banker=AskMarks(big_eye_boy=beb_banker, small_road=small_banker,
+                                cockroach_pig=pig_banker),
+            ask_player=AskMarks(big_eye_boy=beb_player, small_road=small_player,
+                                cockroach_pig=pig_player),
+            stats=board.published_stats(shoe.cards_left)))
 
     def shoe_ended(self, shoe: Shoe, reason: ShoeEndReason) -> None:
         self.publish(ShoeEnded(shoe_id=shoe.shoe_id, reason=reason, rounds=shoe.round_no,
