@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from table_controller.procedure.codes import EventType, HoldReason, Lamp, RefusalCode
+from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Announce:
     """Show this prompt to the dealer; it is published as the ``prompt`` event too."""
@@ -24,6 +26,7 @@ class Announce:
     prompt: PromptShown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetLamp:
     """Light the shoe's indicator."""
@@ -31,6 +34,7 @@ class SetLamp:
     lamp: Lamp
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Publish:
     """Publish one message: its payload's type says the topic and whether it is retained."""
@@ -43,6 +47,7 @@ class Publish:
         return self.payload.TYPE
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RaiseAlarm:
     """Tell the pit: the alarm is logged and published as the ``alarm`` event."""
@@ -50,6 +55,7 @@ class RaiseAlarm:
     alarm: AlarmRaised
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HoldTable:
     """Stop the dealing: the lamp shows HOLD and the display says why."""
@@ -57,11 +63,13 @@ class HoldTable:
     reason: HoldReason
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResumeTable:
     """Every hold is cleared: dealing may go on."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandAccepted:
     """The command was carried out (the reply ``ok: true``)."""
@@ -70,6 +78,7 @@ class CommandAccepted:
     command: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandRefused:
     """The command was refused and changed nothing (the reply ``ok: false``)."""

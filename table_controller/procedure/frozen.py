@@ -1,0 +1,58 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""A faster ``__init__`` for the frozen dataclasses the table builds on every input.
+
+Pure: no I/O, no clock, no randomness.
+
+A frozen dataclass's generated ``__init__`` stores each field with ``object.__setattr__`` (its
+own ``__setattr__`` refuses), a lookup and a generic call per field: the payloads and decisions
+of one round cost more to build than the rules cost to decide them. :func:`fast_init` gives a
+slotted frozen dataclass an ``__init__`` with the same keyword-only parameters and defaults
+that stores each field through its slot's descriptor instead, about twice as fast. Nothing
+else changes: ``dataclasses.fields()``, equality, hashing, ``repr`` and immutability are the
+dataclass's own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+_Frozen = TypeVar("_Frozen", bound=type[Any])
+
+
+def fast_init(cls: _Frozen) -> _Frozen:
+    """Give ``cls`` (a frozen, slotted, keyword-only dataclass) the faster ``__init__``.
+
+    Applied above ``@dataclass``; a class outside what it reproduces exactly (not frozen or
+    slotted, positional fields, ``__post_init__``, fields left out of ``__init__``) raises.
+    """
+    params = cls.__dataclass_params__
+    fields = dataclasses.fields(cls)
+    if (not params.frozen or "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__")
+            or not all(field.kw_only and field.init for field in fields)):
+        raise TypeError(f"{cls.__name__}: fast_init takes frozen, slotted, keyword-only "
+                        "dataclasses without __post_init__")
+    scope: dict[str, object] = {"_MISSING": dataclasses.MISSING}
+    parameters: list[str] = []
+    lines: list[str] = []
+    for field in fields:
+        name = field.name
+        scope[f"_set_{name}"] = getattr(cls, name).__set__  # the slot's own descriptor
+        if field.default is not dataclasses.MISSING:
+            scope[f"_default_{name}"] = field.default
+            parameters.append(f"{name}=_default_{name}")
+        elif field.default_factory is not dataclasses.MISSING:
+            scope[f"_factory_{name}"] = field.default_factory
+            parameters.append(f"{name}=_MISSING")
+            lines.append(f"    if {name} is _MISSING: {name} = _factory_{name}()")
+        else:
+            parameters.append(name)
+        lines.append(f"    _set_{name}(self, {name})")
+    star = "*, " if parameters else ""
+    source = f"def __init__(self, {star}{', '.join(parameters)}):\n" + "\n".join(
+        lines or ["    pass"]) + "\n"
+    exec(source, scope)  # noqa: S102 - our own text, built from the class's fields
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init
+    return cls
