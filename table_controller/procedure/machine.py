@@ -109,13 +109,7 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.states import (
-    Handler,
-    Phase,
-    Route,
-    Trigger,
-    route,
-)
+from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (
     GAP_PHASES,
@@ -166,8 +160,11 @@ class TableProcedure:
 
     def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True) -> None:
         self._table = Table(variant=variant, table_id=table_id, betting=betting_phase)
-        #: Each handler's step: the dispatch table's second half.
-        self._steps: dict[Handler, StepFunction] = Steps(self._table).by_handler
+        steps = Steps(self._table).by_handler
+        #: The dispatch table: each (phase, trigger) taken, with its route and its step.
+        self._routes: dict[tuple[Phase, Trigger], tuple[Route, StepFunction]] = {
+            (taken.source, taken.trigger): (taken, steps[taken.handler]) for taken in ROUTES
+        }
 
     # --- public ---------------------------------------------------------------------------
 
@@ -341,18 +338,16 @@ class TableProcedure:
         else:
             self._take(Trigger.FRAMES_LOST, Step(count=item.count), out)
 
-    def _route(self, trigger: Trigger) -> Route:
-        found = route(self._table.phase, trigger)
+    def _route(self, phase: Phase, trigger: Trigger) -> tuple[Route, StepFunction]:
+        found = self._routes.get((phase, trigger))
         if found is None:
-            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
+            raise ProcedureBug(f"no route for {trigger} in {phase}")
         return found
 
     def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
-        """A shoe item through its route (a card's: the most frequent input, looked up here)."""
-        taken = route(self._table.phase, trigger)
-        if taken is None:
-            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
-        target = self._steps[taken.handler](step, out)
+        """A shoe item through its route and step (a card: the most frequent input)."""
+        taken, step_function = self._route(self._table.phase, trigger)
+        target = step_function(step, out)
         if not isinstance(target, Phase):
             raise ProcedureBug(f"{trigger} refused in {taken.source}")
         self._move(taken, target, out)
@@ -363,7 +358,7 @@ class TableProcedure:
         Leaving the burn or a round with cards still missing leaves its lost frames over.
         """
         table = self._table
-        if not taken.leads_to(target):
+        if target not in taken.ends:
             raise ProcedureBug(f"no edge {taken.source} --{taken.trigger}--> {target}")
         source, table.phase = table.phase, target
         if target not in GAP_PHASES and table.gap_reason is not None:
@@ -377,16 +372,17 @@ class TableProcedure:
         trigger = _TRIGGERS[command.COMMAND]
         refusal = commands.precheck(table, command, trigger)
         if refusal is None:
-            refusal = self._carry_out(self._route(trigger), command, out)
+            refusal = self._carry_out(*self._route(table.phase, trigger), command, out)
         if refusal is not None:
             code, message = refusal
             out.add(CommandRefused(command_id=command.command_id, command=command.COMMAND,
                                    phase=self.phase.value, code=code, message=message))
 
-    def _carry_out(self, taken: Route, command: Command, out: Out) -> Refusal | None:
+    def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
+                   out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
         mark = len(out.decisions)
-        result = self._steps[taken.handler](Step(command=command), out)
+        result = step_function(Step(command=command), out)
         if not isinstance(result, Phase):
             if len(out.decisions) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
@@ -409,8 +405,8 @@ class TableProcedure:
         table = self._table
         match event:
             case VoidShoe():
-                taken = route(Phase.FAULTED, Trigger.VOID_SHOE)
-                if taken is None or self._carry_out(taken, event, out) is not None:
+                taken = self._route(Phase.FAULTED, Trigger.VOID_SHOE)
+                if self._carry_out(*taken, event, out) is not None:
                     raise ProcedureBug("void_shoe not taken while faulted")
             case RuntimeFailed(message=message):
                 self._show_fault(out, message)
