@@ -15,6 +15,8 @@ emitted only when it differs from what was shown last.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
 from table_controller.procedure.payloads import ABSENT, Absent, PromptShown
@@ -35,29 +37,25 @@ _RESUME_TABLE = ResumeTable()
 
 _SHOE_OVER: View = (PromptAction.SHOE_OVER, ABSENT, ABSENT, Lamp.OFF)
 _NOTHING: View = (None, ABSENT, ABSENT, Lamp.OFF)
+_BURN_CARD: View = (PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER)
 
 
-def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
+def wanted(table: Table) -> View:
     """The prompt and lamp the phase calls for, holds aside."""
-    match table.phase:
-        case Phase.DEALING:
-            return _dealing(table)
-        case Phase.BETWEEN_ROUNDS:
-            return _between_rounds(table)
-        case Phase.BETTING:
-            return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
-        case Phase.BURNING:
-            shoe = table.shoe
-            count = None if shoe is None else shoe.burn.count
-            return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
-        case Phase.BURN_CARD:
-            return PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER
-        case Phase.SHOE_OVER:
-            return _SHOE_OVER
-        case Phase.NO_SHOE:
-            return _SHOE_OVER if table.fault_cleared else _NOTHING
-        case Phase.HELD | Phase.FAULTED:
-            raise AssertionError(f"{table.phase} is shown, never stored")
+    return _WANTED[table.phase](table)
+
+
+def _dealing(table: Table) -> View:
+    """The hand that gets the next card: the opening deal, then each hand's third card."""
+    current = table.current()
+    if len(current.cards) < OPENING_CARDS:
+        action = PromptAction.DEAL
+        lamp = Lamp.BANKER if current.expected() is Hand.BANKER else Lamp.PLAYER
+    elif current.expected() is Hand.BANKER:
+        action, lamp = PromptAction.BANKER_DRAWS, Lamp.BANKER
+    else:
+        action, lamp = PromptAction.PLAYER_DRAWS, Lamp.PLAYER
+    return action, current.round_no, ABSENT, lamp
 
 
 def _between_rounds(table: Table) -> View:
@@ -70,19 +68,36 @@ def _between_rounds(table: Table) -> View:
     return PromptAction.DEAL, upcoming, ABSENT, Lamp.PLAYER
 
 
-def _dealing(table: Table) -> View:
-    """The hand that gets the next card: the opening deal, then each hand's third card."""
-    current = table.current()
-    hand = current.expected()
-    if hand is Hand.BANKER:
-        lamp = Lamp.BANKER
-        action = PromptAction.BANKER_DRAWS
-    else:
-        lamp = Lamp.PLAYER
-        action = PromptAction.PLAYER_DRAWS
-    if len(current.cards) < OPENING_CARDS:
-        action = PromptAction.DEAL
-    return action, current.round_no, ABSENT, lamp
+def _betting(table: Table) -> View:
+    return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
+
+
+def _burning(table: Table) -> View:
+    shoe = table.shoe
+    count = None if shoe is None else shoe.burn.count
+    return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
+
+
+def _no_shoe(table: Table) -> View:
+    return _SHOE_OVER if table.fault_cleared else _NOTHING
+
+
+def _shown_not_stored(table: Table) -> View:
+    raise AssertionError(f"{table.phase} is shown, never stored")
+
+
+#: What each phase calls for, looked up once per input.
+_WANTED: dict[Phase, Callable[[Table], View]] = {
+    Phase.DEALING: _dealing,
+    Phase.BETWEEN_ROUNDS: _between_rounds,
+    Phase.BETTING: _betting,
+    Phase.BURNING: _burning,
+    Phase.BURN_CARD: lambda _table: _BURN_CARD,
+    Phase.SHOE_OVER: lambda _table: _SHOE_OVER,
+    Phase.NO_SHOE: _no_shoe,
+    Phase.HELD: _shown_not_stored,
+    Phase.FAULTED: _shown_not_stored,
+}
 
 
 def hold(table: Table) -> HoldReason | None:
@@ -92,18 +107,18 @@ def hold(table: Table) -> HoldReason | None:
     return table.holds()[0] if table.held() else None
 
 
-def show_hold(table: Table, out: Out) -> None:
-    """Hold or resume the table if the hold changed since last shown."""
+def show_hold(table: Table, out: Out) -> HoldReason | None:
+    """Hold or resume the table if the hold changed since last shown; the hold shown."""
     reason = hold(table)
-    if reason is table.shown_hold:
-        return
-    out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
-    table.shown_hold = reason
+    if reason is not table.shown_hold:
+        out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
+        table.shown_hold = reason
+    return reason
 
 
 def show(table: Table, out: Out) -> None:
-    """The lamp and prompt the table should show now, each if it changed (after the hold)."""
-    hold_reason = table.shown_hold
+    """The hold, then the lamp and the prompt the table should show now: each if it changed."""
+    hold_reason = show_hold(table, out)
     view: View
     reason: HoldReason | Absent = ABSENT
     if hold_reason is not None:
@@ -111,7 +126,7 @@ def show(table: Table, out: Out) -> None:
         view = PromptAction.HOLD, held_round, ABSENT, Lamp.HOLD
         reason = hold_reason
     else:
-        view = wanted(table)
+        view = _WANTED[table.phase](table)
     action, round_no, count, lamp = view
     if lamp is not table.shown_lamp:
         out.add(_SET_LAMP[lamp])

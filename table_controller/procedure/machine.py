@@ -213,7 +213,6 @@ class TableProcedure:
             else:
                 self._while_faulted(event, out)
             if table.fault is None:
-                display.show_hold(table, out)
                 display.show(table, out)
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
@@ -396,7 +395,6 @@ class TableProcedure:
 
     def _show_fault(self, out: Out, message: str) -> None:
         """Hold the table for the fault (once) and raise the alarm ``message``."""
-        display.show_hold(self._table, out)
         display.show(self._table, out)
         faults.alarm(self._table, out, message)
 
