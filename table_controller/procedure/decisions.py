@@ -19,7 +19,7 @@ from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShow
 
 
 @fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Announce:
     """Show this prompt to the dealer; it is published as the ``prompt`` event too."""
 
@@ -35,7 +35,7 @@ class SetLamp:
 
 
 @fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Publish:
     """Publish one message: its payload's type says the topic and whether it is retained."""
 

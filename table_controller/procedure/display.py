@@ -100,16 +100,16 @@ _WANTED: dict[Phase, Callable[[Table], View]] = {
 }
 
 
-def hold(table: Table) -> HoldReason | None:
-    """The hold to show: a fault's, else the first that stands."""
-    if table.fault is not None:
-        return HoldReason.PROCEDURE_FAULT
-    return table.holds()[0] if table.held() else None
-
-
 def show_hold(table: Table, out: Out) -> HoldReason | None:
-    """Hold or resume the table if the hold changed since last shown; the hold shown."""
-    reason = hold(table)
+    """Hold or resume the table if the hold changed since last shown; the hold shown.
+
+    The hold shown is a fault's, else the first that stands.
+    """
+    reason: HoldReason | None = None
+    if table.fault is not None:
+        reason = HoldReason.PROCEDURE_FAULT
+    elif table.held():
+        reason = table.holds()[0]
     if reason is not table.shown_hold:
         out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
         table.shown_hold = reason
@@ -138,7 +138,7 @@ def show(table: Table, out: Out) -> None:
             and shown.count == count and shown.reason is reason):
         return
     prompt = _payload(table, action, round_no, count, reason)
-    out.add(Announce(prompt=prompt))
+    out.add(Announce(prompt))
     table.shown_prompt = prompt
 
 

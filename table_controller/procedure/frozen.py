@@ -6,8 +6,8 @@ Pure: no I/O, no clock, no randomness.
 A frozen dataclass's generated ``__init__`` stores each field with ``object.__setattr__`` (its
 own ``__setattr__`` refuses), a lookup and a generic call per field: the payloads and decisions
 of one round cost more to build than the rules cost to decide them. :func:`fast_init` gives a
-slotted frozen dataclass an ``__init__`` with the same keyword-only parameters and defaults
-that stores each field through its slot's descriptor instead, about twice as fast. Nothing
+slotted frozen dataclass an ``__init__`` with the same parameters and defaults that stores
+each field through its slot's descriptor instead, about twice as fast. Nothing
 else changes: ``dataclasses.fields()``, equality, hashing, ``repr`` and immutability are the
 dataclass's own.
 """
@@ -21,17 +21,19 @@ _Frozen = TypeVar("_Frozen", bound=type[Any])
 
 
 def fast_init(cls: _Frozen) -> _Frozen:
-    """Give ``cls`` (a frozen, slotted, keyword-only dataclass) the faster ``__init__``.
+    """Give ``cls`` (a frozen, slotted dataclass) the faster ``__init__``.
 
     Applied above ``@dataclass``; a class outside what it reproduces exactly (not frozen or
-    slotted, positional fields, ``__post_init__``, fields left out of ``__init__``) raises.
+    slotted, ``__post_init__``, fields left out of ``__init__``, keyword-only fields mixed with
+    others) raises.
     """
     params = cls.__dataclass_params__
     fields = dataclasses.fields(cls)
+    keyword_only = {field.kw_only for field in fields}
     if (not params.frozen or "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__")
-            or not all(field.kw_only and field.init for field in fields)):
-        raise TypeError(f"{cls.__name__}: fast_init takes frozen, slotted, keyword-only "
-                        "dataclasses without __post_init__")
+            or not all(field.init for field in fields) or len(keyword_only) > 1):
+        raise TypeError(f"{cls.__name__}: fast_init takes frozen, slotted dataclasses without "
+                        "__post_init__, their fields all keyword-only or none")
     scope: dict[str, object] = {"_MISSING": dataclasses.MISSING}
     parameters: list[str] = []
     lines: list[str] = []
@@ -48,7 +50,7 @@ def fast_init(cls: _Frozen) -> _Frozen:
         else:
             parameters.append(name)
         lines.append(f"    _set_{name}(self, {name})")
-    star = "*, " if parameters else ""
+    star = "*, " if parameters and keyword_only == {True} else ""
     source = f"def __init__(self, {star}{', '.join(parameters)}):\n" + "\n".join(
         lines or ["    pass"]) + "\n"
     exec(source, scope)  # noqa: S102 - our own text, built from the class's fields

@@ -345,7 +345,10 @@ class TableProcedure:
 
     def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
         """A shoe item through its route and step (a card: the most frequent input)."""
-        taken, step_function = self._route(self._table.phase, trigger)
+        found = self._routes.get((self._table.phase, trigger))
+        if found is None:
+            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
+        taken, step_function = found
         target = step_function(step, out)
         if not isinstance(target, Phase):
             raise ProcedureBug(f"{trigger} refused in {taken.source}")

@@ -210,7 +210,7 @@ class Out:
         self.decisions.append(decision)
 
     def publish(self, payload: Payload) -> None:
-        self.decisions.append(Publish(payload=payload))
+        self.decisions.append(Publish(payload))
 
     def alarm(self, shoe: Shoe | None, code: AlarmCode, message: str, *,  # noqa: PLR0913
               round_id: str | None = None, card: Card | Absent | None = ABSENT,
