@@ -16,6 +16,7 @@ import enum
 
 from table_controller.procedure.codes import AlarmCode, VoidReason
 from table_controller.procedure.events import RoundAssessed
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payload_parts import result_of
 from table_controller.procedure.payloads import (
     BettingClosed,
@@ -31,6 +32,12 @@ from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
+
+#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_betting_opened = builder(BettingOpened)
+_new_betting_closed = builder(BettingClosed)
+_new_card_placed = builder(CardPlaced)
+_new_round_settled = builder(RoundSettled)
 
 
 class Dealt(enum.Enum):
@@ -65,7 +72,7 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
     if current.offer is not None:
         suspended = tuple(SuspendedBet(bet=bet, house_edge=edge)
                           for bet, edge in current.offer.suspended)
-    out.publish(BettingOpened(
+    out.publish(_new_betting_opened(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         bets_offered=table.offered(current), bets_suspended=suspended))
     return Phase.BETTING
@@ -74,8 +81,8 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
 def close_betting(table: Table, out: Out) -> Phase:
     """No more bets: the round is dealt."""
     current = table.current()
-    out.publish(BettingClosed(shoe_id=current.shoe_id, round_no=current.round_no,
-                              round_id=current.round_id))
+    out.publish(_new_betting_closed(shoe_id=current.shoe_id, round_no=current.round_no,
+                                    round_id=current.round_id))
     return Phase.DEALING
 
 
@@ -83,9 +90,9 @@ def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dea
     """Place the round's next card, and settle the round if it completed the coup."""
     current = table.current()
     hand, position = current.place(card, manual=manual)
-    out.publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
-                           round_id=current.round_id, card=card, hand=hand, position=position,
-                           manual=manual))
+    out.publish(_new_card_placed(shoe_id=current.shoe_id, round_no=current.round_no,
+                                 round_id=current.round_id, card=card, hand=hand, position=position,
+                                 manual=manual))
     if current.expected() is not None:
         return Dealt.PLACED
     _settle(table, out, shoe, current)
@@ -101,9 +108,10 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
         coup=coup, settlement=settlement, last_round=current.last_round,
         manual_cards=tuple(current.manual), offer=offer,
     )
-    out.publish(RoundSettled(shoe_id=current.shoe_id, round_no=current.round_no,
-                             round_id=current.round_id, result=result_of(coup, settlement),
-                             last_round=current.last_round, manual_cards=tuple(current.manual)))
+    out.publish(_new_round_settled(
+        shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
+        result=result_of(coup, settlement), last_round=current.last_round,
+        manual_cards=tuple(current.manual)))
     shoe.board.record(RoadEntry.from_coup(coup))
     out.roads(shoe)
     table.round = None  # the display still shows it: ``shown_round`` stays

@@ -19,11 +19,15 @@ from collections.abc import Callable
 
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import ABSENT, Absent, PromptShown
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
+
+#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_prompt_shown = builder(PromptShown)
 
 #: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
 #: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by
@@ -147,8 +151,9 @@ def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: 
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
     shoe = table.shoe
     if shoe is None:  # no round either
-        return PromptShown(action=action, count=count, reason=reason)
+        return _new_prompt_shown(action=action, count=count, reason=reason)
     if isinstance(round_no, Absent):
-        return PromptShown(shoe_id=shoe.shoe_id, action=action, count=count, reason=reason)
-    return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no, round_id=shoe.round_id(round_no),
-                       action=action, count=count, reason=reason)
+        return _new_prompt_shown(shoe_id=shoe.shoe_id, action=action, count=count, reason=reason)
+    return _new_prompt_shown(shoe_id=shoe.shoe_id, round_no=round_no,
+                             round_id=shoe.round_id(round_no), action=action, count=count,
+                             reason=reason)

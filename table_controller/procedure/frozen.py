@@ -15,9 +15,12 @@ dataclass's own.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 _Frozen = TypeVar("_Frozen", bound=type[Any])
+_Value = TypeVar("_Value")
+_Parameters = ParamSpec("_Parameters")
 
 
 def fast_init(cls: _Frozen) -> _Frozen:
@@ -26,6 +29,36 @@ def fast_init(cls: _Frozen) -> _Frozen:
     Applied above ``@dataclass``; a class outside what it reproduces exactly (not frozen or
     slotted, ``__post_init__``, fields left out of ``__init__``, keyword-only fields mixed with
     others) raises.
+    """
+    scope, parameters, lines = _stores(cls)
+    exec(f"def __init__(self, {parameters}):\n{lines}    pass\n", scope)  # noqa: S102 - see _stores
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init
+    return cls
+
+
+def builder(cls: Callable[_Parameters, _Value]) -> Callable[_Parameters, _Value]:
+    """A function that builds ``cls`` (as :func:`fast_init` takes) from the same arguments.
+
+    Calling a class with keywords packs them into a dict and unpacks them again for
+    ``__init__``; a function takes them as they are. For the payloads built on every card.
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"{cls!r} is not a class")
+    scope, parameters, lines = _stores(cls)
+    scope["_new"], scope["_cls"] = object.__new__, cls
+    source = f"def build({parameters}):\n    self = _new(_cls)\n{lines}    return self\n"
+    exec(source, scope)  # noqa: S102 - see _stores
+    build = scope["build"]
+    build.__qualname__ = f"builder({cls.__qualname__})"  # type: ignore[attr-defined]
+    return build  # type: ignore[return-value]
+
+
+def _stores(cls: type[Any]) -> tuple[dict[str, object], str, str]:
+    """The parameters of ``cls``'s ``__init__`` and the lines that store them in ``self``.
+
+    With the names those lines use. The text is built from the class's own fields only.
     """
     params = cls.__dataclass_params__
     fields = dataclasses.fields(cls)
@@ -46,15 +79,9 @@ def fast_init(cls: _Frozen) -> _Frozen:
         elif field.default_factory is not dataclasses.MISSING:
             scope[f"_factory_{name}"] = field.default_factory
             parameters.append(f"{name}=_MISSING")
-            lines.append(f"    if {name} is _MISSING: {name} = _factory_{name}()")
+            lines.append(f"    if {name} is _MISSING: {name} = _factory_{name}()\n")
         else:
             parameters.append(name)
-        lines.append(f"    _set_{name}(self, {name})")
+        lines.append(f"    _set_{name}(self, {name})\n")
     star = "*, " if parameters and keyword_only == {True} else ""
-    source = f"def __init__(self, {star}{', '.join(parameters)}):\n" + "\n".join(
-        lines or ["    pass"]) + "\n"
-    exec(source, scope)  # noqa: S102 - our own text, built from the class's fields
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
-    cls.__init__ = init
-    return cls
+    return scope, star + ", ".join(parameters), "".join(lines)

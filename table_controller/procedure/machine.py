@@ -102,6 +102,7 @@ from table_controller.procedure.events import (
     VoidShoe,
     not_carried_out,
 )
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import (
     CardsOnTable,
     PromptFields,
@@ -123,6 +124,9 @@ from table_controller.procedure.table import (
 )
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import Variant
+
+#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_command_accepted = builder(CommandAccepted)
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
@@ -390,8 +394,8 @@ class TableProcedure:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
             return result
         self._move(taken, result, out)
-        out.decisions.insert(mark, CommandAccepted(command_id=command.command_id,
-                                                   command=command.COMMAND))
+        out.decisions.insert(mark, _new_command_accepted(command_id=command.command_id,
+                                                         command=command.COMMAND))
         return None
 
     # --- faults -------------------------------------------------------------------------------
