@@ -33,11 +33,12 @@ from table_controller.procedure.table import Out, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 
-#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
 _new_betting_opened = builder(BettingOpened)
 _new_betting_closed = builder(BettingClosed)
 _new_card_placed = builder(CardPlaced)
 _new_round_settled = builder(RoundSettled)
+_new_settled_round = builder(SettledRound)
 
 
 class Dealt(enum.Enum):
@@ -103,7 +104,7 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     coup = current.coup()
     offer = None if current.offer is None else frozenset(current.offer.offer)
     settlement = table.settlement(coup, current.round_no, offer)
-    shoe.settled[current.round_no] = SettledRound(
+    shoe.settled[current.round_no] = _new_settled_round(
         round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
         coup=coup, settlement=settlement, last_round=current.last_round,
         manual_cards=tuple(current.manual), offer=offer,

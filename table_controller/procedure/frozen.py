@@ -30,6 +30,8 @@ def fast_init(cls: _Frozen) -> _Frozen:
     slotted, ``__post_init__``, fields left out of ``__init__``, keyword-only fields mixed with
     others) raises.
     """
+    if not cls.__dataclass_params__.frozen:
+        raise TypeError(f"{cls.__name__} is not frozen: its own __init__ stores fields as fast")
     scope, parameters, lines = _stores(cls)
     exec(f"def __init__(self, {parameters}):\n{lines}    pass\n", scope)  # noqa: S102 - see _stores
     init = scope["__init__"]
@@ -39,7 +41,7 @@ def fast_init(cls: _Frozen) -> _Frozen:
 
 
 def builder(cls: Callable[_Parameters, _Value]) -> Callable[_Parameters, _Value]:
-    """A function that builds ``cls`` (as :func:`fast_init` takes) from the same arguments.
+    """A function that builds ``cls`` (a slotted dataclass, frozen or not) from the same arguments.
 
     Calling a class with keywords packs them into a dict and unpacks them again for
     ``__init__``; a function takes them as they are. For the payloads built on every card.
@@ -60,13 +62,12 @@ def _stores(cls: type[Any]) -> tuple[dict[str, object], str, str]:
 
     With the names those lines use. The text is built from the class's own fields only.
     """
-    params = cls.__dataclass_params__
     fields = dataclasses.fields(cls)
     keyword_only = {field.kw_only for field in fields}
-    if (not params.frozen or "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__")
+    if ("__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__")
             or not all(field.init for field in fields) or len(keyword_only) > 1):
-        raise TypeError(f"{cls.__name__}: fast_init takes frozen, slotted dataclasses without "
-                        "__post_init__, their fields all keyword-only or none")
+        raise TypeError(f"{cls.__name__}: only slotted dataclasses without __post_init__, their "
+                        "fields all keyword-only or none, are built field by field here")
     scope: dict[str, object] = {"_MISSING": dataclasses.MISSING}
     parameters: list[str] = []
     lines: list[str] = []

@@ -125,8 +125,9 @@ from table_controller.procedure.table import (
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import Variant
 
-#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
 _new_command_accepted = builder(CommandAccepted)
+_new_step = builder(Step)
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
@@ -299,6 +300,9 @@ class TableProcedure:
             case CardDrawn(card=card):
                 if stream.arrive(table, card) is not None:
                     self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
+            case (OpenBetting() | CloseBetting() | Deal() | StartNewShoe() | Misdeal()
+                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
+                self._command(event, out)  # the commands of every round first
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -316,9 +320,6 @@ class TableProcedure:
             case RuntimeFailed(message=message):
                 faults.fault(table, message)
                 self._show_fault(out, message)
-            case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
-                self._command(event, out)
             case _:
                 assert_never(event)
 
@@ -388,7 +389,7 @@ class TableProcedure:
                    out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
         mark = len(out.decisions)
-        result = step_function(Step(command=command), out)
+        result = step_function(_new_step(command=command), out)
         if not isinstance(result, Phase):
             if len(out.decisions) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
