@@ -222,7 +222,7 @@ class TableProcedure:
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
             raise ProcedureBug(text, self.fault(event, origin=origin, error=text)) from error
-        return out.decisions
+        return out
 
     def fault(self, event: Input | None, *, origin: str | None, error: str) -> list[Decision]:
         """``event`` could not be carried out: the machine faults as after a bug in it.
@@ -238,7 +238,7 @@ class TableProcedure:
         if isinstance(event, _COMMAND_TYPES):
             faults.refuse(table, out, event)
         self._show_fault(out, not_carried_out(event, origin=origin, error=error))
-        return out.decisions
+        return out
 
     def snapshot(self) -> TableSnapshot:
         """Where the table is now: the ``<root>/state`` payload and what follows from it."""
@@ -388,14 +388,14 @@ class TableProcedure:
     def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
                    out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
-        mark = len(out.decisions)
+        mark = len(out)
         result = step_function(_new_step(command=command), out)
         if not isinstance(result, Phase):
-            if len(out.decisions) != mark:
+            if len(out) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
             return result
         self._move(taken, result, out)
-        out.decisions.insert(mark, _new_command_accepted(command_id=command.command_id,
+        out.insert(mark, _new_command_accepted(command_id=command.command_id,
                                                          command=command.COMMAND))
         return None
 

@@ -203,19 +203,19 @@ def last_round_id(shoe: Shoe) -> str | None:
     return shoe.round_id(shoe.round_no) if shoe.round_no else None
 
 
-class Out:
-    """The decisions of one input, in order."""
+class Out(list[Decision]):
+    """The decisions of one input, in order: a list, and the ways the parts add to it.
 
-    __slots__ = ("decisions",)
+    A list itself, not a holder of one: one is made for every input.
+    """
 
-    def __init__(self) -> None:
-        self.decisions: list[Decision] = []
+    __slots__ = ()
 
-    def add(self, decision: Decision) -> None:
-        self.decisions.append(decision)
+    #: Add one decision.
+    add = list.append
 
     def publish(self, payload: Payload) -> None:
-        self.decisions.append(Publish(payload))
+        self.append(Publish(payload))
 
     def alarm(self, shoe: Shoe | None, code: AlarmCode, message: str, *,  # noqa: PLR0913
               round_id: str | None = None, card: Card | Absent | None = ABSENT,
@@ -229,7 +229,7 @@ class Out:
             shoe_id = shoe.shoe_id
             if round_id is not None:
                 round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
-        self.decisions.append(RaiseAlarm(alarm=AlarmRaised(
+        self.append(RaiseAlarm(alarm=AlarmRaised(
             shoe_id=shoe_id, round_no=round_no, round_id=named_round, code=code,
             message=message, card=card, seen=seen, count=count, details=details or {})))
 
