@@ -94,7 +94,7 @@ def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dea
     out.publish(_new_card_placed(shoe_id=current.shoe_id, round_no=current.round_no,
                                  round_id=current.round_id, card=card, hand=hand, position=position,
                                  manual=manual))
-    if current.expected() is not None:
+    if current.expected is not None:
         return Dealt.PLACED
     _settle(table, out, shoe, current)
     return Dealt.SETTLED
@@ -104,16 +104,21 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     coup = current.coup()
     offer = None if current.offer is None else frozenset(current.offer.offer)
     settlement = table.settlement(coup, current.round_no, offer)
+    manual_cards = tuple(current.manual)
     shoe.settled[current.round_no] = _new_settled_round(
         round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
         coup=coup, settlement=settlement, last_round=current.last_round,
-        manual_cards=tuple(current.manual), offer=offer,
+        manual_cards=manual_cards, offer=offer,
     )
+    result = result_of(coup, settlement)
     out.publish(_new_round_settled(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
-        result=result_of(coup, settlement), last_round=current.last_round,
-        manual_cards=tuple(current.manual)))
-    shoe.board.record(RoadEntry.from_coup(coup))
+        result=result, last_round=current.last_round, manual_cards=manual_cards))
+    # The scoreboards' entry from the result just worked out (the coup's own, read once).
+    shoe.board.record(RoadEntry(
+        winner=result.winner, player_pair=result.player_pair, banker_pair=result.banker_pair,
+        natural=result.natural, player_total=result.player.total,
+        banker_total=result.banker.total))
     out.roads(shoe)
     table.round = None  # the display still shows it: ``shown_round`` stays
 

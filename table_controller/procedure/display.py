@@ -54,8 +54,8 @@ def _dealing(table: Table) -> View:
     current = table.current()
     if len(current.cards) < OPENING_CARDS:
         action = PromptAction.DEAL
-        lamp = Lamp.BANKER if current.expected() is Hand.BANKER else Lamp.PLAYER
-    elif current.expected() is Hand.BANKER:
+        lamp = Lamp.BANKER if current.expected is Hand.BANKER else Lamp.PLAYER
+    elif current.expected is Hand.BANKER:
         action, lamp = PromptAction.BANKER_DRAWS, Lamp.BANKER
     else:
         action, lamp = PromptAction.PLAYER_DRAWS, Lamp.PLAYER
