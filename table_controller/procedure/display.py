@@ -122,10 +122,11 @@ def show_hold(table: Table, out: Out) -> HoldReason | None:
 
 def show(table: Table, out: Out) -> None:
     """The hold, then the lamp and the prompt the table should show now: each if it changed."""
-    hold_reason = show_hold(table, out)
     view: View
     reason: HoldReason | Absent = ABSENT
-    if hold_reason is not None:
+    if table.fault is None and table.shown_hold is None and not table.held():
+        view = _WANTED[table.phase](table)  # not held, nor shown held: no hold to show
+    elif (hold_reason := show_hold(table, out)) is not None:
         held_round = ABSENT if table.round is None else table.round.round_no
         view = PromptAction.HOLD, held_round, ABSENT, Lamp.HOLD
         reason = hold_reason
