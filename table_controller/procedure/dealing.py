@@ -16,6 +16,7 @@ import enum
 
 from table_controller.procedure.codes import AlarmCode, VoidReason
 from table_controller.procedure.events import RoundAssessed
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payload_parts import result_of
 from table_controller.procedure.payloads import (
     BettingClosed,
@@ -31,6 +32,13 @@ from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
+
+#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_betting_opened = builder(BettingOpened)
+_new_betting_closed = builder(BettingClosed)
+_new_card_placed = builder(CardPlaced)
+_new_round_settled = builder(RoundSettled)
+_new_settled_round = builder(SettledRound)
 
 
 class Dealt(enum.Enum):
@@ -65,7 +73,7 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
     if current.offer is not None:
         suspended = tuple(SuspendedBet(bet=bet, house_edge=edge)
                           for bet, edge in current.offer.suspended)
-    out.publish(BettingOpened(
+    out.publish(_new_betting_opened(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         dealer=out.dealer, bets_offered=table.offered(current), bets_suspended=suspended))
     return Phase.BETTING
@@ -74,8 +82,8 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
 def close_betting(table: Table, out: Out) -> Phase:
     """No more bets: the round is dealt."""
     current = table.current()
-    out.publish(BettingClosed(shoe_id=current.shoe_id, round_no=current.round_no,
-                              round_id=current.round_id, dealer=out.dealer))
+    out.publish(_new_betting_closed(shoe_id=current.shoe_id, round_no=current.round_no,
+                                    round_id=current.round_id, dealer=out.dealer))
     return Phase.DEALING
 
 
@@ -83,11 +91,11 @@ def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dea
     """Place the round's next card, and settle the round if it completed the coup."""
     current = table.current()
     hand, position = current.place(card, manual=manual)
-    out.publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
-                           round_id=current.round_id, card=card, hand=hand, position=position,
-                           manual=manual, dealer=out.dealer,
-                           supervisor=out.supervisor if manual else None))
-    if current.expected() is not None:
+    out.publish(_new_card_placed(shoe_id=current.shoe_id, round_no=current.round_no,
+                                 round_id=current.round_id, card=card, hand=hand, position=position,
+                                 manual=manual, dealer=out.dealer,
+                                 supervisor=out.supervisor if manual else None))
+    if current.expected is not None:
         return Dealt.PLACED
     _settle(table, out, shoe, current)
     return Dealt.SETTLED
@@ -97,16 +105,21 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     coup = current.coup()
     offer = None if current.offer is None else frozenset(current.offer.offer)
     settlement = table.settlement(coup, current.round_no, offer)
-    shoe.settled[current.round_no] = SettledRound(
+    manual_cards = tuple(current.manual)
+    shoe.settled[current.round_no] = _new_settled_round(
         round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
         coup=coup, settlement=settlement, last_round=current.last_round,
-        manual_cards=tuple(current.manual), offer=offer,
+        manual_cards=manual_cards, offer=offer,
     )
-    out.publish(RoundSettled(shoe_id=current.shoe_id, round_no=current.round_no,
-                             round_id=current.round_id, dealer=out.dealer,
-                             result=result_of(coup, settlement),
-                             last_round=current.last_round, manual_cards=tuple(current.manual)))
-    shoe.board.record(RoadEntry.from_coup(coup))
+    result = result_of(coup, settlement)
+    out.publish(_new_round_settled(
+        shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
+        dealer=out.dealer, result=result, last_round=current.last_round, manual_cards=manual_cards))
+    # The scoreboards' entry from the result just worked out (the coup's own, read once).
+    shoe.board.record(RoadEntry(
+        winner=result.winner, player_pair=result.player_pair, banker_pair=result.banker_pair,
+        natural=result.natural, player_total=result.player.total,
+        banker_total=result.banker.total))
     out.roads(shoe)
     table.round = None  # the display still shows it: ``shown_round`` stays
 

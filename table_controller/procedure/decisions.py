@@ -14,16 +14,19 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from table_controller.procedure.codes import EventType, HoldReason, Lamp, RefusalCode
+from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@fast_init
+@dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Announce:
     """Show this prompt to the dealer; it is published as the ``prompt`` event too."""
 
     prompt: PromptShown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetLamp:
     """Light the shoe's indicator."""
@@ -31,7 +34,8 @@ class SetLamp:
     lamp: Lamp
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@fast_init
+@dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Publish:
     """Publish one message: its payload's type says the topic and whether it is retained."""
 
@@ -43,6 +47,7 @@ class Publish:
         return self.payload.TYPE
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RaiseAlarm:
     """Tell the pit: the alarm is logged and published as the ``alarm`` event."""
@@ -50,6 +55,7 @@ class RaiseAlarm:
     alarm: AlarmRaised
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HoldTable:
     """Stop the dealing: the lamp shows HOLD and the display says why."""
@@ -57,11 +63,13 @@ class HoldTable:
     reason: HoldReason
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResumeTable:
     """Every hold is cleared: dealing may go on."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandAccepted:
     """The command was carried out (the reply ``ok: true``)."""
@@ -72,6 +80,7 @@ class CommandAccepted:
     supervisor: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandRefused:
     """The command was refused and changed nothing (the reply ``ok: false``)."""

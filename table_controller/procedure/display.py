@@ -16,13 +16,19 @@ cards out of the shoe. Each is emitted only when it differs from what was shown 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import ABSENT, Absent, PromptShown
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
+
+#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_prompt_shown = builder(PromptShown)
 
 #: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
 #: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by
@@ -39,31 +45,27 @@ _SIGN_IN: View = (PromptAction.SIGN_IN, ABSENT, ABSENT, Lamp.OFF)
 #: Where the next step starts cards coming out: a dealer required signs in first.
 _BEFORE_CARDS = frozenset({Phase.NO_SHOE, Phase.SHOE_OVER, Phase.BETWEEN_ROUNDS, Phase.BETTING})
 _NOTHING: View = (None, ABSENT, ABSENT, Lamp.OFF)
+_BURN_CARD: View = (PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER)
 
 
-def wanted(table: Table) -> View:  # noqa: PLR0911 - a case per phase
+def wanted(table: Table) -> View:
     """The prompt and lamp the phase calls for, holds aside."""
     if table.require_dealer and table.dealer is None and table.phase in _BEFORE_CARDS:
         return _SIGN_IN
-    match table.phase:
-        case Phase.DEALING:
-            return _dealing(table)
-        case Phase.BETWEEN_ROUNDS:
-            return _between_rounds(table)
-        case Phase.BETTING:
-            return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
-        case Phase.BURNING:
-            shoe = table.shoe
-            count = None if shoe is None else shoe.burn.count
-            return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
-        case Phase.BURN_CARD:
-            return PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER
-        case Phase.SHOE_OVER:
-            return _SHOE_OVER
-        case Phase.NO_SHOE:
-            return _SHOE_OVER if table.fault_cleared else _NOTHING
-        case Phase.HELD | Phase.FAULTED:
-            raise AssertionError(f"{table.phase} is shown, never stored")
+    return _WANTED[table.phase](table)
+
+
+def _dealing(table: Table) -> View:
+    """The hand that gets the next card: the opening deal, then each hand's third card."""
+    current = table.current()
+    if len(current.cards) < OPENING_CARDS:
+        action = PromptAction.DEAL
+        lamp = Lamp.BANKER if current.expected is Hand.BANKER else Lamp.PLAYER
+    elif current.expected is Hand.BANKER:
+        action, lamp = PromptAction.BANKER_DRAWS, Lamp.BANKER
+    else:
+        action, lamp = PromptAction.PLAYER_DRAWS, Lamp.PLAYER
+    return action, current.round_no, ABSENT, lamp
 
 
 def _between_rounds(table: Table) -> View:
@@ -76,43 +78,61 @@ def _between_rounds(table: Table) -> View:
     return PromptAction.DEAL, upcoming, ABSENT, Lamp.PLAYER
 
 
-def _dealing(table: Table) -> View:
-    """The hand that gets the next card: the opening deal, then each hand's third card."""
-    current = table.current()
-    hand = current.expected()
-    if hand is Hand.BANKER:
-        lamp = Lamp.BANKER
-        action = PromptAction.BANKER_DRAWS
-    else:
-        lamp = Lamp.PLAYER
-        action = PromptAction.PLAYER_DRAWS
-    if len(current.cards) < OPENING_CARDS:
-        action = PromptAction.DEAL
-    return action, current.round_no, ABSENT, lamp
+def _betting(table: Table) -> View:
+    return PromptAction.OPEN_BETTING, table.current().round_no, ABSENT, Lamp.OFF
 
 
-def hold(table: Table) -> HoldReason | None:
-    """The hold to show: a fault's, else the first that stands."""
+def _burning(table: Table) -> View:
+    shoe = table.shoe
+    count = None if shoe is None else shoe.burn.count
+    return PromptAction.BURN, ABSENT, ABSENT if count is None else count, Lamp.PLAYER
+
+
+def _no_shoe(table: Table) -> View:
+    return _SHOE_OVER if table.fault_cleared else _NOTHING
+
+
+def _shown_not_stored(table: Table) -> View:
+    raise AssertionError(f"{table.phase} is shown, never stored")
+
+
+#: What each phase calls for, looked up once per input.
+_WANTED: dict[Phase, Callable[[Table], View]] = {
+    Phase.DEALING: _dealing,
+    Phase.BETWEEN_ROUNDS: _between_rounds,
+    Phase.BETTING: _betting,
+    Phase.BURNING: _burning,
+    Phase.BURN_CARD: lambda _table: _BURN_CARD,
+    Phase.SHOE_OVER: lambda _table: _SHOE_OVER,
+    Phase.NO_SHOE: _no_shoe,
+    Phase.HELD: _shown_not_stored,
+    Phase.FAULTED: _shown_not_stored,
+}
+
+
+def show_hold(table: Table, out: Out) -> HoldReason | None:
+    """Hold or resume the table if the hold changed since last shown; the hold shown.
+
+    The hold shown is a fault's, else the first that stands.
+    """
+    reason: HoldReason | None = None
     if table.fault is not None:
-        return HoldReason.PROCEDURE_FAULT
-    return table.holds()[0] if table.held() else None
-
-
-def show_hold(table: Table, out: Out) -> None:
-    """Hold or resume the table if the hold changed since last shown."""
-    reason = hold(table)
-    if reason is table.shown_hold:
-        return
-    out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
-    table.shown_hold = reason
+        reason = HoldReason.PROCEDURE_FAULT
+    elif table.held():
+        reason = table.holds()[0]
+    if reason is not table.shown_hold:
+        out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
+        table.shown_hold = reason
+    return reason
 
 
 def show(table: Table, out: Out) -> None:
-    """The lamp and prompt the table should show now, each if it changed (after the hold)."""
-    hold_reason = table.shown_hold
+    """The hold, then the lamp and the prompt the table should show now: each if it changed."""
     view: View
     reason: HoldReason | Absent = ABSENT
-    if hold_reason is not None:
+    if table.fault is None and table.shown_hold is None and not table.held():
+        view = wanted(table)  # not held, nor shown held: no hold to show
+    elif (hold_reason := show_hold(table, out)) is not None:
         held_round = ABSENT if table.round is None else table.round.round_no
         view = PromptAction.HOLD, held_round, ABSENT, Lamp.HOLD
         reason = hold_reason
@@ -129,7 +149,7 @@ def show(table: Table, out: Out) -> None:
             and shown.count == count and shown.reason is reason):
         return
     prompt = _payload(table, action, round_no, count, reason)
-    out.add(Announce(prompt=prompt))
+    out.add(Announce(prompt))
     table.shown_prompt = prompt
 
 
@@ -138,9 +158,10 @@ def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: 
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
     shoe, dealer = table.shoe, table.dealer
     if shoe is None:  # no round either
-        return PromptShown(dealer=dealer, action=action, count=count, reason=reason)
+        return _new_prompt_shown(dealer=dealer, action=action, count=count, reason=reason)
     if isinstance(round_no, Absent):
-        return PromptShown(shoe_id=shoe.shoe_id, dealer=dealer, action=action, count=count,
-                           reason=reason)
-    return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no, round_id=shoe.round_id(round_no),
-                       dealer=dealer, action=action, count=count, reason=reason)
+        return _new_prompt_shown(shoe_id=shoe.shoe_id, dealer=dealer, action=action, count=count,
+                                 reason=reason)
+    return _new_prompt_shown(shoe_id=shoe.shoe_id, round_no=round_no,
+                             round_id=shoe.round_id(round_no), dealer=dealer, action=action,
+                             count=count, reason=reason)

@@ -105,6 +105,7 @@ from table_controller.procedure.events import (
     VoidShoe,
     not_carried_out,
 )
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import (
     CardsOnTable,
     PromptFields,
@@ -112,13 +113,7 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.states import (
-    Handler,
-    Phase,
-    Route,
-    Trigger,
-    route,
-)
+from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (
     GAP_PHASES,
@@ -129,9 +124,14 @@ from table_controller.procedure.table import (
     Refusal,
     Table,
     last_round_id,
+    out_for,
 )
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import Variant
+
+#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_command_accepted = builder(CommandAccepted)
+_new_step = builder(Step)
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
@@ -171,8 +171,11 @@ class TableProcedure:
                  require_dealer: bool = False) -> None:
         self._table = Table(variant=variant, table_id=table_id, betting=betting_phase,
                             require_dealer=require_dealer)
-        #: Each handler's step: the dispatch table's second half.
-        self._steps: dict[Handler, StepFunction] = Steps(self._table).by_handler
+        steps = Steps(self._table).by_handler
+        #: The dispatch table: each (phase, trigger) taken, with its route and its step.
+        self._routes: dict[tuple[Phase, Trigger], tuple[Route, StepFunction]] = {
+            (taken.source, taken.trigger): (taken, steps[taken.handler]) for taken in ROUTES
+        }
 
     # --- public ---------------------------------------------------------------------------
 
@@ -211,7 +214,7 @@ class TableProcedure:
                 ``decisions`` hold the table and raise the alarm.
         """
         table = self._table
-        out = Out(dealer=table.dealer)
+        out = out_for(table)
         try:
             if table.fault is None:
                 self._dispatch(event, out)
@@ -221,12 +224,11 @@ class TableProcedure:
             else:
                 self._while_faulted(event, out)
             if table.fault is None:
-                display.show_hold(table, out)
                 display.show(table, out)
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
             raise ProcedureBug(text, self.fault(event, origin=origin, error=text)) from error
-        return out.decisions
+        return out
 
     def fault(self, event: Input | None, *, origin: str | None, error: str) -> list[Decision]:
         """``event`` could not be carried out: the machine faults as after a bug in it.
@@ -238,11 +240,11 @@ class TableProcedure:
         """
         table = self._table
         faults.fault(table, error)
-        out = Out(dealer=table.dealer)
+        out = out_for(table)
         if isinstance(event, _COMMAND_TYPES):
             faults.refuse(table, out, event)
         self._show_fault(out, not_carried_out(event, origin=origin, error=error))
-        return out.decisions
+        return out
 
     def snapshot(self) -> TableSnapshot:
         """Where the table is now: the ``<root>/state`` payload and what follows from it."""
@@ -307,6 +309,9 @@ class TableProcedure:
             case CardDrawn(card=card):
                 if stream.arrive(table, card) is not None:
                     self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
+            case (OpenBetting() | CloseBetting() | Deal() | StartNewShoe() | Misdeal()
+                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
+                self._command(event, out)  # the commands of every round first
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -324,9 +329,6 @@ class TableProcedure:
             case RuntimeFailed(message=message):
                 faults.fault(table, message)
                 self._show_fault(out, message)
-            case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
-                self._command(event, out)
             case SignIn() | SignOut():
                 self._staff_command(event, out)
             case _:
@@ -351,18 +353,19 @@ class TableProcedure:
         else:
             self._take(Trigger.FRAMES_LOST, Step(count=item.count), out)
 
-    def _route(self, trigger: Trigger) -> Route:
-        found = route(self._table.phase, trigger)
+    def _route(self, phase: Phase, trigger: Trigger) -> tuple[Route, StepFunction]:
+        found = self._routes.get((phase, trigger))
         if found is None:
-            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
+            raise ProcedureBug(f"no route for {trigger} in {phase}")
         return found
 
     def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
-        """A shoe item through its route (a card's: the most frequent input, looked up here)."""
-        taken = route(self._table.phase, trigger)
-        if taken is None:
+        """A shoe item through its route and step (a card: the most frequent input)."""
+        found = self._routes.get((self._table.phase, trigger))
+        if found is None:
             raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
-        target = self._steps[taken.handler](step, out)
+        taken, step_function = found
+        target = step_function(step, out)
         if not isinstance(target, Phase):
             raise ProcedureBug(f"{trigger} refused in {taken.source}")
         self._move(taken, target, out)
@@ -373,7 +376,7 @@ class TableProcedure:
         Leaving the burn or a round with cards still missing leaves its lost frames over.
         """
         table = self._table
-        if not taken.leads_to(target):
+        if target not in taken.ends:
             raise ProcedureBug(f"no edge {taken.source} --{taken.trigger}--> {target}")
         source, table.phase = table.phase, target
         if target not in GAP_PHASES and table.gap_reason is not None:
@@ -388,7 +391,7 @@ class TableProcedure:
         trigger = _TRIGGERS[command.COMMAND]
         refusal = commands.precheck(table, command, trigger)
         if refusal is None:
-            refusal = self._carry_out(self._route(trigger), command, out)
+            refusal = self._carry_out(*self._route(table.phase, trigger), command, out)
         if refusal is not None:
             self._refuse(command, refusal, out)
 
@@ -400,7 +403,7 @@ class TableProcedure:
 
     def _staff_command(self, command: SignIn | SignOut, out: Out) -> None:
         """A sign-in or sign-out: in every phase, held or faulted, outside the routes."""
-        mark = len(out.decisions)
+        mark = len(out)
         if isinstance(command, SignIn):
             staff.sign_in(self._table, out, command)
         else:
@@ -408,28 +411,28 @@ class TableProcedure:
             if refusal is not None:
                 self._refuse(command, refusal, out)
                 return
-        out.decisions.insert(mark, CommandAccepted(command_id=command.command_id,
-                                                   command=command.COMMAND))
+        out.insert(mark, _new_command_accepted(command_id=command.command_id,
+                                               command=command.COMMAND))
 
-    def _carry_out(self, taken: Route, command: Command, out: Out) -> Refusal | None:
+    def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
+                   out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
-        mark = len(out.decisions)
-        result = self._steps[taken.handler](Step(command=command), out)
+        mark = len(out)
+        result = step_function(_new_step(command=command), out)
         if not isinstance(result, Phase):
-            if len(out.decisions) != mark:
+            if len(out) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
             return result
         self._move(taken, result, out)
-        out.decisions.insert(mark, CommandAccepted(command_id=command.command_id,
-                                                   command=command.COMMAND,
-                                                   supervisor=command.supervisor))
+        out.insert(mark, _new_command_accepted(command_id=command.command_id,
+                                               command=command.COMMAND,
+                                               supervisor=command.supervisor))
         return None
 
     # --- faults -------------------------------------------------------------------------------
 
     def _show_fault(self, out: Out, message: str) -> None:
         """Hold the table for the fault (once) and raise the alarm ``message``."""
-        display.show_hold(self._table, out)
         display.show(self._table, out)
         faults.alarm(self._table, out, message)
 
@@ -438,8 +441,8 @@ class TableProcedure:
         table = self._table
         match event:
             case VoidShoe():
-                taken = route(Phase.FAULTED, Trigger.VOID_SHOE)
-                if taken is None or self._carry_out(taken, event, out) is not None:
+                taken = self._route(Phase.FAULTED, Trigger.VOID_SHOE)
+                if self._carry_out(*taken, event, out) is not None:
                     raise ProcedureBug("void_shoe not taken while faulted")
             case RuntimeFailed(message=message):
                 self._show_fault(out, message)

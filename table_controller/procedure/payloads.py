@@ -38,6 +38,7 @@ from table_controller.procedure.codes import (
     ShoeEndReason,
     VoidReason,
 )
+from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.states import Phase
 from table_controller.rules.bets import BETS
 from table_controller.rules.cards import Card
@@ -602,3 +603,8 @@ PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
         AlarmRaised, StaffChanged, Roads, Odds, TableState, Stats, Status, CommandReply,
     )
 }  # fmt: skip
+
+#: Every payload and part of one is built with the faster constructor of :mod:`.frozen`.
+for _value in (*PAYLOAD_TYPES.values(), HandResult, ResultOfCards, SuspendedBet, OriginalResult,
+               AskMarks, BetOdds, PromptFields, CardsOnTable, TableSnapshot):
+    fast_init(_value)

@@ -29,9 +29,9 @@ class RoundCards:
     """The round being bet on or dealt: its number and its cards so far."""
 
     __slots__ = (
-        "_next",
         "banker",
         "cards",
+        "expected",
         "last_round",
         "manual",
         "offer",
@@ -55,15 +55,13 @@ class RoundCards:
         self.offer: RoundOffer | None = None
         #: The cut card came out during this round.
         self.last_round = False
-        self._next: Hand | None = Hand.PLAYER
-
-    def expected(self) -> Hand | None:
-        """The hand the next card goes to, or ``None`` when the coup is complete."""
-        return self._next
+        #: The hand the next card goes to, or ``None`` when the coup is complete (set by
+        #: :meth:`place` only).
+        self.expected: Hand | None = Hand.PLAYER
 
     def place(self, card: Card, *, manual: bool = False) -> tuple[Hand, int]:
         """Put the next card on its hand; returns the hand and the card's position in it (1-3)."""
-        hand = self._next
+        hand = self.expected
         if hand is None:
             raise AssertionError(f"round {self.round_id}: a card placed on a complete coup")
         self.cards.append(card)
@@ -72,7 +70,7 @@ class RoundCards:
             self.manual.append(card)
         cards = self.player if hand is Hand.PLAYER else self.banker
         cards.append(card)
-        self._next = next_hand(self.points)
+        self.expected = next_hand(self.points)
         return hand, len(cards)
 
     def coup(self) -> Coup:

@@ -25,12 +25,14 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
+from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import CARD_STEPS, Handler, Phase
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
 from table_controller.rules.cards import Card, all_cards
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
     """What a step is given: a shoe item's card or count, or a command."""

@@ -28,6 +28,7 @@ from table_controller.procedure.codes import (
 )
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import (
     ABSENT,
     Absent,
@@ -43,8 +44,13 @@ from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import HOLDABLE, Phase
 from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Coup
+from table_controller.rules.roads import DerivedRoad
+from table_controller.rules.tableau import Coup, Winner
 from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
+
+#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
+_new_roads = builder(Roads)
+_new_ask_marks = builder(AskMarks)
 
 #: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
 #: there leaves a card missing.
@@ -206,25 +212,23 @@ def last_round_id(shoe: Shoe) -> str | None:
     return shoe.round_id(shoe.round_no) if shoe.round_no else None
 
 
-class Out:
-    """The decisions of one input, in order, and who they are attributed to.
+class Out(list[Decision]):
+    """The decisions of one input, in order: a list, and the ways the parts add to it.
 
+    A list itself, not a holder of one: one is made for every input (:func:`out_for`).
     ``dealer`` is the dealer signed in (every event carries it; a sign-in during the input
     changes it), ``supervisor`` the supervisor who authorised the input's command, if any.
     """
 
-    __slots__ = ("dealer", "decisions", "supervisor")
+    __slots__ = ("dealer", "supervisor")
+    dealer: str | None
+    supervisor: str | None
 
-    def __init__(self, *, dealer: str | None = None, supervisor: str | None = None) -> None:
-        self.decisions: list[Decision] = []
-        self.dealer = dealer
-        self.supervisor = supervisor
-
-    def add(self, decision: Decision) -> None:
-        self.decisions.append(decision)
+    #: Add one decision.
+    add = list.append
 
     def publish(self, payload: Payload) -> None:
-        self.decisions.append(Publish(payload=payload))
+        self.append(Publish(payload))
 
     def alarm(self, shoe: Shoe | None, code: AlarmCode, message: str, *,  # noqa: PLR0913
               round_id: str | None = None, card: Card | Absent | None = ABSENT,
@@ -238,19 +242,27 @@ class Out:
             shoe_id = shoe.shoe_id
             if round_id is not None:
                 round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
-        self.decisions.append(RaiseAlarm(alarm=AlarmRaised(
+        self.append(RaiseAlarm(alarm=AlarmRaised(
             shoe_id=shoe_id, round_no=round_no, round_id=named_round, dealer=self.dealer,
             code=code, message=message, card=card, seen=seen, count=count,
             details=details or {})))
 
     def roads(self, shoe: Shoe) -> None:
         """The shoe's scoreboards, as they stand."""
-        board = shoe.board.payload(shoe.shoe_id, shoe.cards_left)
-        self.publish(Roads(
-            shoe_id=shoe.shoe_id, bead_plate=board["bead_plate"], big_road=board["big_road"],
-            big_eye_boy=board["big_eye_boy"], small_road=board["small_road"],
-            cockroach_pig=board["cockroach_pig"], ask_banker=AskMarks(**board["ask_banker"]),
-            ask_player=AskMarks(**board["ask_player"]), stats=board["stats"]))
+        board = shoe.board
+        beb_banker, small_banker, pig_banker = board.ask_marks(Winner.BANKER)
+        beb_player, small_player, pig_player = board.ask_marks(Winner.PLAYER)
+        self.publish(_new_roads(
+            shoe_id=shoe.shoe_id, bead_plate=board.published_beads(),
+            big_road=board.published_big_road(),
+            big_eye_boy=board.published_derived(DerivedRoad.BIG_EYE_BOY),
+            small_road=board.published_derived(DerivedRoad.SMALL_ROAD),
+            cockroach_pig=board.published_derived(DerivedRoad.COCKROACH_PIG),
+            ask_banker=_new_ask_marks(big_eye_boy=beb_banker, small_road=small_banker,
+                                      cockroach_pig=pig_banker),
+            ask_player=_new_ask_marks(big_eye_boy=beb_player, small_road=small_player,
+                                      cockroach_pig=pig_player),
+            stats=board.published_stats(shoe.cards_left)))
 
     def shoe_ended(self, shoe: Shoe, reason: ShoeEndReason) -> None:
         self.publish(ShoeEnded(shoe_id=shoe.shoe_id, dealer=self.dealer, reason=reason,
@@ -267,6 +279,14 @@ class Out:
         self.publish(LastRound(shoe_id=shoe.shoe_id, round_no=round_no or None,
                                round_id=shoe.round_id(round_no) if round_no else None,
                                dealer=self.dealer, cut_card=CutCardWhen.BETWEEN_ROUNDS))
+
+
+def out_for(table: Table) -> Out:
+    """An input's decisions, empty, attributed to the dealer signed in and no supervisor yet."""
+    out = Out()
+    out.dealer = table.dealer
+    out.supervisor = None
+    return out
 
 
 def count_out(table: Table, out: Out, shoe: Shoe, card: Card | None) -> bool:

@@ -87,6 +87,9 @@ _ROADS: tuple[tuple[DerivedRoad, str, int], ...] = tuple(
     (road, road.value, _LAGS[road]) for road in DerivedRoad
 )
 _ROAD_NAMES: tuple[str, ...] = tuple(name for _, name, _ in _ROADS)
+_BIG_EYE_BOY_LAG, _SMALL_ROAD_LAG, _COCKROACH_PIG_LAG = (lag for _, _, lag in _ROADS)
+#: What a tie asks: no mark on any road.
+_NO_MARKS: tuple[None, None, None] = (None, None, None)
 #: Each mark as published.
 _COLOUR_TEXT: dict[RoadColour, str] = {colour: colour.value for colour in RoadColour}
 #: The same, and no mark as ``None`` (what ``derived_mark`` returns when a road has none).
@@ -288,43 +291,63 @@ class Scoreboard:
 
         The board is not changed. A tie adds no Big Road cell, so it asks nothing: all ``None``.
         """
+        return dict(zip(_ROAD_NAMES, self.ask_marks(winner), strict=True))
+
+    def ask_marks(self, winner: Winner) -> tuple[str | None, str | None, str | None]:
+        """:meth:`ask`'s marks alone, in payload order: Big Eye Boy, Small Road, Cockroach Pig."""
         if winner is Winner.TIE:
-            return dict.fromkeys(_ROAD_NAMES)
+            return _NO_MARKS
         column, row = self._next_cell(winner)
         lengths = self._lengths
-        return {
-            name: _MARK_TEXT[derived_mark(lengths, column, row, lag)] for _, name, lag in _ROADS
-        }
+        return (_MARK_TEXT[derived_mark(lengths, column, row, _BIG_EYE_BOY_LAG)],
+                _MARK_TEXT[derived_mark(lengths, column, row, _SMALL_ROAD_LAG)],
+                _MARK_TEXT[derived_mark(lengths, column, row, _COCKROACH_PIG_LAG)])
 
     def payload(self, shoe_id: str, cards_left: int | None) -> RoadsPayload:
         """The ``roads`` message of mqtt-api.md for this board.
 
         Its top-level lists and each road's last (still open) column are its own; the closed
         columns and the bead and cell dicts are shared with the board and with later payloads.
-        None of them is ever changed once published: read a payload, do not edit it.
+        None of them is ever changed once published: read a payload, do not edit it. The
+        ``published_*`` methods give the same parts one at a time.
         """
-        derived = self._derived
-        tally = self._tally
         return {
             "type": "roads",
             "shoe_id": shoe_id,
-            "bead_plate": self._beads.copy(),
-            "big_road": _copy_columns(self._big_road),
-            "big_eye_boy": _copy_columns(derived[DerivedRoad.BIG_EYE_BOY]),
-            "small_road": _copy_columns(derived[DerivedRoad.SMALL_ROAD]),
-            "cockroach_pig": _copy_columns(derived[DerivedRoad.COCKROACH_PIG]),
+            "bead_plate": self.published_beads(),
+            "big_road": self.published_big_road(),
+            "big_eye_boy": self.published_derived(DerivedRoad.BIG_EYE_BOY),
+            "small_road": self.published_derived(DerivedRoad.SMALL_ROAD),
+            "cockroach_pig": self.published_derived(DerivedRoad.COCKROACH_PIG),
             "ask_banker": self.ask(Winner.BANKER),
             "ask_player": self.ask(Winner.PLAYER),
-            "stats": {
-                "banker": tally["banker"],
-                "player": tally["player"],
-                "tie": tally["tie"],
-                "banker_pair": tally["banker_pair"],
-                "player_pair": tally["player_pair"],
-                "natural": tally["natural"],
-                "rounds": tally["banker"] + tally["player"] + tally["tie"],
-                "cards_left": cards_left,
-            },
+            "stats": self.published_stats(cards_left),
+        }
+
+    def published_beads(self) -> list[BeadPayload]:
+        """The bead plate as published (the bead dicts are shared: do not edit them)."""
+        return self._beads.copy()
+
+    def published_big_road(self) -> list[list[BigRoadCellPayload]]:
+        """The Big Road's columns as published (closed columns shared: do not edit them)."""
+        return _copy_columns(self._big_road)
+
+    def published_derived(self, road: DerivedRoad) -> list[list[str]]:
+        """One derived road's columns as published (closed columns shared: do not edit them)."""
+        return _copy_columns(self._derived[road])
+
+    def published_stats(self, cards_left: int | None) -> StatsPayload:
+        """The statistics as published, with the cards left in the shoe."""
+        tally = self._tally
+        return {
+            "banker": tally["banker"],
+            "player": tally["player"],
+            "tie": tally["tie"],
+            "banker_pair": tally["banker_pair"],
+            "player_pair": tally["player_pair"],
+            "natural": tally["natural"],
+            "rounds": tally["banker"] + tally["player"] + tally["tie"],
+            "cards_left": cards_left,
         }
 
     @property

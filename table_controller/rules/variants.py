@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Final, TypeAlias, TypeVar
 
 from table_controller.rules.bets import BETS, CoupBet, OpeningBet, net_result, verdict
-from table_controller.rules.tableau import Coup, Outcome
+from table_controller.rules.tableau import Coup, Hand, Outcome
 
 #: A bet rule of either kind (a coup bet or an opening bet).
 _RuleT = TypeVar("_RuleT", CoupBet, OpeningBet)
@@ -108,8 +108,11 @@ class _RoundMenu:
                 main[bet_id] = net_result(verdict(coup_bet, coup), payouts)
             self._by_outcome[outcome] = main
         settlement = main.copy()
-        for bet_id, opening_bet, payouts in self.opening_bets:
-            settlement[bet_id] = net_result(verdict(opening_bet, coup), payouts)
+        if self.opening_bets:
+            openings = {Hand.PLAYER: coup.player_opening, Hand.BANKER: coup.banker_opening}
+            for bet_id, opening_bet, payouts in self.opening_bets:
+                settlement[bet_id] = net_result(opening_bet.decide(openings[opening_bet.hand]),
+                                                payouts)
         return settlement
 
 

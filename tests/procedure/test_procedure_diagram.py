@@ -64,8 +64,9 @@ def test_lookups_answer_from_the_table() -> None:
 
 
 def test_every_route_names_a_step_of_the_dispatcher_and_every_step_is_used() -> None:
-    steps = TableProcedure(VARIANTS["commission"], table_id="T07")._steps
-    assert set(steps) == set(Handler)
+    routes = TableProcedure(VARIANTS["commission"], table_id="T07")._routes
+    assert set(routes) == {(taken.source, taken.trigger) for taken in ROUTES}
+    assert all(step.__name__ == f"_{taken.handler.value}" for taken, step in routes.values())
     assert {step.handler for step in ROUTES} == set(Handler)
     assert route(Phase.DEALING, Trigger.CUT_CARD) is not None
     assert route(Phase.BETTING, Trigger.MANUAL_CARD) is None

@@ -43,7 +43,7 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Handler, Phase
+from table_controller.procedure.states import Phase, Trigger
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
@@ -803,9 +803,9 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     def broken(*_args: object, **_kwargs: object) -> Phase:
         raise KeyError("7D")
 
-    steps = table.machine._steps
-    dealing = steps[Handler.DEAL_CARD]
-    steps[Handler.DEAL_CARD] = broken  # a bug in the core, as it were
+    routes = table.machine._routes
+    dealing = routes[Phase.DEALING, Trigger.CARD]
+    routes[Phase.DEALING, Trigger.CARD] = (dealing[0], broken)  # a bug in the core, as it were
     with pytest.raises(ProcedureBug) as caught:
         table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")), origin="journal row 42")
     fault = caught.value.decisions
@@ -822,7 +822,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert refusal(table.close()).code == "faulted"
     assert refusal(table.new_shoe("S-2")).code == "faulted"
     assert table.cards("6C") == []
-    steps[Handler.DEAL_CARD] = dealing  # the bug fixed: the way out must not need it
+    routes[Phase.DEALING, Trigger.CARD] = dealing  # the bug fixed: the way out must not need it
     decisions = table.void_shoe()
     assert accepted(decisions)
     assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]
