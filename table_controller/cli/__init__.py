@@ -53,6 +53,24 @@ def whole_number(low: int) -> Callable[[str], int]:
     return read
 
 
+def add_table_flags(parser: argparse.ArgumentParser) -> None:
+    """``--betting-phase`` and ``--require-dealer``: how the table whose inputs are read ran.
+
+    The same inputs through a procedure set up as the table's was give the same messages.
+    """
+    parser.add_argument(
+        "--betting-phase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="whether rounds have a betting period opened and closed by commands",
+    )
+    parser.add_argument(
+        "--require-dealer",
+        action="store_true",
+        help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
+    )
+
+
 class UsageError(Exception):
     """A flag's value that argparse accepted but the sub-command refuses; exits with status 2."""
 

@@ -21,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+from table_controller.cli import add_table_flags
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
 from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
@@ -60,17 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     stats.add_argument(
         "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
     )
-    stats.add_argument(
-        "--betting-phase",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="whether the table's rounds have a betting period (as it ran)",
-    )
-    stats.add_argument(
-        "--require-dealer",
-        action="store_true",
-        help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
-    )
+    add_table_flags(stats)
     parser.set_defaults(handler=run)
 
 

@@ -40,7 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError
+from table_controller.cli import UsageError, add_table_flags
 from table_controller.cli.replay_inputs import (
     RecordedInput,
     is_journal_file,
@@ -99,17 +99,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the odds, edge_positive, shuffle_pattern and shoe_repeated of run's defaults; a "
         "journal is always replayed as recorded)",
     )
-    parser.add_argument(
-        "--betting-phase",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="whether rounds have a betting period opened and closed by commands",
-    )
-    parser.add_argument(
-        "--require-dealer",
-        action="store_true",
-        help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
-    )
+    add_table_flags(parser)
     parser.add_argument(
         "--table-id",
         default=None,

@@ -361,6 +361,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                 host=host,
                 port=port,
                 link=link,
+                staff=desk,
             )
         _LOG.info(
             "table service starting",

@@ -107,6 +107,8 @@ class Timeline:
     """What the pace figures are made of, read from the table's payloads in order."""
 
     marks: list[Mark] = field(default_factory=list)
+    #: Each mark's time, in the same order (for finding a span's marks by bisection).
+    mark_times: list[float] = field(default_factory=list)
     holds: list[Span] = field(default_factory=list)
     shoes: list[Span] = field(default_factory=list)
     stints: list[Span] = field(default_factory=list)
@@ -158,19 +160,19 @@ class Timeline:
                 self._round_start[round_id] = at
             case RoundSettled(round_id=round_id):
                 start = self._round_start.pop(round_id, None)
-                self.marks.append(Mark(at, "round", None if start is None else max(at - start, 0)))
+                self._mark(Mark(at, "round", None if start is None else max(at - start, 0)))
                 self._round_end = at
                 return True
             case RoundVoided(round_id=round_id, reason=reason, was_settled=was_settled):
-                self.marks.append(Mark(at, "voids"))
+                self._mark(Mark(at, "voids"))
                 if reason is VoidReason.MISDEAL:
-                    self.marks.append(Mark(at, "misdeals"))
+                    self._mark(Mark(at, "misdeals"))
                 if not was_settled:
                     self._round_start.pop(round_id, None)
                     self._round_end = at
                 return True
             case AlarmRaised(code=code) if code in COUNTED_ALARMS:
-                self.marks.append(Mark(at, COUNTED_ALARMS[code]))
+                self._mark(Mark(at, COUNTED_ALARMS[code]))
             case PromptShown(action=action):
                 held = self.holds and self.holds[-1].end is None
                 if action is PromptAction.HOLD and not held:
@@ -186,10 +188,14 @@ class Timeline:
                     return True
         return False
 
+    def _mark(self, mark: Mark) -> None:
+        self.marks.append(mark)
+        self.mark_times.append(mark.at)
+
     def _between(self, at: float) -> None:
         """A round begins: the time since the last round's end, if that was in this shoe."""
         if self._round_end is not None:
-            self.marks.append(Mark(at, "between", max(at - self._round_end, 0)))
+            self._mark(Mark(at, "between", max(at - self._round_end, 0)))
             self._round_end = None
 
     @staticmethod
@@ -199,14 +205,15 @@ class Timeline:
 
     def forget_before(self, moment: float) -> None:
         """Drop what ended before ``moment``: no figure asked for later reaches back so far."""
-        self.marks = [mark for mark in self.marks if mark.at >= moment]
+        kept = bisect_left(self.mark_times, moment)
+        del self.marks[:kept], self.mark_times[:kept]
         for spans in (self.holds, self.shoes, self.stints):
             spans[:] = [span for span in spans if span.end is None or span.end >= moment]
 
 
 def figures(timeline: Timeline, spans: Sequence[tuple[float, float]]) -> PaceFigures:
     """The figures of everything in ``spans`` (disjoint ``(start, end)`` pairs, in order)."""
-    times = [mark.at for mark in timeline.marks]  # in order: the timeline's time never goes back
+    times = timeline.mark_times  # in order: the timeline's time never goes back
     marks: list[Mark] = []
     held = 0.0
     for start, end in spans:

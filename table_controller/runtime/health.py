@@ -42,6 +42,7 @@ from table_controller.publishing.http_site import AddressUnusableError, start_si
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
+    StaffCounts,
     TableMetrics,
     TableProbe,
     Vitals,
@@ -229,9 +230,10 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     host: str,
     port: int,
     link: LinkView | None = None,
+    staff: StaffCounts | None = None,
 ) -> HealthServer:
     """Metrics attached to ``service`` (after its recovery) and a server for them, not started."""
-    probe = TableProbe(service, table_id=table_id, version=version, link=link)
+    probe = TableProbe(service, table_id=table_id, version=version, link=link, staff=staff)
     metrics = TableMetrics(probe.vitals, table_id=table_id, version=version)
     metrics.attach(service)
     return HealthServer(probe.vitals, metrics.registry, host=host, port=port)

@@ -119,6 +119,20 @@ class Vitals:
     analyses_failed: int
     #: None when the table has no broker.
     broker: BrokerVitals | None
+    #: Staff ids or PINs refused since start (sign-in, a supervisor's approval).
+    staff_wrong_pins: int = 0
+    #: Reloads of the staff register that failed since start (the register in use was kept).
+    staff_reload_failures: int = 0
+
+
+class StaffCounts(Protocol):
+    """What the staff desk counts (``staff/desk.py``), read at each scrape."""
+
+    @property
+    def wrong_pins(self) -> int: ...
+
+    @property
+    def reload_failures(self) -> int: ...
 
 
 class TableProbe:
@@ -129,20 +143,23 @@ class TableProbe:
         table_id: the table's id.
         version: the software's version.
         link: the MQTT link, if the table has a broker.
+        staff: the staff desk.
         clock: monotonic seconds (for the uptime).
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - keyword-only, one per adapter read
         self,
         service: TableService,
         *,
         table_id: str,
         version: str,
         link: LinkView | None = None,
+        staff: StaffCounts | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._service = service
         self._link = link
+        self._staff = staff
         self._table_id = table_id
         self._version = version
         self._clock = clock
@@ -174,6 +191,8 @@ class TableProbe:
             rejected_frames=service.rejected_lines,
             analyses_failed=service.analyses_failed,
             broker=broker,
+            staff_wrong_pins=0 if self._staff is None else self._staff.wrong_pins,
+            staff_reload_failures=0 if self._staff is None else self._staff.reload_failures,
         )
 
 
@@ -236,6 +255,16 @@ class _VitalsCollector(Collector):
                 "Assessments of the next round (odds, shoe alarms) that failed; play goes on"
                 " without them, and each is logged.",
                 value(lambda v: float(v.analyses_failed)),
+            ),
+            _counter(
+                "table_staff_wrong_pins",
+                "Staff ids or PINs refused (sign-in, a supervisor's approval), each logged.",
+                value(lambda v: float(v.staff_wrong_pins)),
+            ),
+            _counter(
+                "table_staff_register_reload_failures",
+                "Reloads of the staff register that failed (the register in use was kept).",
+                value(lambda v: float(v.staff_reload_failures)),
             ),
         ]
         if vitals is not None and vitals.broker is None:
