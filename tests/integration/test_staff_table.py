@@ -135,8 +135,8 @@ async def shift(tmp_path: Path, broker: Mosquitto) -> tuple[Backend, Mapping[str
             assert (locked["ok"], locked["error"]) == (False, "pin_locked")
             async with aiohttp.ClientSession() as http:
                 counted = await scrape(http, f"http://127.0.0.1:{metrics_port}")
-            wrong = counted["table_staff_wrong_pins"].samples
-            assert [s.value for s in wrong if s.name.endswith("_total")] == [3.0]
+            refusals = counted["table_staff_wrong_pins"].samples
+            assert [s.value for s in refusals if s.name.endswith("_total")] == [3.0]
             await asyncio.sleep(2.1)
             assert (await backend.command("sign_in", staff_id="D-104", pin=pin("D-104")))["ok"]
             assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
