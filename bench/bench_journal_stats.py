@@ -84,7 +84,7 @@ def stats_report(path: Path) -> None:
     timeline = timeline_of(path, VARIANTS[VARIANT], betting_phase=True, table_id=TABLE_ID)
     ways: tuple[Literal["dealer", "shoe", "hour"], ...] = ("dealer", "shoe", "hour")
     for by in ways:
-        groups(timeline, by)
+        groups([(TABLE_ID, timeline)], by)
 
 
 def main() -> None:

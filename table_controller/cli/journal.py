@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller journal verify|export|stats FILE``: check, print, or sum up a journal.
+"""``table-controller journal verify|export|stats FILE``: check, print, or sum up journals.
 
 Edge module: both actions only read the journal (no lock, nothing written), so they work beside
 the table service that writes it. ``verify`` exits 0 when the file passes every check and 1
@@ -55,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="game pace per dealer, shoe or hour: rounds, rounds per hour, round times, "
         "voids, misdeals, exposed cards, misreads, unnecessary cards, hold time",
     )
-    stats.add_argument("file", type=Path, metavar="FILE")
+    stats.add_argument(
+        "files", type=Path, nargs="+", metavar="FILE", help="one or more journals"
+    )
     stats.add_argument("--by", choices=("dealer", "shoe", "hour"), default=None)
     stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
     stats.add_argument(
@@ -96,15 +98,18 @@ def _stats(args: argparse.Namespace) -> int:
     from table_controller.cli import journal_stats  # noqa: PLC0415 - verify stays light
     from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
 
-    table_id = journal_table_id(args.file) or "journal"
-    timeline = journal_stats.timeline_of(
-        args.file,
-        VARIANTS[args.variant],
-        betting_phase=args.betting_phase,
-        require_dealer=args.require_dealer,
-        table_id=table_id,
-    )
-    rows = journal_stats.groups(timeline, args.by)
+    journals = []
+    for number, path in enumerate(args.files, start=1):
+        table_id = journal_table_id(path) or f"journal-{number}"
+        timeline = journal_stats.timeline_of(
+            path,
+            VARIANTS[args.variant],
+            betting_phase=args.betting_phase,
+            require_dealer=args.require_dealer,
+            table_id=table_id,
+        )
+        journals.append((table_id, timeline))
+    rows = journal_stats.groups(journals, args.by)
     journal_stats.print_report(rows, by=args.by, as_json=args.json)
     return 0
 

@@ -10,6 +10,9 @@ publishes on ``<root>/stats``, over the group's time:
 * ``--by dealer``: every stint of each dealer (``-`` for the time no dealer was signed in);
 * ``--by hour``: each hour of the day (UTC) the table was in use;
 * no ``--by``: the whole journal, from its first input to its last.
+
+Given several journals (a month of them, or every table of a pit), each group takes its spans
+from all of them: a dealer's stints at every table are one row.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -27,7 +30,14 @@ from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import PaceFigures
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.publishing.pace import HOUR_S, Span, Timeline, figures, seconds_of, stamp_of
+from table_controller.publishing.pace import (
+    HOUR_S,
+    Span,
+    Timeline,
+    figures_of,
+    seconds_of,
+    stamp_of,
+)
 from table_controller.rules.variants import Variant
 
 Grouping = Literal["shoe", "dealer", "hour"] | None
@@ -91,16 +101,30 @@ def timeline_of(
     return timeline
 
 
-def groups(timeline: Timeline, by: Grouping) -> list[Group]:
-    """The report's rows, in time order of each group's first span."""
-    if timeline.first is None or timeline.now is None:
-        return []
-    first, now = timeline.first, timeline.now
-    spans: dict[str, list[tuple[float, float]]] = {}
-    for key, start, end in _spans(timeline, by, first, now):
-        if end > start or by is None:
-            spans.setdefault(key, []).append((start, end))
-    return [Group(key, figures(timeline, parts)) for key, parts in spans.items()]
+def groups(journals: Sequence[tuple[str, Timeline]], by: Grouping) -> list[Group]:
+    """The report's rows over the journals of one or more tables, by table id.
+
+    A group takes its spans from every journal: a dealer who dealt at several tables is one
+    row, and so is an hour of the day. Over several tables a shoe is ``<table_id>/<shoe_id>``.
+    """
+    parts: dict[str, list[tuple[Timeline, list[tuple[float, float]]]]] = {}
+    tables = {table_id for table_id, _ in journals}
+    for table_id, timeline in journals:
+        if timeline.first is None or timeline.now is None:
+            continue
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for found, start, end in _spans(timeline, by, timeline.first, timeline.now):
+            key = f"{table_id}/{found}" if by == "shoe" and len(tables) > 1 else found
+            if end > start or by is None:
+                spans.setdefault(key, []).append((start, end))
+        for key, own in spans.items():
+            parts.setdefault(key, []).append((timeline, own))
+    return [Group(key, figures_of(found)) for key, found in sorted(parts.items(), key=_first)]
+
+
+def _first(item: tuple[str, list[tuple[Timeline, list[tuple[float, float]]]]]) -> float:
+    """When a group's first span began: the report's rows in time order."""
+    return min(spans[0][0] for _, spans in item[1])
 
 
 def _spans(

@@ -213,22 +213,32 @@ class Timeline:
 
 def figures(timeline: Timeline, spans: Sequence[tuple[float, float]]) -> PaceFigures:
     """The figures of everything in ``spans`` (disjoint ``(start, end)`` pairs, in order)."""
-    times = timeline.mark_times  # in order: the timeline's time never goes back
+    return figures_of([(timeline, spans)])
+
+
+def figures_of(parts: Sequence[tuple[Timeline, Sequence[tuple[float, float]]]]) -> PaceFigures:
+    """The figures of spans of several timelines together (one dealer at several tables)."""
     marks: list[Mark] = []
     held = 0.0
-    for start, end in spans:
-        marks.extend(timeline.marks[bisect_left(times, start) : bisect_right(times, end)])
-        for hold in timeline.holds:
-            part = hold.clipped(start, end)
-            if part is not None:
-                held += part[1] - part[0]
+    length = 0.0
+    starts: list[float] = []
+    for timeline, spans in parts:
+        times = timeline.mark_times  # in order: the timeline's time never goes back
+        for start, end in spans:
+            marks.extend(timeline.marks[bisect_left(times, start) : bisect_right(times, end)])
+            for hold in timeline.holds:
+                part = hold.clipped(start, end)
+                if part is not None:
+                    held += part[1] - part[0]
+            length += end - start
+            starts.append(start)
     round_times = [m.seconds for m in marks if m.kind == "round" and m.seconds is not None]
     gaps = [m.seconds for m in marks if m.kind == "between" and m.seconds is not None]
     rounds = sum(1 for mark in marks if mark.kind == "round")
-    length = sum(end - start for start, end in spans)
     counts = {name: sum(1 for mark in marks if mark.kind == name) for name in COUNTS}
+    latest = max((timeline.now or 0.0 for timeline, _ in parts), default=0.0)
     return PaceFigures(
-        since=stamp_of(spans[0][0]) if spans else stamp_of(timeline.now or 0.0),
+        since=stamp_of(min(starts) if starts else latest),
         rounds=rounds,
         rounds_per_hour=_rate(rounds, length),
         median_round_seconds=_median(round_times),
