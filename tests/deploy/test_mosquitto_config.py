@@ -216,6 +216,27 @@ async def test_only_the_backend_and_supervisors_reach_a_tables_commands(broker: 
     assert [m.payload for m in got] == [b"from pit", b"from backend"]
 
 
+async def test_no_reader_but_the_table_sees_a_command_and_its_pin(broker: Broker) -> None:
+    """A ``sign_in`` carries a PIN: backends and monitors read the replies, not the commands."""
+    commands = f"{ROOT}/T07/commands"
+    replies = f"{ROOT}/T07/commands/replies"
+    sign_in = b'{"id": "s-1", "command": "sign_in", "args": {"staff_id": "D-1", "pin": "4821"}}'
+    async with (
+        Subscription(broker.endpoint("backend"), [f"{ROOT}/#"]) as backend,
+        Subscription(broker.endpoint("monitor"), [f"{ROOT}/#"]) as monitor,
+        Subscription(broker.endpoint("T07"), [commands]) as table,
+    ):
+        for subscription in (backend, monitor, table):
+            await subscription.wait_subscribed()
+        await publish_once(broker.endpoint("backend"), commands, sign_in)
+        await publish_once(broker.endpoint("T07"), replies, b'{"id": "s-1", "ok": true}')
+        assert [m.payload for m in await collect(table, until=arrived(commands))] == [sign_in]
+        for reader in (backend, monitor):
+            got = await collect(reader, until=arrived(replies))
+            got += await quiet(reader, 0.3)
+            assert [m.topic for m in got] == [replies]
+
+
 async def test_a_table_reads_its_own_commands_and_nothing_of_another_table(broker: Broker) -> None:
     own_commands = f"{ROOT}/T08/commands"
     async with Subscription(broker.endpoint("T08"), [f"{ROOT}/T07/#", own_commands]) as spy:
