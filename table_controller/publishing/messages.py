@@ -16,6 +16,7 @@ import dataclasses
 import enum
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any, Final, TypeAlias, cast
 
@@ -119,3 +120,8 @@ def envelope(
 def dumps(message: Mapping[str, JsonValue]) -> str:
     """One message as compact JSON text (UTF-8 safe, no NaN)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def utc_text(moment: datetime) -> str:
+    """``2026-11-29T12:00:00.123Z``: the UTC form of every ``ts`` (envelope, journal, outbox)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

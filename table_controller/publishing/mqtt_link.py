@@ -53,6 +53,7 @@ import structlog
 from drivers.backoff import JitterSource
 from table_controller.procedure.codes import ReaderState
 from table_controller.publishing.backlog import Backlog
+from table_controller.publishing.messages import utc_text
 from table_controller.publishing.mqtt_client import (
     error_text,
     heed_cancel,
@@ -61,7 +62,7 @@ from table_controller.publishing.mqtt_client import (
 )
 from table_controller.publishing.mqtt_sending import Sender, Wakeup, Work, status_message
 from table_controller.publishing.mqtt_settings import MqttSettings
-from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow, utc_text
+from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
 
 #: Rows read from the outbox file at a time.
 LOAD_PAGE_ROWS: Final = 500

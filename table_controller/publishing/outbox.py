@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Self, TypeVar
 
-from table_controller.publishing.messages import JsonValue
+from table_controller.publishing.messages import JsonValue, utc_text
 
 #: How long a writer waits for the other connection's transaction before giving up.
 BUSY_TIMEOUT_MS: Final = 10_000
@@ -92,11 +92,6 @@ class OutboxRow:
     retain: bool
     added_at: str
     acked_at: str | None
-
-
-def utc_text(moment: datetime) -> str:
-    """``2026-11-29T12:00:00.123Z``: the UTC form stored in the outbox and used in payloads."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _parse_utc(text: str) -> datetime:

@@ -44,6 +44,7 @@ from table_controller.procedure.payloads import (
     StaffChanged,
     Stats,
 )
+from table_controller.publishing.messages import utc_text
 
 HOUR_S: Final = 3600.0
 #: Alarms counted in the figures, by the figure's name.
@@ -73,8 +74,7 @@ def seconds_of(ts: str) -> float | None:
 
 def stamp_of(seconds: float) -> str:
     """Seconds since the epoch as the journal writes a time stamp (milliseconds, ``Z``)."""
-    moment = datetime.fromtimestamp(seconds, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return utc_text(datetime.fromtimestamp(seconds, tz=UTC))
 
 
 @dataclass(slots=True)

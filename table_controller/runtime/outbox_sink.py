@@ -31,12 +31,12 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outbox import (
     Outbox,
     OutboxMessage,
     OutboxRow,
     stamp,
-    utc_text,
 )
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.runtime.service_ports import MessageSink

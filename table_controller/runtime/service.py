@@ -45,7 +45,7 @@ from table_controller.procedure.events import Input, RuntimeFailed, not_carried_
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import Stats, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.publishing.outbox import utc_text
+from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import CommandReplies
