@@ -1,0 +1,525 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The recall of the last rounds, every step in order: what ``recall`` and disputes answer.
+
+Pure: no I/O, no clock, no randomness. A :class:`RecallBook` is fed, in journal order, each
+input of the procedure with its journal row (``seq``) and time stamp and the messages the
+table published for it (:meth:`RecallBook.observe`); the live service feeds it as each input
+is handled and while it replays its journal on start, ``journal recall`` while it replays a
+journal offline, so the recall after a restart still holds the rounds before it.
+
+Where each step comes from:
+
+* a card placed on a hand: its ``card`` event (``position`` ``player`` / ``banker``;
+  ``source`` ``manual`` if a supervisor entered it);
+* a burn card: the ``burn`` event's face-up card, then each card input while the burn lasts
+  (``position`` ``burn``), checked against the cards of the ``burn`` event that ends it;
+* a card that went to no hand (``position`` ``discard``): an ``alarm`` that names a card
+  (exposed, unnecessary, after the last round, foreign, before any shoe, a left-over draw
+  entered by hand), and the cards of a ``round_voided`` that the round had not shown yet
+  (dealt behind a hold, unread);
+* prompts, alarms, staff changes and the shoe's own events: their messages;
+* a command: the input (its operator, its supervisor, its arguments, never a PIN, which never
+  reaches the procedure) with its reply (accepted, or refused with the code);
+* the result, a void, a correction: ``round_result``, ``round_voided``, ``result_corrected``.
+
+A round's entry starts with the first message that names a round id the book has not seen
+(``betting_opened``, a ``card``, or the void of the invalid round after the last round) and
+ends with its result or void (and the other messages of the input that ended it). Steps between rounds (the shoe's start, the burn, a sign-in,
+the prompt to open betting, an unnecessary card) belong to the next round that starts, and
+until it starts they are the recall's ``between_rounds``. A later correction or void of a
+settled round is appended to that round's entry, by its round id; the command that caused it
+stays where it was given. The book keeps the last :data:`MAX_ROUNDS` rounds.
+
+The output is JSON data as it is: :class:`RecalledRound` and :class:`RecallStep` are the
+shape of the ``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    ClassVar,
+    Final,
+    Literal,
+    NotRequired,
+    TypedDict,
+    cast,
+)
+
+from annotated_types import Interval
+
+from table_controller.procedure.events import (
+    CardDrawn,
+    CardMisread,
+    CorrectResult,
+    DroppedCard,
+    EnterCard,
+    Input,
+    SignIn,
+    SignOut,
+    StartNewShoe,
+    VoidRound,
+)
+from table_controller.procedure.payloads import (
+    ABSENT,
+    AlarmRaised,
+    BettingClosed,
+    BettingOpened,
+    BurnAnnounced,
+    CardPlaced,
+    CommandReply,
+    HandResult,
+    LastRound,
+    Payload,
+    PromptShown,
+    ResultCorrected,
+    ResultOfCards,
+    RoundSettled,
+    RoundVoided,
+    ShoeEnded,
+    ShoeStarted,
+    ShoeVoided,
+    StaffChanged,
+)
+from table_controller.rules.cards import Card
+
+if TYPE_CHECKING:
+    from table_controller.publishing.outgoing import OutgoingMessage
+
+#: The rounds a book keeps, and the most a ``recall`` returns.
+MAX_ROUNDS: Final = 50
+#: The rounds a ``recall`` without ``rounds`` returns.
+DEFAULT_ROUNDS: Final = 10
+
+StepKind = Literal[
+    "card", "prompt", "command", "betting_opened", "betting_closed", "result", "void",
+    "correction", "alarm", "shoe_started", "last_round", "shoe_ended", "shoe_voided", "staff",
+]  # fmt: skip
+#: Where a card went: a hand, the burn, or no hand at all.
+CardPosition = Literal["player", "banker", "burn", "discard"]
+#: Read by the shoe, or entered by a supervisor (``manual_card``).
+CardSource = Literal["shoe", "manual"]
+RoundStatus = Literal["in_play", "settled", "voided"]
+
+
+class RecalledHand(TypedDict):
+    """One hand of a result: its cards in dealing order and its total."""
+
+    cards: list[str]
+    total: Annotated[int, Interval(ge=0, le=9)]
+
+
+class RecallStep(TypedDict):
+    """One step of a round, with the journal row (``seq``) and time that caused it.
+
+    ``kind`` says which of the other fields it has: ``card`` (``card``, ``position``,
+    ``source``, ``supervisor`` for a manual card, ``reason`` for a discard), ``prompt``
+    (``action``, ``count``, ``reason``), ``command`` (``command``, ``id``, ``operator``,
+    ``supervisor``, ``args``, ``ok``, ``error``, ``message``), ``result`` and ``correction``
+    (``winner``, ``player``, ``banker``, ``natural``, ``correction_no``, ``operator``,
+    ``supervisor``), ``void`` (``reason``, ``cards``, ``was_settled``, ``operator``,
+    ``supervisor``), ``alarm`` (``code``, ``message``, ``card``), ``staff`` (``staff_id``,
+    ``action``, ``dealer``, ``supervisor``), the shoe's events (``shoe_id``, ``reason``,
+    ``cards``) and ``betting_opened`` / ``betting_closed``.
+    """
+
+    #: The journal row of the input that caused the step.
+    seq: int
+    #: That row's UTC time stamp.
+    ts: str | None
+    kind: StepKind
+    #: A card's code (``null``: unread).
+    card: NotRequired[str | None]
+    position: NotRequired[CardPosition]
+    source: NotRequired[CardSource]
+    #: A prompt's action, or a staff change's ``sign_in`` / ``sign_out``.
+    action: NotRequired[str]
+    #: A burn prompt's count.
+    count: NotRequired[int]
+    #: Why: a hold prompt's reason, a void's reason, the alarm that discarded a card, why a
+    #: shoe ended, or when the cut card came out (``last_round``).
+    reason: NotRequired[str]
+    command: NotRequired[str]
+    #: A command's id.
+    id: NotRequired[str]
+    operator: NotRequired[str | None]
+    #: The supervisor who authorised a command, entered a card, corrected or voided.
+    supervisor: NotRequired[str | None]
+    #: A command's arguments as the procedure took them (a ``sign_in``: never its PIN).
+    args: NotRequired[dict[str, object]]
+    ok: NotRequired[bool]
+    #: A refused command's code.
+    error: NotRequired[str]
+    #: A refusal's or an alarm's text.
+    message: NotRequired[str]
+    code: NotRequired[str]
+    winner: NotRequired[str]
+    player: NotRequired[RecalledHand]
+    banker: NotRequired[RecalledHand]
+    natural: NotRequired[bool]
+    #: A result's: the round was the shoe's last.
+    last_round: NotRequired[bool]
+    correction_no: NotRequired[int]
+    #: A void's cards, a burn's, or the cards a voided shoe discarded (``null``: unread).
+    cards: NotRequired[list[str | None]]
+    was_settled: NotRequired[bool]
+    shoe_id: NotRequired[str]
+    staff_id: NotRequired[str]
+    dealer: NotRequired[str | None]
+
+
+class RecalledRound(TypedDict):
+    """One round with every step, in order."""
+
+    round_id: str
+    shoe_id: str
+    round_no: int
+    #: The dealer signed in when the round started (``null``: none).
+    dealer: str | None
+    #: ``voided`` once voided, even after its result; ``settled`` with its result (corrected
+    #: or not); ``in_play`` before either.
+    status: RoundStatus
+    steps: list[RecallStep]
+
+
+class Recall(TypedDict):
+    """What ``recall`` answers: the last rounds, and the steps since the last one ended."""
+
+    rounds: list[RecalledRound]
+    #: Steps after the last round ended: they go to the next round when it starts.
+    between_rounds: list[RecallStep]
+
+
+def _code(card: Card | None) -> str | None:
+    return None if card is None else card.code
+
+
+def _hand(hand: HandResult) -> RecalledHand:
+    return {"cards": [card.code for card in hand.cards], "total": hand.total}
+
+
+def _result_fields(result: ResultOfCards) -> dict[str, object]:
+    return {
+        "winner": result.winner.value,
+        "player": _hand(result.player),
+        "banker": _hand(result.banker),
+        "natural": result.natural,
+    }
+
+
+def _args_of(event: Input) -> dict[str, object]:  # noqa: PLR0911 - a case per command
+    """A command's arguments as recalled (``sign_in`` carries no PIN: the edge kept it)."""
+    match event:
+        case StartNewShoe(shoe_id=shoe_id):
+            return {} if shoe_id is None else {"shoe_id": shoe_id}
+        case VoidRound(round_id=round_id):
+            return {"round_id": round_id}
+        case EnterCard(card=card):
+            return {"card": card.code}
+        case CorrectResult(round_id=round_id, player=player, banker=banker):
+            return {
+                "round_id": round_id,
+                "player": [card.code for card in player],
+                "banker": [card.code for card in banker],
+            }
+        case DroppedCard(read=read):
+            return {"read": read}
+        case SignIn(staff_id=staff_id, role=role):
+            return {"staff_id": staff_id, "role": role.value}
+        case SignOut(staff_id=staff_id):
+            return {"staff_id": staff_id}
+        case _:
+            return {}
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A round being recalled: its fields, and its cards so far (for a void's leftovers)."""
+
+    round: RecalledRound
+    cards: Counter[str | None] = field(default_factory=Counter)
+
+
+@dataclass(slots=True)
+class _Context:
+    """What one input's messages are read with."""
+
+    seq: int
+    ts: str | None
+    event: Input
+    #: The card a supervisor entered with this input (``manual_card``), if any.
+    manual: Card | None
+
+
+class RecallBook:
+    """The last rounds with every step, fed in journal order (see the module's docstring)."""
+
+    HANDLERS: ClassVar[dict[type[Payload], str]] = {
+        CardPlaced: "_card_placed",
+        BurnAnnounced: "_burn",
+        AlarmRaised: "_alarm",
+        PromptShown: "_prompt",
+        BettingOpened: "_betting",
+        BettingClosed: "_betting",
+        RoundSettled: "_settled",
+        RoundVoided: "_voided",
+        ResultCorrected: "_corrected",
+        ShoeStarted: "_shoe_event",
+        LastRound: "_shoe_event",
+        ShoeEnded: "_shoe_event",
+        ShoeVoided: "_shoe_event",
+        StaffChanged: "_staff",
+    }
+
+    def __init__(self, max_rounds: int = MAX_ROUNDS) -> None:
+        self._max_rounds = max_rounds
+        self._rounds: OrderedDict[str, _Entry] = OrderedDict()
+        self._current: _Entry | None = None
+        #: The round in play ended with the input being read.
+        self._ended = False
+        self._between: list[RecallStep] = []
+        #: Burn cards taken from card inputs while a burn lasts (``None`` when no burn lasts).
+        self._burning: list[Card | None] | None = None
+        self._handlers: dict[type[Payload], Callable[[Payload, _Context], None]] = {
+            kind: getattr(self, name) for kind, name in self.HANDLERS.items()
+        }
+
+    # --- feeding ------------------------------------------------------------------------
+
+    def observe(
+        self, event: Input, seq: int, ts: str | None, messages: Sequence[OutgoingMessage]
+    ) -> None:
+        """One journaled input and the messages the table published for it."""
+        self.observe_payloads(event, seq, ts, [message.payload for message in messages])
+
+    def observe_payloads(
+        self, event: Input, seq: int, ts: str | None, payloads: Iterable[Payload]
+    ) -> None:
+        """:meth:`observe` with the messages' payloads."""
+        payloads = list(payloads)
+        context = _Context(seq, ts, event, event.card if isinstance(event, EnterCard) else None)
+        if hasattr(event, "command_id"):
+            self._command(context, payloads)
+        if (
+            self._burning is not None
+            and isinstance(event, CardDrawn | CardMisread | EnterCard)
+            and not any(isinstance(p, CardPlaced | AlarmRaised | BurnAnnounced) for p in payloads)
+        ):  # a card burned face down: no message of its own
+            card = event.card if isinstance(event, CardDrawn | EnterCard) else None
+            self._burning.append(card)
+            self._card(context, card, "burn", context.manual is not None)
+        handlers = self._handlers
+        for payload in payloads:
+            handler = handlers.get(type(payload))
+            if handler is not None:
+                handler(payload, context)
+        if self._ended:  # the input's later messages (the result's prompt) stayed with it
+            self._current, self._ended = None, False
+
+    # --- reading ------------------------------------------------------------------------
+
+    def recall(self, rounds: int = DEFAULT_ROUNDS) -> Recall:
+        """The last ``rounds`` rounds (oldest first) and the steps since the last one ended.
+
+        A copy: what the book learns later does not change it.
+        """
+        kept = list(self._rounds.values())[-rounds:] if rounds > 0 else []
+        return {
+            "rounds": [self._copy(entry) for entry in kept],
+            "between_rounds": list(self._between),
+        }
+
+    def rounds_named(self, round_ids: Iterable[str]) -> list[RecalledRound]:
+        """The rounds of ``round_ids`` the book still holds, in the order asked (a copy)."""
+        return [self._copy(self._rounds[name]) for name in round_ids if name in self._rounds]
+
+    def __len__(self) -> int:
+        return len(self._rounds)
+
+    @staticmethod
+    def _copy(entry: _Entry) -> RecalledRound:
+        copied = entry.round.copy()
+        copied["steps"] = list(entry.round["steps"])
+        return copied
+
+    # --- steps --------------------------------------------------------------------------
+
+    def _step(self, context: _Context, kind: StepKind, **fields: object) -> RecallStep:
+        # The fields a kind has are its caller's to give (the class's docstring lists them).
+        return cast("RecallStep", {"seq": context.seq, "ts": context.ts, "kind": kind, **fields})
+
+    def _add(self, step: RecallStep, round_id: str | None = None) -> None:
+        """Add a step to the round named (if the book holds it), the round in play, or between."""
+        named = None if round_id is None else self._rounds.get(round_id)
+        target = named or self._current
+        if target is None:
+            self._between.append(step)
+        else:
+            target.round["steps"].append(step)
+
+    def _card(  # noqa: PLR0913 - a card step's fields
+        self, context: _Context, card: Card | None, position: CardPosition, manual: bool,
+        *, reason: str | None = None, supervisor: str | None = None,
+    ) -> None:  # fmt: skip
+        fields: dict[str, object] = {
+            "card": _code(card), "position": position, "source": "manual" if manual else "shoe"
+        }
+        if manual and supervisor is not None:
+            fields["supervisor"] = supervisor
+        if reason is not None:
+            fields["reason"] = reason
+        if self._current is not None:
+            self._current.cards[_code(card)] += 1
+        self._add(self._step(context, "card", **fields))
+
+    def _start(self, round_id: str, shoe_id: str, round_no: int, dealer: str | None) -> _Entry:
+        """The round named, starting it (with the steps between rounds) if it is new."""
+        entry = self._rounds.get(round_id)
+        if entry is not None:
+            return entry
+        entry = _Entry(
+            {
+                "round_id": round_id,
+                "shoe_id": shoe_id,
+                "round_no": round_no,
+                "dealer": dealer,
+                "status": "in_play",
+                "steps": self._between,
+            }
+        )
+        self._between = []
+        self._rounds[round_id] = entry
+        while len(self._rounds) > self._max_rounds:
+            self._rounds.popitem(last=False)
+        self._current = entry
+        return entry
+
+    def _command(self, context: _Context, payloads: list[Payload]) -> None:
+        event = context.event
+        command_id: str = getattr(event, "command_id", "")
+        reply = next(
+            (p for p in payloads if isinstance(p, CommandReply) and p.id == command_id), None
+        )
+        fields: dict[str, object] = {
+            "command": getattr(event, "COMMAND", "?"),
+            "id": command_id,
+            "operator": getattr(event, "operator", None),
+            "supervisor": getattr(event, "supervisor", None),
+            "args": _args_of(event),
+            "ok": reply is not None and reply.ok,
+        }
+        if reply is not None and not reply.ok:
+            if reply.error is not ABSENT:
+                fields["error"] = str(reply.error)
+            if reply.message is not ABSENT:
+                fields["message"] = reply.message
+        self._add(self._step(context, "command", **fields))
+
+    def _card_placed(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, CardPlaced)
+        self._start(payload.round_id, payload.shoe_id, payload.round_no, payload.dealer)
+        self._card(
+            context, payload.card, payload.hand.value, payload.manual,
+            supervisor=payload.supervisor,
+        )  # fmt: skip
+
+    def _burn(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, BurnAnnounced)
+        if not payload.done:
+            self._burning = []
+            self._card(context, payload.first_card, "burn", context.manual is not None)
+            return
+        taken = self._burning or []
+        burned = () if payload.cards is ABSENT else payload.cards
+        for card in burned[len(taken):]:  # burned without a card input of their own
+            self._card(context, card, "burn", manual=False)
+        self._burning = None
+
+    def _alarm(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, AlarmRaised)
+        fields: dict[str, object] = {"code": payload.code.value, "message": payload.message}
+        if payload.card is not ABSENT:
+            card = payload.card
+            manual = card is not None and card == context.manual
+            self._card(context, card, "discard", manual, reason=payload.code.value)
+            fields["card"] = _code(card)
+        self._add(self._step(context, "alarm", **fields))
+
+    def _prompt(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, PromptShown)
+        fields: dict[str, object] = {"action": payload.action.value}
+        if payload.count is not ABSENT:
+            fields["count"] = payload.count
+        if payload.reason is not ABSENT:
+            fields["reason"] = payload.reason.value
+        self._add(self._step(context, "prompt", **fields))
+
+    def _betting(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, BettingOpened | BettingClosed)
+        self._start(payload.round_id, payload.shoe_id, payload.round_no, payload.dealer)
+        opened = isinstance(payload, BettingOpened)
+        kind: StepKind = "betting_opened" if opened else "betting_closed"
+        self._add(self._step(context, kind))
+
+    def _settled(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, RoundSettled)
+        entry = self._start(payload.round_id, payload.shoe_id, payload.round_no, payload.dealer)
+        fields = _result_fields(payload.result) | {"last_round": payload.last_round}
+        entry.round["steps"].append(self._step(context, "result", **fields))
+        entry.round["status"] = "settled"
+        if entry is self._current:
+            self._ended = True
+
+    def _voided(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, RoundVoided)
+        known = payload.round_id in self._rounds
+        entry = self._start(payload.round_id, payload.shoe_id, payload.round_no, payload.dealer)
+        if entry is self._current and not payload.was_settled:
+            leftover = Counter(_code(card) for card in payload.cards) - entry.cards
+            if not known:  # the invalid round after the last: its card's alarm came first
+                leftover = Counter()
+            for code, times in leftover.items():
+                for _ in range(times):
+                    card = None if code is None else Card.parse(code)
+                    self._card(context, card, "discard", manual=False, reason="voided")
+        entry.round["steps"].append(self._step(
+            context, "void", reason=payload.reason.value, cards=[_code(c) for c in payload.cards],
+            was_settled=payload.was_settled, operator=payload.operator,
+            supervisor=payload.supervisor,
+        ))  # fmt: skip
+        entry.round["status"] = "voided"
+        if entry is self._current:
+            self._ended = True
+
+    def _corrected(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, ResultCorrected)
+        fields = _result_fields(payload.result) | {
+            "correction_no": payload.correction_no,
+            "operator": payload.operator,
+            "supervisor": payload.supervisor,
+        }
+        self._add(self._step(context, "correction", **fields), payload.round_id)
+
+    def _shoe_event(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, ShoeStarted | LastRound | ShoeEnded | ShoeVoided)
+        fields: dict[str, object] = {"shoe_id": payload.shoe_id}
+        if isinstance(payload, ShoeEnded):
+            fields["reason"] = payload.reason.value
+        elif isinstance(payload, ShoeVoided):
+            fields["cards"] = [_code(card) for card in payload.cards_discarded]
+            fields["operator"] = payload.operator
+            fields["supervisor"] = payload.supervisor
+        elif isinstance(payload, LastRound):
+            fields["reason"] = payload.cut_card.value
+        self._add(self._step(context, payload.TYPE.value, **fields))  # type: ignore[arg-type]
+
+    def _staff(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, StaffChanged)
+        self._add(self._step(
+            context, "staff", staff_id=payload.staff_id, action=payload.action,
+            dealer=payload.dealer, supervisor=payload.supervisor,
+        ))  # fmt: skip
