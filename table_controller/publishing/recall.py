@@ -24,11 +24,12 @@ Where each step comes from:
 
 A round's entry starts with the first message that names a round id the book has not seen
 (``betting_opened``, a ``card``, or the void of the invalid round after the last round) and
-ends with its result or void (and the other messages of the input that ended it). Steps between rounds (the shoe's start, the burn, a sign-in,
-the prompt to open betting, an unnecessary card) belong to the next round that starts, and
-until it starts they are the recall's ``between_rounds``. A later correction or void of a
-settled round is appended to that round's entry, by its round id; the command that caused it
-stays where it was given. The book keeps the last :data:`MAX_ROUNDS` rounds.
+ends with its result or void (and the other messages of the input that ended it). Steps
+between rounds (the shoe's start, the burn, a sign-in, the prompt to open betting, an
+unnecessary card) belong to the next round that starts, and until it starts they are the
+recall's ``between_rounds``. A later correction or void of a settled round is appended to
+that round's entry, by its round id; the command that caused it stays where it was given.
+The book keeps the last :data:`MAX_ROUNDS` rounds.
 
 The output is JSON data as it is: :class:`RecalledRound` and :class:`RecallStep` are the
 shape of the ``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md).
@@ -366,7 +367,9 @@ class RecallBook:
         *, reason: str | None = None, supervisor: str | None = None,
     ) -> None:  # fmt: skip
         fields: dict[str, object] = {
-            "card": _code(card), "position": position, "source": "manual" if manual else "shoe"
+            "card": _code(card),
+            "position": position,
+            "source": "manual" if manual else "shoe",
         }
         if manual and supervisor is not None:
             fields["supervisor"] = supervisor
@@ -435,7 +438,7 @@ class RecallBook:
             return
         taken = self._burning or []
         burned = () if payload.cards is ABSENT else payload.cards
-        for card in burned[len(taken):]:  # burned without a card input of their own
+        for card in burned[len(taken) :]:  # burned without a card input of their own
             self._card(context, card, "burn", manual=False)
         self._burning = None
 
