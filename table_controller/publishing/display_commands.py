@@ -13,6 +13,8 @@ Adapter helper of ``publishing/web.py``. A request's body (``{"command", "args",
   display's shared supervisor PIN, recorded as ``display-supervisor``.
 
 Wrong PINs are counted and logged (never the PIN), and a run of them locks for a while.
+``recall`` (any operator, no PIN) is answered by the display from the table's recall book
+(:meth:`DisplayGate.edge_reply`), never by the procedure.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from table_controller.publishing.models import (
     validate_command,
 )
 from table_controller.publishing.pin_lockout import PinLockout, PinRefusal
+from table_controller.publishing.recall import DEFAULT_ROUNDS, RecallBook, recall_reply
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -137,6 +140,20 @@ class DisplayGate:
         if refusal is not None:
             self._refused(command, refusal)
         return SUPERVISOR_OPERATOR
+
+    @staticmethod
+    def edge_reply(record: Mapping[str, object], book: RecallBook) -> dict[str, object] | None:
+        """The reply the display gives itself (``recall``, from ``book``); None: for the table.
+
+        ``recall`` is read-only and any operator may give it: on the display no PIN is asked.
+        """
+        if record.get("command") != "recall":
+            return None
+        args = record.get("args")
+        rounds = args.get("rounds", DEFAULT_ROUNDS) if isinstance(args, Mapping) else None
+        if not isinstance(rounds, int):  # ``record`` checked it: a bug if this fails
+            raise TypeError(f"recall: rounds {rounds!r} was not checked")
+        return recall_reply(book, str(record["id"]), rounds)
 
     def _parsed(self, command: str, operator: str, args: object) -> CommandMessage:
         # Read as the same command over MQTT is: one fault, one code and message.

@@ -41,6 +41,7 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH
+from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 from table_controller.rules.cards import Card, parse_cards
 
 #: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
@@ -78,9 +79,12 @@ CommandName: TypeAlias = Literal[
     "dropped_card",
     "sign_in",
     "sign_out",
+    "recall",
 ]
 #: The commands only a supervisor may give (mqtt-api.md "Commands").
 SUPERVISOR_COMMANDS: Final = frozenset({"void_round", "void_shoe", "manual_card", "correct_result"})
+#: The commands the edge answers itself, in any state: they never reach the procedure.
+EDGE_COMMANDS: Final = frozenset({"recall"})
 
 
 class _Incoming(BaseModel):
@@ -152,6 +156,12 @@ class SignOutArgs(_Incoming):
     staff_id: StaffId
 
 
+class RecallArgs(_Incoming):
+    """``recall``: how many of the last rounds to recall, every step of each."""
+
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = DEFAULT_ROUNDS
+
+
 CommandArgs: TypeAlias = (
     NoArgs
     | NewShoeArgs
@@ -161,6 +171,7 @@ CommandArgs: TypeAlias = (
     | DroppedCardArgs
     | SignInArgs
     | SignOutArgs
+    | RecallArgs
 )
 #: The arguments model of every command.
 ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
@@ -176,6 +187,7 @@ ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
     "dropped_card": DroppedCardArgs,
     "sign_in": SignInArgs,
     "sign_out": SignOutArgs,
+    "recall": RecallArgs,
 }
 _ARGS_UNION: Final = (
     NoArgs,
@@ -186,6 +198,7 @@ _ARGS_UNION: Final = (
     DroppedCardArgs,
     SignInArgs,
     SignOutArgs,
+    RecallArgs,
 )
 
 
@@ -275,7 +288,8 @@ class CommandMessage(_Incoming):
 
         Raises:
             ValueError: for ``sign_in``, whose PIN only the staff desk checks and which becomes
-                an input only with the staff member it identified.
+                an input only with the staff member it identified; for ``recall``, which the
+                edge answers.
         """
         command_id, operator = self.id, self.operator
         supervisor = operator if self.is_supervisor_command else None
@@ -325,6 +339,8 @@ class CommandMessage(_Incoming):
                 )
             case SignInArgs():
                 raise ValueError("sign_in becomes an input only through the staff desk")
+            case RecallArgs():
+                raise ValueError("recall is answered at the edge, never by the procedure")
         assert_never(args)
 
 

@@ -44,6 +44,7 @@ from table_controller.procedure.payloads import (
 )
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.pace import Pace
+from table_controller.publishing.recall_shape import RecallReply
 
 STATE_TOPIC: Final = "state"
 ROADS_TOPIC: Final = "roads"
@@ -159,6 +160,15 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
             raise ValueError(f"a command reply's {name!r} must be text: {value!r}")  # noqa: TRY004
         optional[name] = value
     error = optional.get("error")
+    rounds, between = reply.get("rounds"), reply.get("between_rounds")
+    if isinstance(rounds, list) and isinstance(between, list):  # the answer to ``recall``
+        return RecallReply(
+            id=command_id,
+            ok=ok,
+            command=optional.get("command", ABSENT),
+            rounds=rounds,
+            between_rounds=between,
+        )
     return CommandReply(
         id=command_id,
         ok=ok,

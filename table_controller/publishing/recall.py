@@ -31,8 +31,8 @@ recall's ``between_rounds``. A later correction or void of a settled round is ap
 that round's entry, by its round id; the command that caused it stays where it was given.
 The book keeps the last :data:`MAX_ROUNDS` rounds.
 
-The output is JSON data as it is: :class:`RecalledRound` and :class:`RecallStep` are the
-shape of the ``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md).
+The output is JSON data as it is, of the types of ``publishing/recall_shape.py``: the
+``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md).
 """
 
 from __future__ import annotations
@@ -42,16 +42,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
-    Annotated,
     ClassVar,
     Final,
-    Literal,
-    NotRequired,
-    TypedDict,
     cast,
 )
-
-from annotated_types import Interval
 
 from table_controller.procedure.events import (
     CardDrawn,
@@ -86,6 +80,14 @@ from table_controller.procedure.payloads import (
     ShoeVoided,
     StaffChanged,
 )
+from table_controller.publishing.recall_shape import (
+    CardPosition,
+    Recall,
+    RecalledHand,
+    RecalledRound,
+    RecallStep,
+    StepKind,
+)
 from table_controller.rules.cards import Card
 
 if TYPE_CHECKING:
@@ -96,103 +98,17 @@ MAX_ROUNDS: Final = 50
 #: The rounds a ``recall`` without ``rounds`` returns.
 DEFAULT_ROUNDS: Final = 10
 
-StepKind = Literal[
-    "card", "prompt", "command", "betting_opened", "betting_closed", "result", "void",
-    "correction", "alarm", "shoe_started", "last_round", "shoe_ended", "shoe_voided", "staff",
-]  # fmt: skip
-#: Where a card went: a hand, the burn, or no hand at all.
-CardPosition = Literal["player", "banker", "burn", "discard"]
-#: Read by the shoe, or entered by a supervisor (``manual_card``).
-CardSource = Literal["shoe", "manual"]
-RoundStatus = Literal["in_play", "settled", "voided"]
 
-
-class RecalledHand(TypedDict):
-    """One hand of a result: its cards in dealing order and its total."""
-
-    cards: list[str]
-    total: Annotated[int, Interval(ge=0, le=9)]
-
-
-class RecallStep(TypedDict):
-    """One step of a round, with the journal row (``seq``) and time that caused it.
-
-    ``kind`` says which of the other fields it has: ``card`` (``card``, ``position``,
-    ``source``, ``supervisor`` for a manual card, ``reason`` for a discard), ``prompt``
-    (``action``, ``count``, ``reason``), ``command`` (``command``, ``id``, ``operator``,
-    ``supervisor``, ``args``, ``ok``, ``error``, ``message``), ``result`` and ``correction``
-    (``winner``, ``player``, ``banker``, ``natural``, ``correction_no``, ``operator``,
-    ``supervisor``), ``void`` (``reason``, ``cards``, ``was_settled``, ``operator``,
-    ``supervisor``), ``alarm`` (``code``, ``message``, ``card``), ``staff`` (``staff_id``,
-    ``action``, ``dealer``, ``supervisor``), the shoe's events (``shoe_id``, ``reason``,
-    ``cards``) and ``betting_opened`` / ``betting_closed``.
-    """
-
-    #: The journal row of the input that caused the step.
-    seq: int
-    #: That row's UTC time stamp.
-    ts: str | None
-    kind: StepKind
-    #: A card's code (``null``: unread).
-    card: NotRequired[str | None]
-    position: NotRequired[CardPosition]
-    source: NotRequired[CardSource]
-    #: A prompt's action, or a staff change's ``sign_in`` / ``sign_out``.
-    action: NotRequired[str]
-    #: A burn prompt's count.
-    count: NotRequired[int]
-    #: Why: a hold prompt's reason, a void's reason, the alarm that discarded a card, why a
-    #: shoe ended, or when the cut card came out (``last_round``).
-    reason: NotRequired[str]
-    command: NotRequired[str]
-    #: A command's id.
-    id: NotRequired[str]
-    operator: NotRequired[str | None]
-    #: The supervisor who authorised a command, entered a card, corrected or voided.
-    supervisor: NotRequired[str | None]
-    #: A command's arguments as the procedure took them (a ``sign_in``: never its PIN).
-    args: NotRequired[dict[str, object]]
-    ok: NotRequired[bool]
-    #: A refused command's code.
-    error: NotRequired[str]
-    #: A refusal's or an alarm's text.
-    message: NotRequired[str]
-    code: NotRequired[str]
-    winner: NotRequired[str]
-    player: NotRequired[RecalledHand]
-    banker: NotRequired[RecalledHand]
-    natural: NotRequired[bool]
-    #: A result's: the round was the shoe's last.
-    last_round: NotRequired[bool]
-    correction_no: NotRequired[int]
-    #: A void's cards, a burn's, or the cards a voided shoe discarded (``null``: unread).
-    cards: NotRequired[list[str | None]]
-    was_settled: NotRequired[bool]
-    shoe_id: NotRequired[str]
-    staff_id: NotRequired[str]
-    dealer: NotRequired[str | None]
-
-
-class RecalledRound(TypedDict):
-    """One round with every step, in order."""
-
-    round_id: str
-    shoe_id: str
-    round_no: int
-    #: The dealer signed in when the round started (``null``: none).
-    dealer: str | None
-    #: ``voided`` once voided, even after its result; ``settled`` with its result (corrected
-    #: or not); ``in_play`` before either.
-    status: RoundStatus
-    steps: list[RecallStep]
-
-
-class Recall(TypedDict):
-    """What ``recall`` answers: the last rounds, and the steps since the last one ended."""
-
-    rounds: list[RecalledRound]
-    #: Steps after the last round ended: they go to the next round when it starts.
-    between_rounds: list[RecallStep]
+def recall_reply(book: RecallBook, command_id: str, rounds: int) -> dict[str, object]:
+    """The reply to ``recall`` (as JSON data): the book's last ``rounds`` rounds."""
+    recall = book.recall(rounds)
+    return {
+        "id": command_id,
+        "ok": True,
+        "command": "recall",
+        "rounds": recall["rounds"],
+        "between_rounds": recall["between_rounds"],
+    }
 
 
 def _code(card: Card | None) -> str | None:

@@ -45,6 +45,7 @@ from table_controller.procedure.codes import EventType, RefusalCode
 from table_controller.procedure.payloads import PAYLOAD_TYPES, Absent, CommandReply, OneOf, Payload
 from table_controller.publishing.messages import SCHEMA, to_wire
 from table_controller.publishing.models import CardCode, CommandErrorCode, CommandName
+from table_controller.publishing.recall_shape import RecallReply
 from table_controller.rules.cards import Card
 
 #: Fields whose type the edge widens or narrows: (payload type, field) -> the field's type.
@@ -52,6 +53,8 @@ EDGE_FIELDS: Final[Mapping[tuple[type, str], object]] = {
     (CommandReply, "command"): CommandName,
     (CommandReply, "error"): CommandErrorCode | RefusalCode,
 }
+#: Payloads the edge publishes in place of the core's: a reply may carry a recall.
+EDGE_PAYLOADS: Final[Mapping[EventType, type[Payload]]] = {EventType.COMMAND_REPLY: RecallReply}
 _OPEN: Final = ConfigDict(extra="allow", frozen=True)
 #: A field as ``create_model`` takes it: its annotation and its ``FieldInfo``.
 _FieldSpec = tuple[object, Any]
@@ -118,14 +121,16 @@ def message_model(payload_type: type[Payload]) -> type[BaseModel]:
 def _fields_of(cls: type) -> dict[str, _FieldSpec]:
     """A dataclass's fields as pydantic fields, the flattened ones spliced in."""
     hints = typing.get_type_hints(cls, include_extras=True)
-    notes = _field_comments(cls)
+    bases = [base for base in reversed(cls.__mro__) if dataclasses.is_dataclass(base)]
+    notes = {name: note for base in bases for name, note in _field_comments(base).items()}
     fields: dict[str, _FieldSpec] = {}
     for item in dataclasses.fields(cls):
         hint = hints[item.name]
         if item.metadata.get("flatten"):
             fields.update(_flattened(hint, where=f"{cls.__name__}.{item.name}"))
             continue
-        annotation = EDGE_FIELDS.get((cls, item.name), hint)
+        edge = [EDGE_FIELDS[base, item.name] for base in bases if (base, item.name) in EDGE_FIELDS]
+        annotation = edge[-1] if edge else hint
         optional = _may_be_absent(hint)
         if item.default is not dataclasses.MISSING and item.default is not Absent.ABSENT:
             default: object = to_wire(item.default)
@@ -271,7 +276,7 @@ def _typed_dict_model(typed: type) -> type[BaseModel]:
 
 #: Every published message's model, by its ``type``, in the order of mqtt-api.md's events.
 MESSAGE_MODELS: Final[Mapping[str, type[BaseModel]]] = {
-    event_type.value: message_model(payload_type)
+    event_type.value: message_model(EDGE_PAYLOADS.get(event_type, payload_type))
     for event_type, payload_type in PAYLOAD_TYPES.items()
 }
 #: The messages of ``<root>/events/<type>``: the ones neither retained nor replies.

@@ -56,6 +56,7 @@ from table_controller.publishing.http_site import AddressUnusableError, start_si
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.recall import RecallBook
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -103,8 +104,17 @@ class DisplayedTable(Protocol):
         """Called with every message the table publishes, in order."""
         ...
 
+    @property
+    def recall(self) -> RecallBook:
+        """The last rounds with every step (``recall``)."""
+        ...
+
     async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
         """Carry out one command record; its reply."""
+        ...
+
+    async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
+        """Journal and publish a reply the edge gave (``recall``'s); the reply."""
         ...
 
 
@@ -360,7 +370,9 @@ class DisplayServer:
             )
         try:
             async with asyncio.timeout(COMMAND_TIMEOUT_S):
-                reply = await self._service.submit(record)
+                own = self.gate.edge_reply(record, self._service.recall)
+                service = self._service
+                reply = await (service.submit(record) if own is None else service.answer(own))
         except TimeoutError:
             _LOG.error("controller did not answer a display command", command=record["command"])
             return _reply(

@@ -4,12 +4,13 @@
 Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,
 strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature),
 a ``sign_in``'s staff id and PIN checked by the staff desk (the PIN goes no further), and only
-then handed to the table service. A command refused here (with a
-:class:`~table_controller.publishing.models.CommandErrorCode`, the display's codes for the same
-faults) changes nothing, is
-counted and logged, and its reply is journaled and published like every other message; a
-repeated ``id`` is answered again by the service and never carried out twice. Commands are
-taken one at a time, in the order they arrived.
+then handed to the table service. ``recall`` never reaches the procedure: it is answered from
+the service's recall book, in any state (holds and faults included), its reply journaled. A
+command refused here (with a :class:`~table_controller.publishing.models.CommandErrorCode`, the
+display's codes for the same faults) changes nothing, is counted and logged, and its reply is
+journaled and published like every other message; a repeated ``id`` is answered again by the
+service and never carried out twice. Commands are taken one at a time, in the order they
+arrived.
 """
 
 from __future__ import annotations
@@ -21,8 +22,14 @@ from typing import Final
 import structlog
 
 from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
-from table_controller.publishing.models import CommandErrorCode, CommandMessage, parse_command
+from table_controller.publishing.models import (
+    CommandErrorCode,
+    CommandMessage,
+    RecallArgs,
+    parse_command,
+)
 from table_controller.publishing.pin_lockout import PinRefusal
+from table_controller.publishing.recall import recall_reply
 from table_controller.runtime.service import TableService
 from table_controller.staff.desk import StaffDesk
 
@@ -68,6 +75,10 @@ class CommandIngress:
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
+        if isinstance(parsed.args, RecallArgs):  # read-only: answered here, in any state
+            given = self._service.answered(parsed.id)
+            own = recall_reply(self._service.recall, parsed.id, parsed.args.rounds)
+            return await self._service.answer(own if given is None else given)
         record = parsed.to_record()
         if parsed.command == "sign_in":
             given = self._service.answered(parsed.id)  # a repeated id: no second PIN check

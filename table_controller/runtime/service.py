@@ -47,9 +47,11 @@ from table_controller.procedure.payloads import Stats, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
+from table_controller.publishing.recall import RecallBook
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import CommandReplies
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
+from table_controller.runtime.input_observers import InputObserver, InputObservers
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
 from table_controller.runtime.queued_input import QueuedInput
@@ -145,6 +147,12 @@ class TableService:
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
         self.input_listeners: list[Callable[[Input, float | None], None]] = []
+        self._observed = InputObservers()
+        #: Told each input with its journal row, time stamp and messages, live and on recover.
+        self.input_observers: list[InputObserver] = self._observed.observers
+        #: The last rounds with every step (``recall``, disputes).
+        self.recall = RecallBook()
+        self.input_observers.append(self.recall.observe)
         #: The messages of the input being handled, until ``_carry_out`` hands them out.
         self._decided: list[OutgoingMessage] = []
         self._log_later = DeferredLog()
@@ -315,6 +323,7 @@ class TableService:
             # input are handed out all the same, so the outbox gets every one of them.
             decided, self._decided = self._decided, []
             self._publish(decided, live=True)
+            self._observed.tell()
             self._writer.write_out()
             self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
             self._log_later.write()
@@ -337,6 +346,7 @@ class TableService:
                 await self._outlet.let_out()
             following, self._decided = self._decided, []
             self._publish(following, live=True)
+            self._observed.tell()
             self._log_later.write()
             if self.input_listeners:
                 received_at = work.received_at
@@ -407,7 +417,7 @@ class TableService:
             state = self.procedure.snapshot()
             self._draws.observe(event, state)
             self._analysis.observe(event, state)
-            return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+            return self._interpret(decisions, state, journal_seq, ts, live=live, event=event)
         except Exception as error:  # noqa: BLE001 - any bug here holds the table (see above)
             return self._fault(event, describe_failure(error), journal_seq, ts, live=live)
 
@@ -424,7 +434,7 @@ class TableService:
         try:
             decisions = self.procedure.fault(event, origin=origin, error=error)
             state = self.procedure.snapshot()
-            return self._interpret(decisions, state, journal_seq=journal_seq, ts=ts, live=live)
+            return self._interpret(decisions, state, journal_seq, ts, live=live, event=event)
         except Exception as second:  # noqa: BLE001 - the procedure is faulted all the same
             _LOG.critical(
                 "the fault's alarm could not be published",
@@ -439,14 +449,15 @@ class TableService:
         if event is not None:
             await self._queue.put(QueuedInput(INPUT_ROW, input_to_record(event), event, drawn=True))
 
-    def _interpret(
+    def _interpret(  # noqa: PLR0913 - the input, where it was journaled, what it decided
         self,
         decisions: list[Decision],
         snapshot: TableSnapshot,
-        *,
         journal_seq: int,
         ts: str,
+        *,
         live: bool,
+        event: Input | None,
     ) -> Lamp | None:
         """Carry out decisions, as the :class:`DecisionInterpreter` reads them.
 
@@ -466,6 +477,7 @@ class TableService:
                     self._log_later.info(line.event, **line.fields)
         self.inputs_handled += 1
         self._hand_out(list(outcome.messages), live=live)
+        self._observed.handled(event, journal_seq, ts, outcome.messages, live=live)
         return outcome.lamp
 
     def _hand_out(self, messages: list[OutgoingMessage], *, live: bool) -> None:

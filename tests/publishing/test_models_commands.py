@@ -27,6 +27,7 @@ from table_controller.procedure.events import (
 )
 from table_controller.publishing.models import (
     ARGS_MODELS,
+    EDGE_COMMANDS,
     MAX_COMMAND_BYTES,
     MAX_COMMAND_ID_LENGTH,
     SUPERVISOR_COMMANDS,
@@ -84,6 +85,9 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "pin": (True, lambda v: isinstance(v, str) and PIN.fullmatch(v)),
     },
     "sign_out": {"staff_id": (True, lambda v: isinstance(v, str) and STAFF_ID.fullmatch(v))},
+    "recall": {
+        "rounds": (False, lambda v: type(v) is int and 1 <= v <= 50),
+    },
 }
 
 
@@ -121,7 +125,7 @@ def _args_allowed(args: object, arguments: dict[str, tuple[bool, Any]]) -> bool:
 
 
 def test_the_oracle_and_the_models_know_the_same_commands() -> None:
-    assert set(ARGUMENTS) == set(ARGS_MODELS) == set(COMMANDS)
+    assert set(ARGUMENTS) == set(ARGS_MODELS) == set(COMMANDS) | EDGE_COMMANDS
     for name, model in ARGS_MODELS.items():
         assert set(model.model_fields) == set(ARGUMENTS[name]), name
     assert {"void_round", "void_shoe", "manual_card", "correct_result"} == SUPERVISOR_COMMANDS
@@ -452,6 +456,7 @@ GOOD_ARGS = {
     "read": st.booleans(),
     "staff_id": st.sampled_from(["D-104", "S1", "a.b_c"]),
     "pin": st.sampled_from(["0000", "4321", "123456789012"]),
+    "rounds": st.integers(1, 50),
 }
 BAD_ARGS = {
     "shoe_id": st.one_of(st.just(""), st.just("y" * 65), VALUES),
@@ -462,6 +467,7 @@ BAD_ARGS = {
     "read": VALUES,
     "staff_id": st.one_of(st.sampled_from(["", "-x", "a b", "x" * 33, "D/1"]), VALUES),
     "pin": st.one_of(st.sampled_from(["", "123", "12a4", "1" * 13, "١٢٣٤"]), VALUES),
+    "rounds": st.one_of(st.sampled_from([0, 51, -1, "10", 10.0, True]), VALUES),
 }
 
 
@@ -523,6 +529,9 @@ def test_parse_command_accepts_exactly_what_the_contract_allows(candidate: objec
         assert parse_command(result.model_dump_json().encode()) == result
         if result.command == "sign_in":
             with pytest.raises(ValueError, match="staff desk"):
+                result.to_procedure_command(at=0.0)
+        elif result.command in EDGE_COMMANDS:
+            with pytest.raises(ValueError, match="at the edge"):
                 result.to_procedure_command(at=0.0)
         else:
             assert type(result.to_procedure_command(at=0.0)) is COMMANDS[result.command]

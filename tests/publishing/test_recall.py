@@ -8,7 +8,8 @@ from typing import Any
 
 from table_controller.procedure.machine import TableProcedure
 from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.publishing.recall import RecallBook, RecallStep
+from table_controller.publishing.recall import RecallBook
+from table_controller.publishing.recall_shape import RecallStep
 from table_controller.rules.variants import VARIANTS
 from tests.support.dealing import Record, ScriptedDealer, as_input, seeded_shoe, step_of
 
