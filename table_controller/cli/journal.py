@@ -1,12 +1,14 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller journal verify|export|stats FILE``: check, print, or sum up journals.
+"""``table-controller journal verify|export|stats|recall FILE``: check, print, sum up, recall.
 
 Edge module: both actions only read the journal (no lock, nothing written), so they work beside
 the table service that writes it. ``verify`` exits 0 when the file passes every check and 1
 otherwise (missing, unreadable, not a journal, damaged, chain broken); with ``--json`` it
 prints one JSON object on every outcome, its ``fault`` naming what failed. ``export`` exits 1
 when the file cannot be read. ``stats`` replays the journal and prints its game pace per dealer,
-shoe or hour (``cli/journal_stats.py``); a file that cannot be replayed exits 2.
+shoe or hour (``cli/journal_stats.py``); a file that cannot be replayed exits 2. ``recall``
+replays the journal and prints its last rounds with every step, as the ``recall`` command
+answers (``cli/journal_recall.py``); a file that cannot be replayed exits 2.
 
 What ``verify`` covers, and says so: every row of the journal (inputs and audit rows) and the
 table id in its metadata, through the hash chain, and SQLite's integrity check of the whole
@@ -21,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.cli import add_table_flags
+from table_controller.cli import add_table_flags, whole_number
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
 from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
@@ -64,6 +66,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
     )
     add_table_flags(stats)
+    recall = actions.add_parser(
+        "recall",
+        help="the last rounds with every step (cards, prompts, commands, result or void, "
+        "corrections, alarms), as the recall command answers",
+    )
+    recall.add_argument("file", type=Path, metavar="FILE")
+    recall.add_argument(
+        "--last", type=whole_number(1), default=None, metavar="N",
+        help="how many of the last rounds (default: as many as the recall command's, 10)",
+    )  # fmt: skip
+    recall.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    recall.add_argument(
+        "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
+    )
+    add_table_flags(recall)
     parser.set_defaults(handler=run)
 
 
@@ -73,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         return _export(args.file)
     if args.action == "stats":
         return _stats(args)
+    if args.action == "recall":
+        return _recall(args)
     check = check_file(args.file)
     if args.json:
         sys.stdout.write(json.dumps(summary(check)) + "\n")
@@ -111,6 +130,23 @@ def _stats(args: argparse.Namespace) -> int:
         journals.append((table_id, timeline))
     rows = journal_stats.groups(journals, args.by)
     journal_stats.print_report(rows, by=args.by, as_json=args.json)
+    return 0
+
+
+def _recall(args: argparse.Namespace) -> int:
+    from table_controller.cli import journal_recall  # noqa: PLC0415 - verify stays light
+    from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
+    from table_controller.publishing.recall import DEFAULT_ROUNDS  # noqa: PLC0415
+
+    recall = journal_recall.recall_of(
+        args.file,
+        VARIANTS[args.variant],
+        last=DEFAULT_ROUNDS if args.last is None else args.last,
+        betting_phase=args.betting_phase,
+        require_dealer=args.require_dealer,
+        table_id=journal_table_id(args.file) or "journal",
+    )
+    journal_recall.print_recall(recall, as_json=args.json)
     return 0
 
 
