@@ -328,6 +328,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             table_id=settings.table_id,
             betting_phase=settings.betting_phase,
             require_dealer=settings.require_dealer,
+            confirm_results=settings.confirm_results,
         )
         link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt)
         service = TableService(

@@ -123,6 +123,11 @@ class Settings(BaseSettings):
         description="Refuse to open betting or deal while no dealer is signed in (needs"
         " `staff_register`).",
     )
+    confirm_results: bool = Field(
+        default=False,
+        description="A second source confirms each result (`confirm_result`: the dealer on the"
+        " display, or a camera system over MQTT) before it is published.",
+    )
     sign_in_max_failures: int = Field(
         5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."
     )
