@@ -37,9 +37,11 @@ The output is JSON data as it is, of the types of ``publishing/recall_shape.py``
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     TYPE_CHECKING,
     ClassVar,
@@ -50,14 +52,8 @@ from typing import (
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
-    CorrectResult,
-    DroppedCard,
     EnterCard,
     Input,
-    SignIn,
-    SignOut,
-    StartNewShoe,
-    VoidRound,
 )
 from table_controller.procedure.payloads import (
     ABSENT,
@@ -67,6 +63,8 @@ from table_controller.procedure.payloads import (
     BurnAnnounced,
     CardPlaced,
     CommandReply,
+    DisputeOpened,
+    DisputeResolved,
     HandResult,
     LastRound,
     Payload,
@@ -80,6 +78,7 @@ from table_controller.procedure.payloads import (
     ShoeVoided,
     StaffChanged,
 )
+from table_controller.procedure.records import input_to_record
 from table_controller.publishing.recall_shape import (
     CardPosition,
     Recall,
@@ -111,6 +110,46 @@ def recall_reply(book: RecallBook, command_id: str, rounds: int) -> dict[str, ob
     }
 
 
+def seal_of(dispute_id: str, recall: Sequence[RecalledRound], journal_head: str) -> str:
+    """SHA-256 hex of the canonical JSON of ``{"dispute_id", "recall", "journal_head"}``.
+
+    Canonical as the signed messages' (mqtt-api.md): keys sorted, separators ``,`` and ``:``,
+    UTF-8 with non-ASCII unescaped.
+    """
+    sealed = {"dispute_id": dispute_id, "recall": list(recall), "journal_head": journal_head}
+    text = json.dumps(sealed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def with_disputes_sealed(
+    messages: tuple[OutgoingMessage, ...], book: RecallBook, journal_head: str | None
+) -> tuple[OutgoingMessage, ...]:
+    """The messages, each ``dispute_opened`` given its ``recall``, ``journal_head`` and ``seal``.
+
+    ``book`` is read before it learns the dispute's input: the recall of the disputed rounds as
+    they were just before it. ``journal_head`` is the hash of the dispute's own journal row
+    (``None``: not known, and the event goes without the three).
+    """
+    if journal_head is None or not any(type(m.payload) is DisputeOpened for m in messages):
+        return messages
+    return tuple(
+        replace(message, payload=_sealed(message.payload, book, journal_head))
+        if isinstance(message.payload, DisputeOpened)
+        else message
+        for message in messages
+    )
+
+
+def _sealed(payload: DisputeOpened, book: RecallBook, journal_head: str) -> DisputeOpened:
+    recall = book.rounds_named(payload.round_ids)
+    return replace(
+        payload,
+        recall=tuple(recall),
+        journal_head=journal_head,
+        seal=seal_of(payload.dispute_id, recall, journal_head),
+    )
+
+
 def _code(card: Card | None) -> str | None:
     return None if card is None else card.code
 
@@ -128,29 +167,10 @@ def _result_fields(result: ResultOfCards) -> dict[str, object]:
     }
 
 
-def _args_of(event: Input) -> dict[str, object]:  # noqa: PLR0911 - a case per command
-    """A command's arguments as recalled (``sign_in`` carries no PIN: the edge kept it)."""
-    match event:
-        case StartNewShoe(shoe_id=shoe_id):
-            return {} if shoe_id is None else {"shoe_id": shoe_id}
-        case VoidRound(round_id=round_id):
-            return {"round_id": round_id}
-        case EnterCard(card=card):
-            return {"card": card.code}
-        case CorrectResult(round_id=round_id, player=player, banker=banker):
-            return {
-                "round_id": round_id,
-                "player": [card.code for card in player],
-                "banker": [card.code for card in banker],
-            }
-        case DroppedCard(read=read):
-            return {"read": read}
-        case SignIn(staff_id=staff_id, role=role):
-            return {"staff_id": staff_id, "role": role.value}
-        case SignOut(staff_id=staff_id):
-            return {"staff_id": staff_id}
-        case _:
-            return {}
+def _args_of(event: Input) -> dict[str, object]:
+    """A command's arguments as journaled (a ``sign_in``'s: whom the edge identified, no PIN)."""
+    args = input_to_record(event).get("args")
+    return dict(args) if isinstance(args, dict) else {}
 
 
 @dataclass(slots=True)
@@ -190,6 +210,8 @@ class RecallBook:
         ShoeEnded: "_shoe_event",
         ShoeVoided: "_shoe_event",
         StaffChanged: "_staff",
+        DisputeOpened: "_dispute",
+        DisputeResolved: "_dispute",
     }
 
     def __init__(self, max_rounds: int = MAX_ROUNDS) -> None:
@@ -434,6 +456,18 @@ class RecallBook:
             fields["supervisor"] = payload.supervisor
         elif isinstance(payload, LastRound):
             fields["reason"] = payload.cut_card.value
+        self._add(self._step(context, payload.TYPE.value, **fields))  # type: ignore[arg-type]
+
+    def _dispute(self, payload: Payload, context: _Context) -> None:
+        assert isinstance(payload, DisputeOpened | DisputeResolved)
+        fields: dict[str, object] = {
+            "dispute_id": payload.dispute_id,
+            "reason": payload.reason,
+            "round_ids": list(payload.round_ids),
+            "supervisor": payload.supervisor,
+        }
+        if isinstance(payload, DisputeResolved):
+            fields["outcome"] = payload.outcome
         self._add(self._step(context, payload.TYPE.value, **fields))  # type: ignore[arg-type]
 
     def _staff(self, payload: Payload, context: _Context) -> None:

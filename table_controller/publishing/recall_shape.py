@@ -19,6 +19,7 @@ from table_controller.procedure.payloads import ABSENT, Absent, CommandReply
 StepKind = Literal[
     "card", "prompt", "command", "betting_opened", "betting_closed", "result", "void",
     "correction", "alarm", "shoe_started", "last_round", "shoe_ended", "shoe_voided", "staff",
+    "dispute_opened", "dispute_resolved",
 ]  # fmt: skip
 #: Where a card went: a hand, the burn, or no hand at all.
 CardPosition = Literal["player", "banker", "burn", "discard"]
@@ -45,7 +46,8 @@ class RecallStep(TypedDict):
     ``supervisor``), ``void`` (``reason``, ``cards``, ``was_settled``, ``operator``,
     ``supervisor``), ``alarm`` (``code``, ``message``, ``card``), ``staff`` (``staff_id``,
     ``action``, ``dealer``, ``supervisor``), the shoe's events (``shoe_id``, ``reason``,
-    ``cards``) and ``betting_opened`` / ``betting_closed``.
+    ``cards``), ``dispute_opened`` / ``dispute_resolved`` (``dispute_id``, ``reason``,
+    ``round_ids``, ``supervisor``, ``outcome``) and ``betting_opened`` / ``betting_closed``.
     """
 
     #: The journal row of the input that caused the step.
@@ -91,6 +93,11 @@ class RecallStep(TypedDict):
     shoe_id: NotRequired[str]
     staff_id: NotRequired[str]
     dealer: NotRequired[str | None]
+    dispute_id: NotRequired[str]
+    #: The rounds a dispute names.
+    round_ids: NotRequired[list[str]]
+    #: How a dispute ended.
+    outcome: NotRequired[str]
 
 
 class RecalledRound(TypedDict):

@@ -47,7 +47,7 @@ from table_controller.procedure.payloads import Stats, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.recall import RecallBook
+from table_controller.publishing.recall import RecallBook, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import CommandReplies
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
@@ -153,6 +153,8 @@ class TableService:
         #: The last rounds with every step (``recall``, disputes).
         self.recall = RecallBook()
         self.input_observers.append(self.recall.observe)
+        #: The hash of the journal row being handled (``dispute_opened`` carries it).
+        self._row_hash: str | None = None
         #: The messages of the input being handled, until ``_carry_out`` hands them out.
         self._decided: list[OutgoingMessage] = []
         self._log_later = DeferredLog()
@@ -214,6 +216,7 @@ class TableService:
                 default_command_id=f"journal-{row.seq}",
                 default_operator="journal",
             )
+            self._row_hash = row.hash
             if isinstance(event, RecordRejected):  # a newer version's row, say: held, not down
                 self._fault(None, f"not an input: {event.reason}", row.seq, row.ts_utc, live=False)
             else:
@@ -313,6 +316,8 @@ class TableService:
             reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
             await self._process(QueuedInput(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
             return
+        head_seq, head_hash = self._journal.head  # the row just recorded (a dispute seals it)
+        self._row_hash = head_hash if head_seq == seq else None
         try:
             await self._carry_out(work, seq, ts)
         except Exception as error:  # noqa: BLE001 - a failure carrying out an input holds the table
@@ -483,8 +488,9 @@ class TableService:
                 else:
                     self._log_later.info(line.event, **line.fields)
         self.inputs_handled += 1
-        self._hand_out(list(outcome.messages), live=live)
-        self._observed.handled(event, journal_seq, ts, outcome.messages, live=live)
+        messages = with_disputes_sealed(outcome.messages, self.recall, self._row_hash)
+        self._hand_out(list(messages), live=live)
+        self._observed.handled(event, journal_seq, ts, messages, live=live)
         return outcome.lamp
 
     def _hand_out(self, messages: list[OutgoingMessage], *, live: bool) -> None:

@@ -4,15 +4,17 @@
 The virtual shoe deals on a real pseudo-terminal and misreads one card, which holds the table;
 a backend asks for the recall over a real mosquitto while the table is held, and the display
 too. The table is then killed (SIGKILL) and started again on the same journal: the recall
-shows the rounds before the restart as they were. ``journal recall`` of that journal prints
-the same rounds offline.
+shows the rounds before the restart as they were, and a supervisor's dispute of the first
+round carries that round's recall, the hash of the dispute's journal row and their seal.
+``journal recall`` of that journal prints the same rounds offline.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 import pytest
@@ -22,6 +24,7 @@ from simulators.virtual_shoe.faults import FaultPlan, MisreadCard
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
+from table_controller.runtime.journal import Journal
 from tests.integration.running_table import Table, running_table
 from tests.integration.test_table_run import CUT_DEPTH, SEED, virtual_shoe
 from tests.mosquitto import Mosquitto
@@ -34,6 +37,8 @@ pytestmark = pytest.mark.broker
 ROOT = "baccarat/tables/T07"
 #: The draw the shoe misreads: past the burn (at most 11 cards) and the first round.
 MISREAD_DRAW = 25
+#: ``sup-1`` may give supervisor commands from the backend's login.
+ENV: Final = {"TABLE_CONTROLLER_SUPERVISORS": json.dumps({"sup-1": ["backend"]})}
 
 
 async def deal_until_held(table: Table) -> dict[str, Any]:
@@ -49,6 +54,16 @@ async def deal_until_held(table: Table) -> dict[str, Any]:
             await table.deal()
         else:  # pragma: no cover - the shoe's script goes nowhere else
             raise AssertionError(f"unexpected prompt {action!r}")
+
+
+def check_seal(dispute: dict[str, Any], journal: Path) -> None:
+    """The dispute's ``journal_head`` is its journal row's hash, and its seal covers both."""
+    with Journal.open_read_only(journal) as rows:
+        (row,) = [row for row in rows.rows() if row.payload.get("command") == "dispute"]
+    assert dispute["journal_head"] == row.hash
+    sealed = {key: dispute[key] for key in ("dispute_id", "recall", "journal_head")}
+    canonical = json.dumps(sealed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert dispute["seal"] == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def steps_of(round_: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -88,7 +103,7 @@ async def test_recall_during_a_hold_after_a_restart_and_from_the_journal(
     ):
         await feed.wait_subscribed()
         backend = Backend(broker, feed, ROOT)
-        async with running_table(tmp_path, port, "--broker", broker.url("T07")) as process:
+        async with running_table(tmp_path, port, "--broker", broker.url("T07"), env=ENV) as process:
             session = await backend.wait_online()
             await wait_for_display(http, url)
             table = Table(url=url, http=http, shoe=shoe)
@@ -114,7 +129,7 @@ async def test_recall_during_a_hold_after_a_restart_and_from_the_journal(
             process.kill()  # SIGKILL: no orderly stop
             await process.wait()
 
-        async with running_table(tmp_path, port, "--broker", broker.url("T07")):
+        async with running_table(tmp_path, port, "--broker", broker.url("T07"), env=ENV):
             await backend.wait_online(session)
             after = await backend.command("recall", operator="pit-12", rounds=50)
             # the rounds before the restart, as they were; the held round goes on from there
@@ -122,6 +137,16 @@ async def test_recall_during_a_hold_after_a_restart_and_from_the_journal(
             resumed = after["rounds"][-1]
             assert resumed["steps"][: len(in_play["steps"])] == in_play["steps"]
             assert (await table.snapshot())["hold_reason"] == "misread"
+            disputed = after["rounds"][0]
+            opened = await backend.command(
+                "dispute", operator="sup-1", reason="patron", rounds=[disputed["round_id"]]
+            )
+            assert opened["ok"], opened
+            dispute = await backend.until_event("dispute_opened")
+            assert dispute["recall"] == [disputed]
+            after = await backend.command("recall", operator="pit-12", rounds=50)
+
+    check_seal(dispute, journal)
 
     status, out, err = await table_controller(
         "journal", "recall", str(journal), "--last", "50", "--json"

@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.publishing.recall import RecallBook
+from table_controller.procedure.payloads import DisputeOpened
+from table_controller.publishing.messages import fields_of
+from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
+from table_controller.publishing.recall import RecallBook, with_disputes_sealed
 from table_controller.publishing.recall_shape import RecallStep
 from table_controller.rules.variants import VARIANTS
 from tests.support.dealing import Record, ScriptedDealer, as_input, seeded_shoe, step_of
+
+HEAD = "9f" * 32
 
 
 class RecalledTable:
@@ -23,8 +28,11 @@ class RecalledTable:
         self.book = RecallBook() if book is None else book
         self.seq = 0
         self.ids = 0
+        self.records: list[Record] = []
+        self.messages: tuple[OutgoingMessage, ...] = ()
 
     def give(self, record: Record) -> None:
+        self.records.append(record)
         self.seq += 1
         event = as_input(record)
         decisions = self.procedure.handle(event)
@@ -32,7 +40,8 @@ class RecalledTable:
         outcome = self.interpreter.interpret(
             decisions, self.procedure.snapshot(), key=str(self.seq), ts=ts
         )
-        self.book.observe(event, self.seq, ts, outcome.messages)
+        self.messages = with_disputes_sealed(outcome.messages, self.book, HEAD)
+        self.book.observe(event, self.seq, ts, self.messages)
 
     def command(self, command: str, supervisor: str | None = None, **args: object) -> None:
         self.ids += 1
@@ -80,7 +89,7 @@ def test_steps_between_rounds_belong_to_the_round_that_starts_next() -> None:
     # the sign-in, the shoe and its burn came before the round: they open its steps
     assert steps[0]["kind"] == "command"
     assert steps[0]["command"] == "sign_in"
-    assert steps[0]["args"] == {"staff_id": "D-1", "role": "dealer"}
+    assert steps[0]["args"] == {"staff_id": "D-1", "name": "Ann Lee", "role": "dealer"}
     assert "pin" not in json.dumps(recall)
     assert kinds(steps)[1:4] == ["staff", "command", "shoe_started"]
     assert cards_of(steps) == [
@@ -198,3 +207,36 @@ def test_the_book_keeps_the_last_rounds_and_recall_returns_as_many_as_asked() ->
     assert [r["round_no"] for r in table.book.recall(50)["rounds"]] == [5, 6, 7, 8, 9]
     named = table.book.rounds_named(["S-7-7", "S-7-1", "S-7-8"])
     assert [r["round_id"] for r in named] == ["S-7-7", "S-7-8"]
+
+
+def test_a_dispute_carries_the_recall_of_its_rounds_as_they_were_the_journal_head_and_a_seal() -> (
+    None
+):
+    table = RecalledTable()
+    first_shoe(table)
+    table.command("open_betting")
+    table.command("close_betting")
+    table.cards("3S", "AH", "5C", "6D")  # a natural 8 against 7
+    before = table.book.rounds_named(["S-1-2", "S-1-1"])
+    table.command(
+        "dispute", supervisor="sup-1", reason="patron: banker had 7", rounds=["S-1-2", "S-1-1"]
+    )
+    (opened,) = [m.payload for m in table.messages if isinstance(m.payload, DisputeOpened)]
+    published = fields_of(opened)
+    assert published["recall"] == before  # as they were: the dispute itself is not in them
+    assert published["journal_head"] == HEAD
+    # the seal, worked out here from the spec's words: canonical JSON, SHA-256 hex
+    sealed = {"dispute_id": published["dispute_id"], "recall": before, "journal_head": HEAD}
+    canonical = json.dumps(sealed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert published["seal"] == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    # the dispute is a step of its own, between rounds, with the command that opened it
+    between = table.book.recall()["between_rounds"]
+    assert [s["kind"] for s in between] == ["command", "dispute_opened", "prompt"]
+    assert between[1]["round_ids"] == ["S-1-2", "S-1-1"]
+    assert between[0]["args"] == {"reason": "patron: banker had 7", "rounds": ["S-1-2", "S-1-1"]}
+    # the same inputs give the same seal (a replay of the journal)
+    again = RecalledTable()
+    for record in table.records:
+        again.give(record)
+    (replayed,) = [m.payload for m in again.messages if isinstance(m.payload, DisputeOpened)]
+    assert replayed == opened
