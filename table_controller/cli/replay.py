@@ -64,6 +64,7 @@ from table_controller.publishing.messages import JsonValue, dumps, fields_of
 from table_controller.publishing.outgoing import (
     DecisionInterpreter,
 )
+from table_controller.publishing.recall import RecallBook, with_disputes_sealed
 from table_controller.rules.variants import VARIANTS, Variant
 
 DEFAULT_TABLE_ID: Final = "replay"
@@ -206,6 +207,7 @@ def _replay(
     next input (with the input's line and ``ts``), as the live service takes it.
     """
     interpreter = DecisionInterpreter()
+    book = RecallBook()  # a dispute's recall, as the live table sealed it
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
@@ -213,7 +215,7 @@ def _replay(
             continue
         taking: RecordedInput | None = recorded
         while taking is not None:
-            if not _take(machine, taking, interpreter, (printer, recorder, advisor)):
+            if not _take(machine, taking, (interpreter, book), (printer, recorder, advisor)):
                 return FAULT_STATUS
             assessed = (
                 None
@@ -227,11 +229,12 @@ def _replay(
 def _take(
     machine: TableProcedure,
     recorded: RecordedInput,
-    interpreter: DecisionInterpreter,
+    readers: tuple[DecisionInterpreter, RecallBook],
     followers: tuple[Printer | None, ShoeRecorder | None, RoundAdvisor | None],
 ) -> bool:
     """One input through the procedure, its messages printed; False if the procedure faulted."""
     assert recorded.event is not None
+    interpreter, book = readers
     printer, recorder, advisor = followers
     faulted: ProcedureBug | None = None
     try:
@@ -242,13 +245,15 @@ def _take(
     if advisor is not None and faulted is None:
         advisor.observe(recorded.event, state)
     outcome = interpreter.interpret(decisions, state, key=str(recorded.line_no), ts=recorded.ts)
+    messages = with_disputes_sealed(outcome.messages, book, recorded.hash)
+    book.observe(recorded.event, recorded.line_no, recorded.ts, messages)
     if printer is not None:
-        printer.decisions(decisions, outcome.messages, recorded)
+        printer.decisions(decisions, messages, recorded)
     if faulted is not None:
         print(f"line {recorded.line_no}: the procedure faulted: {faulted}", file=sys.stderr)
         return False
     if recorder is not None:
-        for message in outcome.messages:
+        for message in messages:
             if message.is_event:
                 recorder.observe(message.event_type, fields_of(message.payload))
     return True

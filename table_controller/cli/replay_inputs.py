@@ -35,6 +35,8 @@ class RecordedInput:
     event: Input | None
     #: A reply the table gave without the procedure (refused at the edge, or repeated).
     answer: Mapping[str, object] | None = None
+    #: A journal row's hash (a dispute's ``journal_head``); None for JSON lines.
+    hash: str | None = None
 
 
 def read_inputs(path: Path) -> Iterator[RecordedInput]:
@@ -96,7 +98,7 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
         )
         if isinstance(event, RecordRejected):
             raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
-        recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event))
+        recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event, hash=row.hash))
     return recorded
 
 

@@ -147,6 +147,12 @@ async def test_recall_during_a_hold_after_a_restart_and_from_the_journal(
             after = await backend.command("recall", operator="pit-12", rounds=50)
 
     check_seal(dispute, journal)
+    status, out, err = await table_controller(
+        "replay", "--variant", "commission", "--inputs", str(journal), "--json"
+    )
+    assert status == 0, err
+    replayed = [json.loads(line) for line in out.splitlines()]
+    assert [m for m in replayed if m["type"] == "dispute_opened"] == [dispute]  # reproduced
 
     status, out, err = await table_controller(
         "journal", "recall", str(journal), "--last", "50", "--json"
