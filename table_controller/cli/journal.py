@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.cli import add_table_flags, whole_number
+from table_controller.cli import UsageError, add_table_flags, whole_number
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
@@ -140,14 +140,18 @@ def _recall(args: argparse.Namespace) -> int:
     from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
     from table_controller.publishing.recall import DEFAULT_ROUNDS  # noqa: PLC0415
 
-    recall = journal_recall.recall_of(
-        args.file,
+    machine = TableProcedure(
         VARIANTS[args.variant],
-        last=DEFAULT_ROUNDS if args.last is None else args.last,
+        table_id=journal_table_id(args.file) or "journal",
         betting_phase=args.betting_phase,
         require_dealer=args.require_dealer,
-        table_id=journal_table_id(args.file) or "journal",
+        confirm_results=args.confirm_results,
     )
+    last = DEFAULT_ROUNDS if args.last is None else args.last
+    try:
+        recall = journal_recall.recall_of(args.file, machine, last=last)
+    except UsageError as error:  # read as replay's --inputs: say FILE instead
+        raise UsageError(str(error).removeprefix("--inputs: ")) from None
     journal_recall.print_recall(recall, as_json=args.json)
     return 0
 

@@ -23,7 +23,6 @@ from table_controller.procedure.machine import TableProcedure
 from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.publishing.recall import RecallBook
 from table_controller.publishing.recall_shape import Recall, RecalledHand, RecallStep
-from table_controller.rules.variants import Variant
 
 #: A step's text, by kind: the fields shown after the kind, in this order.
 _SHOWN: Final = {
@@ -42,26 +41,16 @@ _SHOWN: Final = {
 }
 
 
-def recall_of(  # noqa: PLR0913 - the journal, and the table's settings as it ran
-    path: Path,
-    variant: Variant,
-    *,
-    last: int,
-    betting_phase: bool,
-    table_id: str,
-    require_dealer: bool = False,
-) -> Recall:
+def recall_of(path: Path, machine: TableProcedure, *, last: int) -> Recall:
     """The last ``last`` rounds of the journal at ``path``, replayed as the table ran.
 
-    ``variant``, ``betting_phase`` and ``require_dealer`` are the table's settings: the same
-    inputs through the same procedure give the same messages, so the same recall. A bad file
-    raises :class:`~table_controller.cli.UsageError`.
+    ``machine`` is a new procedure of the table as it ran (its variant, ``betting_phase``,
+    ``require_dealer``, ``confirm_results``): the same inputs through the same procedure give
+    the same messages, so the same recall. A bad file raises
+    :class:`~table_controller.cli.UsageError`.
     """
     from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - verify stays light
 
-    machine = TableProcedure(
-        variant, table_id=table_id, betting_phase=betting_phase, require_dealer=require_dealer
-    )
     interpreter = DecisionInterpreter()
     book = RecallBook(max_rounds=last)
     for recorded in read_inputs(path):
