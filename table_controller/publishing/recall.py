@@ -130,7 +130,12 @@ def with_disputes_sealed(
     they were just before it. ``journal_head`` is the hash of the dispute's own journal row
     (``None``: not known, and the event goes without the three).
     """
-    if journal_head is None or not any(type(m.payload) is DisputeOpened for m in messages):
+    if journal_head is None:
+        return messages
+    for message in messages:  # a plain loop: this runs for every card
+        if type(message.payload) is DisputeOpened:
+            break
+    else:
         return messages
     return tuple(
         replace(message, payload=_sealed(message.payload, book, journal_head))
@@ -236,10 +241,9 @@ class RecallBook:
         self.observe_payloads(event, seq, ts, [message.payload for message in messages])
 
     def observe_payloads(
-        self, event: Input, seq: int, ts: str | None, payloads: Iterable[Payload]
+        self, event: Input, seq: int, ts: str | None, payloads: list[Payload]
     ) -> None:
         """:meth:`observe` with the messages' payloads."""
-        payloads = list(payloads)
         context = _Context(seq, ts, event, event.card if isinstance(event, EnterCard) else None)
         if hasattr(event, "command_id"):
             self._command(context, payloads)
