@@ -39,6 +39,7 @@ async def virtual_table(
         **os.environ,
         "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
         "TABLE_CONTROLLER_CONFIRM_RESULTS": json.dumps(confirm_results),
+        "TABLE_CONTROLLER_RESULT_CONFIRMERS": json.dumps({"camera-1": ["backend"]}),
     }
     async with table_run(
         tmp_path / "run.log",
@@ -127,6 +128,9 @@ async def test_a_camera_system_confirms_each_result_before_it_is_published(
             assert backend.messages("round_result") == []
             refused = await backend.command("open_betting")
             assert (refused["ok"], refused["error"]) == (False, "result_unconfirmed")
+            stranger = await backend.command("confirm_result", operator="backend",
+                                             round_id=f"{SHOE}-1", agrees=True)
+            assert (stranger["ok"], stranger["error"]) == (False, "not_authorised")
             confirmed = await backend.command("confirm_result", operator="camera-1",
                                               round_id=f"{SHOE}-1", agrees=True)
             assert confirmed["ok"], confirmed
