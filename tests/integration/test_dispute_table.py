@@ -39,6 +39,7 @@ async def virtual_table(
         **os.environ,
         "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
         "TABLE_CONTROLLER_CONFIRM_RESULTS": json.dumps(confirm_results),
+        "TABLE_CONTROLLER_RESULT_CONFIRMERS": json.dumps({"camera-1": ["backend"]}),
     }
     async with table_run(
         tmp_path / "run.log",
@@ -48,6 +49,12 @@ async def virtual_table(
         env=env,
     ) as process:  # fmt: skip
         yield process
+
+
+async def deal_round(backend: Backend) -> None:
+    """Open and close the betting: the virtual shoe deals the round."""
+    assert (await backend.command("open_betting"))["ok"]
+    assert (await backend.command("close_betting"))["ok"]
 
 
 def latest_state(backend: Backend) -> dict[str, Any]:
@@ -69,8 +76,7 @@ async def test_an_open_dispute_holds_the_table_across_a_kill_and_a_restart(
             assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
             await backend.until_event("burn", done=True)
             for round_no in (1, 2):
-                assert (await backend.command("open_betting"))["ok"]
-                assert (await backend.command("close_betting"))["ok"]
+                await deal_round(backend)
                 await backend.until_result(f"{SHOE}-{round_no}")
             refused = await backend.command("dispute", reason="patron: banker had 7",
                                             rounds=[f"{SHOE}-1"])
@@ -100,8 +106,7 @@ async def test_an_open_dispute_holds_the_table_across_a_kill_and_a_restart(
             assert resolved["ok"], resolved
             ended = await backend.until_event("dispute_resolved")
             assert ended["outcome"] == "video reviewed: the result stands"
-            assert (await backend.command("open_betting"))["ok"]
-            assert (await backend.command("close_betting"))["ok"]
+            await deal_round(backend)
             await backend.until_result(f"{SHOE}-3")
     opened_events = backend.messages("dispute_opened")
     assert len(opened_events) == 1  # the restart's replay did not publish it a second time
@@ -118,18 +123,19 @@ async def test_a_camera_system_confirms_each_result_before_it_is_published(
             await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
             await backend.until_event("burn", done=True)
-            assert (await backend.command("open_betting"))["ok"]
-            assert (await backend.command("close_betting"))["ok"]
+            await deal_round(backend)
             await backend.until_event("prompt", action="confirm_result")
             assert backend.messages("round_result") == []
             refused = await backend.command("open_betting")
             assert (refused["ok"], refused["error"]) == (False, "result_unconfirmed")
+            stranger = await backend.command("confirm_result", operator="backend",
+                                             round_id=f"{SHOE}-1", agrees=True)
+            assert (stranger["ok"], stranger["error"]) == (False, "not_authorised")
             confirmed = await backend.command("confirm_result", operator="camera-1",
                                               round_id=f"{SHOE}-1", agrees=True)
             assert confirmed["ok"], confirmed
             await backend.until_result(f"{SHOE}-1")
-            assert (await backend.command("open_betting"))["ok"]
-            assert (await backend.command("close_betting"))["ok"]
+            await deal_round(backend)
             await backend.until_event("prompt", action="confirm_result", round_no=2)
             differs = await backend.command("confirm_result", operator="camera-1",
                                             round_id=f"{SHOE}-2", agrees=False)

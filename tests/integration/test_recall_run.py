@@ -56,6 +56,17 @@ async def deal_until_held(table: Table) -> dict[str, Any]:
             raise AssertionError(f"unexpected prompt {action!r}")
 
 
+async def open_dispute(backend: Backend, disputed: dict[str, Any]) -> dict[str, Any]:
+    """A supervisor disputes one round: its ``dispute_opened`` carries that round's recall."""
+    opened = await backend.command(
+        "dispute", operator="sup-1", reason="patron", rounds=[disputed["round_id"]]
+    )
+    assert opened["ok"], opened
+    dispute = await backend.until_event("dispute_opened")
+    assert dispute["recall"] == [disputed]
+    return dispute
+
+
 def check_seal(dispute: dict[str, Any], journal: Path) -> None:
     """The dispute's ``journal_head`` is its journal row's hash, and its seal covers both."""
     with Journal.open_read_only(journal) as rows:
@@ -137,13 +148,7 @@ async def test_recall_during_a_hold_after_a_restart_and_from_the_journal(
             resumed = after["rounds"][-1]
             assert resumed["steps"][: len(in_play["steps"])] == in_play["steps"]
             assert (await table.snapshot())["hold_reason"] == "misread"
-            disputed = after["rounds"][0]
-            opened = await backend.command(
-                "dispute", operator="sup-1", reason="patron", rounds=[disputed["round_id"]]
-            )
-            assert opened["ok"], opened
-            dispute = await backend.until_event("dispute_opened")
-            assert dispute["recall"] == [disputed]
+            dispute = await open_dispute(backend, after["rounds"][0])
             after = await backend.command("recall", operator="pit-12", rounds=50)
 
     check_seal(dispute, journal)
