@@ -127,10 +127,21 @@
     const hands = view.hands || {};
     renderHand("player", hands.player);
     renderHand("banker", hands.banker);
-    const roundId = state.round_id || (view.last_result && view.last_result.round_id) || "";
-    $("void-round-id").placeholder = roundId;
+    const oversight = view.oversight || {};
+    $("void-round-id").placeholder = oversight.round_id || "";
+    $("dispute-rounds").placeholder = oversight.round_id || "";
+    renderDispute(oversight.dispute);
     renderStaff(view.staff || {});
-    renderCommands(new Set(view.commands || []));
+    renderCommands(new Set(view.commands || []), new Set(oversight.acknowledge || []));
+  }
+
+  // An open dispute: a banner for the dealer, and what the supervisor resolves.
+  function renderDispute(dispute) {
+    $("dispute-banner").hidden = !dispute;
+    $("dispute-open").hidden = !dispute;
+    $("dispute-text").textContent = dispute ? dispute.text : "";
+    $("dispute-detail").textContent = dispute ? dispute.detail : "";
+    $("dispute-open").textContent = dispute ? dispute.text + ": " + dispute.detail : "";
   }
 
   // Who is signed in, and the pace; the sign-in panel only on a table with a staff register.
@@ -149,16 +160,29 @@
     $("staff-summary").textContent = (dealer ? "dealer " + dealer.name : "no dealer") + supervisor;
   }
 
-  // Only the commands the table takes now have a button (the controller says which).
-  function renderCommands(offered) {
+  // Only the commands the table takes now have a button (the controller says which); an
+  // acknowledgement only for a hold that stands.
+  function renderCommands(offered, acknowledge) {
     for (const button of document.querySelectorAll("button[data-command]")) {
-      button.hidden = !offered.has(button.dataset.command);
+      const command = button.dataset.command;
+      button.hidden = !offered.has(command)
+        || (command === "acknowledge" && !acknowledge.has(JSON.parse(button.dataset.args).alarm));
     }
-    for (const group of document.querySelectorAll(".supervisor .group")) {
+    for (const group of document.querySelectorAll(".supervisor-panel .group")) {
       group.hidden = !group.querySelector("button:not([hidden])");
     }
+    for (const row of document.querySelectorAll(".supervisor-panel .row")) {
+      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden])");
+    }
     $("supervisor").hidden = !document.querySelector("button[data-supervisor]:not([hidden])");
+    supervising();
   }
+
+  // The supervisor's panel lies over the scoreboards while the Supervisor fold is open.
+  function supervising() {
+    document.body.classList.toggle("supervising", $("supervisor").open && !$("supervisor").hidden);
+  }
+  $("supervisor").addEventListener("toggle", supervising);
 
   // --- the scoreboards -----------------------------------------------------------------------
 
@@ -295,6 +319,11 @@
 
   // --- commands --------------------------------------------------------------------------------
 
+  // Cards or round ids as typed, one word each (blanks or commas between them).
+  function words(typed) {
+    return typed.split(/[\s,]+/).filter((word) => word !== "");
+  }
+
   function commandArgs(button) {
     const args = button.dataset.args ? JSON.parse(button.dataset.args) : {};
     switch (button.dataset.command) {
@@ -306,6 +335,26 @@
       case "manual_card":
         args.card = $("manual-card").value; // as typed: the controller's one card rule decides
         break;
+      case "correct_result": {
+        const typed = $("void-round-id").value.trim();
+        args.round_id = typed || $("void-round-id").placeholder;
+        args.player = words($("correct-player").value);
+        args.banker = words($("correct-banker").value);
+        break;
+      }
+      case "confirm_result":
+        args.round_id = (table && table.state && table.state.unconfirmed_round_id) || "";
+        break;
+      case "dispute":
+        args.reason = $("dispute-reason").value.trim();
+        args.rounds = words($("dispute-rounds").value || $("dispute-rounds").placeholder);
+        break;
+      case "resolve_dispute": {
+        const dispute = table && table.oversight && table.oversight.dispute;
+        args.dispute_id = dispute ? dispute.dispute_id : "";
+        args.outcome = $("dispute-outcome").value.trim();
+        break;
+      }
       case "sign_in":
         args.staff_id = $("staff-id").value.trim();
         args.pin = $("staff-pin").value;
@@ -353,7 +402,13 @@
       if (reply.ok) {
         say(true, label + ": done");
         if (command === "manual_card") $("manual-card").value = "";
-        if (command === "void_round") $("void-round-id").value = "";
+        if (command === "void_round" || command === "correct_result") $("void-round-id").value = "";
+        const done = {
+          correct_result: ["correct-player", "correct-banker"],
+          dispute: ["dispute-reason", "dispute-rounds"],
+          resolve_dispute: ["dispute-outcome"],
+        };
+        for (const id of done[command] || []) $(id).value = "";
       } else {
         say(false, label + ": refused: " + (reply.message || reply.error || response.status));
       }
