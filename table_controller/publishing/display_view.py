@@ -264,7 +264,7 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
         "void_round": state.round_id is not None,
         "void_shoe": True,
         "manual_card": card_missing,
-        "correct_result": state.shoe_id is not None,
+        "correct_result": state.round_id is not None,
     }
 
     def taken(command: str) -> bool:

@@ -224,6 +224,10 @@ class Table:
         prompt = self.service.procedure.snapshot().state.prompt
         return None if prompt is None else prompt.action.value
 
+    def event_types(self) -> list[str]:
+        """The type of every message the table published, in order."""
+        return [m.event_type for m in self._heard]
+
     def messages(self, event_type: str) -> list[OutgoingMessage]:
         return [m for m in self._heard if m.event_type == event_type]
 

@@ -44,6 +44,7 @@ from table_controller.procedure.payloads import (
     BettingOpened,
     CardsOnTable,
     CommandReply,
+    DisputeFields,
     Payload,
     RoundSettled,
     RoundVoided,
@@ -579,3 +580,92 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     offered = commands_offered(now, virtual=True)
     assert offered == ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
+
+
+# --- the integrity screens: second source, disputes, acknowledged holds ----------------------
+
+
+def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_nothing() -> None:
+    waiting = snapshot(
+        "confirm_result",
+        phase="between_rounds",
+        round_id="S-1-12",
+        unconfirmed_round_id="S-1-12",
+        confirm_results=True,
+    )
+    offered = commands_offered(waiting, virtual=False)
+    assert "confirm_result" in offered
+    assert not {"new_shoe", "open_betting", "close_betting", "deal"} & set(offered)
+    prompt = prompt_view(waiting, None)
+    assert (prompt["text"], prompt["tone"]) == ("CONFIRM RESULT", "confirm")
+    view: Any = DisplayModel(waiting).table()
+    assert view["oversight"]["round_id"] == view["oversight"]["unconfirmed_round_id"] == "S-1-12"
+
+
+def test_once_the_cards_differ_a_supervisor_settles_the_round_and_may_acknowledge() -> None:
+    rejected = snapshot(
+        "hold",
+        phase="held",
+        held_in="between_rounds",
+        reason=HoldReason.RESULT_NOT_CONFIRMED,
+        holds=(HoldReason.RESULT_NOT_CONFIRMED,),
+        round_id="S-1-12",
+        unconfirmed_round_id="S-1-12",
+    )
+    offered = commands_offered(rejected, virtual=False)
+    assert "confirm_result" not in offered
+    assert {"void_round", "correct_result", "acknowledge"} <= set(offered)
+    view: Any = DisplayModel(rejected).table()
+    assert view["oversight"]["acknowledge"] == ["result_not_confirmed"]
+    assert view["oversight"]["round_id"] == "S-1-12"
+
+
+def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolution() -> None:
+    class Register:
+        def get(self, staff_id: str) -> Any:
+            return type("Member", (), {"id": staff_id, "name": "Ana Ruiz"})()
+
+    dispute = DisputeFields(
+        dispute_id="T07-D0002",
+        reason="seat 3: wrong payout",
+        round_ids=("S-1-10", "S-1-11"),
+        supervisor="S-9",
+    )
+    held = snapshot(
+        "hold",
+        phase="held",
+        held_in="between_rounds",
+        reason=HoldReason.DISPUTE,
+        holds=(HoldReason.DISPUTE,),
+        dispute=dispute,
+    )
+    offered = commands_offered(held, virtual=False)
+    assert "resolve_dispute" in offered
+    assert "dispute" not in offered
+    view: Any = DisplayModel(held, staff=Register).table()
+    shown = view["oversight"]["dispute"]
+    assert shown["text"] == "DISPUTE T07-D0002"
+    assert shown["detail"] == "seat 3: wrong payout · rounds S-1-10, S-1-11 · opened by Ana Ruiz"
+    assert shown["supervisor"] == {"id": "S-9", "name": "Ana Ruiz"}
+    assert view["oversight"]["acknowledge"] == []
+    assert prompt_view(held, None)["detail"] == HOLD_REASONS[HoldReason.DISPUTE]
+    open_again = snapshot("open_betting", phase="between_rounds")
+    assert "dispute" in commands_offered(open_again, virtual=False)
+    assert "resolve_dispute" not in commands_offered(open_again, virtual=False)
+    assert "dispute" not in commands_offered(
+        snapshot(None, phase="no_shoe", shoe_id=None), virtual=False
+    )
+
+
+def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
+    for phase in ("no_shoe", "between_rounds", "dealing"):
+        held = snapshot(
+            "hold",
+            phase="held",
+            held_in=phase,
+            reason=HoldReason.SOFTWARE_MODIFIED,
+            holds=(HoldReason.SOFTWARE_MODIFIED,),
+        )
+        assert "acknowledge" in commands_offered(held, virtual=False)
+        view: Any = DisplayModel(held).table()
+        assert view["oversight"]["acknowledge"] == ["software_modified"]
