@@ -351,6 +351,8 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
         await expect(page.locator("#cards-left")).to_have_text(str(table.state["cards_left"]))
 
 
+#: The buttons of the commands the table takes or not (``recall`` is answered in every state).
+OFFERED = "button[data-command]:not([data-always])"
 #: The labels of the command buttons the page shows (the supervisor's too, folded or not).
 SHOWN_BUTTONS = (
     "buttons => buttons.filter(b => !b.closest('[hidden]')).map(b => b.textContent.trim())"
@@ -363,7 +365,7 @@ async def expect_buttons(page: Page, labels: list[str]) -> None:
     shown: list[str] = []
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        shown = await page.eval_on_selector_all("button[data-command]", SHOWN_BUTTONS)
+        shown = await page.eval_on_selector_all(OFFERED, SHOWN_BUTTONS)
         if shown == labels:
             return
         await page.wait_for_timeout(50)

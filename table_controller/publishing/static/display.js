@@ -163,7 +163,7 @@
   // Only the commands the table takes now have a button (the controller says which); an
   // acknowledgement only for a hold that stands.
   function renderCommands(offered, acknowledge) {
-    for (const button of document.querySelectorAll("button[data-command]")) {
+    for (const button of document.querySelectorAll("button[data-command]:not([data-always])")) {
       const command = button.dataset.command;
       button.hidden = !offered.has(command)
         || (command === "acknowledge" && !acknowledge.has(JSON.parse(button.dataset.args).alarm));
@@ -313,9 +313,128 @@
     refit = requestAnimationFrame(() => {
       renderRoads(roads);
       renderAlarms();
+      if (recalled.length) renderRecall();
     });
   });
-  for (const room of document.querySelectorAll(".roads, .board, .alarms ol")) fitAgain.observe(room);
+  for (const room of document.querySelectorAll(".roads, .board, .alarms ol, .recall-rounds")) {
+    fitAgain.observe(room);
+  }
+
+  // --- the last rounds (recall) ----------------------------------------------------------------
+
+  let recalled = []; // newest first
+  let recallFirst = 0; // the newest round shown
+
+  function clock(ts) {
+    const when = new Date(ts);
+    return Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour12: false });
+  }
+
+  function handWords(name, hand) {
+    return hand ? name + " " + hand.total + " (" + (hand.cards || []).join(" ") + ")" : "";
+  }
+
+  function by(step) {
+    const who = step.supervisor && step.supervisor !== step.operator
+      ? [step.operator, step.supervisor].filter(Boolean).join(", supervisor ") : step.operator;
+    return who ? " by " + who : "";
+  }
+
+  // One step of a round in words: what happened, with who did it.
+  function stepWords(step) {
+    const plain = (value) => String(value || "").replace(/_/g, " ");
+    switch (step.kind) {
+      case "card": {
+        const where = plain(step.position) + (step.reason ? " (" + plain(step.reason) + ")" : "");
+        const manual = step.source === "manual" ? ", entered" + by(step) : "";
+        return (step.card || "unread") + " " + where + manual;
+      }
+      case "prompt":
+        return "prompt " + plain(step.action) + (step.count ? " " + step.count : "")
+          + (step.reason ? ": " + plain(step.reason) : "");
+      case "command":
+        return plain(step.command) + by(step)
+          + (step.ok === false ? ": refused (" + plain(step.error) + ")" : "");
+      case "result":
+      case "correction":
+        return (step.kind === "correction" ? "correction " + (step.correction_no || "") + ": " : "")
+          + plain(step.winner) + " · " + handWords("Player", step.player) + " · "
+          + handWords("Banker", step.banker) + (step.kind === "correction" ? by(step) : "");
+      case "void":
+        return "voided (" + plain(step.reason) + ")" + by(step);
+      case "alarm":
+        return "alarm " + plain(step.code) + (step.message ? ": " + step.message : "");
+      case "staff":
+        return plain(step.action) + " " + (step.staff_id || "");
+      default:
+        return plain(step.kind) + (step.shoe_id ? " " + step.shoe_id : "")
+          + (step.reason ? " (" + plain(step.reason) + ")" : "");
+    }
+  }
+
+  function stepNode(step) {
+    const refused = step.kind === "command" && step.ok === false;
+    const li = make("li", refused ? "refused" : step.kind);
+    li.append(make("time", null, clock(step.ts)), stepWords(step));
+    return li;
+  }
+
+  function roundNode(round) {
+    const li = make("li");
+    li.dataset.roundId = round.round_id;
+    const head = make("div", "recall-round-head");
+    const status = make("span", "status-" + round.status, String(round.status).replace(/_/g, " "));
+    head.append(make("span", null, round.round_id), status);
+    if (round.dealer) head.append(make("span", null, "dealer " + round.dealer));
+    const pick = make("button", null, "Dispute it");
+    pick.type = "button";
+    pick.dataset.pick = round.round_id;
+    head.append(pick);
+    const steps = make("ol", "steps");
+    steps.replaceChildren(...(round.steps || []).map(stepNode));
+    li.append(head, steps);
+    return li;
+  }
+
+  // The rounds from recallFirst on, as many as fit; a round too long for the room alone shows
+  // its first steps and says how many more it has.
+  function renderRecall() {
+    const list = $("recall-rounds");
+    recallFirst = Math.max(0, Math.min(recallFirst, recalled.length - 1));
+    list.replaceChildren(...recalled.slice(recallFirst).map(roundNode));
+    while (list.children.length > 1 && list.scrollHeight > list.clientHeight) {
+      list.lastElementChild.remove();
+    }
+    const only = list.firstElementChild;
+    const steps = only ? only.querySelector(".steps") : null;
+    let cut = 0;
+    while (steps && steps.children.length > 1 && list.scrollHeight > list.clientHeight) {
+      steps.lastElementChild.remove();
+      cut += 1;
+    }
+    if (cut > 0) {
+      steps.lastElementChild.remove();
+      steps.append(make("li", "more", "… " + (cut + 1) + " more steps"));
+    }
+    $("recall-newer").hidden = recallFirst === 0;
+    $("recall-older").hidden = recallFirst + list.children.length >= recalled.length;
+  }
+
+  $("recall-newer").addEventListener("click", () => {
+    recallFirst -= 1;
+    renderRecall();
+  });
+  $("recall-older").addEventListener("click", () => {
+    recallFirst += 1;
+    renderRecall();
+  });
+
+  // A round of the recall is added to the rounds of a dispute being opened.
+  function pickRound(roundId) {
+    const field = $("dispute-rounds");
+    const rounds = words(field.value);
+    if (!rounds.includes(roundId)) field.value = [...rounds, roundId].join(" ");
+  }
 
   // --- commands --------------------------------------------------------------------------------
 
@@ -409,6 +528,11 @@
           resolve_dispute: ["dispute-outcome"],
         };
         for (const id of done[command] || []) $(id).value = "";
+        if (command === "recall") {
+          recalled = (reply.rounds || []).slice().reverse();
+          recallFirst = 0;
+          renderRecall();
+        }
       } else {
         say(false, label + ": refused: " + (reply.message || reply.error || response.status));
       }
@@ -450,6 +574,11 @@
     const pad = event.target.closest("button[data-key]");
     if (pad) {
       key(pad.dataset.key);
+      return;
+    }
+    const pick = event.target.closest("button[data-pick]");
+    if (pick) {
+      pickRound(pick.dataset.pick);
       return;
     }
     const button = event.target.closest("button[data-command]");
