@@ -255,6 +255,9 @@ def _policy(settings: Settings) -> AuthorisationPolicy:
         supervisors={
             operator: frozenset(users) for operator, users in settings.supervisors.items()
         },
+        confirmers={
+            operator: frozenset(users) for operator, users in settings.result_confirmers.items()
+        },
         shared_secret=None if secret is None else secret.get_secret_value().encode(),
         sign_all=settings.sign_all_commands,
     )

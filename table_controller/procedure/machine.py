@@ -124,7 +124,6 @@ from table_controller.procedure.events import (
 from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import (
     CardsOnTable,
-    DisputeFields,
     PromptFields,
     PromptShown,
     TableSnapshot,
@@ -134,7 +133,6 @@ from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (
     GAP_PHASES,
-    Dispute,
     Item,
     Lost,
     Mark,
@@ -180,11 +178,6 @@ def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
     if shown is None:
         return None
     return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
-
-
-def _dispute_fields(dispute: Dispute) -> DisputeFields:
-    return DisputeFields(dispute_id=dispute.dispute_id, reason=dispute.reason,
-                         round_ids=dispute.round_ids, supervisor=dispute.supervisor)
 
 
 class TableProcedure:
@@ -302,7 +295,7 @@ class TableProcedure:
             dealer=table.dealer,
             supervisor=table.supervisor,
             require_dealer=table.require_dealer,
-            dispute=None if table.dispute is None else _dispute_fields(table.dispute),
+            dispute=table.dispute,
             confirm_results=table.confirm_results,
             unconfirmed_round_id=None if table.unconfirmed is None else table.unconfirmed.round_id,
         )

@@ -37,8 +37,8 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import DisputeOpened, DisputeResolved
-from table_controller.procedure.table import Dispute, Out, Refusal, Table
+from table_controller.procedure.payloads import DisputeFields, DisputeOpened, DisputeResolved
+from table_controller.procedure.table import Out, Refusal, Table
 
 #: The commands that start a round (or a shoe): not while a result waits.
 _STARTS_A_ROUND = (StartNewShoe, OpenBetting, CloseBetting, Deal)
@@ -79,7 +79,7 @@ def open_dispute(table: Table, out: Out, command: OpenDispute) -> Refusal | None
         if shoe_id not in table.shoe_ids or not number.isdigit():
             return RefusalCode.UNKNOWN_ROUND, f"{round_id!r} is no round of this table's shoes"
     table.disputes_opened += 1
-    dispute = Dispute(dispute_id=f"{table.table_id}-D{table.disputes_opened:04d}",
+    dispute = DisputeFields(dispute_id=f"{table.table_id}-D{table.disputes_opened:04d}",
                       reason=command.reason, round_ids=command.round_ids,
                       supervisor=command.supervisor)
     table.dispute = dispute

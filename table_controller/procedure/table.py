@@ -34,6 +34,7 @@ from table_controller.procedure.payloads import (
     Absent,
     AlarmRaised,
     AskMarks,
+    DisputeFields,
     LastRound,
     Payload,
     PromptShown,
@@ -76,16 +77,6 @@ class Lost:
 
 #: One item out of the shoe, in the order the shoe reported it.
 Item = Card | Mark | Lost
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Dispute:
-    """The dispute open at the table."""
-
-    dispute_id: str
-    reason: str
-    round_ids: tuple[str, ...]
-    supervisor: str | None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -140,7 +131,7 @@ class Table:
     #: a dispute is open, the second source disagreed with a result. ``stopped`` is whether
     #: any stands (kept by :meth:`oversee`, read on every card).
     software_modified: bool = False
-    dispute: Dispute | None = None
+    dispute: DisputeFields | None = None
     disputes_opened: int = 0
     result_rejected: bool = False
     stopped: bool = False

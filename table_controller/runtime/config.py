@@ -93,6 +93,12 @@ class Settings(BaseSettings):
         " broker logins they use (the broker's ACL lets only those logins publish commands);"
         ' in the environment as JSON: `{"sup-1": ["pit"]}`.',
     )
+    result_confirmers: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Second sources allowed to send `confirm_result` over MQTT (camera"
+        " systems), each with its broker logins, as `supervisors`; the display's dealer needs"
+        " none.",
+    )
     command_secret: SecretStr | None = Field(
         None,
         description="Signed mode: supervisor commands must carry an HMAC-SHA256 signature with"

@@ -374,7 +374,7 @@ class TableService:
         self._enqueue(RuntimeFailed(at=self._clock(), message=message))
 
     def enqueue_input(self, event: Input) -> None:
-        """Queue an input the runtime made (the software check at start): journaled, then taken.
+        """Queue an input the runtime made (``SoftwareModified`` at start): journaled, then taken.
 
         Taken in turn with the shoe's and the commands' inputs once :meth:`run` runs.
         """

@@ -12,7 +12,6 @@ real table wrote must be of a kind the document lists, with fields the document 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import json
@@ -20,7 +19,6 @@ import os
 import re
 import shutil
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -29,7 +27,7 @@ from urllib.parse import quote
 import pytest
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 from tests.docs.test_links import _anchors
 from tests.mosquitto import Mosquitto
@@ -196,19 +194,6 @@ def test_the_document_links_reach_its_own_headings_and_the_readme_links_it() -> 
 # --- a real journal --------------------------------------------------------------------------
 
 
-async def repeat(backend: Backend, command_id: str, body: Mapping[str, object]) -> dict[str, Any]:
-    """Send a command again under an id already used; the reply the table gives it."""
-    await publish_once(backend.endpoint, f"{TOPICS}/commands", json.dumps(body))
-    async with asyncio.timeout(15):
-        while True:
-            message = await backend.feed.get()
-            backend.received.append(message)
-            if message.topic == f"{TOPICS}/commands/replies":
-                reply: dict[str, Any] = json.loads(message.payload)
-                if reply["id"] == command_id:
-                    return reply
-
-
 async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> Path:
     """A dealer signs in (once with a wrong PIN), two rounds, refusals, a supervisor's void."""
     journal = tmp_path / f"{TABLE}.journal"
@@ -245,7 +230,7 @@ async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> Path:
             assert (void["ok"], void["supervisor"]) == (True, "pit-1")
             first = {"id": "b-3", "command": "new_shoe", "operator": "backend",
                      "args": {"shoe_id": "S-DOC"}}  # fmt: skip
-            again = await repeat(backend, "b-3", first)
+            again = await backend.send(first)
             assert again["ok"], again
             await backend.until_odds(3)
     return journal
