@@ -357,8 +357,8 @@
           + (step.ok === false ? ": refused (" + plain(step.error) + ")" : "");
       case "result":
       case "correction":
-        return (step.kind === "correction" ? "correction " + (step.correction_no || "") + ": " : "")
-          + plain(step.winner) + " · " + handWords("Player", step.player) + " · "
+        return (step.kind === "correction" ? "correction " + (step.correction_no || "") : "result")
+          + ": " + (step.winner === "tie" ? "tie" : plain(step.winner) + " wins") + " · " + handWords("Player", step.player) + " · "
           + handWords("Banker", step.banker) + (step.kind === "correction" ? by(step) : "");
       case "void":
         return "voided (" + plain(step.reason) + ")" + by(step);
@@ -374,8 +374,8 @@
 
   function stepNode(step) {
     const refused = step.kind === "command" && step.ok === false;
-    const li = make("li", refused ? "refused" : step.kind);
-    li.append(make("time", null, clock(step.ts)), stepWords(step));
+    const li = make("li", "step-" + (refused ? "refused" : step.kind), stepWords(step));
+    li.title = clock(step.ts);
     return li;
   }
 
@@ -384,7 +384,9 @@
     li.dataset.roundId = round.round_id;
     const head = make("div", "recall-round-head");
     const status = make("span", "status-" + round.status, String(round.status).replace(/_/g, " "));
+    const first = (round.steps || [])[0];
     head.append(make("span", null, round.round_id), status);
+    if (first) head.append(make("time", null, clock(first.ts)));
     if (round.dealer) head.append(make("span", null, "dealer " + round.dealer));
     const pick = make("button", null, "Dispute it");
     pick.type = "button";
@@ -414,7 +416,7 @@
     }
     if (cut > 0) {
       steps.lastElementChild.remove();
-      steps.append(make("li", "more", "… " + (cut + 1) + " more steps"));
+      steps.append(make("li", "step-more", "… " + (cut + 1) + " more steps"));
     }
     $("recall-newer").hidden = recallFirst === 0;
     $("recall-older").hidden = recallFirst + list.children.length >= recalled.length;
