@@ -228,9 +228,10 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
     (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
     while held, betting commands only with a betting phase and ``deal`` only without one, a
     new shoe between rounds only where every round is a new shoe, a card entered by hand only
-    while one is missing; a faulted table, only the ``void_shoe`` that releases it. ``deal``
-    is for a ``virtual`` table alone: a reader table's first card starts its round. A command
-    refused only for what it names (a round, a card) keeps its button.
+    while one is missing; a faulted table, only the ``void_shoe`` that releases it (and a
+    ``dispute``, below). ``deal`` is for a ``virtual`` table alone: a reader table's first
+    card starts its round. A command refused only for what it names (a round, a card) keeps
+    its button.
 
     The supervisor's holds are taken outside the transition table, in every phase: a
     ``dispute`` while none is open (once a shoe was started: it names rounds),
