@@ -9,6 +9,7 @@ supervisor's panel while the dealer's screen shows it.
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from tests.display.test_display_browser import expect_buttons, nth_result, resul
 
 pytestmark = pytest.mark.browser
 
+#: A card's step as the recall shows it: the card, then the hand it went to.
+DEALT = re.compile(r"[A2-9TJQK][SHDC] (player|banker)")
 #: The supervisor's commands offered between rounds of a shoe with a settled round.
 BETWEEN_ROUNDS_SUPERVISOR = ["Void round", "Void shoe", "Correct result", "Open dispute"]
 
@@ -173,3 +176,49 @@ async def test_a_dispute_is_opened_and_resolved_from_the_panel_and_shown_meanwhi
         )  # fmt: skip
         assert table.state["dispute"] is None
         await expect(page.locator("#dispute-outcome")).to_have_value("")
+
+
+async def test_the_supervisor_recalls_the_last_rounds_with_every_step(
+    tmp_path: Path, display_page: Page, artifacts: Path
+) -> None:
+    page = display_page
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    async with running_table(tmp_path, seed=11) as table:
+        await table.command("new_shoe")
+        await table.play_rounds(3)
+        results = table.payloads("round_result")
+        voided = results[1]["round_id"]
+        assert (await table.command("void_round", round_id=voided))["ok"]
+        await page.goto(table.display.url)
+        await page.locator("#supervisor summary").click()
+        await page.get_by_role("button", name="Recall").click()
+        await expect(page.locator("#command-status")).to_contain_text("Recall: done")
+
+        rounds = page.locator("#recall-rounds > li")
+        newest = rounds.first
+        last = results[-1]
+        await expect(newest).to_have_attribute("data-round-id", last["round_id"])
+        # Its steps in order: the betting, each card with where it went, the result.
+        steps = await newest.locator(".steps li").all_inner_texts()
+        cards = [step for step in steps if DEALT.fullmatch(step)]
+        assert len(cards) == len(last["player"]["cards"]) + len(last["banker"]["cards"])
+        words = " | ".join(steps)
+        assert words.index("open betting by test") < words.index("betting closed")
+        result = f"result: {last['winner']}"
+        assert words.index("betting closed") < words.index(cards[0]) < words.index(result)
+        for card in last["player"]["cards"]:
+            assert any(f"{card} player" in step for step in steps), (card, steps)
+        await assert_fits(page, artifacts / "fit", "1280x800-11-recall")
+
+        # Older rounds page in; the voided one says so; a round is picked into a dispute.
+        assert await rounds.count() >= 1
+        await page.get_by_role("button", name="Older").click()
+        await expect(newest).to_have_attribute("data-round-id", voided)
+        await expect(page.get_by_role("button", name="Newer")).to_be_visible()
+        await expect(newest.locator(".recall-round-head")).to_contain_text("voided")
+        await expect(newest.locator(".steps")).to_contain_text("voided (supervisor) by test")
+        await newest.get_by_role("button", name="Dispute it").click()
+        await expect(page.locator("#dispute-rounds")).to_have_value(voided)
+        await assert_fits(page, artifacts / "fit", "1280x800-12-recall-older")
+        await page.get_by_role("button", name="Newer").click()
+        await expect(newest).to_have_attribute("data-round-id", last["round_id"])
