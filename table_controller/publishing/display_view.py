@@ -20,6 +20,7 @@ from table_controller.procedure.codes import HoldReason, PromptAction
 from table_controller.procedure.payloads import (
     ABSENT,
     AlarmRaised,
+    DisputeFields,
     PromptShown,
     ResultCorrected,
     Roads,
@@ -30,12 +31,13 @@ from table_controller.procedure.payloads import (
     StaffChanged,
     Stats,
     TableSnapshot,
+    TableState,
 )
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card, hand_total
-from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
 from table_controller.rules.variants import VARIANTS, Reshuffle
 
 #: The commands the page has a button for, in the order it shows them.
@@ -49,7 +51,16 @@ DISPLAY_COMMANDS: Final = (
     "void_round",
     "void_shoe",
     "manual_card",
+    "correct_result",
+    "confirm_result",
+    "dispute",
+    "resolve_dispute",
+    "acknowledge",
 )
+#: The commands that start a round or a shoe: not while a result waits for its confirmation.
+_STARTS_A_ROUND: Final = frozenset({"new_shoe", "open_betting", "close_betting", "deal"})
+#: The holds a supervisor's ``acknowledge`` lifts (its ``alarm`` is the hold's name).
+ACKNOWLEDGED_HOLDS: Final = (HoldReason.SOFTWARE_MODIFIED, HoldReason.RESULT_NOT_CONFIRMED)
 #: The staff's commands: shown on a table with a staff register, in every phase.
 STAFF_COMMANDS: Final = ("sign_in", "sign_out")
 #: Alarms and voids kept for the page, newest first.
@@ -66,7 +77,6 @@ HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
     HoldReason.DISPUTE: "DISPUTE OPEN: the supervisor resolves it",
     HoldReason.RESULT_NOT_CONFIRMED: "RESULT NOT CONFIRMED: the supervisor corrects or voids",
 }
-_DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 #: The prompt while a required dealer is not signed in: text, detail, tone.
 _SIGN_IN: Final = ("DEALER SIGN IN", "Badge or staff id, then PIN", "idle")
 
@@ -93,10 +103,6 @@ def staff_view(staff_id: str | None, staff: StaffDirectory | None) -> JsonValue:
         return None
     member = None if staff is None else staff.get(staff_id)
     return {"id": staff_id, "name": staff_id if member is None else member.name}
-
-
-def _sequence(value: object) -> Sequence[object]:
-    return value if isinstance(value, list | tuple) else ()
 
 
 def hand_view(cards: Sequence[Card | None]) -> dict[str, JsonValue]:
@@ -222,11 +228,27 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
     (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
     while held, betting commands only with a betting phase and ``deal`` only without one, a
     new shoe between rounds only where every round is a new shoe, a card entered by hand only
-    while one is missing; a faulted table, only the ``void_shoe`` that releases it. ``deal``
-    is for a ``virtual`` table alone: a reader table's first card starts its round. A command
-    refused only for what it names (a round, a card) keeps its button.
+    while one is missing; a faulted table, only the ``void_shoe`` that releases it (and a
+    ``dispute``, below). ``deal`` is for a ``virtual`` table alone: a reader table's first
+    card starts its round. A command refused only for what it names (a round, a card) keeps
+    its button.
+
+    The supervisor's holds are taken outside the transition table, in every phase: a
+    ``dispute`` while none is open (once a shoe was started: it names rounds),
+    ``resolve_dispute`` while one is, ``acknowledge`` while a hold it lifts stands, and the
+    dealer's ``confirm_result`` while a result waits for it (not once the dealer has said the
+    cards differ, nor on a faulted table). While a result waits, no round or shoe starts.
     """
     state = snapshot.state
+    faulted = state.phase is Phase.FAULTED
+    waiting = state.unconfirmed_round_id is not None
+    rejected = HoldReason.RESULT_NOT_CONFIRMED in state.holds
+    outside_the_routes = {
+        "confirm_result": waiting and not rejected and not faulted,
+        "dispute": state.dispute is None and state.shoe_id is not None,
+        "resolve_dispute": state.dispute is not None,
+        "acknowledge": any(hold in state.holds for hold in ACKNOWLEDGED_HOLDS),
+    }
     held = state.held_in is not None
     phase = state.held_in if state.held_in is not None else state.phase
     betting = state.betting_phase
@@ -243,63 +265,58 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
         "void_round": state.round_id is not None,
         "void_shoe": True,
         "manual_card": card_missing,
+        "correct_result": state.round_id is not None,
     }
-    return [
-        command
-        for command in DISPLAY_COMMANDS
-        if this_kind_takes[command]
-        and (not held or Trigger(command) in COMMANDS_WHILE_HELD)
-        and accepts(phase, Trigger(command))
-    ]
+
+    def taken(command: str) -> bool:
+        if command in outside_the_routes:
+            return outside_the_routes[command]
+        return (
+            this_kind_takes[command]
+            and not (waiting and command in _STARTS_A_ROUND)
+            and (not held or Trigger(command) in COMMANDS_WHILE_HELD)
+            and accepts(phase, Trigger(command))
+        )
+
+    return [command for command in DISPLAY_COMMANDS if taken(command)]
 
 
-def roads_view(payload: Roads, rows: int = DEFAULT_GRID_ROWS) -> dict[str, JsonValue]:
-    """The ``roads`` payload placed on drawn grids ``rows`` high, as a casino draws them.
-
-    The bead plate fills each column top to bottom; the Big Road and the derived roads are
-    laid out by :func:`layout_grid` (new columns at the top, dragon tails along the bottom).
-    Every placed cell gets ``x`` and ``y`` (from 0); ``width`` is each grid's drawn columns.
-    """
-    wire = to_wire(payload)
-    data: Mapping[str, JsonValue] = wire if isinstance(wire, dict) else {}
-    beads: list[JsonValue] = [
-        {"x": index // rows, "y": index % rows, **bead}
-        for index, bead in enumerate(_sequence(data.get("bead_plate")))
-        if isinstance(bead, dict)
-    ]
-    grids: dict[str, JsonValue] = {"bead_plate": beads}
-    widths: dict[str, JsonValue] = {"bead_plate": (len(beads) + rows - 1) // rows}
-    big_columns = [list(_sequence(column)) for column in _sequence(data.get("big_road"))]
-    big: list[JsonValue] = [
-        {"x": x, "y": y, **cell}
-        for x, y, cell in layout_grid([c for c in big_columns if c], rows)
-        if isinstance(cell, dict)
-    ]
-    grids["big_road"] = big
-    widths["big_road"] = _width(big)
-    for name in _DERIVED_ROADS:
-        columns = [list(_sequence(column)) for column in _sequence(data.get(name))]
-        marks: list[JsonValue] = [
-            {"x": x, "y": y, "colour": to_wire(colour)}
-            for x, y, colour in layout_grid([c for c in columns if c], rows)
-        ]
-        grids[name] = marks
-        widths[name] = _width(marks)
+def dispute_view(dispute: DisputeFields, staff: StaffDirectory | None) -> dict[str, JsonValue]:
+    """The open dispute as the dealer's banner and the supervisor's panel show it."""
+    opened_by = staff_view(dispute.supervisor, staff)
+    name = opened_by.get("name") if isinstance(opened_by, dict) else None
+    words = [dispute.reason, "rounds " + ", ".join(dispute.round_ids)]
+    if name is not None:
+        words.append(f"opened by {name}")
     return {
-        "shoe_id": data.get("shoe_id"),
-        "rows": rows,
-        **grids,
-        "width": widths,
-        "ask_banker": data.get("ask_banker"),
-        "ask_player": data.get("ask_player"),
-        "stats": data.get("stats"),
+        "dispute_id": dispute.dispute_id,
+        "reason": dispute.reason,
+        "round_ids": list(dispute.round_ids),
+        "supervisor": opened_by,
+        "text": f"DISPUTE {dispute.dispute_id}",
+        "detail": " · ".join(words),
     }
 
 
-def _width(cells: Sequence[JsonValue]) -> int:
-    """How many drawn columns the placed cells span."""
-    columns = [cell["x"] for cell in cells if isinstance(cell, dict)]
-    return 1 + max((x for x in columns if isinstance(x, int)), default=-1)
+def oversight_view(
+    state: TableState,
+    last_result: Mapping[str, JsonValue] | None,
+    staff: StaffDirectory | None,
+) -> dict[str, JsonValue]:
+    """What the supervisor's controls start from.
+
+    ``round_id``: the round a void or a correction is about unless another is typed: the one
+    whose result waits for its confirmation, else the round shown, else the last settled.
+    ``acknowledge``: the holds standing that ``acknowledge`` lifts. ``dispute``: the open one.
+    """
+    last_id = None if last_result is None else last_result.get("round_id")
+    round_id = state.unconfirmed_round_id or state.round_id or last_id
+    return {
+        "round_id": round_id if isinstance(round_id, str) else None,
+        "unconfirmed_round_id": state.unconfirmed_round_id,
+        "acknowledge": [hold.value for hold in ACKNOWLEDGED_HOLDS if hold in state.holds],
+        "dispute": None if state.dispute is None else dispute_view(state.dispute, staff),
+    }
 
 
 def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
@@ -404,6 +421,7 @@ class DisplayModel:
             "last_result": self._last_result,
             "commands": commands,
             "staff": self._staff_view(),
+            "oversight": oversight_view(snapshot.state, self._last_result, self._staff()),
         }
 
     def _staff_view(self) -> dict[str, JsonValue]:

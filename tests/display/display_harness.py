@@ -68,7 +68,7 @@ MEASURE = """() => {
     }
   }
   const texts = "#prompt, #prompt-detail, .hand h2, button, .last-round, header.top, .stats,"
-    + " .ask, .command-status, .supervisor form, .buttons, .alarms li";
+    + " .ask, .command-status, .supervisor-panel .row, .buttons, .alarms li, .dispute-banner";
   for (const node of document.querySelectorAll(texts)) {
     if (shown(node) && node.scrollWidth > node.clientWidth) {
       problems.push(`${name(node)} is wider than its box: ${node.scrollWidth}`
@@ -224,6 +224,10 @@ class Table:
         prompt = self.service.procedure.snapshot().state.prompt
         return None if prompt is None else prompt.action.value
 
+    def event_types(self) -> list[str]:
+        """The type of every message the table published, in order."""
+        return [m.event_type for m in self._heard]
+
     def messages(self, event_type: str) -> list[OutgoingMessage]:
         return [m for m in self._heard if m.event_type == event_type]
 
@@ -299,19 +303,25 @@ async def running_table(
     virtual: bool = False,
     staff: StaffDesk | None = None,
     require_dealer: bool = False,
+    confirm_results: bool = False,
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
     A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
     card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
-    staff desk the display signs staff in with.
+    staff desk the display signs staff in with; ``confirm_results``: each result waits for a
+    second source's ``confirm_result``.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
         sink = ListSink()
         variant = VARIANTS["commission"]
         procedure = TableProcedure(
-            variant, table_id="T07", betting_phase=betting_phase, require_dealer=require_dealer
+            variant,
+            table_id="T07",
+            betting_phase=betting_phase,
+            require_dealer=require_dealer,
+            confirm_results=confirm_results,
         )
         service = TableService(
             procedure=procedure,

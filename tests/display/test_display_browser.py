@@ -351,6 +351,8 @@ async def test_the_scoreboards_late_in_a_shoe_are_drawn_as_laid_out(
         await expect(page.locator("#cards-left")).to_have_text(str(table.state["cards_left"]))
 
 
+#: The buttons of the commands the table takes or not (``recall`` is answered in every state).
+OFFERED = "button[data-command]:not([data-always])"
 #: The labels of the command buttons the page shows (the supervisor's too, folded or not).
 SHOWN_BUTTONS = (
     "buttons => buttons.filter(b => !b.closest('[hidden]')).map(b => b.textContent.trim())"
@@ -363,7 +365,7 @@ async def expect_buttons(page: Page, labels: list[str]) -> None:
     shown: list[str] = []
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        shown = await page.eval_on_selector_all("button[data-command]", SHOWN_BUTTONS)
+        shown = await page.eval_on_selector_all(OFFERED, SHOWN_BUTTONS)
         if shown == labels:
             return
         await page.wait_for_timeout(50)
@@ -387,25 +389,44 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
         await expect_buttons(page, ["New shoe"])
         await page.get_by_role("button", name="New shoe").click()
         await expect(page.locator("#prompt")).to_have_text("BURN")
-        await expect_buttons(page, ["Void shoe"])
+        await expect_buttons(page, ["Void shoe", "Open dispute"])
         while table.prompt == "burn":
             await table.next_card()
-        await expect_buttons(page, ["Open betting", "Void shoe"])
+        await expect_buttons(page, ["Open betting", "Void shoe", "Open dispute"])
         await page.get_by_role("button", name="Open betting").click()
-        await expect_buttons(page, ["Close betting", "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
         await page.get_by_role("button", name="Close betting").click()
-        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
         await table.next_card()
         await table.misread()  # the second card came out unread: held until it is entered
         await expect(page.locator("#prompt")).to_have_text("HOLD")
-        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Enter card"])
+        await expect_buttons(
+            page,
+            [
+                "Misdeal",
+                *DROPPED,
+                "Void round",
+                "Void shoe",
+                "Enter card",
+                "Correct result",
+                "Open dispute",
+            ],
+        )
         assert (await table.command("manual_card", card=next(table.shoe)))["ok"]
-        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
         await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
-        await expect_buttons(page, ["Open betting", "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Open betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
 
 
 async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_button(
@@ -417,14 +438,18 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         await table.command("new_shoe")
         while table.prompt == "burn":
             await table.next_card()
-        await expect_buttons(page, ["Void shoe"])  # the dealer's first card starts the round
+        await expect_buttons(
+            page, ["Void shoe", "Open dispute"]
+        )  # the dealer's first card starts the round
         await table.next_card()
         await expect(page.locator("#phase")).to_have_text("dealing")
-        await expect_buttons(page, ["Misdeal", *DROPPED, "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
-        await expect_buttons(page, ["Void round", "Void shoe"])
+        await expect_buttons(page, ["Void round", "Void shoe", "Correct result", "Open dispute"])
 
 
 async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_button(
@@ -443,7 +468,9 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
             result = await nth_result(table, results + 1)
             await expect(page.locator("#prompt")).to_have_text(result_words(result))
             await expect(page.locator("#round-no")).to_have_text(str(result["round_no"]))
-            await expect_buttons(page, ["Deal", "Void round", "Void shoe"])
+            await expect_buttons(
+                page, ["Deal", "Void round", "Void shoe", "Correct result", "Open dispute"]
+            )
             assert len(table.messages("round_result")) == results + 1  # one round per deal
 
 
@@ -454,9 +481,13 @@ async def test_a_virtual_table_with_a_betting_phase_has_no_deal_button(
     async with running_table(tmp_path, seed=5, virtual=True) as table:
         await page.goto(table.display.url)
         await page.get_by_role("button", name="New shoe").click()
-        await expect_buttons(page, ["Open betting", "Void shoe"])
+        await expect_buttons(page, ["Open betting", "Void shoe", "Open dispute"])
         await page.get_by_role("button", name="Open betting").click()
-        await expect_buttons(page, ["Close betting", "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )
         await page.get_by_role("button", name="Close betting").click()  # the table deals itself
         await expect(page.locator("#prompt")).to_have_text(result_words(await nth_result(table, 1)))
-        await expect_buttons(page, ["Open betting", "Void round", "Void shoe"])
+        await expect_buttons(
+            page, ["Open betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+        )

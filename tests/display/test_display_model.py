@@ -15,10 +15,13 @@ from hypothesis import strategies as st
 from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.procedure.decisions import CommandRefused, Publish
 from table_controller.procedure.events import (
+    Acknowledge,
     CardDrawn,
     CardMisread,
     CloseBetting,
     Command,
+    ConfirmResult,
+    CorrectResult,
     CutCardDrawn,
     Deal,
     DroppedCard,
@@ -26,8 +29,11 @@ from table_controller.procedure.events import (
     Input,
     Misdeal,
     OpenBetting,
+    OpenDispute,
     ReaderCameBack,
     ReaderWentOffline,
+    ResolveDispute,
+    SoftwareModified,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -38,6 +44,7 @@ from table_controller.procedure.payloads import (
     BettingOpened,
     CardsOnTable,
     CommandReply,
+    DisputeFields,
     Payload,
     RoundSettled,
     RoundVoided,
@@ -45,14 +52,15 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
 )
 from table_controller.procedure.states import Phase
+from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_view import (
+    ACKNOWLEDGED_HOLDS,
     DISPLAY_COMMANDS,
     HOLD_REASONS,
     DisplayModel,
     commands_offered,
     hand_view,
     prompt_view,
-    roads_view,
 )
 from table_controller.publishing.messages import fields_of, to_wire
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
@@ -362,20 +370,45 @@ ALWAYS_REFUSED = frozenset(
         RefusalCode.BETTING_PHASE,
         RefusalCode.NO_CARD_MISSING,
         RefusalCode.FAULTED,
+        RefusalCode.DISPUTE_OPEN,
+        RefusalCode.NO_SUCH_DISPUTE,
+        RefusalCode.NOTHING_TO_ACKNOWLEDGE,
+        RefusalCode.NOTHING_TO_CONFIRM,
+        RefusalCode.RESULT_UNCONFIRMED,
     }
 )
 
 
-def as_the_display_sends(command: str, state: dict[str, Any], card: Card) -> Command:
-    """The command a display button sends in ``state`` (the round shown, a card typed in)."""
+def as_the_display_sends(  # noqa: PLR0911 - one case per button
+    command: str, state: dict[str, Any], card: Card
+) -> Command:
+    """The command a display button sends in ``state`` (the round it names, a card typed in).
+
+    A void or a correction names the round the supervisor's panel fills in: the one whose
+    result waits, else the round shown; a dispute that round; a resolution the open dispute.
+    """
     common: dict[str, Any] = {"at": 0.0, "command_id": "display-1", "operator": "display"}
+    round_id = str(state["unconfirmed_round_id"] or state["round_id"])
+    holds = [hold for hold in state["holds"] if hold in ACKNOWLEDGED_HOLDS]
     match command:
         case "void_round":
-            return VoidRound(**common, round_id=str(state["round_id"]))
+            return VoidRound(**common, round_id=round_id)
+        case "correct_result":
+            return CorrectResult(**common, round_id=round_id, player=(card, card),
+                                 banker=(card, card))  # fmt: skip
         case "manual_card":
             return EnterCard(**common, card=card)
         case "dropped_card":
             return DroppedCard(**common, read=False)
+        case "confirm_result":
+            return ConfirmResult(**common, round_id=round_id, agrees=True)
+        case "dispute":
+            return OpenDispute(**common, reason="a patron's complaint", round_ids=(round_id,))
+        case "resolve_dispute":
+            dispute = state["dispute"] or {"dispute_id": "T07-D0000"}
+            return ResolveDispute(**common, dispute_id=dispute["dispute_id"], outcome="upheld")
+        case "acknowledge":
+            return Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
         case _:
             plain: dict[str, type[Command]] = {
                 "new_shoe": StartNewShoe,
@@ -410,16 +443,25 @@ def a_busy_table(procedure: TableProcedure, seed: int, steps: int) -> Iterator[I
             yield ReaderWentOffline(at=0.0)
         elif roll < 0.12:
             yield ReaderCameBack(at=0.0)
+        elif roll < 0.125:
+            yield SoftwareModified(at=0.0, message="the installed files differ")
         elif roll < 0.2:
             command = rng.choice(list(DISPLAY_COMMANDS))
             yield as_the_display_sends(command, state, Card.parse("9H"))
         else:
-            yield as_prompted(state, shoe, common, deal=roll > 0.6)
+            yield as_prompted(state, shoe, common, deal=roll > 0.6, agrees=roll > 0.3)
 
 
-def as_prompted(state: Any, shoe: Iterator[str], common: dict[str, Any], *, deal: bool) -> Input:
-    """What the prompt asks for; without a betting phase, a card or ``deal`` starts a round."""
+def as_prompted(
+    state: Any, shoe: Iterator[str], common: dict[str, Any], *, deal: bool, agrees: bool
+) -> Input:
+    """What the prompt asks for; without a betting phase, a card or ``deal`` starts a round.
+
+    A result that waits for its confirmation is confirmed, or said to differ (``agrees``).
+    """
     prompt = (state["prompt"] or {}).get("action")
+    if prompt == "confirm_result":
+        return ConfirmResult(**common, round_id=state["unconfirmed_round_id"], agrees=agrees)
     if prompt in {"burn", "deal", "player_draws", "banker_draws"} or (
         prompt in {"open_betting", "result"} and not state["betting_phase"] and not deal
     ):
@@ -432,13 +474,28 @@ def as_prompted(state: Any, shoe: Iterator[str], common: dict[str, Any], *, deal
     return StartNewShoe(**common)
 
 
-@pytest.mark.parametrize("variant", ["commission", "mini"])
-@pytest.mark.parametrize("betting_phase", [True, False])
-@pytest.mark.parametrize("virtual", [True, False])
+@pytest.mark.parametrize(
+    ("variant", "betting_phase", "virtual", "confirm_results"),
+    [
+        *(
+            (variant, betting_phase, virtual, False)
+            for variant in ("commission", "mini")
+            for betting_phase in (True, False)
+            for virtual in (True, False)
+        ),
+        ("commission", True, False, True),
+        ("mini", False, True, True),
+    ],
+)
 def test_the_display_offers_exactly_the_commands_the_table_takes(
-    variant: str, betting_phase: bool, virtual: bool
+    variant: str, betting_phase: bool, virtual: bool, confirm_results: bool
 ) -> None:
-    procedure = TableProcedure(VARIANTS[variant], table_id="T07", betting_phase=betting_phase)
+    procedure = TableProcedure(
+        VARIANTS[variant],
+        table_id="T07",
+        betting_phase=betting_phase,
+        confirm_results=confirm_results,
+    )
     seen: dict[str, int] = {}
     checked: set[tuple[object, ...]] = set()
     for event in a_busy_table(procedure, seed=5, steps=400):
@@ -454,6 +511,9 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
             state["missing_cards"],
             state["round_id"] is None,
             state["last_round"],
+            tuple(state["holds"]),
+            state["dispute"] is None,
+            state["unconfirmed_round_id"] is None,
             *offered,
         )
         if situation in checked:
@@ -471,6 +531,8 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     expected = set(DISPLAY_COMMANDS) - {"deal" if betting_phase or not virtual else ""}
     if not betting_phase:
         expected -= {"open_betting", "close_betting"}
+    if not confirm_results:
+        expected -= {"confirm_result"}
     assert set(seen) == expected, seen
 
 
@@ -502,7 +564,9 @@ def test_the_table_view_carries_the_commands_offered() -> None:
 
 
 @pytest.mark.parametrize(("cards", "held"), [(0, False), (14, False), (20, True)])
-def test_a_faulted_table_offers_only_the_void_shoe_that_releases_it(cards: int, held: bool) -> None:
+def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
+    cards: int, held: bool
+) -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
     inputs = dealer_inputs(procedure, iter(seeded_shoe(3)))
     for _ in range(cards):
@@ -514,5 +578,94 @@ def test_a_faulted_table_offers_only_the_void_shoe_that_releases_it(cards: int, 
     state: Any = fields_of(now.state)
     assert state["phase"] == "faulted"
     offered = commands_offered(now, virtual=True)
-    assert offered == ["void_shoe"]
+    assert offered == ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
+
+
+# --- the integrity screens: second source, disputes, acknowledged holds ----------------------
+
+
+def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_nothing() -> None:
+    waiting = snapshot(
+        "confirm_result",
+        phase="between_rounds",
+        round_id="S-1-12",
+        unconfirmed_round_id="S-1-12",
+        confirm_results=True,
+    )
+    offered = commands_offered(waiting, virtual=False)
+    assert "confirm_result" in offered
+    assert not {"new_shoe", "open_betting", "close_betting", "deal"} & set(offered)
+    prompt = prompt_view(waiting, None)
+    assert (prompt["text"], prompt["tone"]) == ("CONFIRM RESULT", "confirm")
+    view: Any = DisplayModel(waiting).table()
+    assert view["oversight"]["round_id"] == view["oversight"]["unconfirmed_round_id"] == "S-1-12"
+
+
+def test_once_the_cards_differ_a_supervisor_settles_the_round_and_may_acknowledge() -> None:
+    rejected = snapshot(
+        "hold",
+        phase="held",
+        held_in="between_rounds",
+        reason=HoldReason.RESULT_NOT_CONFIRMED,
+        holds=(HoldReason.RESULT_NOT_CONFIRMED,),
+        round_id="S-1-12",
+        unconfirmed_round_id="S-1-12",
+    )
+    offered = commands_offered(rejected, virtual=False)
+    assert "confirm_result" not in offered
+    assert {"void_round", "correct_result", "acknowledge"} <= set(offered)
+    view: Any = DisplayModel(rejected).table()
+    assert view["oversight"]["acknowledge"] == ["result_not_confirmed"]
+    assert view["oversight"]["round_id"] == "S-1-12"
+
+
+def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolution() -> None:
+    class Register:
+        def get(self, staff_id: str) -> Any:
+            return type("Member", (), {"id": staff_id, "name": "Ana Ruiz"})()
+
+    dispute = DisputeFields(
+        dispute_id="T07-D0002",
+        reason="seat 3: wrong payout",
+        round_ids=("S-1-10", "S-1-11"),
+        supervisor="S-9",
+    )
+    held = snapshot(
+        "hold",
+        phase="held",
+        held_in="between_rounds",
+        reason=HoldReason.DISPUTE,
+        holds=(HoldReason.DISPUTE,),
+        dispute=dispute,
+    )
+    offered = commands_offered(held, virtual=False)
+    assert "resolve_dispute" in offered
+    assert "dispute" not in offered
+    view: Any = DisplayModel(held, staff=Register).table()
+    shown = view["oversight"]["dispute"]
+    assert shown["text"] == "DISPUTE T07-D0002"
+    assert shown["detail"] == "seat 3: wrong payout · rounds S-1-10, S-1-11 · opened by Ana Ruiz"
+    assert shown["supervisor"] == {"id": "S-9", "name": "Ana Ruiz"}
+    assert view["oversight"]["acknowledge"] == []
+    assert prompt_view(held, None)["detail"] == HOLD_REASONS[HoldReason.DISPUTE]
+    open_again = snapshot("open_betting", phase="between_rounds")
+    assert "dispute" in commands_offered(open_again, virtual=False)
+    assert "resolve_dispute" not in commands_offered(open_again, virtual=False)
+    assert "dispute" not in commands_offered(
+        snapshot(None, phase="no_shoe", shoe_id=None), virtual=False
+    )
+
+
+def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
+    for phase in ("no_shoe", "between_rounds", "dealing"):
+        held = snapshot(
+            "hold",
+            phase="held",
+            held_in=phase,
+            reason=HoldReason.SOFTWARE_MODIFIED,
+            holds=(HoldReason.SOFTWARE_MODIFIED,),
+        )
+        assert "acknowledge" in commands_offered(held, virtual=False)
+        view: Any = DisplayModel(held).table()
+        assert view["oversight"]["acknowledge"] == ["software_modified"]

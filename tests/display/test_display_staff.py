@@ -104,7 +104,9 @@ async def test_a_dealer_signs_in_at_the_screen_and_a_supervisor_voids_a_round(  
         await expect(page.locator("#command-status")).to_contain_text("Void round: done")
         voided = table.last("round_voided")
         assert (voided["round_id"], voided["supervisor"], voided["operator"]) == (
-            round_id, "S-9", "display"
+            round_id,
+            "S-9",
+            "display",
         )
         assert voided["dealer"] == "D-104"
         reply = table.last("command_reply")

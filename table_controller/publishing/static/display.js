@@ -127,10 +127,21 @@
     const hands = view.hands || {};
     renderHand("player", hands.player);
     renderHand("banker", hands.banker);
-    const roundId = state.round_id || (view.last_result && view.last_result.round_id) || "";
-    $("void-round-id").placeholder = roundId;
+    const oversight = view.oversight || {};
+    $("void-round-id").placeholder = oversight.round_id || "";
+    $("dispute-rounds").placeholder = oversight.round_id || "";
+    renderDispute(oversight.dispute);
     renderStaff(view.staff || {});
-    renderCommands(new Set(view.commands || []));
+    renderCommands(new Set(view.commands || []), new Set(oversight.acknowledge || []));
+  }
+
+  // An open dispute: a banner for the dealer, and what the supervisor resolves.
+  function renderDispute(dispute) {
+    $("dispute-banner").hidden = !dispute;
+    $("dispute-open").hidden = !dispute;
+    $("dispute-text").textContent = dispute ? dispute.text : "";
+    $("dispute-detail").textContent = dispute ? dispute.detail : "";
+    $("dispute-open").textContent = dispute ? dispute.text + ": " + dispute.detail : "";
   }
 
   // Who is signed in, and the pace; the sign-in panel only on a table with a staff register.
@@ -149,16 +160,29 @@
     $("staff-summary").textContent = (dealer ? "dealer " + dealer.name : "no dealer") + supervisor;
   }
 
-  // Only the commands the table takes now have a button (the controller says which).
-  function renderCommands(offered) {
-    for (const button of document.querySelectorAll("button[data-command]")) {
-      button.hidden = !offered.has(button.dataset.command);
+  // Only the commands the table takes now have a button (the controller says which); an
+  // acknowledgement only for a hold that stands.
+  function renderCommands(offered, acknowledge) {
+    for (const button of document.querySelectorAll("button[data-command]:not([data-always])")) {
+      const command = button.dataset.command;
+      button.hidden = !offered.has(command)
+        || (command === "acknowledge" && !acknowledge.has(JSON.parse(button.dataset.args).alarm));
     }
-    for (const group of document.querySelectorAll(".supervisor .group")) {
+    for (const group of document.querySelectorAll(".supervisor-panel .group")) {
       group.hidden = !group.querySelector("button:not([hidden])");
     }
+    for (const row of document.querySelectorAll(".supervisor-panel .row")) {
+      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden])");
+    }
     $("supervisor").hidden = !document.querySelector("button[data-supervisor]:not([hidden])");
+    supervising();
   }
+
+  // The supervisor's panel lies over the scoreboards while the Supervisor fold is open.
+  function supervising() {
+    document.body.classList.toggle("supervising", $("supervisor").open && !$("supervisor").hidden);
+  }
+  $("supervisor").addEventListener("toggle", supervising);
 
   // --- the scoreboards -----------------------------------------------------------------------
 
@@ -289,11 +313,137 @@
     refit = requestAnimationFrame(() => {
       renderRoads(roads);
       renderAlarms();
+      if (recalled.length) renderRecall();
     });
   });
-  for (const room of document.querySelectorAll(".roads, .board, .alarms ol")) fitAgain.observe(room);
+  for (const room of document.querySelectorAll(".roads, .board, .alarms ol, .recall-rounds")) {
+    fitAgain.observe(room);
+  }
+
+  // --- the last rounds (recall) ----------------------------------------------------------------
+
+  let recalled = []; // newest first
+  let recallFirst = 0; // the newest round shown
+
+  function clock(ts) {
+    const when = new Date(ts);
+    return Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour12: false });
+  }
+
+  function handWords(name, hand) {
+    return hand ? name + " " + hand.total + " (" + (hand.cards || []).join(" ") + ")" : "";
+  }
+
+  function by(step) {
+    const who = step.supervisor && step.supervisor !== step.operator
+      ? [step.operator, step.supervisor].filter(Boolean).join(", supervisor ") : step.operator;
+    return who ? " by " + who : "";
+  }
+
+  // One step of a round in words: what happened, with who did it.
+  function stepWords(step) {
+    const plain = (value) => String(value || "").replace(/_/g, " ");
+    switch (step.kind) {
+      case "card": {
+        const where = plain(step.position) + (step.reason ? " (" + plain(step.reason) + ")" : "");
+        const manual = step.source === "manual" ? ", entered" + by(step) : "";
+        return (step.card || "unread") + " " + where + manual;
+      }
+      case "prompt":
+        return "prompt " + plain(step.action) + (step.count ? " " + step.count : "")
+          + (step.reason ? ": " + plain(step.reason) : "");
+      case "command":
+        return plain(step.command) + by(step)
+          + (step.ok === false ? ": refused (" + plain(step.error) + ")" : "");
+      case "result":
+      case "correction":
+        return (step.kind === "correction" ? "correction " + (step.correction_no || "") : "result")
+          + ": " + (step.winner === "tie" ? "tie" : plain(step.winner) + " wins") + " · " + handWords("Player", step.player) + " · "
+          + handWords("Banker", step.banker) + (step.kind === "correction" ? by(step) : "");
+      case "void":
+        return "voided (" + plain(step.reason) + ")" + by(step);
+      case "alarm":
+        return "alarm " + plain(step.code) + (step.message ? ": " + step.message : "");
+      case "staff":
+        return plain(step.action) + " " + (step.staff_id || "");
+      default:
+        return plain(step.kind) + (step.shoe_id ? " " + step.shoe_id : "")
+          + (step.reason ? " (" + plain(step.reason) + ")" : "");
+    }
+  }
+
+  function stepNode(step) {
+    const refused = step.kind === "command" && step.ok === false;
+    const li = make("li", "step-" + (refused ? "refused" : step.kind), stepWords(step));
+    li.title = clock(step.ts);
+    return li;
+  }
+
+  function roundNode(round) {
+    const li = make("li");
+    li.dataset.roundId = round.round_id;
+    const head = make("div", "recall-round-head");
+    const status = make("span", "status-" + round.status, String(round.status).replace(/_/g, " "));
+    const first = (round.steps || [])[0];
+    head.append(make("span", null, round.round_id), status);
+    if (first) head.append(make("time", null, clock(first.ts)));
+    if (round.dealer) head.append(make("span", null, "dealer " + round.dealer));
+    const pick = make("button", null, "Dispute it");
+    pick.type = "button";
+    pick.dataset.pick = round.round_id;
+    head.append(pick);
+    const steps = make("ol", "steps");
+    steps.replaceChildren(...(round.steps || []).map(stepNode));
+    li.append(head, steps);
+    return li;
+  }
+
+  // The rounds from recallFirst on, as many as fit; a round too long for the room alone shows
+  // its first steps and says how many more it has.
+  function renderRecall() {
+    const list = $("recall-rounds");
+    recallFirst = Math.max(0, Math.min(recallFirst, recalled.length - 1));
+    list.replaceChildren(...recalled.slice(recallFirst).map(roundNode));
+    while (list.children.length > 1 && list.scrollHeight > list.clientHeight) {
+      list.lastElementChild.remove();
+    }
+    const only = list.firstElementChild;
+    const steps = only ? only.querySelector(".steps") : null;
+    let cut = 0;
+    while (steps && steps.children.length > 1 && list.scrollHeight > list.clientHeight) {
+      steps.lastElementChild.remove();
+      cut += 1;
+    }
+    if (cut > 0) {
+      steps.lastElementChild.remove();
+      steps.append(make("li", "step-more", "… " + (cut + 1) + " more steps"));
+    }
+    $("recall-newer").hidden = recallFirst === 0;
+    $("recall-older").hidden = recallFirst + list.children.length >= recalled.length;
+  }
+
+  $("recall-newer").addEventListener("click", () => {
+    recallFirst -= 1;
+    renderRecall();
+  });
+  $("recall-older").addEventListener("click", () => {
+    recallFirst += 1;
+    renderRecall();
+  });
+
+  // A round of the recall is added to the rounds of a dispute being opened.
+  function pickRound(roundId) {
+    const field = $("dispute-rounds");
+    const rounds = words(field.value);
+    if (!rounds.includes(roundId)) field.value = [...rounds, roundId].join(" ");
+  }
 
   // --- commands --------------------------------------------------------------------------------
+
+  // Cards or round ids as typed, one word each (blanks or commas between them).
+  function words(typed) {
+    return typed.split(/[\s,]+/).filter((word) => word !== "");
+  }
 
   function commandArgs(button) {
     const args = button.dataset.args ? JSON.parse(button.dataset.args) : {};
@@ -306,6 +456,26 @@
       case "manual_card":
         args.card = $("manual-card").value; // as typed: the controller's one card rule decides
         break;
+      case "correct_result": {
+        const typed = $("void-round-id").value.trim();
+        args.round_id = typed || $("void-round-id").placeholder;
+        args.player = words($("correct-player").value);
+        args.banker = words($("correct-banker").value);
+        break;
+      }
+      case "confirm_result":
+        args.round_id = (table && table.state && table.state.unconfirmed_round_id) || "";
+        break;
+      case "dispute":
+        args.reason = $("dispute-reason").value.trim();
+        args.rounds = words($("dispute-rounds").value || $("dispute-rounds").placeholder);
+        break;
+      case "resolve_dispute": {
+        const dispute = table && table.oversight && table.oversight.dispute;
+        args.dispute_id = dispute ? dispute.dispute_id : "";
+        args.outcome = $("dispute-outcome").value.trim();
+        break;
+      }
       case "sign_in":
         args.staff_id = $("staff-id").value.trim();
         args.pin = $("staff-pin").value;
@@ -353,7 +523,18 @@
       if (reply.ok) {
         say(true, label + ": done");
         if (command === "manual_card") $("manual-card").value = "";
-        if (command === "void_round") $("void-round-id").value = "";
+        if (command === "void_round" || command === "correct_result") $("void-round-id").value = "";
+        const done = {
+          correct_result: ["correct-player", "correct-banker"],
+          dispute: ["dispute-reason", "dispute-rounds"],
+          resolve_dispute: ["dispute-outcome"],
+        };
+        for (const id of done[command] || []) $(id).value = "";
+        if (command === "recall") {
+          recalled = (reply.rounds || []).slice().reverse();
+          recallFirst = 0;
+          renderRecall();
+        }
       } else {
         say(false, label + ": refused: " + (reply.message || reply.error || response.status));
       }
@@ -395,6 +576,11 @@
     const pad = event.target.closest("button[data-key]");
     if (pad) {
       key(pad.dataset.key);
+      return;
+    }
+    const pick = event.target.closest("button[data-pick]");
+    if (pick) {
+      pickRound(pick.dataset.pick);
       return;
     }
     const button = event.target.closest("button[data-command]");
