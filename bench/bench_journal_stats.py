@@ -81,7 +81,7 @@ def replay_only(path: Path) -> None:
 
 
 def stats_report(path: Path) -> None:
-    timeline = timeline_of(path, VARIANTS[VARIANT], betting_phase=True, table_id=TABLE_ID)
+    timeline = timeline_of(path, TableProcedure(VARIANTS[VARIANT], table_id=TABLE_ID))
     ways: tuple[Literal["dealer", "shoe", "hour"], ...] = ("dealer", "shoe", "hour")
     for by in ways:
         groups([(TABLE_ID, timeline)], by)

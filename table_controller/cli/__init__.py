@@ -71,6 +71,11 @@ def add_table_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the table ran with require_dealer (nothing dealt while no dealer was signed in)",
     )
+    parser.add_argument(
+        "--confirm-results",
+        action="store_true",
+        help="the table ran with confirm_results (each result waited for confirm_result)",
+    )
 
 
 class UsageError(Exception):

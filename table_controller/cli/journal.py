@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import add_table_flags
+from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
 from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
@@ -101,13 +102,14 @@ def _stats(args: argparse.Namespace) -> int:
     journals = []
     for number, path in enumerate(args.files, start=1):
         table_id = journal_table_id(path) or f"journal-{number}"
-        timeline = journal_stats.timeline_of(
-            path,
+        machine = TableProcedure(
             VARIANTS[args.variant],
+            table_id=table_id,
             betting_phase=args.betting_phase,
             require_dealer=args.require_dealer,
-            table_id=table_id,
+            confirm_results=args.confirm_results,
         )
+        timeline = journal_stats.timeline_of(path, machine)
         journals.append((table_id, timeline))
     rows = journal_stats.groups(journals, args.by)
     journal_stats.print_report(rows, by=args.by, as_json=args.json)

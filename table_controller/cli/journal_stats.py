@@ -38,7 +38,6 @@ from table_controller.publishing.pace import (
     seconds_of,
     stamp_of,
 )
-from table_controller.rules.variants import Variant
 
 Grouping = Literal["shoe", "dealer", "hour"] | None
 #: The group of the time no dealer was signed in (``--by dealer``).
@@ -66,25 +65,15 @@ class Group:
     figures: PaceFigures
 
 
-def timeline_of(
-    path: Path,
-    variant: Variant,
-    *,
-    betting_phase: bool,
-    table_id: str,
-    require_dealer: bool = False,
-) -> Timeline:
+def timeline_of(path: Path, machine: TableProcedure) -> Timeline:
     """The journal replayed into a pace timeline (its chain verified first, as replay does).
 
-    ``variant``, ``betting_phase`` and ``require_dealer`` are the table's, as it ran: the
-    journal holds its inputs, and the same inputs through the same procedure give the same
-    messages.
+    ``machine`` is a new procedure of the table as it ran (its variant, ``betting_phase``,
+    ``require_dealer``, ``confirm_results``): the journal holds its inputs, and the same inputs
+    through the same procedure give the same messages.
     """
     from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - run's CLI stays light
 
-    machine = TableProcedure(
-        variant, table_id=table_id, betting_phase=betting_phase, require_dealer=require_dealer
-    )
     interpreter = DecisionInterpreter()
     timeline = Timeline()
     for recorded in read_inputs(path):

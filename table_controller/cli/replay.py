@@ -159,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         table_id=table_id,
         betting_phase=args.betting_phase,
         require_dealer=args.require_dealer,
+        confirm_results=args.confirm_results,
     )
     # With --plot, the events are held back until the shoe to draw is known to be there.
     held = io.StringIO() if args.plot is not None and not args.edges else None

@@ -38,6 +38,7 @@ from table_controller.integrity.at_start import (
     EdgeSigning,
     checked_software,
     device_key,
+    hold_input,
     start_record,
 )
 from table_controller.integrity.signing import KeyFileError
@@ -298,6 +299,9 @@ def _policy(settings: Settings) -> AuthorisationPolicy:
         supervisors={
             operator: frozenset(users) for operator, users in settings.supervisors.items()
         },
+        confirmers={
+            operator: frozenset(users) for operator, users in settings.result_confirmers.items()
+        },
         shared_secret=None if secret is None else secret.get_secret_value().encode(),
         sign_all=settings.sign_all_commands,
     )
@@ -393,6 +397,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             table_id=settings.table_id,
             betting_phase=settings.betting_phase,
             require_dealer=settings.require_dealer,
+            confirm_results=settings.confirm_results,
         )
         link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt, edge)
         service = TableService(
@@ -407,6 +412,9 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         )
         display = _display(settings, service, desk)  # follows the service from the replay on
         replayed = service.recover()
+        held = hold_input(edge.software)  # software_check "hold": held until acknowledged
+        if held is not None:
+            service.enqueue_input(held)
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
         ingress: CommandIngress | None = None

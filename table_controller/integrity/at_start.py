@@ -9,11 +9,13 @@ Edge module (``table-controller run``). :func:`checked_software` checks the inst
 from __future__ import annotations
 
 import sys
+import time
 
 import structlog
 
 from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
 from table_controller.integrity.signing import DeviceKey, load_key_file
+from table_controller.procedure.events import SoftwareModified
 from table_controller.publishing.messages import JsonValue
 from table_controller.publishing.sealing import EdgeFields, Seal
 from table_controller.runtime.config import Settings
@@ -59,6 +61,32 @@ def checked_software(settings: Settings) -> InstallCheck | None:
         )
         return None
     return software
+
+
+#: How many files of each kind the ``software_modified`` input names (its counts say all).
+LISTED_FILES = 50
+
+
+def hold_input(software: InstallCheck) -> SoftwareModified | None:
+    """The input that holds the table (``software_modified``) when the files differ; else None."""
+    if software.status is not InstallStatus.MODIFIED:
+        return None
+    return SoftwareModified(
+        at=time.monotonic(),
+        message=f"{differences(software)} installed files differ from those recorded"
+        " (table-controller verify-install lists them)",
+        details={
+            "software": software.identity,
+            "added": list(software.added[:LISTED_FILES]),
+            "missing": list(software.missing[:LISTED_FILES]),
+            "changed": list(software.changed[:LISTED_FILES]),
+            "counts": {
+                "added": len(software.added),
+                "missing": len(software.missing),
+                "changed": len(software.changed),
+            },
+        },
+    )
 
 
 def differences(software: InstallCheck) -> int:

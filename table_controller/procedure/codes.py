@@ -45,6 +45,16 @@ class RefusalCode(enum.StrEnum):
     #: ``require_dealer``: the dealer signs out while a burn or a round is dealt (the next
     #: dealer signs in instead, which ends the stint).
     ROUND_IN_PLAY = "round_in_play"
+    #: ``dispute`` while one is open (one at a time: it holds the table).
+    DISPUTE_OPEN = "dispute_open"
+    #: ``resolve_dispute`` of no dispute open, or of another one.
+    NO_SUCH_DISPUTE = "no_such_dispute"
+    #: ``acknowledge`` of an alarm that holds nothing now.
+    NOTHING_TO_ACKNOWLEDGE = "nothing_to_acknowledge"
+    #: ``confirm_result`` with no result waiting for it, or for another round.
+    NOTHING_TO_CONFIRM = "nothing_to_confirm"
+    #: Results are confirmed: the last one waits, so no round starts and no other is changed.
+    RESULT_UNCONFIRMED = "result_unconfirmed"
 
 
 class HoldReason(enum.StrEnum):
@@ -55,6 +65,12 @@ class HoldReason(enum.StrEnum):
     LOST_FRAMES = "lost_frames"
     FOREIGN_CARD = "foreign_card"
     PROCEDURE_FAULT = "procedure_fault"
+    #: The installed software differs from what its installer recorded, until acknowledged.
+    SOFTWARE_MODIFIED = "software_modified"
+    #: A supervisor opened a dispute, until it is resolved.
+    DISPUTE = "dispute"
+    #: The dealer reported that the cards on the layout differ from the shoe's reading.
+    RESULT_NOT_CONFIRMED = "result_not_confirmed"
 
 
 class AlarmCode(enum.StrEnum):
@@ -80,6 +96,10 @@ class AlarmCode(enum.StrEnum):
     IMPOSSIBLE_COUNT = "impossible_count"
     #: Lost frames the burn or round did not need: a card drawn for one may still be entered.
     LOST_FRAMES_LEFT_OVER = "lost_frames_left_over"
+    #: The installed software differs from what its installer recorded.
+    SOFTWARE_MODIFIED = "software_modified"
+    #: The cards on the layout differ from the shoe's reading (the second source).
+    RESULT_NOT_CONFIRMED = "result_not_confirmed"
 
 
 class VoidReason(enum.StrEnum):
@@ -111,6 +131,8 @@ class EventType(enum.StrEnum):
     SHOE_VOIDED = "shoe_voided"
     ALARM = "alarm"
     STAFF_CHANGED = "staff_changed"
+    DISPUTE_OPENED = "dispute_opened"
+    DISPUTE_RESOLVED = "dispute_resolved"
     #: Retained on ``<root>/roads``.
     ROADS = "roads"
     #: Retained on ``<root>/odds``: every bet's exact odds for the next round.
@@ -153,6 +175,8 @@ class PromptAction(enum.StrEnum):
     SHOE_OVER = "shoe_over"
     #: ``require_dealer``: a dealer signs in before the table goes on.
     SIGN_IN = "sign_in"
+    #: Results are confirmed: the dealer checks the layout against the shoe's result.
+    CONFIRM_RESULT = "confirm_result"
 
 
 class CutCardWhen(enum.StrEnum):

@@ -29,7 +29,7 @@ from table_controller.procedure.payloads import (
 from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
 from table_controller.procedure.states import Phase
-from table_controller.procedure.table import Out, Table
+from table_controller.procedure.table import Out, Table, Unconfirmed
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 
@@ -112,6 +112,9 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
         manual_cards=manual_cards, offer=offer,
     )
     result = result_of(coup, settlement)
+    if table.confirm_results:  # the result, and what follows it, wait for confirm_result
+        table.unconfirmed = Unconfirmed(round_id=current.round_id, decisions=[])
+        out.held_back = table.unconfirmed.decisions
     out.publish(_new_round_settled(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         dealer=out.dealer, result=result, last_round=current.last_round, manual_cards=manual_cards))

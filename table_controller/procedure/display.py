@@ -50,6 +50,8 @@ _BURN_CARD: View = (PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER)
 
 def wanted(table: Table) -> View:
     """The prompt and lamp the phase calls for, holds aside."""
+    if table.unconfirmed is not None and table.shown_round is not None:
+        return PromptAction.CONFIRM_RESULT, table.shown_round.round_no, ABSENT, Lamp.STAND
     if table.require_dealer and table.dealer is None and table.phase in _BEFORE_CARDS:
         return _SIGN_IN
     return _WANTED[table.phase](table)

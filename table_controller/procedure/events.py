@@ -112,6 +112,19 @@ class RuntimeFailed:
     message: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoftwareModified:
+    """At start, the installed software differed from what its installer recorded.
+
+    The table holds (``software_modified``) until a supervisor acknowledges it; ``details``
+    (JSON-ready) names the files added, missing or changed and the identity found.
+    """
+
+    at: float
+    message: str
+    details: Mapping[str, object] = field(default_factory=dict)
+
+
 # --- commands -----------------------------------------------------------------------------
 
 
@@ -219,6 +232,44 @@ class SignOut(_CommandFields):
     staff_id: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenDispute(_CommandFields):
+    """``dispute``: a supervisor disputes ``round_ids``; the table holds until it is resolved."""
+
+    COMMAND: ClassVar[str] = "dispute"
+    reason: str
+    round_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolveDispute(_CommandFields):
+    """``resolve_dispute``: the open dispute ends with ``outcome``."""
+
+    COMMAND: ClassVar[str] = "resolve_dispute"
+    dispute_id: str
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Acknowledge(_CommandFields):
+    """``acknowledge``: a supervisor takes responsibility for the hold of alarm ``alarm``."""
+
+    COMMAND: ClassVar[str] = "acknowledge"
+    alarm: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfirmResult(_CommandFields):
+    """``confirm_result``: a second source compared the layout with ``round_id``'s result.
+
+    The dealer on the display, or a camera system over MQTT: ``agrees`` or not.
+    """
+
+    COMMAND: ClassVar[str] = "confirm_result"
+    round_id: str
+    agrees: bool
+
+
 ShoeInput: TypeAlias = (
     CardDrawn | CutCardDrawn | CardMisread | FramesLost | ReaderWentOffline | ReaderCameBack
 )
@@ -235,8 +286,12 @@ Command: TypeAlias = (
     | DroppedCard
     | SignIn
     | SignOut
+    | OpenDispute
+    | ResolveDispute
+    | Acknowledge
+    | ConfirmResult
 )
-Input: TypeAlias = ShoeInput | RoundAssessed | RuntimeFailed | Command
+Input: TypeAlias = ShoeInput | RoundAssessed | RuntimeFailed | SoftwareModified | Command
 
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {
@@ -254,6 +309,10 @@ COMMANDS: dict[str, type[Command]] = {
         DroppedCard,
         SignIn,
         SignOut,
+        OpenDispute,
+        ResolveDispute,
+        Acknowledge,
+        ConfirmResult,
     )
 }
 
@@ -277,6 +336,8 @@ def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
             return f"assessment before round {round_no}"
         case RuntimeFailed():
             return "runtime failure"
+        case SoftwareModified():
+            return "software check"
         case _:
             return f"{event.COMMAND} command {event.command_id}"
 

@@ -20,7 +20,10 @@ change it import none of one another, only the state and the rules below it:
 - :mod:`.display`: prompt, lamp and hold as a function of the state, diffed against what was
   last shown;
 - :mod:`.faults`: a faulted table and the way out;
-- :mod:`.staff`: who is signed in at the table (taken in every phase, outside the routes).
+- :mod:`.staff`: who is signed in at the table (taken in every phase, outside the routes);
+- :mod:`.oversight`: the holds only a supervisor lifts (modified software, a dispute, a result
+  the second source did not confirm) and the results that wait for confirmation (taken in
+  every phase, outside the routes).
 
 This module is the dispatcher. :data:`~table_controller.procedure.states.ROUTES` says, for each
 (phase, trigger), the step that handles it and the phases it may end in; a step returns the
@@ -74,17 +77,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from table_controller.procedure import commands, dealing, display, faults, staff, stream
+from table_controller.procedure import (
+    commands,
+    dealing,
+    display,
+    faults,
+    oversight,
+    staff,
+    stream,
+)
 from table_controller.procedure.codes import HoldReason
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
     COMMANDS,
+    Acknowledge,
     CardDrawn,
     CardMisread,
     CloseBetting,
     Command,
+    ConfirmResult,
     CorrectResult,
     CutCardDrawn,
     Deal,
@@ -94,12 +107,15 @@ from table_controller.procedure.events import (
     Input,
     Misdeal,
     OpenBetting,
+    OpenDispute,
     ReaderCameBack,
     ReaderWentOffline,
+    ResolveDispute,
     RoundAssessed,
     RuntimeFailed,
     SignIn,
     SignOut,
+    SoftwareModified,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -168,9 +184,9 @@ class TableProcedure:
     """The table's procedure: one instance per table, fed every input in order."""
 
     def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True,
-                 require_dealer: bool = False) -> None:
+                 require_dealer: bool = False, confirm_results: bool = False) -> None:
         self._table = Table(variant=variant, table_id=table_id, betting=betting_phase,
-                            require_dealer=require_dealer)
+                            require_dealer=require_dealer, confirm_results=confirm_results)
         steps = Steps(self._table).by_handler
         #: The dispatch table: each (phase, trigger) taken, with its route and its step.
         self._routes: dict[tuple[Phase, Trigger], tuple[Route, StepFunction]] = {
@@ -279,6 +295,9 @@ class TableProcedure:
             dealer=table.dealer,
             supervisor=table.supervisor,
             require_dealer=table.require_dealer,
+            dispute=table.dispute,
+            confirm_results=table.confirm_results,
+            unconfirmed_round_id=None if table.unconfirmed is None else table.unconfirmed.round_id,
         )
         burned = None
         if shoe is not None and table.phase is Phase.BURNING:
@@ -331,6 +350,10 @@ class TableProcedure:
                 self._show_fault(out, message)
             case SignIn() | SignOut():
                 self._staff_command(event, out)
+            case OpenDispute() | ResolveDispute() | Acknowledge() | ConfirmResult():
+                self._oversight_command(event, out)
+            case SoftwareModified():
+                oversight.software_modified(table, out, event)
             case _:
                 assert_never(event)
 
@@ -389,9 +412,12 @@ class TableProcedure:
         table = self._table
         out.supervisor = command.supervisor
         trigger = _TRIGGERS[command.COMMAND]
-        refusal = commands.precheck(table, command, trigger)
+        refusal = commands.precheck(table, command, trigger) or oversight.precheck(table, command)
         if refusal is None:
+            answers_waiting = oversight.settles_waiting(table, command)
             refusal = self._carry_out(*self._route(table.phase, trigger), command, out)
+            if refusal is None and answers_waiting:
+                oversight.release(table, out)  # the result as read, then what the command did
         if refusal is not None:
             self._refuse(command, refusal, out)
 
@@ -413,6 +439,28 @@ class TableProcedure:
                 return
         out.insert(mark, _new_command_accepted(command_id=command.command_id,
                                                command=command.COMMAND))
+
+    def _oversight_command(self, command: OpenDispute | ResolveDispute | Acknowledge
+                           | ConfirmResult, out: Out) -> None:
+        """A supervisor's hold, its end, or a second source's answer: outside the routes."""
+        table = self._table
+        out.supervisor = command.supervisor
+        mark = len(out)
+        match command:
+            case OpenDispute():
+                refusal = oversight.open_dispute(table, out, command)
+            case ResolveDispute():
+                refusal = oversight.resolve_dispute(table, out, command)
+            case Acknowledge():
+                refusal = oversight.acknowledge(table, out, command)
+            case ConfirmResult():
+                refusal = oversight.confirm_result(table, out, command)
+        if refusal is not None:
+            self._refuse(command, refusal, out)
+            return
+        out.insert(mark, _new_command_accepted(command_id=command.command_id,
+                                               command=command.COMMAND,
+                                               supervisor=command.supervisor))
 
     def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
                    out: Out) -> Refusal | None:
@@ -448,8 +496,12 @@ class TableProcedure:
                 self._show_fault(out, message)
             case SignIn() | SignOut():
                 self._staff_command(event, out)
+            case OpenDispute() | ResolveDispute() | Acknowledge():
+                self._oversight_command(event, out)
+            case SoftwareModified():
+                oversight.software_modified(table, out, event)
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard()):
+                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard() | ConfirmResult()):
                 faults.refuse(table, out, event)
             case _:
                 pass

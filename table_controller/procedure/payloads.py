@@ -446,6 +446,17 @@ class CardsOnTable:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DisputeFields:
+    """The dispute open at the table, inside ``state``."""
+
+    dispute_id: str
+    reason: str
+    round_ids: tuple[RoundId, ...]
+    #: The supervisor who opened it.
+    supervisor: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableState(Payload):
     """``state`` (retained): where the table is now."""
 
@@ -481,6 +492,13 @@ class TableState(Payload):
     supervisor: str | None
     #: Nothing is dealt while no dealer is signed in (the ``require_dealer`` setting).
     require_dealer: bool
+    #: The dispute open at the table (``None``: none); it holds the table.
+    dispute: DisputeFields | None
+    #: Each result waits for a second source's ``confirm_result`` before it is published
+    #: (the ``confirm_results`` setting).
+    confirm_results: bool
+    #: The round whose result waits for its confirmation (``None``: none).
+    unconfirmed_round_id: RoundId | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -530,6 +548,49 @@ class CommandReply(Payload):
     message: str | Absent = ABSENT
     #: A supervisor command: the supervisor who authorised it.
     supervisor: str | Absent = ABSENT
+
+
+# --- integrity ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisputeOpened(Payload):
+    """``events/dispute_opened``: a supervisor disputes rounds; the table holds until resolved.
+
+    The core names the rounds; the edge adds what it holds: the rounds' ``recall``, the
+    journal's ``head`` hash at the dispute (the hash of the dispute's own journal row, which
+    chains every row before it) and the ``seal`` over both.
+    """
+
+    TYPE: ClassVar = EventType.DISPUTE_OPENED
+    dispute_id: str
+    reason: str
+    round_ids: tuple[RoundId, ...]
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who opened it.
+    supervisor: str | None
+    #: The disputed rounds with every step (the ``recall`` command's rounds), in order.
+    recall: tuple[Mapping[str, object], ...] | Absent = field(default=ABSENT, hash=False)
+    #: SHA-256 hex of the dispute's own journal row (``hash`` of journal-format.md).
+    journal_head: str | Absent = ABSENT
+    #: SHA-256 hex of the canonical JSON of ``{"dispute_id", "recall", "journal_head"}``.
+    seal: str | Absent = ABSENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisputeResolved(Payload):
+    """``events/dispute_resolved``: the open dispute ended with its outcome; the hold clears."""
+
+    TYPE: ClassVar = EventType.DISPUTE_RESOLVED
+    dispute_id: str
+    reason: str
+    round_ids: tuple[RoundId, ...]
+    outcome: str
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who resolved it.
+    supervisor: str | None
 
 
 # --- staff and pace ---------------------------------------------------------------------------
@@ -600,11 +661,12 @@ PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
     for cls in (
         ShoeStarted, BurnAnnounced, BettingOpened, BettingClosed, CardPlaced, PromptShown,
         RoundSettled, RoundVoided, ResultCorrected, LastRound, ShoeEnded, ShoeVoided,
-        AlarmRaised, StaffChanged, Roads, Odds, TableState, Stats, Status, CommandReply,
+        AlarmRaised, StaffChanged, DisputeOpened, DisputeResolved, Roads, Odds, TableState,
+        Stats, Status, CommandReply,
     )
 }  # fmt: skip
 
 #: Every payload and part of one is built with the faster constructor of :mod:`.frozen`.
 for _value in (*PAYLOAD_TYPES.values(), HandResult, ResultOfCards, SuspendedBet, OriginalResult,
-               AskMarks, BetOdds, PromptFields, CardsOnTable, TableSnapshot):
+               AskMarks, BetOdds, PromptFields, CardsOnTable, TableSnapshot, DisputeFields):
     fast_init(_value)

@@ -11,6 +11,7 @@ never exceptions.
     {"card": "KH"}   {"cut": true}   {"misread": true}   {"frames_lost": 2}
     {"reader": "offline"}   {"reader": "online"}
     {"runtime_failed": "the card source could not draw after journal row 41: ..."}
+    {"software_modified": {"message": "2 files changed", "details": {"changed": [...]}}}
     {"assessed": {"shoe_id": "S-1", "round_no": 12, "odds": {...}, "alarms": [...],
                   "suspended": [{"bet": "player_pair", "house_edge": -0.0123}]}}
 
@@ -31,11 +32,13 @@ from typing import Final, TypeAlias
 from table_controller.procedure.codes import StaffRole
 from table_controller.procedure.events import (
     COMMANDS,
+    Acknowledge,
     AssessmentAlarm,
     CardDrawn,
     CardMisread,
     CloseBetting,
     Command,
+    ConfirmResult,
     CorrectResult,
     CutCardDrawn,
     Deal,
@@ -45,12 +48,15 @@ from table_controller.procedure.events import (
     Input,
     Misdeal,
     OpenBetting,
+    OpenDispute,
     ReaderCameBack,
     ReaderWentOffline,
+    ResolveDispute,
     RoundAssessed,
     RuntimeFailed,
     SignIn,
     SignOut,
+    SoftwareModified,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -61,6 +67,7 @@ from table_controller.rules.cards import Card, CardError, parse_cards
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
     "command", "card", "cut", "misread", "frames_lost", "reader", "assessed", "runtime_failed",
+    "software_modified",
 )  # fmt: skip
 #: Alarm codes an assessment may raise (the runtime's analysis; procedure.errors.AlarmCode).
 ASSESSMENT_ALARMS: Final = frozenset(
@@ -83,7 +90,13 @@ _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
     "dropped_card": {"read": True},
     "sign_in": {"staff_id": True, "name": True, "role": True},
     "sign_out": {"staff_id": True},
+    "dispute": {"reason": True, "rounds": True},
+    "resolve_dispute": {"dispute_id": True, "outcome": True},
+    "acknowledge": {"alarm": True},
+    "confirm_result": {"round_id": True, "agrees": True},
 }
+#: Most rounds one dispute may name (the recall's own limit).
+MAX_DISPUTED_ROUNDS: Final = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,6 +182,17 @@ def _reader(value: object, at: float) -> Input:
 
 def _runtime_failed(value: object, at: float) -> Input:
     return RuntimeFailed(at=at, message=_text(value, "runtime_failed"))
+
+
+def _software_modified(value: object, at: float) -> Input:
+    if not isinstance(value, dict) or set(value) - {"message", "details"}:
+        raise _Bad("'software_modified' is an object with 'message' and 'details'")
+    details = value.get("details", {})
+    if not isinstance(details, dict):
+        raise _Bad("'software_modified.details' must be an object")
+    _json_ready(details, "software_modified.details")
+    return SoftwareModified(at=at, message=_text(value.get("message"), "software_modified.message"),
+                            details=details)
 
 
 def _assessed(value: object, at: float) -> Input:
@@ -316,6 +340,7 @@ _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "reader": _reader,
     "assessed": _assessed,
     "runtime_failed": _runtime_failed,
+    "software_modified": _software_modified,
 }
 _PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
 _PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
@@ -338,7 +363,7 @@ def _check_args(name: object, args: object) -> tuple[str, dict[str, object]]:
     return name, args
 
 
-def _command(  # noqa: PLR0911 - a case per command
+def _command(  # noqa: C901, PLR0911 - a case per command
     name: object, args: object, at: float, command_id: str, operator: str
 ) -> Command:
     name, args = _check_args(name, args)
@@ -373,11 +398,40 @@ def _command(  # noqa: PLR0911 - a case per command
         case "sign_out":
             return SignOut(at=at, command_id=command_id, operator=operator,
                            staff_id=_text(args["staff_id"], "staff_id"))
+        case "dispute" | "resolve_dispute" | "acknowledge" | "confirm_result":
+            return _oversight_command(name, args, at, command_id, operator)
         case _:
             read = args["read"]
             if not isinstance(read, bool):
                 raise _Bad("'read' must be true or false")
             return DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
+
+
+def _oversight_command(name: str, args: Mapping[str, object], at: float, command_id: str,
+                       operator: str) -> Command:
+    """Disputes, acknowledgements and confirmations (the integrity commands)."""
+    match name:
+        case "dispute":
+            rounds = args["rounds"]
+            if (not isinstance(rounds, list) or not 1 <= len(rounds) <= MAX_DISPUTED_ROUNDS
+                    or len(set(map(str, rounds))) != len(rounds)):
+                raise _Bad(f"'rounds' must list 1 to {MAX_DISPUTED_ROUNDS} different round ids")
+            return OpenDispute(at=at, command_id=command_id, operator=operator,
+                               reason=_text(args["reason"], "reason"),
+                               round_ids=tuple(_text(item, "rounds") for item in rounds))
+        case "resolve_dispute":
+            return ResolveDispute(at=at, command_id=command_id, operator=operator,
+                                  dispute_id=_text(args["dispute_id"], "dispute_id"),
+                                  outcome=_text(args["outcome"], "outcome"))
+        case "acknowledge":
+            return Acknowledge(at=at, command_id=command_id, operator=operator,
+                               alarm=_text(args["alarm"], "alarm"))
+        case _:
+            agrees = args["agrees"]
+            if not isinstance(agrees, bool):
+                raise _Bad("'agrees' must be true or false")
+            return ConfirmResult(at=at, command_id=command_id, operator=operator,
+                                 round_id=_text(args["round_id"], "round_id"), agrees=agrees)
 
 
 def _require_true(value: object, key: str) -> None:
@@ -407,7 +461,7 @@ def _cards(value: object, key: str) -> tuple[Card, ...]:
         raise _Bad(f"{key!r} {error}") from None
 
 
-def input_to_record(event: Input) -> dict[str, object]:
+def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case per kind
     """The record of an input; :func:`input_from_record` reads it back to an equal input."""
     record: dict[str, object] = {"v": INPUT_RECORD_VERSION, "at": event.at}
     match event:
@@ -425,6 +479,8 @@ def input_to_record(event: Input) -> dict[str, object]:
             record["reader"] = "online"
         case RuntimeFailed(message=message):
             record["runtime_failed"] = message
+        case SoftwareModified(message=message, details=details):
+            record["software_modified"] = {"message": message, "details": dict(details)}
         case RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,
@@ -451,7 +507,7 @@ def input_to_record(event: Input) -> dict[str, object]:
     return record
 
 
-def _command_args(command: Command) -> dict[str, object]:  # noqa: PLR0911 - a case per command
+def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911 - per command
     match command:
         case StartNewShoe(shoe_id=shoe_id):
             return {} if shoe_id is None else {"shoe_id": shoe_id}
@@ -468,6 +524,14 @@ def _command_args(command: Command) -> dict[str, object]:  # noqa: PLR0911 - a c
             return {"staff_id": staff_id, "name": name, "role": role.value}
         case SignOut(staff_id=staff_id):
             return {"staff_id": staff_id}
+        case OpenDispute(reason=reason, round_ids=round_ids):
+            return {"reason": reason, "rounds": list(round_ids)}
+        case ResolveDispute(dispute_id=dispute_id, outcome=outcome):
+            return {"dispute_id": dispute_id, "outcome": outcome}
+        case Acknowledge(alarm=alarm):
+            return {"alarm": alarm}
+        case ConfirmResult(round_id=round_id, agrees=agrees):
+            return {"round_id": round_id, "agrees": agrees}
         case _:
             return {}
 

@@ -28,7 +28,7 @@ def sign_in(table: Table, out: Out, command: SignIn) -> None:
     else:
         table.supervisor = command.staff_id
     out.dealer = table.dealer
-    out.publish(StaffChanged(dealer=table.dealer, previous_dealer=previous,
+    out.publish_now(StaffChanged(dealer=table.dealer, previous_dealer=previous,
                              supervisor=table.supervisor, staff_id=command.staff_id,
                              action="sign_in"))
 
@@ -47,6 +47,6 @@ def sign_out(table: Table, out: Out, command: SignOut) -> Refusal | None:
     else:
         return RefusalCode.NOT_SIGNED_IN, f"{staff_id} is not signed in at this table"
     out.dealer = table.dealer
-    out.publish(StaffChanged(dealer=table.dealer, previous_dealer=previous,
+    out.publish_now(StaffChanged(dealer=table.dealer, previous_dealer=previous,
                              supervisor=table.supervisor, staff_id=staff_id, action="sign_out"))
     return None

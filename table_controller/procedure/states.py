@@ -13,9 +13,11 @@ input is taken there without changing the phase (a correction of an earlier roun
 
 ``HELD`` and ``FAULTED`` are not phases the machine moves to by itself: ``HELD`` is shown
 while any hold (reader offline, a missing card, a foreign card) stands over a phase of
-:data:`HOLDABLE`, and the machine returns to that phase when the last hold clears
-(:data:`HOLD_EDGES`); ``FAULTED`` is shown after a bug, or an input the runtime could not carry
-out, from any phase, and only its ``void_shoe`` edges leave it.
+:data:`HOLDABLE`, or a supervisor's hold (modified software, a dispute, a result not
+confirmed) over any phase (:data:`SUPERVISOR_HOLDABLE`), and the machine returns to that
+phase when the last hold clears (:data:`HOLD_EDGES`); ``FAULTED`` is shown after a bug, or an
+input the runtime could not carry out, from any phase, and only its ``void_shoe`` edges leave
+it.
 """
 
 from __future__ import annotations
@@ -270,11 +272,17 @@ COMMANDS_WHILE_HELD: frozenset[Trigger] = frozenset({
     Trigger.CORRECT_RESULT,
     Trigger.DROPPED_CARD,
 })
+#: The phases a supervisor's hold (modified software, a dispute, a result not confirmed) can
+#: stand over: every stored phase.
+SUPERVISOR_HOLDABLE: frozenset[Phase] = frozenset(Phase) - {Phase.HELD, Phase.FAULTED}
 #: The hold overlay, for the diagram: (phase, label, phase).
 HOLD_EDGES: tuple[tuple[Phase, str, Phase], ...] = tuple(
     edge
-    for phase in sorted(HOLDABLE, key=list(Phase).index)
-    for edge in ((phase, "hold", Phase.HELD), (Phase.HELD, "last hold cleared", phase))
+    for phase in sorted(SUPERVISOR_HOLDABLE, key=list(Phase).index)
+    for edge in (
+        (phase, "hold" if phase in HOLDABLE else "supervisor's hold", Phase.HELD),
+        (Phase.HELD, "last hold cleared", phase),
+    )
 )
 
 

@@ -134,7 +134,7 @@ class Steps:
     def _card_between_rounds(self, step: Step, out: Out) -> Phase:
         table = self._table
         shoe = table.in_play()
-        if not table.betting and not table.no_dealer():  # the card starts the next round
+        if not table.betting and not table.rounds_stopped():  # the card starts the next round
             dealing.start(table, shoe)
             return self._deal_card(step, out)
         if self._counted(step, out):
@@ -207,7 +207,7 @@ class Steps:
     def _frames_lost_between_rounds(self, step: Step, out: Out) -> Phase:
         table = self._table
         stream.frames_lost(table, out, step.count)
-        if table.betting or table.no_dealer():
+        if table.betting or table.rounds_stopped():
             return Phase.BETWEEN_ROUNDS
         dealing.start(table, table.in_play())
         stream.open_gap(table, step.count, HoldReason.LOST_FRAMES)

@@ -34,6 +34,7 @@ from table_controller.procedure.payloads import (
     Absent,
     AlarmRaised,
     AskMarks,
+    DisputeFields,
     LastRound,
     Payload,
     PromptShown,
@@ -79,6 +80,14 @@ Item = Card | Mark | Lost
 
 
 @dataclass(slots=True, kw_only=True)
+class Unconfirmed:
+    """A settled round whose result waits for a second source: what it would have published."""
+
+    round_id: str
+    decisions: list[Decision]
+
+
+@dataclass(slots=True, kw_only=True)
 class Table:
     """Everything the procedure knows: one value, changed only while an input is handled."""
 
@@ -118,6 +127,17 @@ class Table:
     #: Who is signed in at the table (staff ids).
     dealer: str | None = None
     supervisor: str | None = None
+    #: Holds only a supervisor lifts, standing over every phase: the software was modified,
+    #: a dispute is open, the second source disagreed with a result. ``stopped`` is whether
+    #: any stands (kept by :meth:`oversee`, read on every card).
+    software_modified: bool = False
+    dispute: DisputeFields | None = None
+    disputes_opened: int = 0
+    result_rejected: bool = False
+    stopped: bool = False
+    #: Each result waits for ``confirm_result`` before it is published.
+    confirm_results: bool = False
+    unconfirmed: Unconfirmed | None = None
 
     @property
     def every_round(self) -> bool:
@@ -128,24 +148,38 @@ class Table:
         """A dealer is required and none is signed in: no round may start."""
         return self.require_dealer and self.dealer is None
 
+    def rounds_stopped(self) -> bool:
+        """No round may start: no dealer while one is required, or a result not yet confirmed."""
+        return self.no_dealer() or self.unconfirmed is not None
+
+    def oversee(self) -> None:
+        """Work out ``stopped`` again after a supervisor's hold changed."""
+        self.stopped = self.software_modified or self.dispute is not None or self.result_rejected
+
     def holds(self) -> list[HoldReason]:
         """The holds standing over the phase, most important first (a fault not included)."""
-        if self.phase not in HOLDABLE:
-            return []
         holds: list[HoldReason] = []
-        if self.foreign:
-            holds.append(HoldReason.FOREIGN_CARD)
-        if self.gap_reason is not None:
-            holds.append(self.gap_reason)
-        if not self.reader_online:
-            holds.append(HoldReason.READER_OFFLINE)
+        if self.phase in HOLDABLE:
+            if self.foreign:
+                holds.append(HoldReason.FOREIGN_CARD)
+            if self.gap_reason is not None:
+                holds.append(self.gap_reason)
+            if not self.reader_online:
+                holds.append(HoldReason.READER_OFFLINE)
+        if self.stopped:
+            if self.software_modified:
+                holds.append(HoldReason.SOFTWARE_MODIFIED)
+            if self.dispute is not None:
+                holds.append(HoldReason.DISPUTE)
+            if self.result_rejected:
+                holds.append(HoldReason.RESULT_NOT_CONFIRMED)
         return holds
 
     def held(self) -> bool:
         """Whether any hold stands over the phase (a fault not included)."""
-        return self.phase in HOLDABLE and (
+        return self.stopped or (self.phase in HOLDABLE and (
             self.foreign or self.gap_reason is not None or not self.reader_online
-        )
+        ))
 
     def in_play(self) -> Shoe:
         """The shoe; a bug if there is none."""
@@ -218,16 +252,28 @@ class Out(list[Decision]):
     A list itself, not a holder of one: one is made for every input (:func:`out_for`).
     ``dealer`` is the dealer signed in (every event carries it; a sign-in during the input
     changes it), ``supervisor`` the supervisor who authorised the input's command, if any.
+    While a result waits for its confirmation, the events published go with it
+    (``held_back``), so nothing about the shoe goes out before the result.
     """
 
-    __slots__ = ("dealer", "supervisor")
+    __slots__ = ("dealer", "held_back", "supervisor")
     dealer: str | None
     supervisor: str | None
+    #: While a result waits for its confirmation: where this input's later events go instead.
+    held_back: list[Decision] | None
 
     #: Add one decision.
     add = list.append
 
     def publish(self, payload: Payload) -> None:
+        """Publish ``payload``: now, or with the result that waits for its confirmation."""
+        if self.held_back is None:
+            self.append(Publish(payload))
+        else:
+            self.held_back.append(Publish(payload))
+
+    def publish_now(self, payload: Payload) -> None:
+        """Publish ``payload`` now, even while a result waits (staff, disputes)."""
         self.append(Publish(payload))
 
     def alarm(self, shoe: Shoe | None, code: AlarmCode, message: str, *,  # noqa: PLR0913
@@ -286,6 +332,8 @@ def out_for(table: Table) -> Out:
     out = Out()
     out.dealer = table.dealer
     out.supervisor = None
+    unconfirmed = table.unconfirmed
+    out.held_back = None if unconfirmed is None else unconfirmed.decisions
     return out
 
 

@@ -18,7 +18,10 @@ part, and this module the rest:
    <prefix>/<table>/commands`` (``+`` for every table) and ``topic read`` of the replies.
    Table logins get only ``pattern write <prefix>/%u/#`` and ``pattern read
    <prefix>/%u/commands``, so a table cannot command another.
-3. Signed mode (``shared_secret`` set): every supervisor command (or every command, with
+3. ``confirmers`` does the same for ``confirm_result`` (the second source of a result): the
+   operators of the camera systems allowed to confirm results over MQTT, with their logins.
+   The dealer's confirmation comes from the display, not over MQTT.
+4. Signed mode (``shared_secret`` set): every supervisor command (or every command, with
    ``sign_all``) must carry ``signature`` = lowercase hex HMAC-SHA256 over
    ``CommandMessage.canonical_bytes()`` with the shared secret, compared in constant time.
    A stolen backend login can then publish commands but cannot forge a supervisor's
@@ -41,6 +44,8 @@ from table_controller.publishing.models import (
     CommandMessage,
 )
 
+#: The second source's command: over MQTT only from ``confirmers``.
+CONFIRM_RESULT: Final = "confirm_result"
 RefusalCode: TypeAlias = Literal[CommandErrorCode.NOT_AUTHORISED, CommandErrorCode.BAD_SIGNATURE]
 #: The minimum length of a shared secret, in bytes (HMAC-SHA256's block is 64).
 MIN_SECRET_BYTES: Final = 16
@@ -52,6 +57,8 @@ class AuthorisationPolicy:
 
     #: operator id -> the broker user names that operator publishes commands with.
     supervisors: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    #: operator id -> broker logins of the second sources allowed to send ``confirm_result``.
+    confirmers: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     #: The HMAC key of signed mode; ``None``: commands are not signed.
     shared_secret: bytes | None = field(default=None, repr=False)
     #: In signed mode, require a signature on every command, not only supervisor ones.
@@ -68,8 +75,9 @@ class AuthorisationPolicy:
         return self.shared_secret is not None
 
     def broker_users(self) -> frozenset[str]:
-        """Every broker login a supervisor uses: the ACL lets these publish commands."""
-        return frozenset(user for users in self.supervisors.values() for user in users)
+        """Every broker login a supervisor or a confirmer uses: the ACL lets these publish."""
+        logins = (*self.supervisors.values(), *self.confirmers.values())
+        return frozenset(user for users in logins for user in users)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +118,15 @@ def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorise
                 f"{command.operator!r} is not an authorised supervisor"
             ),
         )
+    if command.command == CONFIRM_RESULT and command.operator not in policy.confirmers:
+        return Refused(
+            id=command.id,
+            code=CommandErrorCode.NOT_AUTHORISED,
+            message=(
+                f"operator {command.operator!r} is not a second source allowed to confirm "
+                "results (result_confirmers)"
+            ),
+        )
     if policy.shared_secret is not None and (supervisor or policy.sign_all):
         if command.signature is None:
             return Refused(
@@ -143,8 +160,12 @@ def acl_rules(
         f"pattern read {prefix}/%u/commands",
     ]
     for user in sorted(policy.broker_users()):
-        operators = sorted(op for op, users in policy.supervisors.items() if user in users)
-        lines.extend(["", f"# Supervisor login of {', '.join(operators)}.", f"user {user}"])
+        supervisors = sorted(op for op, users in policy.supervisors.items() if user in users)
+        confirmers = sorted(op for op, users in policy.confirmers.items() if user in users)
+        said = [f"Supervisor login of {', '.join(supervisors)}"] if supervisors else []
+        if confirmers:
+            said.append(f"result confirmer login of {', '.join(confirmers)}")
+        lines.extend(["", f"# {'; '.join(said)}.", f"user {user}"])
         for table in tables:
             lines.append(f"topic write {prefix}/{table}/commands")
             lines.append(f"topic read {prefix}/{table}/commands/replies")

@@ -62,6 +62,9 @@ HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
     HoldReason.LOST_FRAMES: "CARDS MISSED: the supervisor enters them or voids the round",
     HoldReason.FOREIGN_CARD: "FOREIGN CARD: set it aside; the supervisor voids the shoe",
     HoldReason.PROCEDURE_FAULT: "CONTROLLER FAULT: call the technician",
+    HoldReason.SOFTWARE_MODIFIED: "SOFTWARE MODIFIED: the supervisor acknowledges it",
+    HoldReason.DISPUTE: "DISPUTE OPEN: the supervisor resolves it",
+    HoldReason.RESULT_NOT_CONFIRMED: "RESULT NOT CONFIRMED: the supervisor corrects or voids",
 }
 _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 #: The prompt while a required dealer is not signed in: text, detail, tone.
@@ -202,6 +205,11 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
             return view("SHOE OVER", "Start a new shoe", "idle")
         case PromptAction.SIGN_IN:
             return view(*_SIGN_IN)
+        case PromptAction.CONFIRM_RESULT:
+            player = hand_view(state.cards.player)["total"]
+            banker = hand_view(state.cards.banker)["total"]
+            detail = f"Player {player} · Banker {banker}: do the cards on the layout match?"
+            return view("CONFIRM RESULT", detail, "confirm")
         case _:
             assert_never(prompt.action)
 

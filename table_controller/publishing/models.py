@@ -27,26 +27,33 @@ from pydantic_core import ErrorDetails, from_json
 
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.events import (
+    Acknowledge,
     CloseBetting,
     Command,
+    ConfirmResult,
     CorrectResult,
     Deal,
     DroppedCard,
     EnterCard,
     Misdeal,
     OpenBetting,
+    OpenDispute,
+    ResolveDispute,
     SignOut,
     StartNewShoe,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH
+from table_controller.procedure.records import MAX_DISPUTED_ROUNDS
 from table_controller.rules.cards import Card, parse_cards
 
 #: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
 MAX_COMMAND_BYTES: Final = 4096
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
+#: Longest free text a command carries (a dispute's reason, its outcome).
+MAX_TEXT_LENGTH: Final = 500
 #: A staff id: what a badge reader types; one token of letters, digits, ``_ . -``.
 STAFF_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
 #: A PIN: digits only (the display's keypad has no letters).
@@ -78,9 +85,16 @@ CommandName: TypeAlias = Literal[
     "dropped_card",
     "sign_in",
     "sign_out",
+    "dispute",
+    "resolve_dispute",
+    "acknowledge",
+    "confirm_result",
 ]
 #: The commands only a supervisor may give (mqtt-api.md "Commands").
-SUPERVISOR_COMMANDS: Final = frozenset({"void_round", "void_shoe", "manual_card", "correct_result"})
+SUPERVISOR_COMMANDS: Final = frozenset({
+    "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
+    "acknowledge",
+})  # fmt: skip
 
 
 class _Incoming(BaseModel):
@@ -152,6 +166,33 @@ class SignOutArgs(_Incoming):
     staff_id: StaffId
 
 
+class DisputeArgs(_Incoming):
+    """``dispute``: why, and the rounds in question (their recall goes with the event)."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+    rounds: Annotated[list[RoundId], Field(min_length=1, max_length=MAX_DISPUTED_ROUNDS)]
+
+
+class ResolveDisputeArgs(_Incoming):
+    """``resolve_dispute``: the open dispute and how it ended."""
+
+    dispute_id: Annotated[str, StringConstraints(min_length=1, max_length=MAX_ROUND_ID_LENGTH)]
+    outcome: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+
+
+class AcknowledgeArgs(_Incoming):
+    """``acknowledge``: the alarm whose hold the supervisor lifts."""
+
+    alarm: Literal["software_modified", "result_not_confirmed"]
+
+
+class ConfirmResultArgs(_Incoming):
+    """``confirm_result``: whether the layout shows the result the shoe read for the round."""
+
+    round_id: RoundId
+    agrees: bool
+
+
 CommandArgs: TypeAlias = (
     NoArgs
     | NewShoeArgs
@@ -161,6 +202,10 @@ CommandArgs: TypeAlias = (
     | DroppedCardArgs
     | SignInArgs
     | SignOutArgs
+    | DisputeArgs
+    | ResolveDisputeArgs
+    | AcknowledgeArgs
+    | ConfirmResultArgs
 )
 #: The arguments model of every command.
 ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
@@ -176,6 +221,10 @@ ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
     "dropped_card": DroppedCardArgs,
     "sign_in": SignInArgs,
     "sign_out": SignOutArgs,
+    "dispute": DisputeArgs,
+    "resolve_dispute": ResolveDisputeArgs,
+    "acknowledge": AcknowledgeArgs,
+    "confirm_result": ConfirmResultArgs,
 }
 _ARGS_UNION: Final = (
     NoArgs,
@@ -186,6 +235,10 @@ _ARGS_UNION: Final = (
     DroppedCardArgs,
     SignInArgs,
     SignOutArgs,
+    DisputeArgs,
+    ResolveDisputeArgs,
+    AcknowledgeArgs,
+    ConfirmResultArgs,
 )
 
 
@@ -325,7 +378,32 @@ class CommandMessage(_Incoming):
                 )
             case SignInArgs():
                 raise ValueError("sign_in becomes an input only through the staff desk")
+            case DisputeArgs() | ResolveDisputeArgs() | AcknowledgeArgs() | ConfirmResultArgs():
+                return _oversight_command(args, at=at, command_id=command_id, operator=operator,
+                                          supervisor=supervisor)
         assert_never(args)
+
+
+def _oversight_command(
+    args: DisputeArgs | ResolveDisputeArgs | AcknowledgeArgs | ConfirmResultArgs,
+    *, at: float, command_id: str, operator: str, supervisor: str | None,
+) -> Command:
+    match args:
+        case DisputeArgs():
+            return OpenDispute(at=at, command_id=command_id, operator=operator,
+                               supervisor=supervisor, reason=args.reason,
+                               round_ids=tuple(args.rounds))
+        case ResolveDisputeArgs():
+            return ResolveDispute(at=at, command_id=command_id, operator=operator,
+                                  supervisor=supervisor, dispute_id=args.dispute_id,
+                                  outcome=args.outcome)
+        case AcknowledgeArgs():
+            return Acknowledge(at=at, command_id=command_id, operator=operator,
+                               supervisor=supervisor, alarm=args.alarm)
+        case ConfirmResultArgs():
+            return ConfirmResult(at=at, command_id=command_id, operator=operator,
+                                 round_id=args.round_id, agrees=args.agrees)
+    assert_never(args)
 
 
 _NO_ARGS_COMMANDS: Final[

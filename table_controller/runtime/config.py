@@ -93,6 +93,12 @@ class Settings(BaseSettings):
         " broker logins they use (the broker's ACL lets only those logins publish commands);"
         ' in the environment as JSON: `{"sup-1": ["pit"]}`.',
     )
+    result_confirmers: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Second sources allowed to send `confirm_result` over MQTT (camera"
+        " systems), each with its broker logins, as `supervisors`; the display's dealer needs"
+        " none.",
+    )
     command_secret: SecretStr | None = Field(
         None,
         description="Signed mode: supervisor commands must carry an HMAC-SHA256 signature with"
@@ -122,6 +128,11 @@ class Settings(BaseSettings):
         default=False,
         description="Refuse to open betting or deal while no dealer is signed in (needs"
         " `staff_register`).",
+    )
+    confirm_results: bool = Field(
+        default=False,
+        description="A second source confirms each result (`confirm_result`: the dealer on the"
+        " display, or a camera system over MQTT) before it is published.",
     )
     sign_in_max_failures: int = Field(
         5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."

@@ -373,6 +373,13 @@ class TableService:
         message = not_carried_out(work.event, origin=_row(seq), error=failure)
         self._enqueue(RuntimeFailed(at=self._clock(), message=message))
 
+    def enqueue_input(self, event: Input) -> None:
+        """Queue an input the runtime made (``SoftwareModified`` at start): journaled, then taken.
+
+        Taken in turn with the shoe's and the commands' inputs once :meth:`run` runs.
+        """
+        self._enqueue(event)
+
     def _enqueue(self, event: Input) -> None:
         """Queue an input the service made itself (a failure, an analysis's conclusion)."""
         self._queue.put_nowait(QueuedInput(INPUT_ROW, input_to_record(event), event))

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,11 @@ import pytest
 
 from table_controller.cli.run import SOFTWARE_MODIFIED
 from table_controller.cli.verify_install import MODIFIED
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.integrity.conftest import Installed
+from tests.mosquitto import Mosquitto
+from tests.support.backend import Backend
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -102,3 +108,46 @@ def test_the_editable_install_says_so_and_passes(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0
     assert "editable install: nothing recorded to verify against" in done.stdout
+
+
+@pytest.mark.broker
+async def test_an_edited_install_holds_the_table_until_a_supervisor_acknowledges(
+    installed: Installed, tmp_path: Path, broker: Mosquitto
+) -> None:
+    with (installed.site_packages / "table_controller/rules/tableau.py").open("a") as edited:
+        edited.write("\n# edited after the install\n")
+    root = "baccarat/tables/V1"
+    env = {**installed.env, "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"sup-1": ["backend"]})}
+    async with Subscription(
+        BrokerEndpoint.from_url(broker.url("backend")), [f"{root}/#"], client_id="backend-h"
+    ) as feed:
+        await feed.wait_subscribed()
+        backend = Backend(broker, feed, root)
+        with (tmp_path / "run.log").open("ab") as log:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "table_controller", "run", "--table-id", "V1",
+                "--card-source", "rng", "--display", "off", "--broker", broker.url("backend"),
+                "--journal", str(tmp_path / "V1.journal"),
+                env=env, cwd=tmp_path, stdout=asyncio.subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+        try:
+            await backend.wait_online()
+            alarm = await backend.until_event("alarm", code="software_modified")
+            assert alarm["changed"] == ["table_controller/rules/tableau.py"]
+            refused = await backend.command("new_shoe", shoe_id="S-1")
+            assert not refused["ok"]
+            acknowledged = await backend.command(
+                "acknowledge", operator="sup-1", alarm="software_modified"
+            )
+            assert acknowledged["ok"], acknowledged
+            assert (await backend.command("new_shoe", shoe_id="S-1"))["ok"]
+        finally:
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), 15)
+    assert process.returncode == 0, (tmp_path / "run.log").read_text()
+    journal = str(tmp_path / "V1.journal")
+    done = table_controller(installed, "journal", "export", journal, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (started,) = [json.loads(line) for line in done.stdout.splitlines() if '"started"' in line]
+    assert started["started"]["software"]["status"] == "modified"
+    assert started["started"]["software"]["sha256"] == alarm["software"]["sha256"]

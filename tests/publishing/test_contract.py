@@ -76,6 +76,8 @@ SPEC_EVENT_TYPES = [
     "shoe_voided",
     "alarm",
     "staff_changed",
+    "dispute_opened",
+    "dispute_resolved",
 ]
 
 
@@ -367,6 +369,9 @@ def dealer_and_supervisor_fixes(table: ContractTable, settled: str) -> None:
         "correct_result", round_id=corrected, player=["9S", "TH"], banker=["8D", "KC"]
     )
     assert not table.command("void_round", round_id="S-0042-999")  # unknown_round
+    assert table.command("dispute", reason="patron says the banker had 7", rounds=[corrected])
+    assert not table.command("dispute", reason="another", rounds=[settled])  # dispute_open
+    assert table.command("resolve_dispute", dispute_id="T07-D0001", outcome="video: it stands")
     assert table.command("sign_out", staff_id="S-1")
     assert not table.command("sign_out", staff_id="S-9")  # not_signed_in
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
@@ -28,8 +29,12 @@ class Backend:
         self, name: str, *, operator: str = "backend", **args: object
     ) -> dict[str, Any]:
         self.sent += 1
-        command_id = f"b-{self.sent}"
-        body = {"id": command_id, "command": name, "operator": operator, "args": args}
+        return await self.send(
+            {"id": f"b-{self.sent}", "command": name, "operator": operator, "args": args}
+        )
+
+    async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
+        """Publish a command as given (a repeated id, say); the table's reply to its id."""
         await publish_once(self.endpoint, f"{self.root}/commands", json.dumps(body))
         async with asyncio.timeout(15):
             while True:
@@ -37,7 +42,7 @@ class Backend:
                 self.received.append(message)
                 if message.topic == f"{self.root}/commands/replies":
                     reply: dict[str, Any] = json.loads(message.payload)
-                    if reply["id"] == command_id:
+                    if reply["id"] == body["id"]:
                         return reply
 
     async def wait_online(self, session_after: int = 0) -> int:

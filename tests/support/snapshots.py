@@ -55,6 +55,9 @@ BASE_STATE = TableState(
     dealer=None,
     supervisor=None,
     require_dealer=False,
+    dispute=None,
+    confirm_results=False,
+    unconfirmed_round_id=None,
 )
 
 

@@ -1,0 +1,165 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The supervisor's holds: modified software, disputes, and results a second source confirms.
+
+Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and changes the
+:class:`~table_controller.procedure.table.Table` and imports no other part. These commands are
+taken in every phase, outside the routes, like the staff's: they stop or release the game but
+deal no card. Their holds stand over every phase (``stopped``) until a supervisor lifts them:
+
+- *software modified*: at start the runtime found the installed files differ from what their
+  installer recorded (a ``SoftwareModified`` input); ``acknowledge`` ``software_modified``.
+- *dispute*: ``dispute`` names the rounds in question; ``resolve_dispute`` ends it. One at a
+  time. The edge adds the rounds' recall and the journal's head to ``dispute_opened``.
+- *second source* (``confirm_results``): a settled round's result and everything published
+  after it wait (:class:`~table_controller.procedure.table.Unconfirmed`) and no round starts
+  until ``confirm_result``. If the source disagrees, the table holds
+  (``result_not_confirmed``) until a supervisor voids or corrects that round, or voids the
+  shoe (the result as read goes out first, then the void or correction), or acknowledges the
+  result as read.
+"""
+
+from __future__ import annotations
+
+from table_controller.procedure.codes import AlarmCode, RefusalCode
+from table_controller.procedure.decisions import Decision
+from table_controller.procedure.events import (
+    Acknowledge,
+    CloseBetting,
+    Command,
+    ConfirmResult,
+    CorrectResult,
+    Deal,
+    OpenBetting,
+    OpenDispute,
+    ResolveDispute,
+    SoftwareModified,
+    StartNewShoe,
+    VoidRound,
+    VoidShoe,
+)
+from table_controller.procedure.payloads import DisputeFields, DisputeOpened, DisputeResolved
+from table_controller.procedure.table import Out, Refusal, Table
+
+#: The commands that start a round (or a shoe): not while a result waits.
+_STARTS_A_ROUND = (StartNewShoe, OpenBetting, CloseBetting, Deal)
+#: The alarms whose hold a supervisor's ``acknowledge`` lifts.
+ACKNOWLEDGED_ALARMS = frozenset({AlarmCode.SOFTWARE_MODIFIED, AlarmCode.RESULT_NOT_CONFIRMED})
+
+
+def software_modified(table: Table, out: Out, event: SoftwareModified) -> None:
+    """The software was found modified at start: alarm, and hold until acknowledged."""
+    table.software_modified = True
+    table.oversee()
+    out.alarm(table.shoe, AlarmCode.SOFTWARE_MODIFIED,
+              f"{event.message}: the table is held until a supervisor acknowledges it",
+              details=event.details)
+
+
+def acknowledge(table: Table, out: Out, command: Acknowledge) -> Refusal | None:
+    """A supervisor lifts the hold of ``command.alarm``."""
+    if command.alarm == AlarmCode.SOFTWARE_MODIFIED and table.software_modified:
+        table.software_modified = False
+    elif command.alarm == AlarmCode.RESULT_NOT_CONFIRMED and table.result_rejected:
+        release(table, out)  # the result as the shoe read it stands
+    else:
+        known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
+        return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
+                f"no {command.alarm} hold stands (acknowledged here: {known})")
+    table.oversee()
+    return None
+
+
+def open_dispute(table: Table, out: Out, command: OpenDispute) -> Refusal | None:
+    """A supervisor disputes rounds of shoes this table dealt: the table holds."""
+    if table.dispute is not None:
+        return (RefusalCode.DISPUTE_OPEN,
+                f"dispute {table.dispute.dispute_id} is open: resolve it first")
+    for round_id in command.round_ids:
+        shoe_id, _, number = round_id.rpartition("-")
+        if shoe_id not in table.shoe_ids or not number.isdigit():
+            return RefusalCode.UNKNOWN_ROUND, f"{round_id!r} is no round of this table's shoes"
+    table.disputes_opened += 1
+    dispute = DisputeFields(dispute_id=f"{table.table_id}-D{table.disputes_opened:04d}",
+                      reason=command.reason, round_ids=command.round_ids,
+                      supervisor=command.supervisor)
+    table.dispute = dispute
+    table.oversee()
+    out.publish_now(DisputeOpened(dispute_id=dispute.dispute_id, reason=dispute.reason,
+                                  round_ids=dispute.round_ids, dealer=out.dealer,
+                                  supervisor=command.supervisor))
+    return None
+
+
+def resolve_dispute(table: Table, out: Out, command: ResolveDispute) -> Refusal | None:
+    """The open dispute ends with its outcome; its hold clears."""
+    dispute = table.dispute
+    if dispute is None or dispute.dispute_id != command.dispute_id:
+        open_one = "none is open" if dispute is None else f"{dispute.dispute_id} is open"
+        return RefusalCode.NO_SUCH_DISPUTE, f"no dispute {command.dispute_id!r}: {open_one}"
+    table.dispute = None
+    table.oversee()
+    out.publish_now(DisputeResolved(dispute_id=dispute.dispute_id, reason=dispute.reason,
+                                    round_ids=dispute.round_ids, outcome=command.outcome,
+                                    dealer=out.dealer, supervisor=command.supervisor))
+    return None
+
+
+def confirm_result(table: Table, out: Out, command: ConfirmResult) -> Refusal | None:
+    """The second source agrees with the result that waits (published now), or does not."""
+    waiting = table.unconfirmed
+    if waiting is None or waiting.round_id != command.round_id or table.result_rejected:
+        why = ("no result waits for confirmation" if waiting is None
+               else f"a supervisor settles {waiting.round_id} now" if table.result_rejected
+               else f"the result waiting is {waiting.round_id}'s")
+        return RefusalCode.NOTHING_TO_CONFIRM, why
+    if command.agrees:
+        release(table, out)
+        return None
+    table.result_rejected = True
+    table.oversee()
+    shoe = table.shoe
+    out.alarm(shoe, AlarmCode.RESULT_NOT_CONFIRMED,
+              f"the cards on the layout differ from the shoe's reading of {waiting.round_id}: "
+              "a supervisor corrects or voids the round", round_id=waiting.round_id)
+    return None
+
+
+def release(table: Table, out: Out) -> list[Decision]:
+    """The result that waited, and what followed it, go out now; the decisions released."""
+    waiting = table.unconfirmed
+    if waiting is None:
+        return []
+    table.unconfirmed = None
+    table.result_rejected = False
+    table.oversee()
+    out.held_back = None
+    out.extend(waiting.decisions)
+    return waiting.decisions
+
+
+def precheck(table: Table, command: Command) -> Refusal | None:
+    """Why ``command`` cannot be taken while a result waits, if it cannot.
+
+    No round starts, and no other round is voided or corrected: the roads would publish it.
+    """
+    waiting = table.unconfirmed
+    if waiting is None:
+        return None
+    if isinstance(command, VoidRound | CorrectResult):
+        if command.round_id == waiting.round_id:
+            return None
+    elif not isinstance(command, _STARTS_A_ROUND):
+        return None
+    return (RefusalCode.RESULT_UNCONFIRMED,
+            f"the result of {waiting.round_id} waits for its confirmation")
+
+
+def settles_waiting(table: Table, command: Command) -> bool:
+    """Whether ``command`` (accepted) is a supervisor's answer to the result that waits."""
+    waiting = table.unconfirmed
+    if waiting is None:
+        return False
+    if isinstance(command, VoidShoe):
+        return True
+    return isinstance(command, VoidRound | CorrectResult) and command.round_id == waiting.round_id
+

@@ -1,0 +1,125 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""docs/journal-format.md lists every record the product can write, and its canonical form.
+
+Where ``test_journal_format_doc.py`` checks the rows one real table wrote, this checks the
+document against the product's own lists: every command, every kind of input, every reader
+fact kept as an audit row, and the encoding the hash covers. A record type added to the
+product fails here until it is documented.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from pathlib import Path
+from typing import Final
+
+from drivers.events import ReaderAlarm, ReaderEvent, ReaderHello, ReaderStatus, ShoeState
+from table_controller.procedure import events
+from table_controller.procedure.codes import StaffRole
+from table_controller.procedure.records import input_to_record
+from table_controller.rules.cards import Card
+from table_controller.runtime.journal_format import (
+    ANSWER_KEY,
+    AUDIT_ROW,
+    HASHED_COLUMNS,
+    INPUT_ROW,
+    JOURNAL_FORMAT,
+    SCHEMA,
+    canonical_json,
+    genesis_hash,
+)
+from table_controller.runtime.reader_input import audit_record
+from tests.docs.markdown import code_spans, table_with
+
+DOC: Final = Path(__file__).resolve().parents[2] / "docs/journal-format.md"
+#: The command fields that are not arguments.
+_NOT_ARGS: Final = frozenset({"at", "command_id", "operator", "supervisor"})
+#: Command fields whose argument in the record has another name: (command, field) -> argument.
+_ARG_NAMES: Final = {("dispute", "round_ids"): "rounds"}
+#: One of every input that is not a command.
+_SAMPLES: Final[dict[type, events.Input]] = {
+    events.CardDrawn: events.CardDrawn(at=1.0, card=Card.parse("KH")),
+    events.CutCardDrawn: events.CutCardDrawn(at=1.0),
+    events.CardMisread: events.CardMisread(at=1.0),
+    events.FramesLost: events.FramesLost(at=1.0, count=2),
+    events.ReaderWentOffline: events.ReaderWentOffline(at=1.0),
+    events.ReaderCameBack: events.ReaderCameBack(at=1.0),
+    events.RoundAssessed: events.RoundAssessed(at=1.0, shoe_id="S-1", round_no=1),
+    events.RuntimeFailed: events.RuntimeFailed(at=1.0, message="the draw failed"),
+    events.SoftwareModified: events.SoftwareModified(
+        at=1.0, message="1 file changed", details={"changed": ["table_controller/cli/run.py"]}
+    ),
+}
+
+
+def text() -> str:
+    return DOC.read_text(encoding="utf-8")
+
+
+def names(column: list[str]) -> set[str]:
+    return {span for cell in column for span in code_spans(cell)[:1]}
+
+
+def test_every_command_and_its_arguments_are_documented() -> None:
+    commands = table_with(text(), "Command")
+    documented = dict(zip(commands.column(0), commands.column(1), strict=True))
+    assert {cell.strip("`") for cell in documented} == set(events.COMMANDS)
+    for name, cls in events.COMMANDS.items():
+        fields = {
+            _ARG_NAMES.get((name, field.name), field.name) for field in dataclasses.fields(cls)
+        } - _NOT_ARGS
+        assert fields <= set(code_spans(documented[f"`{name}`"])), name
+
+
+def test_every_kind_of_input_is_documented_with_the_fields_its_record_has() -> None:
+    inputs = typing.get_args(events.Input)
+    commands = set(events.COMMANDS.values())
+    assert {cls for cls in inputs if cls not in commands} == set(_SAMPLES)
+    kinds = names(table_with(text(), "Input key").column(0))
+    common = names(table_with(text(), "Field").column(0))
+    for sample in _SAMPLES.values():
+        record = input_to_record(sample)
+        assert len(set(record) - common) == 1, record
+        assert set(record) - common <= kinds, record
+    assessment = input_to_record(_SAMPLES[events.RoundAssessed])["assessed"]
+    assert isinstance(assessment, dict)
+    assert set(assessment) <= names(table_with(text(), "Assessment field").column(0))
+    sign_in = events.SignIn(
+        at=1.0, command_id="c-1", operator="pit", staff_id="D-1", name="A", role=StaffRole.DEALER
+    )
+    command_fields = names(table_with(text(), "Command field").column(0))
+    assert set(input_to_record(sign_in)) <= common | command_fields | {"command"}
+
+
+def test_every_audit_row_the_reader_and_the_answers_write_is_documented() -> None:
+    audits = table_with(text(), "Audit key")
+    documented = {
+        code_spans(key)[0]: value
+        for key, value in zip(audits.column(0), audits.column(1), strict=True)
+    }
+    facts: list[ReaderEvent] = [
+        ReaderHello(model="M", firmware="1", serial="9"),
+        ReaderStatus(state=ShoeState.FAULT, code="E3"),
+        ReaderAlarm(code="E3", text="card not read"),
+    ]
+    for fact in facts:
+        record = audit_record(fact)
+        assert record is not None
+        [(key, value)] = record.items()
+        assert isinstance(value, dict)
+        assert set(value) <= set(code_spans(documented[key])), key
+    assert {ANSWER_KEY, "reader_event", "started"} <= set(documented)
+    assert (INPUT_ROW, AUDIT_ROW) == ("input", "audit")
+
+
+def test_the_documented_encoding_is_the_products() -> None:
+    doc = text()
+    assert f"`{JOURNAL_FORMAT}`" in doc
+    for column in HASHED_COLUMNS:
+        assert f"| `{column}` |" in doc, column
+    for line in SCHEMA.strip().splitlines()[1:]:
+        assert line.strip().replace(" IF NOT EXISTS", "") in doc, line
+    assert canonical_json({"b": 1, "a": "é\n\x01"}) == '{"a":"é\\n\\u0001","b":1}'
+    header = '{"format":"table-controller-journal/1","table_id":"T1"}'
+    assert f"printf '%s' '{header}' | sha256sum\n# {genesis_hash('T1')}  -" in doc

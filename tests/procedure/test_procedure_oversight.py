@@ -1,0 +1,238 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The supervisor's holds: modified software, disputes, results a second source confirms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.procedure.decisions import Decision
+from table_controller.procedure.events import (
+    Acknowledge,
+    ConfirmResult,
+    OpenDispute,
+    ResolveDispute,
+    RuntimeFailed,
+    SoftwareModified,
+)
+from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.records import input_from_record, input_to_record
+from table_controller.rules.variants import VARIANTS
+from tests.procedure.test_procedure_steps import Script, accepted, one, prompts, refusal
+from tests.procedure.wire import published
+
+
+class OverseenScript(Script):
+    """The step tests' driver, with the oversight commands and, if asked, confirmed results."""
+
+    def __init__(self, *, betting: bool = True, confirm_results: bool = False) -> None:
+        super().__init__("commission", betting=betting)
+        self.machine = TableProcedure(VARIANTS["commission"], table_id="T07",
+                                      betting_phase=betting, confirm_results=confirm_results)
+
+    def _supervised(self) -> dict[str, Any]:
+        return self._common() | {"operator": "S-9", "supervisor": "S-9"}
+
+    def dispute(self, *round_ids: str, reason: str = "patron says the banker had 7") -> list[
+            Decision]:
+        return self.feed(OpenDispute(**self._supervised(), reason=reason, round_ids=round_ids))
+
+    def resolve(self, dispute_id: str, outcome: str = "video checked: result stands") -> list[
+            Decision]:
+        return self.feed(ResolveDispute(**self._supervised(), dispute_id=dispute_id,
+                                        outcome=outcome))
+
+    def acknowledge(self, alarm: str) -> list[Decision]:
+        return self.feed(Acknowledge(**self._supervised(), alarm=alarm))
+
+    def confirm(self, round_id: str, *, agrees: bool = True) -> list[Decision]:
+        return self.feed(ConfirmResult(**self._common(), round_id=round_id, agrees=agrees))
+
+    def software_modified(self) -> list[Decision]:
+        return self.feed(SoftwareModified(at=self._at(), message="1 file changed",
+                                          details={"changed": ["table_controller/cli/run.py"]}))
+
+
+def types(decisions: list[Decision]) -> list[str]:
+    return [event["type"] for event in published(decisions)]
+
+
+# --- disputes ---------------------------------------------------------------------------------
+
+
+def test_a_dispute_holds_the_table_and_queues_the_cards_until_it_is_resolved() -> None:
+    table = OverseenScript()
+    table.ready()
+    table.play("9S 2D KC 4H")
+    opened = table.dispute("S-1-1")
+    assert accepted(opened)
+    assert one(opened, "dispute_opened") == {
+        "type": "dispute_opened", "dispute_id": "T07-D0001", "round_ids": ["S-1-1"],
+        "reason": "patron says the banker had 7", "dealer": None, "supervisor": "S-9",
+    }
+    assert table.phase() == "held"
+    assert table.state["holds"] == ["dispute"]
+    assert table.state["dispute"] == {"dispute_id": "T07-D0001", "reason":
+                                      "patron says the banker had 7", "round_ids": ["S-1-1"],
+                                      "supervisor": "S-9"}
+    assert refusal(table.open()).code.value == "table_held"
+    assert refusal(table.dispute("S-1-1")).code.value == "dispute_open"
+    queued = table.cards("5C")
+    assert {"card", "alarm"}.isdisjoint(types(queued))  # queued behind the hold, not taken
+    assert table.state["queued_inputs"] == 1
+    assert refusal(table.resolve("T07-D0002")).code.value == "no_such_dispute"
+    resolved = table.resolve("T07-D0001")
+    assert one(resolved, "dispute_resolved")["outcome"] == "video checked: result stands"
+    assert table.state["dispute"] is None
+    assert table.state["queued_inputs"] == 0  # the queued card played: an unnecessary card
+    assert table.phase() == "between_rounds"
+    second = table.dispute("S-1-1", "S-1-2")  # the next dispute takes the next number
+    assert one(second, "dispute_opened")["dispute_id"] == "T07-D0002"
+
+
+def test_a_dispute_names_only_rounds_of_this_tables_shoes() -> None:
+    table = OverseenScript()
+    table.ready()
+    refused = refusal(table.dispute("S-9-1"))
+    assert refused.code.value == "unknown_round"
+    assert refusal(table.dispute("S-1-x")).code.value == "unknown_round"
+
+
+def test_a_dispute_holds_a_table_with_no_shoe_and_a_faulted_one_too() -> None:
+    table = OverseenScript()
+    table.ready()
+    table.play("9S 2D KC 4H")
+    table.void_shoe()
+    table.dispute("S-1-1")
+    assert table.phase() == "held"
+    assert refusal(table.new_shoe("S-2")).code.value == "table_held"
+    table.resolve("T07-D0001")
+    assert table.phase() == "shoe_over"
+    table.feed(RuntimeFailed(at=99.0, message="the card source broke"))
+    assert accepted(table.dispute("S-1-1"))  # taken while faulted: it deals no card
+    assert table.phase() == "faulted"
+
+
+# --- modified software -------------------------------------------------------------------------
+
+
+def test_modified_software_holds_until_a_supervisor_acknowledges_it() -> None:
+    table = OverseenScript()
+    alarm = one(table.software_modified(), "alarm")
+    assert alarm["code"] == "software_modified"
+    assert alarm["changed"] == ["table_controller/cli/run.py"]
+    assert table.phase() == "held"
+    assert refusal(table.new_shoe()).code.value == "table_held"
+    assert refusal(table.acknowledge("result_not_confirmed")).code.value == (
+        "nothing_to_acknowledge")
+    assert accepted(table.acknowledge("software_modified"))
+    assert table.phase() == "no_shoe"
+    assert accepted(table.new_shoe())
+
+
+# --- the second source -----------------------------------------------------------------------
+
+
+def test_a_result_is_published_only_once_the_second_source_confirms_it() -> None:
+    table = OverseenScript(confirm_results=True)
+    table.ready()
+    dealt = table.play("9S 2D KC 4H")
+    assert "round_result" not in types(dealt)
+    assert "roads" not in types(dealt)
+    assert prompts(dealt)[-1] == "confirm_result"
+    assert table.state["unconfirmed_round_id"] == "S-1-1"
+    assert refusal(table.open()).code.value == "result_unconfirmed"
+    assert refusal(table.confirm("S-1-2")).code.value == "nothing_to_confirm"
+    confirmed = table.confirm("S-1-1")
+    assert accepted(confirmed)
+    assert types(confirmed)[:2] == ["round_result", "roads"]
+    assert table.state["unconfirmed_round_id"] is None
+    assert prompts(confirmed) == ["result"]  # shown until the next round opens
+    assert accepted(table.open())
+
+
+def test_the_shoes_end_waits_with_the_last_result() -> None:
+    table = OverseenScript(confirm_results=True)
+    table.ready()
+    table.open()
+    table.close()
+    table.cards("9S 2D")
+    table.cut()
+    ended = table.cards("KC 4H")
+    assert "shoe_ended" not in types(ended)
+    assert types(table.confirm("S-1-1"))[:3] == ["round_result", "roads", "shoe_ended"]
+
+
+def test_without_a_betting_phase_a_card_does_not_start_a_round_while_a_result_waits() -> None:
+    table = OverseenScript(betting=False, confirm_results=True)
+    table.ready()
+    table.deal()
+    table.cards("9S 2D KC 4H")
+    stray = table.cards("5C")
+    assert one(stray, "alarm")["code"] == "unnecessary_card"
+    assert table.phase() == "between_rounds"
+
+
+def test_a_disagreement_holds_until_the_supervisor_corrects_the_round() -> None:
+    table = OverseenScript(confirm_results=True)
+    table.ready()
+    table.play("9S 2D KC 4H")
+    rejected = table.confirm("S-1-1", agrees=False)
+    assert one(rejected, "alarm")["code"] == "result_not_confirmed"
+    assert "round_result" not in types(rejected)
+    assert table.state["holds"] == ["result_not_confirmed"]
+    assert refusal(table.confirm("S-1-1")).code.value == "nothing_to_confirm"
+    corrected = table.correct("S-1-1", "KC 8D", "2D 4H")
+    assert accepted(corrected)
+    assert types(corrected)[:3] == ["round_result", "roads", "result_corrected"]
+    assert one(corrected, "result_corrected")["round_id"] == "S-1-1"
+    assert table.phase() == "between_rounds"
+    assert table.state["holds"] == []
+
+
+def test_a_disagreement_may_end_in_a_void_or_the_result_as_read() -> None:
+    table = OverseenScript(confirm_results=True)
+    table.ready()
+    table.play("9S 2D KC 4H")
+    table.confirm("S-1-1", agrees=False)
+    assert refusal(table.void_round("S-1-0")).code.value in {"unknown_round", "result_unconfirmed"}
+    voided = table.void_round("S-1-1")
+    assert types(voided)[:3] == ["round_result", "roads", "round_voided"]
+    table.play("9S 2D KC 4H")
+    table.confirm("S-1-2", agrees=False)
+    acknowledged = table.acknowledge("result_not_confirmed")
+    assert types(acknowledged)[:2] == ["round_result", "roads"]
+    assert table.phase() == "between_rounds"
+
+
+# --- records -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", [
+    OpenDispute(at=1.0, command_id="c-1", operator="S-9", supervisor="S-9", reason="why",
+                round_ids=("S-1-1", "S-1-2")),
+    ResolveDispute(at=1.0, command_id="c-2", operator="S-9", supervisor="S-9",
+                   dispute_id="T07-D0001", outcome="stands"),
+    Acknowledge(at=1.0, command_id="c-3", operator="S-9", supervisor="S-9",
+                alarm="software_modified"),
+    ConfirmResult(at=1.0, command_id="c-4", operator="camera-1", round_id="S-1-1",
+                  agrees=False),
+    SoftwareModified(at=1.0, message="2 files changed", details={"changed": ["a", "b"]}),
+])
+def test_the_inputs_go_to_records_and_back(event: object) -> None:
+    record = input_to_record(event)  # type: ignore[arg-type]
+    assert input_from_record(record, default_at=0.0, default_command_id="",
+                             default_operator="") == event
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    ({"reason": "x", "rounds": []}, "'rounds' must list 1 to 50 different round ids"),
+    ({"reason": "x", "rounds": ["S-1-1", "S-1-1"]}, "'rounds' must list 1 to 50"),
+    ({"reason": "x", "rounds": [f"S-1-{n}" for n in range(51)]}, "'rounds' must list 1 to 50"),
+    ({"reason": "", "rounds": ["S-1-1"]}, "'reason' must be a non-empty string"),
+])
+def test_a_bad_dispute_record_is_refused_with_why(args: dict[str, object], why: str) -> None:
+    rejected = input_from_record({"command": "dispute", "args": args}, default_at=0.0,
+                                 default_command_id="c", default_operator="o")
+    assert why in getattr(rejected, "reason", "")
