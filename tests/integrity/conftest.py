@@ -9,6 +9,7 @@ installed tree (RECORD's paths are relative, so a copy is as good as an install)
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -60,13 +61,26 @@ def installed_once(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     )  # fmt: skip
     (wheel,) = wheels.glob("table_controller-*.whl")
     prefix = base / "prefix"
+    before = _environment_install()
+    # --ignore-installed: without it, pip uninstalls the environment's own table-controller
+    # (the editable install the tests run) before it installs under --prefix.
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--prefix", str(prefix),
-         str(wheel)],
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--ignore-installed", "-q",
+         "--prefix", str(prefix), str(wheel)],
         check=True, capture_output=True, timeout=300,
     )  # fmt: skip
+    assert _environment_install() == before, "pip changed the environment's own install"
     assert (prefix / SITE / "table_controller").is_dir(), "pip did not install the wheel"
     return Installed(prefix)
+
+
+def _environment_install() -> str | None:
+    """Where the environment's own table-controller is installed (its dist-info), if it is."""
+    try:
+        found = importlib.metadata.distribution("table-controller")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return str(found.locate_file(""))
 
 
 @pytest.fixture
