@@ -177,9 +177,6 @@ def run(args: argparse.Namespace) -> int:
     except KeyFileError as error:
         raise UsageError(f"device_key: {error}") from None
     configure_logging(settings.log_format, settings.log_level)
-    software = checked_software(settings)
-    if software is None:
-        return SOFTWARE_MODIFIED
     try:
         lock = JournalLock.acquire(settings.journal_path)  # held until the service has stopped
     except JournalInUseError as error:
@@ -189,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
         _LOG.critical("journal unusable: not starting", error=str(error))
         return JOURNAL_FAULT
     with lock:
+        software = checked_software(settings)  # once the journal is this process's
+        if software is None:
+            return SOFTWARE_MODIFIED
         try:
             journal = _open_journal(settings, start_record(settings, software, key))
         except JournalError as error:
