@@ -38,8 +38,11 @@ Targets: the first round after a start within twice the steady p99; start-up und
 peak resident memory over the run under 80 MB. The card latency's own target is set against a
 minimal durable relay, in ``bench_card_path_floor.py``.
 
+With ``--sign`` the table runs with a device key (created in the work directory): every
+message it publishes is signed (``kid``, ``sig``), which is what the figures then include.
+
 Usage: python bench/bench_mqtt_latency.py [--cards N] [--startups K] [--gap-ms MS]
-       [--seed S] [--workdir DIR] [--keep] [--broker-log-all]
+       [--seed S] [--workdir DIR] [--keep] [--broker-log-all] [--sign]
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ from simulators.virtual_shoe.device import ShoeDevice
 from simulators.virtual_shoe.faults import DealtCard, DealtCutCard
 from simulators.virtual_shoe.server import PortEvents, PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
+from table_controller.integrity.signing import create_key_file, load_key_file
 from table_controller.publishing.mqtt_client import NO_DELAY
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
@@ -343,10 +347,17 @@ def vm_status(pid: int) -> dict[str, int]:
     return values
 
 
+#: The device key of ``--sign`` (signed messages), or None.
+DEVICE_KEY: Path | None = None
+
+
 async def spawn_service(
     workdir: Path, broker: Mosquitto, link: Path, journal: Path
 ) -> tuple[asyncio.subprocess.Process, int]:
     """Start ``table-controller run``; the process and the monotonic time just before the spawn."""
+    env = dict(os.environ)
+    if DEVICE_KEY is not None:
+        env["TABLE_CONTROLLER_DEVICE_KEY"] = str(DEVICE_KEY)
     log = (workdir / "run.log").open("ab")
     try:
         started = time.monotonic_ns()
@@ -358,6 +369,7 @@ async def spawn_service(
             "--broker", broker.url(TABLE_ID),
             "--display", "off",
             "--log-format", "json",
+            env=env,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=log,
         )  # fmt: skip
@@ -962,7 +974,8 @@ def report(results: Results, args: argparse.Namespace) -> None:
     print(f"load average at the end: {load}")
     print(
         f"command: {' '.join([Path(sys.executable).name, *sys.argv])}  "
-        f"(cards {args.cards}, startups {args.startups}, seed {args.seed}, gap {args.gap_ms:g} ms)"
+        f"(cards {args.cards}, startups {args.startups}, seed {args.seed}, gap {args.gap_ms:g} ms"
+        f"{', signed messages' if args.sign else ''})"
     )
 
 
@@ -982,9 +995,18 @@ def main() -> int:
     parser.add_argument(
         "--broker-log-all", action="store_true", help="keep mosquitto's log line per packet"
     )
+    parser.add_argument(
+        "--sign", action="store_true", help="run the table with a device key (signed messages)"
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-mqtt-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.sign:
+        global DEVICE_KEY  # noqa: PLW0603 - set once, before any table starts
+        DEVICE_KEY = workdir / "device.key"
+        if not DEVICE_KEY.exists():
+            create_key_file(DEVICE_KEY)
+        print(f"signed messages: device key {load_key_file(DEVICE_KEY).kid}")
     try:
         load = Path("/proc/loadavg").read_text().split()[:3]
         print(f"load average at the start: {' '.join(load)} ({os.cpu_count()} CPUs)")

@@ -32,6 +32,8 @@ SUBCOMMAND_MODULES = (
     "shoe_sim",
     "staff",
     "watch",
+    "verify_install",
+    "keys",
 )
 USAGE_ERROR = 2
 #: Exit status when standard output's reader closed the pipe, as Python's own is on EPIPE.

@@ -212,6 +212,8 @@ def _replay(
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
                 printer.answered(recorded.answer, recorded)
+            if recorded.software is not None and printer is not None:
+                printer.software = recorded.software  # the live table's, from this start on
             continue
         taking: RecordedInput | None = recorded
         while taking is not None:

@@ -22,6 +22,8 @@ from table_controller.runtime.journal_format import ANSWER_KEY, INPUT_ROW, Journ
 
 #: The first 16 bytes of every SQLite database file: how a journal is recognised.
 JOURNAL_HEADER: Final = b"SQLite format 3\x00"
+#: The key of a journal's start row (an audit row ``run`` writes at every start).
+STARTED_KEY: Final = "started"
 #: The operator of a recorded command that names none.
 DEFAULT_OPERATOR: Final = "replay"
 
@@ -37,6 +39,9 @@ class RecordedInput:
     answer: Mapping[str, object] | None = None
     #: A journal row's hash (a dispute's ``journal_head``); None for JSON lines.
     hash: str | None = None
+    #: A start row's software identity (``version``, ``sha256``): what the table that started
+    #: then put on its ``shoe_started`` messages.
+    software: Mapping[str, object] | None = None
 
 
 def read_inputs(path: Path) -> Iterator[RecordedInput]:
@@ -89,6 +94,11 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
                 recorded.append(
                     RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
                 )
+            software = _started_software(row.payload)
+            if software is not None:
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, software=software)
+                )
             continue
         event = input_from_record(
             dict(row.payload),
@@ -100,6 +110,15 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
             raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
         recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event, hash=row.hash))
     return recorded
+
+
+def _started_software(payload: Mapping[str, object]) -> dict[str, object] | None:
+    """The ``software`` a start row names (``integrity/at_start.py``), as messages carry it."""
+    started = payload.get(STARTED_KEY)
+    software = started.get("software") if isinstance(started, Mapping) else None
+    if not isinstance(software, Mapping):
+        return None
+    return {name: software.get(name) for name in ("version", "sha256")}
 
 
 def _json_lines(path: Path) -> Iterator[RecordedInput]:

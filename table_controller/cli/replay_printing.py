@@ -15,7 +15,7 @@ from typing import Final, TextIO
 
 from table_controller.cli.replay_inputs import RecordedInput
 from table_controller.procedure.decisions import CommandRefused, Decision
-from table_controller.publishing.messages import JsonValue, dumps
+from table_controller.publishing.messages import JsonValue, dumps, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
 
 
@@ -27,6 +27,9 @@ class Printer:
         self._as_json = as_json
         self._out = out
         self._seq = 0
+        #: The software identity of the run that dealt what follows (a journal's start row):
+        #: the live table put it on each ``shoe_started``.
+        self.software: Mapping[str, object] | None = None
 
     def answered(self, reply: Mapping[str, object], recorded: RecordedInput) -> None:
         """A reply given at the edge: numbered like every message, printed on stderr."""
@@ -60,6 +63,8 @@ class Printer:
             if not outgoing.is_event:
                 continue
             message = outgoing.enveloped(table_id=self._table_id, seq=self._seq, ts=recorded.ts)
+            if self.software is not None and outgoing.event_type == "shoe_started":
+                message["software"] = to_wire(self.software)
             text = dumps(message) if self._as_json else readable(message)
             print(text, file=self._out)
 

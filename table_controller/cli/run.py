@@ -5,6 +5,11 @@ Edge module: reads settings (flags, environment, TOML file), builds the adapters
 journal, and runs until SIGINT or SIGTERM. A wrong setting, or a journal whose directory is
 missing or not writable, stops the start with one line naming it (exit status 2); a display
 or metrics address that cannot be bound stops it with one log line naming it (exit status 1).
+
+At start the installed files are checked (``integrity/identity.py``) and a start row is
+journaled (:func:`start_record`); files that differ from those recorded stop the start
+(``software_check = "refuse"``, exit status 5). With a ``device_key`` every message is signed
+where it is numbered (the outbox, the JSON-lines copy) and every status by the MQTT link.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -28,10 +34,19 @@ import structlog
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
+from table_controller.integrity.at_start import (
+    EdgeSigning,
+    checked_software,
+    device_key,
+    hold_input,
+    start_record,
+)
+from table_controller.integrity.signing import KeyFileError
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.publishing.http_site import AddressUnusableError
+from table_controller.publishing.messages import utc_text
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.clock import utc_now
@@ -42,7 +57,7 @@ from table_controller.runtime.config import (
     unknown_variables,
 )
 from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import JournalError, JournalInUseError
+from table_controller.runtime.journal_format import AUDIT_ROW, JournalError, JournalInUseError
 from table_controller.runtime.journal_lock import JournalLock
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
@@ -69,6 +84,8 @@ JOURNAL_FAULT = 3
 ADDRESS_UNUSABLE = 1
 #: Exit status when another process (another table service) holds the journal's lock.
 JOURNAL_IN_USE = 4
+#: Exit status when the installed files differ from those recorded and software_check is refuse.
+SOFTWARE_MODIFIED = 5
 #: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
 SHUTDOWN_GRACE_S = 5.0
 
@@ -155,6 +172,10 @@ def run(args: argparse.Namespace) -> int:
     problem = journal_directory_problem(settings.journal_path)
     if problem is not None:
         raise UsageError(f"journal: {settings.journal_path}: {problem}")
+    try:
+        key = device_key(settings)
+    except KeyFileError as error:
+        raise UsageError(f"device_key: {error}") from None
     configure_logging(settings.log_format, settings.log_level)
     try:
         lock = JournalLock.acquire(settings.journal_path)  # held until the service has stopped
@@ -165,16 +186,39 @@ def run(args: argparse.Namespace) -> int:
         _LOG.critical("journal unusable: not starting", error=str(error))
         return JOURNAL_FAULT
     with lock:
+        software = checked_software(settings)  # once the journal is this process's
+        if software is None:
+            return SOFTWARE_MODIFIED
         try:
-            journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+            journal = _open_journal(settings, start_record(settings, software, key))
         except JournalError as error:
             _LOG.critical("journal unusable: not starting", error=str(error))
             return JOURNAL_FAULT
         with journal:
+            edge = EdgeSigning(software, key)
             try:
-                return asyncio.run(_serve(settings, variant, journal, mqtt, advisor, desk=desk))
+                return asyncio.run(
+                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge)
+                )
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
+
+
+def _open_journal(settings: Settings, started: dict[str, object]) -> Journal:
+    """The journal, opened and checked, with this start's row appended.
+
+    Raises:
+        JournalError: the journal is corrupt or refuses the row.
+    """
+    journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+    try:
+        journal.append(
+            AUDIT_ROW, started, ts_utc=utc_text(utc_now()), monotonic_ns=time.monotonic_ns()
+        )
+    except BaseException:
+        journal.close()
+        raise
+    return journal
 
 
 def journal_directory_problem(path: Path) -> str | None:
@@ -274,24 +318,39 @@ def _display(settings: Settings, service: TableService, desk: StaffDesk) -> Disp
 
 
 def _link(
-    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings
+    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings, edge: EdgeSigning
 ) -> tuple[MqttLink, OutboxSink]:
-    """The MQTT link and the sink that fills its outbox (two connections to the outbox)."""
+    """The MQTT link and the sink that fills its outbox (two connections to the outbox).
+
+    The writer's outbox signs each message as it numbers it; the link signs its statuses.
+    """
     from table_controller.publishing.mqtt_link import MqttLink  # noqa: PLC0415 - with a broker
     from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
 
     # The writer's outbox syncs its rows when it stores them, after the card's event is out:
     # left unsynced, they would go to the disk with the next card's journal commit.
-    writer_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
+    seal = edge.seal
+    writer_outbox = stack.enter_context(
+        Outbox.open(settings.journal_path, clock=utc_now, seal=seal)
+    )
     link_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
-    link = MqttLink(mqtt, link_outbox)
+    link = MqttLink(mqtt, link_outbox, status_fields=edge.status_fields, seal=seal)
     root = f"{settings.topic_prefix}/{settings.table_id}"
-    sink = OutboxSink(writer_outbox, link=link, table_id=settings.table_id, topic_root=root)
+    sink = OutboxSink(
+        writer_outbox,
+        link=link,
+        table_id=settings.table_id,
+        topic_root=root,
+        edge_fields=edge.message_fields,
+    )
     return link, sink
 
 
 def _sink(
-    settings: Settings, stack: contextlib.ExitStack, outbox_sink: OutboxSink | None
+    settings: Settings,
+    stack: contextlib.ExitStack,
+    outbox_sink: OutboxSink | None,
+    edge: EdgeSigning,
 ) -> MessageSink:
     """The outbox sink, the JSON-lines copy (always, without a broker), or both."""
     sinks: list[MessageSink] = [] if outbox_sink is None else [outbox_sink]
@@ -300,7 +359,13 @@ def _sink(
         events_log = Path(f"table-{settings.table_id}.events.jsonl")
     if events_log is not None:
         root = f"{settings.topic_prefix}/{settings.table_id}"
-        log = JsonLinesSink(events_log, table_id=settings.table_id, topic_root=root)
+        log = JsonLinesSink(
+            events_log,
+            table_id=settings.table_id,
+            topic_root=root,
+            edge_fields=edge.message_fields,
+            seal=edge.seal,
+        )
         stack.callback(log.close)
         sinks.insert(0, log)
     return sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
@@ -314,6 +379,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     advisor: RoundAdvisor | None,
     *,
     desk: StaffDesk,
+    edge: EdgeSigning,
 ) -> int:
     """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
     with contextlib.ExitStack() as stack:
@@ -333,11 +399,11 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             require_dealer=settings.require_dealer,
             confirm_results=settings.confirm_results,
         )
-        link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt)
+        link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt, edge)
         service = TableService(
             procedure=procedure,
             journal=journal,
-            sink=_sink(settings, stack, outbox_sink),
+            sink=_sink(settings, stack, outbox_sink, edge),
             outlet=link,
             link=reader,
             card_source=card_source,
@@ -346,6 +412,9 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         )
         display = _display(settings, service, desk)  # follows the service from the replay on
         replayed = service.recover()
+        held = hold_input(edge.software)  # software_check "hold": held until acknowledged
+        if held is not None:
+            service.enqueue_input(held)
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
         ingress: CommandIngress | None = None
@@ -376,6 +445,9 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             journal=str(settings.journal_path),
             replayed=replayed,
             broker=None if mqtt is None else f"{mqtt.broker.host}:{mqtt.broker.port}",
+            software=edge.identity,
+            software_status=edge.software.status.value,
+            kid=None if edge.key is None else edge.key.kid,
         )
         return await _run_until_stopped(
             service, reader, display, link, ingress, health=health, desk=desk

@@ -11,6 +11,11 @@ stderr. It runs until interrupted, or until ``--count`` round results were print
 that cannot be reached, or is lost, is retried with backoff; each new cause is said once on
 stderr, with "retrying", and the connection's return too. With ``--once`` the watch stops
 instead, saying why, with exit status 1.
+
+With ``--verify`` every message is checked against its table's public key
+(``integrity/verifier.py``): the ``public_key`` of the table's status, or ``--public-key``. A
+signature that fails or is missing is printed (``SIGNATURE FAILED``) and counted; a watch that
+ends (``--count``) after any failure exits with status 6.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import UsageError, whole_number
+from table_controller.integrity.signing import public_key_from_text
+from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
 from table_controller.publishing.consumer import (
     Incoming,
     StreamTracker,
@@ -40,6 +47,8 @@ PRINTED_TYPES: Final = frozenset(
 ERROR_CHECK_S: Final = 1.0
 #: Exit status of ``--once`` when the broker cannot be reached or is lost.
 BROKER_FAILED: Final = 1
+#: Exit status of ``--verify`` when any message's signature failed or was missing.
+SIGNATURE_FAILED: Final = 6
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,6 +81,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"stop with status {BROKER_FAILED} when the broker cannot be reached or is lost,"
         " instead of retrying",
     )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every message's signature against the table's public key (its status's,"
+        f" or --public-key); exit with status {SIGNATURE_FAILED} if any failed",
+    )
+    parser.add_argument(
+        "--public-key",
+        metavar="B64",
+        help="the table's public key (base64, from `keys show`) instead of its status's",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -88,15 +108,31 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--table {table!r}: a table id, without / + #")
     if any(char in args.prefix for char in "+#"):
         raise UsageError(f"--prefix {args.prefix!r}: no wildcards")
-    watcher = _Watcher(as_json=args.json, prefix=args.prefix, count=args.count, once=args.once)
+    checker: SignatureChecker | None = None
+    if args.verify or args.public_key is not None:
+        try:
+            pinned = None if args.public_key is None else public_key_from_text(args.public_key)
+        except ValueError as error:
+            raise UsageError(f"--public-key: {error}") from None
+        checker = SignatureChecker(pinned)
+    watcher = _Watcher(
+        as_json=args.json, prefix=args.prefix, count=args.count, once=args.once, checker=checker
+    )
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
     return asyncio.run(watcher.watch(endpoint, topic_filter))
 
 
 class _Watcher:
     def __init__(
-        self, *, as_json: bool, prefix: str, count: int | None, once: bool = False
+        self,
+        *,
+        as_json: bool,
+        prefix: str,
+        count: int | None,
+        once: bool = False,
+        checker: SignatureChecker | None = None,
     ) -> None:
+        self.checker = checker
         self.as_json = as_json
         self.once = once
         self.prefix = prefix
@@ -131,12 +167,45 @@ class _Watcher:
                     continue
                 self.handle(received)
                 sys.stdout.flush()
-        print(
+        return self._summary()
+
+    def _summary(self) -> int:
+        """The closing line on stderr (signatures too, with ``--verify``); the exit status."""
+        line = (
             f"table-controller watch: {self.results} results, {self.duplicates} duplicates,"
-            f" {self.gaps} gaps",
+            f" {self.gaps} gaps"
+        )
+        checker = self.checker
+        if checker is None:
+            print(line, file=sys.stderr)
+            return 0
+        for failure in checker.finish():
+            self._signature_failed(failure)
+        print(
+            f"{line}, {checker.checked} signatures checked, {checker.failed} failed",
             file=sys.stderr,
         )
-        return 0
+        return SIGNATURE_FAILED if checker.failed else 0
+
+    def _check_signature(self, table: str, topic: str, message: dict[str, object]) -> None:
+        """With ``--verify``: check the message (duplicates and snapshots too)."""
+        if self.checker is not None:
+            for failure in self.checker.check(table, topic, message):
+                self._signature_failed(failure)
+
+    def _signature_failed(self, failure: SignatureFailure) -> None:
+        self.emit(
+            {
+                "kind": "signature_failed",
+                "table_id": failure.table_id,
+                "topic": failure.topic,
+                "seq": failure.seq,
+                "type": failure.type,
+                "reason": failure.reason,
+            },
+            f"{failure.table_id} SIGNATURE FAILED {failure.type} seq {failure.seq}"
+            f" on {failure.topic}: {failure.reason}",
+        )
 
     def emit(self, record: dict[str, object], text: str) -> None:
         if self.as_json:
@@ -157,6 +226,7 @@ class _Watcher:
                 f"{incoming.table_id} UNREADABLE message on {received.topic}",
             )
             return
+        self._check_signature(incoming.table_id, received.topic, message)
         if incoming.channel == "status":
             self._status(incoming, message)
             return

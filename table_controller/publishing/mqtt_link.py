@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -53,7 +53,7 @@ import structlog
 from drivers.backoff import JitterSource
 from table_controller.procedure.codes import ReaderState
 from table_controller.publishing.backlog import Backlog
-from table_controller.publishing.messages import utc_text
+from table_controller.publishing.messages import JsonValue, utc_text
 from table_controller.publishing.mqtt_client import (
     error_text,
     heed_cancel,
@@ -63,6 +63,7 @@ from table_controller.publishing.mqtt_client import (
 from table_controller.publishing.mqtt_sending import Sender, Wakeup, Work, status_message
 from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
+from table_controller.publishing.sealing import Seal
 
 #: Rows read from the outbox file at a time.
 LOAD_PAGE_ROWS: Final = 500
@@ -78,6 +79,8 @@ _LOG = structlog.get_logger("table_controller.mqtt")
 
 def _no_reader() -> ReaderState | None:
     return None
+
+
 _T = TypeVar("_T")
 
 
@@ -105,6 +108,8 @@ class MqttLink:
         outbox: an outbox instance for this link alone (its SQLite calls run in a thread);
             its clock dates the status messages and the pruning.
         rng: the jitter source for the backoff (seeded in tests).
+        status_fields: added to every status (``software``, ``public_key``).
+        seal: signs every status (the device key); the outbox's rows are signed already.
     """
 
     def __init__(
@@ -113,8 +118,12 @@ class MqttLink:
         outbox: Outbox,
         *,
         rng: JitterSource | None = None,
+        status_fields: Mapping[str, JsonValue] | None = None,
+        seal: Seal | None = None,
     ) -> None:
         self.settings = settings
+        self._status_fields = status_fields
+        self._seal = seal
         self._outbox = outbox
         self._rng = rng or random.Random()  # noqa: S311  (jitter, not security)
         self._on_command: CommandCallback | None = None
@@ -328,6 +337,8 @@ class MqttLink:
             last_seq=last_seq,
             ts=utc_text(self._outbox.now()),
             reader=self._reader(),
+            extra=self._status_fields,
+            seal=self._seal,
         )
 
     async def _publish_status(self, client: aiomqtt.Client) -> None:

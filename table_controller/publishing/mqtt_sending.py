@@ -25,15 +25,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 
 import aiomqtt
 
 from table_controller import __version__
 from table_controller.procedure.codes import ReaderState
 from table_controller.procedure.payloads import ABSENT, Status
-from table_controller.publishing.messages import dumps, envelope
+from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.outbox import OutboxRow
+from table_controller.publishing.sealing import Seal, sealed
 
 
 class Work(enum.Flag):
@@ -143,10 +145,14 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
     last_seq: int,
     ts: str,
     reader: ReaderState | None,
+    extra: Mapping[str, JsonValue] | None = None,
+    seal: Seal | None = None,
 ) -> str:
     """The payload of ``<root>/status``: birth, will, refresh or clean shutdown.
 
-    It carries no ``seq`` of its own but ``last_seq`` (see the module's docstring).
+    It carries no ``seq`` of its own but ``last_seq`` (see the module's docstring). ``extra``
+    are the fields only the edge knows (``software``, ``public_key``), after the payload's;
+    ``seal`` signs the whole (the device key).
     """
     payload = Status(
         reader=ABSENT if reader is None else reader,
@@ -155,4 +161,9 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
         last_seq=last_seq,
         version=__version__,
     )
-    return dumps(envelope(payload.TYPE, payload, table_id=table_id, seq=None, ts=ts))
+    message = envelope(payload.TYPE, payload, table_id=table_id, seq=None, ts=ts)
+    if extra:
+        message.update(extra)
+    return json.dumps(
+        sealed(message, seal), separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Final, Self, TypeVar
 
 from table_controller.publishing.messages import JsonValue, utc_text
+from table_controller.publishing.sealing import Seal, sealed
 
 #: How long a writer waits for the other connection's transaction before giving up.
 BUSY_TIMEOUT_MS: Final = 10_000
@@ -98,8 +99,9 @@ def _parse_utc(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
-def _payload_with_seq(message: Mapping[str, JsonValue], seq: int) -> str:
-    stamped = {**message, "seq": seq}
+def _payload_with_seq(message: Mapping[str, JsonValue], seq: int, seal: Seal | None) -> str:
+    """The stored text: the message with its ``seq``, signed last when there is a seal."""
+    stamped = sealed({**message, "seq": seq}, seal)
     return json.dumps(stamped, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
@@ -112,14 +114,20 @@ _INSERT_ROW: Final = (
 )
 
 
-def stamp(messages: Sequence[OutboxMessage], *, first_seq: int, added_at: str) -> list[OutboxRow]:
-    """The rows the messages become, numbered from ``first_seq`` on (for :meth:`Outbox.insert`)."""
+def stamp(
+    messages: Sequence[OutboxMessage], *, first_seq: int, added_at: str, seal: Seal | None = None
+) -> list[OutboxRow]:
+    """The rows the messages become, numbered from ``first_seq`` on (for :meth:`Outbox.insert`).
+
+    With ``seal`` (the device key), each payload is signed once numbered: the row holds the
+    signed bytes, which every resend sends unchanged.
+    """
     return [
         OutboxRow(
             seq=first_seq + index,
             key=item.key,
             topic=item.topic,
-            payload=_payload_with_seq(item.message, first_seq + index),
+            payload=_payload_with_seq(item.message, first_seq + index, seal),
             qos=item.qos,
             retain=item.retain,
             added_at=added_at,
@@ -163,18 +171,25 @@ class Outbox:
     """An open outbox. Use :meth:`open`; close with :meth:`close` or ``with``."""
 
     def __init__(
-        self, connection: sqlite3.Connection, path: Path, clock: Callable[[], datetime]
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        clock: Callable[[], datetime],
+        seal: Seal | None = None,
     ) -> None:
         self._connection = connection
         self.path = path
         self._clock = clock
+        #: Signs each message as it is numbered (None: stored unsigned).
+        self.seal = seal
 
     @classmethod
-    def open(cls, path: Path, *, clock: Callable[[], datetime]) -> Self:
+    def open(cls, path: Path, *, clock: Callable[[], datetime], seal: Seal | None = None) -> Self:
         """Open or create the outbox tables in ``path`` (the journal's file is fine).
 
         ``clock`` gives the aware UTC wall time its rows are dated with
-        (``table_controller.runtime.clock.utc_now``, or a fixed one in tests).
+        (``table_controller.runtime.clock.utc_now``, or a fixed one in tests); ``seal`` signs
+        every message added (the device key), or None.
 
         Raises:
             OutboxError: the file is not a usable SQLite database.
@@ -191,7 +206,7 @@ class Outbox:
             connection.execute("COMMIT")
         except sqlite3.Error as error:
             raise OutboxError(f"{path}: cannot open the outbox: {error}") from None
-        return cls(connection, path, clock)
+        return cls(connection, path, clock, seal)
 
     def __enter__(self) -> Self:
         return self
@@ -236,7 +251,7 @@ class Outbox:
                     seqs.append(int(found[0]))
                     continue
                 last += 1
-                (row,) = stamp([item], first_seq=last, added_at=added_at)
+                (row,) = stamp([item], first_seq=last, added_at=added_at, seal=self.seal)
                 _store_row(connection, row)
                 seqs.append(last)
             _set_meta(connection, "last_seq", last)

@@ -19,7 +19,9 @@ to a payload is described and validated with no edit here. The reading:
 * ``annotated_types`` bounds are kept; :class:`~table_controller.procedure.payloads.OneOf`
   becomes an enumeration; the ``#:`` comment above a field is its description;
 * what only the edge knows is added from :data:`EDGE_FIELDS`: a reply's refusal codes include
-  those of commands refused as read.
+  those of commands refused as read; and from :data:`EDGE_ADDED`: the software identity and
+  the public key the edge puts on some messages (``publishing/sealing.py``), and on every
+  message the signature (``kid``, ``sig``) when the table has a device key.
 
 Every model allows fields it does not describe (payloads may grow); ``model_extra`` shows
 them, which is how the contract tests find an undescribed field.
@@ -56,6 +58,62 @@ EDGE_FIELDS: Final[Mapping[tuple[type, str], object]] = {
 #: Payloads the edge publishes in place of the core's: a reply may carry a recall.
 EDGE_PAYLOADS: Final[Mapping[EventType, type[Payload]]] = {EventType.COMMAND_REPLY: RecallReply}
 _OPEN: Final = ConfigDict(extra="allow", frozen=True)
+
+
+class Software(BaseModel):
+    """The running software's identity, as ``table-controller verify-install`` computes it."""
+
+    model_config = _OPEN
+
+    version: str = Field(description="The distribution's version.")
+    sha256: str = Field(
+        pattern=r"^[0-9a-f]{64}$",
+        description="SHA-256 over the installed package files (docs/operations.md).",
+    )
+
+
+_SOFTWARE: Final = (
+    Software,
+    Field(default=None, description="The software identity of the table's running install."),
+)
+# Each is left out when not there (never null), as a payload's ABSENT fields are.
+#: Fields the edge adds to the messages of one type, after the payload's own.
+EDGE_ADDED: Final[Mapping[EventType, Mapping[str, object]]] = {
+    EventType.STATUS: {
+        "software": _SOFTWARE,
+        "public_key": (
+            str,
+            Field(
+                default=None,
+                pattern=r"^[A-Za-z0-9+/]{43}=$",
+                description="With a device key: its Ed25519 public key, base64 of the raw "
+                "32 bytes, against which every payload's sig is checked.",
+            ),
+        ),
+    },
+    EventType.SHOE_STARTED: {"software": _SOFTWARE},
+}
+#: The signature every payload carries when the table has a device key (mqtt-api.md).
+SIGNATURE_FIELDS: Final[Mapping[str, object]] = {
+    "kid": (
+        str,
+        Field(
+            default=None,
+            pattern=r"^[0-9a-f]{16}$",
+            description="The device key's id: the first 16 hex digits of SHA-256 over the raw "
+            "public key.",
+        ),
+    ),
+    "sig": (
+        str,
+        Field(
+            default=None,
+            pattern=r"^[A-Za-z0-9+/]{86}==$",
+            description="Base64 Ed25519 signature over the payload's canonical JSON without "
+            "sig (keys sorted, separators , and :, UTF-8, non-ASCII unescaped).",
+        ),
+    ),
+}
 #: A field as ``create_model`` takes it: its annotation and its ``FieldInfo``.
 _FieldSpec = tuple[object, Any]
 
@@ -104,7 +162,8 @@ def message_model(payload_type: type[Payload]) -> type[BaseModel]:
     if not numbered:
         config["json_schema_extra"] = _no_seq_in_the_schema
         validators["_without_a_seq"] = model_validator(mode="after")(_without_a_seq)
-    definitions: dict[str, Any] = {**envelope, **fields}
+    added = EDGE_ADDED.get(payload_type.TYPE, {})
+    definitions: dict[str, Any] = {**envelope, **fields, **added, **SIGNATURE_FIELDS}
     return create_model(
         payload_type.__name__,
         __config__=config,

@@ -190,6 +190,17 @@ class Settings(BaseSettings):
         description="Acknowledged MQTT messages are deleted from the outbox after this many"
         " days (the journal keeps every input; the newest message always stays).",
     )
+    device_key: Path | None = Field(
+        None,
+        description="The device's Ed25519 key (`table-controller keys init`, mode 0600): with"
+        " one, every published payload carries `kid` and `sig`. None: unsigned.",
+    )
+    software_check: Literal["hold", "refuse"] = Field(
+        "hold",
+        description="When the installed files differ from those recorded at install: `hold`"
+        " the table with alarm `software_modified` until a supervisor acknowledges it, or"
+        " `refuse` to start.",
+    )
     metrics: str = Field(
         "off",
         description="Serve `/health` and Prometheus `/metrics` at `HOST:PORT` (9108 is usual);"

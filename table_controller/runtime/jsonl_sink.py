@@ -17,12 +17,27 @@ from typing import IO
 
 from table_controller.publishing.messages import dumps
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.sealing import EdgeFields, Seal, sealed, with_edge_fields
 
 
 class JsonLinesSink:
-    """Appends messages to ``path`` (flushed per input), numbering them with ``seq``."""
+    """Appends messages to ``path`` (flushed per input), numbering them with ``seq``.
 
-    def __init__(self, path: Path, *, table_id: str, topic_root: str) -> None:
+    ``edge_fields`` and ``seal`` are the outbox's (``publishing/sealing.py``): the copy carries
+    the same ``software`` and is signed the same way.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        table_id: str,
+        topic_root: str,
+        edge_fields: EdgeFields | None = None,
+        seal: Seal | None = None,
+    ) -> None:
+        self._edge_fields = edge_fields
+        self._seal = seal
         self._table_id = table_id
         self._root = topic_root
         self._keys: set[str] = set()
@@ -47,7 +62,13 @@ class JsonLinesSink:
             if message.key in self._keys:
                 continue
             self._seq += 1
-            wire = message.enveloped(table_id=self._table_id, seq=self._seq, ts=message.ts)
+            wire = sealed(
+                with_edge_fields(
+                    message.enveloped(table_id=self._table_id, seq=self._seq, ts=message.ts),
+                    self._edge_fields,
+                ),
+                self._seal,
+            )
             entry = {
                 "key": message.key,
                 "topic": f"{self._root}/{message.topic}",

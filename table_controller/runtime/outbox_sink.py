@@ -39,6 +39,7 @@ from table_controller.publishing.outbox import (
     stamp,
 )
 from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.sealing import EdgeFields, with_edge_fields
 from table_controller.runtime.service_ports import MessageSink
 
 
@@ -63,12 +64,21 @@ class OutboxSink:
         link: told of each row numbered and stored; None when nothing drains the outbox here.
         table_id: the envelope's ``table_id``.
         topic_root: ``<prefix>/<table_id>``, before each message's topic.
+        edge_fields: fields added to the messages of a ``type`` (``software`` on
+            ``shoe_started``); the outbox's seal signs each message once numbered.
     """
 
     def __init__(
-        self, outbox: Outbox, *, link: LiveRows | None = None, table_id: str, topic_root: str
+        self,
+        outbox: Outbox,
+        *,
+        link: LiveRows | None = None,
+        table_id: str,
+        topic_root: str,
+        edge_fields: EdgeFields | None = None,
     ) -> None:
         self._outbox = outbox
+        self._edge_fields = edge_fields
         self._link = link
         self._table_id = table_id
         self._root = topic_root
@@ -85,7 +95,10 @@ class OutboxSink:
                 key=message.key,
                 topic=f"{self._root}/{message.topic}",
                 # The outbox writes the seq it assigns in place of 0.
-                message=message.enveloped(table_id=self._table_id, seq=0, ts=message.ts),
+                message=with_edge_fields(
+                    message.enveloped(table_id=self._table_id, seq=0, ts=message.ts),
+                    self._edge_fields,
+                ),
                 retain=message.retain,
             )
             for message in messages
@@ -111,7 +124,10 @@ class OutboxSink:
             return _nothing
         added_at = utc_text(self._outbox.now())
         rows = stamp(
-            self._outbox_messages(messages), first_seq=self._last_seq + 1, added_at=added_at
+            self._outbox_messages(messages),
+            first_seq=self._last_seq + 1,
+            added_at=added_at,
+            seal=self._outbox.seal,
         )
         self._last_seq = rows[-1].seq
         with self._unstored_lock:

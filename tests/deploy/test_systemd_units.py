@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import USAGE_ERROR, build_parser
-from table_controller.cli.run import JOURNAL_FAULT, JOURNAL_IN_USE
+from table_controller.cli.run import JOURNAL_FAULT, JOURNAL_IN_USE, SOFTWARE_MODIFIED
 from tests.deploy.conftest import (
     BACKUP_SCRIPT,
     BACKUP_TIMER,
@@ -100,7 +100,7 @@ def test_restart_stops_on_the_exit_statuses_restarting_cannot_fix() -> None:
     settings = unit_settings(UNIT)
     assert settings["Restart"] == ["always"]
     prevented = {int(status) for status in settings["RestartPreventExitStatus"][0].split()}
-    assert prevented == {USAGE_ERROR, JOURNAL_FAULT, JOURNAL_IN_USE}
+    assert prevented == {USAGE_ERROR, JOURNAL_FAULT, JOURNAL_IN_USE, SOFTWARE_MODIFIED}
 
 
 def test_the_service_is_sandboxed_and_writes_only_its_state_directory() -> None:

@@ -33,8 +33,9 @@ from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs/mqtt-api.md"
 SCHEMAS = ROOT / "docs/api/schemas"
-#: The fields every published message starts with, documented once in "The envelope".
-ENVELOPE = frozenset({"schema", "type", "table_id", "seq", "ts"})
+#: The fields every published message carries, documented once in "The envelope" (the
+#: signature, ``kid`` and ``sig``, only with a device key).
+ENVELOPE = frozenset({"schema", "type", "table_id", "seq", "ts", "kid", "sig"})
 
 
 def _text() -> str:
