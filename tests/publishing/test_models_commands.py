@@ -88,6 +88,24 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
     "recall": {
         "rounds": (False, lambda v: type(v) is int and 1 <= v <= 50),
     },
+    "dispute": {
+        "reason": (True, lambda v: _text(v, 500)),
+        "rounds": (
+            True,
+            lambda v: isinstance(v, list) and 1 <= len(v) <= 50 and all(_text(r, 96) for r in v),
+        ),
+    },
+    "resolve_dispute": {
+        "dispute_id": (True, lambda v: _text(v, 96)),
+        "outcome": (True, lambda v: _text(v, 500)),
+    },
+    "acknowledge": {
+        "alarm": (True, lambda v: v in ("software_modified", "result_not_confirmed")),
+    },
+    "confirm_result": {
+        "round_id": (True, lambda v: _text(v, 96)),
+        "agrees": (True, lambda v: isinstance(v, bool)),
+    },
 }
 
 
@@ -128,7 +146,10 @@ def test_the_oracle_and_the_models_know_the_same_commands() -> None:
     assert set(ARGUMENTS) == set(ARGS_MODELS) == set(COMMANDS) | EDGE_COMMANDS
     for name, model in ARGS_MODELS.items():
         assert set(model.model_fields) == set(ARGUMENTS[name]), name
-    assert {"void_round", "void_shoe", "manual_card", "correct_result"} == SUPERVISOR_COMMANDS
+    assert {
+        "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
+        "acknowledge",
+    } == SUPERVISOR_COMMANDS  # fmt: skip
 
 
 # --- what is accepted, and what it becomes -------------------------------------------------
@@ -160,6 +181,10 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
         "dropped_card": {"read": False},
         "sign_in": {"staff_id": "D-104", "pin": "4321"},
         "sign_out": {"staff_id": "D-104"},
+        "dispute": {"reason": "patron: banker had 7", "rounds": ["S-0042-45"]},
+        "resolve_dispute": {"dispute_id": "T07-D0001", "outcome": "video: it stands"},
+        "acknowledge": {"alarm": "software_modified"},
+        "confirm_result": {"round_id": "S-0042-45", "agrees": True},
     }
     assert set(examples) == set(COMMANDS)
     for name, args in examples.items():
@@ -457,6 +482,16 @@ GOOD_ARGS = {
     "staff_id": st.sampled_from(["D-104", "S1", "a.b_c"]),
     "pin": st.sampled_from(["0000", "4321", "123456789012"]),
     "rounds": st.integers(1, 50),
+    "reason": st.sampled_from(["patron: banker had 7", "x"]),
+    "outcome": st.sampled_from(["video: it stands", "o"]),
+    "dispute_id": st.sampled_from(["T07-D0001", "d"]),
+    "alarm": st.sampled_from(["software_modified", "result_not_confirmed"]),
+    "agrees": st.booleans(),
+}
+#: Arguments whose good values depend on the command (``rounds``: a count or round ids).
+GOOD_ARGS_OF: dict[tuple[str, str], Any] = {
+    ("dispute", "rounds"): st.lists(st.sampled_from(["S-0042-45", "T07-S0001-1"]), min_size=1,
+                                    max_size=3),
 }
 BAD_ARGS = {
     "shoe_id": st.one_of(st.just(""), st.just("y" * 65), VALUES),
@@ -467,7 +502,12 @@ BAD_ARGS = {
     "read": VALUES,
     "staff_id": st.one_of(st.sampled_from(["", "-x", "a b", "x" * 33, "D/1"]), VALUES),
     "pin": st.one_of(st.sampled_from(["", "123", "12a4", "1" * 13, "١٢٣٤"]), VALUES),
-    "rounds": st.one_of(st.sampled_from([0, 51, -1, "10", 10.0, True]), VALUES),
+    "rounds": st.one_of(st.sampled_from([0, 51, -1, "10", 10.0, True, [], [""]]), VALUES),
+    "reason": st.one_of(st.just(""), st.just("r" * 501), VALUES),
+    "outcome": st.one_of(st.just(""), st.just("o" * 501), VALUES),
+    "dispute_id": st.one_of(st.just(""), st.just("d" * 97), VALUES),
+    "alarm": st.one_of(st.sampled_from(["", "misread", "software_modified "]), VALUES),
+    "agrees": VALUES,
 }
 
 
@@ -478,7 +518,7 @@ def near_commands(draw: st.DrawFn) -> object:
     args: dict[str, object] = {}
     for name, (required, _) in ARGUMENTS[command].items():
         if required or draw(st.booleans()):
-            args[name] = draw(GOOD_ARGS[name])
+            args[name] = draw(GOOD_ARGS_OF.get((command, name), GOOD_ARGS[name]))
     message: dict[str, object] = {"id": "c-1", "command": command, "operator": "pit-12"}
     if draw(st.booleans()) or args:
         message["args"] = args
