@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import UsageError
+from table_controller.integrity.errors import KeyFileError
 from table_controller.integrity.signing import (
     DeviceKey,
-    KeyFileError,
     create_key_file,
     load_key_file,
 )

@@ -41,7 +41,7 @@ from table_controller.integrity.at_start import (
     hold_input,
     start_record,
 )
-from table_controller.integrity.signing import KeyFileError
+from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import structlog
 
 from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
-from table_controller.integrity.signing import DeviceKey, load_key_file
 from table_controller.procedure.events import SoftwareModified
 from table_controller.publishing.messages import JsonValue
 from table_controller.publishing.sealing import EdgeFields, Seal
 from table_controller.runtime.config import Settings
+
+if TYPE_CHECKING:  # the cryptography library only for a table with a device key
+    from table_controller.integrity.signing import DeviceKey
 
 _LOG = structlog.get_logger("table_controller.run")
 #: How many files of each kind a log line names.
@@ -31,7 +34,11 @@ def device_key(settings: Settings) -> DeviceKey | None:
     Raises:
         KeyFileError: the key file is missing, too open or not an Ed25519 key.
     """
-    return None if settings.device_key is None else load_key_file(settings.device_key)
+    if settings.device_key is None:
+        return None
+    from table_controller.integrity.signing import load_key_file  # noqa: PLC0415 - see above
+
+    return load_key_file(settings.device_key)
 
 
 def checked_software(settings: Settings) -> InstallCheck | None:

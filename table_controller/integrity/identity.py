@@ -224,7 +224,13 @@ def check_install(
 
 
 def recorded_files(distribution: importlib.metadata.Distribution) -> list[RecordedFile]:
-    """The distribution's ``RECORD`` rows (none when it has no ``RECORD``)."""
+    """The distribution's ``RECORD`` rows (none when it has no ``RECORD``).
+
+    A source tree's ``*.egg-info`` (left by ``pip install -e``, found first from that tree)
+    lists its sources in ``SOURCES.txt`` with no hash, as they were at the install: no record.
+    """
+    if distribution.read_text("RECORD") is None:
+        return []
     files = distribution.files or []
     return [
         RecordedFile(

@@ -31,12 +31,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from table_controller.integrity.errors import KeyFileError
+
 KID_HEX_DIGITS: Final = 16
 KEY_FILE_MODE: Final = 0o600
-
-
-class KeyFileError(Exception):
-    """The key file cannot be created or used; the message says why (never the key)."""
 
 
 def canonical_bytes(payload: Mapping[str, object]) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.metadata
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from table_controller.integrity.identity import (
     identity_hash,
     package_files,
     record_hash,
+    recorded_files,
 )
 
 FILES = {
@@ -135,3 +137,14 @@ def test_record_hashes_are_read_as_pip_writes_them() -> None:
     assert record_hash("sha256=") is None
     assert record_hash("sha256=!!!") is None
     assert record_hash("sha256=" + base64.urlsafe_b64encode(b"short").decode()) is None
+
+
+def test_a_source_trees_egg_info_records_nothing_to_verify(tmp_path: Path) -> None:
+    """``pip install -e`` leaves ``*.egg-info`` in the tree: sources listed, none hashed."""
+    info = tmp_path / "table_controller.egg-info"
+    info.mkdir()
+    (info / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: table-controller\nVersion: 0.1\n")
+    (info / "SOURCES.txt").write_text("table_controller/__init__.py\ntable_controller/run.py\n")
+    egg_info = importlib.metadata.PathDistribution(info)
+    assert egg_info.files  # what importlib.metadata offers for it: the sources, unhashed
+    assert recorded_files(egg_info) == []

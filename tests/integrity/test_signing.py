@@ -15,9 +15,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from table_controller.integrity.errors import KeyFileError
 from table_controller.integrity.signing import (
     DeviceKey,
-    KeyFileError,
     canonical_bytes,
     create_key_file,
     load_key_file,
