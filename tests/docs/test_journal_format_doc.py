@@ -26,12 +26,10 @@ from urllib.parse import quote
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 from tests.docs.test_links import _anchors
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import listening
 from tests.support.staff import STAFF, write_register
 from tests.support.table_process import table_controller, table_run
 
@@ -202,37 +200,33 @@ async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> Path:
         "TABLE_CONTROLLER_STAFF_REGISTER": str(write_register(tmp_path / "staff.json")),
         "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
     }
-    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
-    async with Subscription(endpoint, [f"{TOPICS}/#"], client_id="journal-doc") as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, TOPICS)
-        async with table_run(
-            tmp_path / "run.log",
-            "--table-id", TABLE, "--variant", "mini", "--card-source", "rng",
-            "--broker", broker.url("backend"), "--journal", str(journal), "--display", "off",
-            env=env,
-        ):  # fmt: skip
-            await backend.wait_online()
-            wrong = await backend.command("sign_in", staff_id="D-104", pin="0000")
-            assert (wrong["ok"], wrong["error"]) == (False, "wrong_pin")
-            right = await backend.command("sign_in", staff_id="D-104", pin=STAFF["D-104"][2])
-            assert right["ok"], right
-            assert (await backend.command("new_shoe", shoe_id="S-DOC"))["ok"]  # b-3
-            for round_no in (1, 2):
-                assert (await backend.command("open_betting"))["ok"]
-                assert (await backend.command("close_betting"))["ok"]
-                await backend.until_result(f"S-DOC-{round_no}")
-            bad = await backend.command("deal", x=1)
-            assert (bad["ok"], bad["error"]) == (False, "invalid_args")
-            refused = await backend.command("deal")
-            assert (refused["ok"], refused["error"]) == (False, "betting_phase")
-            void = await backend.command("void_round", operator="pit-1", round_id="S-DOC-1")
-            assert (void["ok"], void["supervisor"]) == (True, "pit-1")
-            first = {"id": "b-3", "command": "new_shoe", "operator": "backend",
-                     "args": {"shoe_id": "S-DOC"}}  # fmt: skip
-            again = await backend.send(first)
-            assert again["ok"], again
-            await backend.until_odds(3)
+    async with listening(broker, TOPICS, "journal-doc") as backend, table_run(
+        tmp_path / "run.log",
+        "--table-id", TABLE, "--variant", "mini", "--card-source", "rng",
+        "--broker", broker.url("backend"), "--journal", str(journal), "--display", "off",
+        env=env,
+    ):  # fmt: skip
+        await backend.wait_online()
+        wrong = await backend.command("sign_in", staff_id="D-104", pin="0000")
+        assert (wrong["ok"], wrong["error"]) == (False, "wrong_pin")
+        right = await backend.command("sign_in", staff_id="D-104", pin=STAFF["D-104"][2])
+        assert right["ok"], right
+        assert (await backend.command("new_shoe", shoe_id="S-DOC"))["ok"]  # b-3
+        for round_no in (1, 2):
+            assert (await backend.command("open_betting"))["ok"]
+            assert (await backend.command("close_betting"))["ok"]
+            await backend.until_result(f"S-DOC-{round_no}")
+        bad = await backend.command("deal", x=1)
+        assert (bad["ok"], bad["error"]) == (False, "invalid_args")
+        refused = await backend.command("deal")
+        assert (refused["ok"], refused["error"]) == (False, "betting_phase")
+        void = await backend.command("void_round", operator="pit-1", round_id="S-DOC-1")
+        assert (void["ok"], void["supervisor"]) == (True, "pit-1")
+        first = {"id": "b-3", "command": "new_shoe", "operator": "backend",
+                 "args": {"shoe_id": "S-DOC"}}  # fmt: skip
+        again = await backend.send(first)
+        assert again["ok"], again
+        await backend.until_odds(3)
     return journal
 
 

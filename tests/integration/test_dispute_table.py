@@ -17,10 +17,8 @@ from typing import Any
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import Backend, listening
 from tests.support.table_process import table_run
 
 pytestmark = pytest.mark.broker
@@ -67,10 +65,7 @@ def latest_state(backend: Backend) -> dict[str, Any]:
 async def test_an_open_dispute_holds_the_table_across_a_kill_and_a_restart(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
-    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
-    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="backend-dispute") as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
+    async with listening(broker, ROOT, "backend-dispute") as backend:
         async with virtual_table(tmp_path, broker) as process:
             session = await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
@@ -115,38 +110,37 @@ async def test_an_open_dispute_holds_the_table_across_a_kill_and_a_restart(
 async def test_a_camera_system_confirms_each_result_before_it_is_published(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
-    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
-    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="backend-camera") as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
-        async with virtual_table(tmp_path, broker, confirm_results=True):
-            await backend.wait_online()
-            assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
-            await backend.until_event("burn", done=True)
-            await deal_round(backend)
-            await backend.until_event("prompt", action="confirm_result")
-            assert backend.messages("round_result") == []
-            refused = await backend.command("open_betting")
-            assert (refused["ok"], refused["error"]) == (False, "result_unconfirmed")
-            stranger = await backend.command("confirm_result", operator="backend",
-                                             round_id=f"{SHOE}-1", agrees=True)
-            assert (stranger["ok"], stranger["error"]) == (False, "not_authorised")
-            confirmed = await backend.command("confirm_result", operator="camera-1",
-                                              round_id=f"{SHOE}-1", agrees=True)
-            assert confirmed["ok"], confirmed
-            await backend.until_result(f"{SHOE}-1")
-            await deal_round(backend)
-            await backend.until_event("prompt", action="confirm_result", round_no=2)
-            differs = await backend.command("confirm_result", operator="camera-1",
-                                            round_id=f"{SHOE}-2", agrees=False)
-            assert differs["ok"], differs
-            alarm = await backend.until_event("alarm", code="result_not_confirmed")
-            assert alarm["round_id"] == f"{SHOE}-2"
-            assert f"{SHOE}-2" not in {e["round_id"] for e in backend.messages("round_result")}
-            voided = await backend.command("void_round", operator="pit-1", round_id=f"{SHOE}-2")
-            assert voided["ok"], voided
-            await backend.until_event("round_voided", round_id=f"{SHOE}-2")
-            types = [e["type"] for e in backend.events()]
-            result_at = max(i for i, e in enumerate(backend.events())
-                            if e["type"] == "round_result" and e["round_id"] == f"{SHOE}-2")
-            assert types.index("round_voided") > result_at  # the result as read, then the void
+    async with (
+        listening(broker, ROOT, "backend-camera") as backend,
+        virtual_table(tmp_path, broker, confirm_results=True),
+    ):
+        await backend.wait_online()
+        assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
+        await backend.until_event("burn", done=True)
+        await deal_round(backend)
+        await backend.until_event("prompt", action="confirm_result")
+        assert backend.messages("round_result") == []
+        refused = await backend.command("open_betting")
+        assert (refused["ok"], refused["error"]) == (False, "result_unconfirmed")
+        stranger = await backend.command("confirm_result", operator="backend",
+                                         round_id=f"{SHOE}-1", agrees=True)
+        assert (stranger["ok"], stranger["error"]) == (False, "not_authorised")
+        confirmed = await backend.command("confirm_result", operator="camera-1",
+                                          round_id=f"{SHOE}-1", agrees=True)
+        assert confirmed["ok"], confirmed
+        await backend.until_result(f"{SHOE}-1")
+        await deal_round(backend)
+        await backend.until_event("prompt", action="confirm_result", round_no=2)
+        differs = await backend.command("confirm_result", operator="camera-1",
+                                        round_id=f"{SHOE}-2", agrees=False)
+        assert differs["ok"], differs
+        alarm = await backend.until_event("alarm", code="result_not_confirmed")
+        assert alarm["round_id"] == f"{SHOE}-2"
+        assert f"{SHOE}-2" not in {e["round_id"] for e in backend.messages("round_result")}
+        voided = await backend.command("void_round", operator="pit-1", round_id=f"{SHOE}-2")
+        assert voided["ok"], voided
+        await backend.until_event("round_voided", round_id=f"{SHOE}-2")
+        types = [e["type"] for e in backend.events()]
+        result_at = max(i for i, e in enumerate(backend.events())
+                        if e["type"] == "round_result" and e["round_id"] == f"{SHOE}-2")
+        assert types.index("round_voided") > result_at  # the result as read, then the void

@@ -22,10 +22,8 @@ import aiohttp
 import pytest
 from prometheus_client.metrics_core import Metric
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import Backend, listening
 from tests.support.ports import free_port
 from tests.support.staff import STAFF, write_register
 from tests.support.table_process import scrape, table_controller, table_run
@@ -120,10 +118,7 @@ async def shift(tmp_path: Path, broker: Mosquitto) -> tuple[Backend, Mapping[str
     Returns what the backend heard and the table's metrics at the end.
     """
     metrics_port = free_port()
-    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
-    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="backend-staff") as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
+    async with listening(broker, ROOT, "backend-staff") as backend:
         async with staffed_table(tmp_path, broker, metrics_port):
             session = await backend.wait_online()
             refused = await backend.command("new_shoe", shoe_id=SHOE)

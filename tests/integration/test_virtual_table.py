@@ -20,13 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.publishing.mqtt_subscriber import publish_once
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import Backend, listening
 from tests.support.table_process import table_run
 
 pytestmark = pytest.mark.broker
@@ -63,11 +62,7 @@ def rounds_from_env(default: int) -> int:
 
 
 async def run_virtual_table(tmp_path: Path, broker: Mosquitto, rounds: int) -> None:
-    async with Subscription(
-        BrokerEndpoint.from_url(broker.url("backend")), [f"{ROOT}/#"], client_id="backend-v"
-    ) as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
+    async with listening(broker, ROOT, "backend-v") as backend:
         async with virtual_table(tmp_path, broker):
             session = await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id="M-1"))["ok"]
@@ -97,7 +92,7 @@ async def run_virtual_table(tmp_path: Path, broker: Mosquitto, rounds: int) -> N
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1):
                 while True:
-                    backend.received.append(await feed.get())
+                    backend.received.append(await backend.feed.get())
 
     results = backend.messages("round_result")
     ids = [r["round_id"] for r in results]

@@ -24,10 +24,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from table_controller.cli.watch import SIGNATURE_FAILED
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.publishing.mqtt_subscriber import publish_once
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import listening
 from tests.support.subscriptions import quiet
 from tests.support.table_process import table_controller, table_run
 
@@ -71,11 +70,7 @@ async def signed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[dict[
 async def test_every_message_of_a_whole_shoe_is_signed_by_the_device_key(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
-    async with Subscription(
-        BrokerEndpoint.from_url(broker.url("backend")), [f"{ROOT}/#"], client_id="backend-s"
-    ) as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
+    async with listening(broker, ROOT, "backend-s") as backend:
         async with signed_table(tmp_path, broker) as shown:
             await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id="S-1"))["ok"]
@@ -88,12 +83,12 @@ async def test_every_message_of_a_whole_shoe_is_signed_by_the_device_key(
                     while not (backend.messages("shoe_ended") or any(
                             e["round_id"] == f"S-1-{round_no}"
                             for e in backend.messages("round_result"))):
-                        backend.received.append(await feed.get())
+                        backend.received.append(await backend.feed.get())
                 if backend.messages("last_round"):
                     await backend.until_event("shoe_ended")
                     break
-            backend.received += await quiet(feed, 0.5)
-        backend.received += await quiet(feed, 1.0)  # the will
+            backend.received += await quiet(backend.feed, 0.5)
+        backend.received += await quiet(backend.feed, 1.0)  # the will
 
     public = base64.b64decode(shown["public_key"])
     assert len(public) == 32
@@ -137,40 +132,35 @@ async def read_until(stream: asyncio.StreamReader, text: str) -> list[str]:
 async def test_watch_verify_catches_a_tampered_copy_of_a_real_message(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
-    async with Subscription(
-        BrokerEndpoint.from_url(broker.url("backend")), [f"{ROOT}/#"], client_id="backend-t"
-    ) as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, ROOT)
-        async with signed_table(tmp_path, broker):
-            await backend.wait_online()
-            watch = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "table_controller", "watch", "--broker",
-                broker.url("backend"), "--table", "V1", "--verify", "--count", "2",
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            )  # fmt: skip
-            try:
-                assert watch.stdout is not None
-                await read_until(watch.stdout, "status ONLINE")  # the retained birth: its key
-                assert (await backend.command("new_shoe", shoe_id="S-1"))["ok"]
-                await backend.until_event("burn", done=True)
-                assert (await backend.command("deal"))["ok"]
-                await backend.until_result("S-1-1")
-                (result,) = backend.messages("round_result")
-                forged = {**result, "winner": "tie" if result["winner"] != "tie" else "banker"}
-                await publish_once(
-                    backend.endpoint, f"{ROOT}/events/round_result", json.dumps(forged)
-                )
-                flagged = await read_until(watch.stdout, "SIGNATURE FAILED")
-                assert f"round_result seq {result['seq']}" in flagged[-1]
-                assert "signature does not match" in flagged[-1]
-                assert (await backend.command("deal"))["ok"]
-                async with asyncio.timeout(20):
-                    out, err = await watch.communicate()
-            finally:
-                if watch.returncode is None:
-                    watch.kill()
-                    await watch.wait()
+    async with listening(broker, ROOT, "backend-t") as backend, signed_table(tmp_path, broker):
+        await backend.wait_online()
+        watch = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "table_controller", "watch", "--broker",
+            broker.url("backend"), "--table", "V1", "--verify", "--count", "2",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            assert watch.stdout is not None
+            await read_until(watch.stdout, "status ONLINE")  # the retained birth: its key
+            assert (await backend.command("new_shoe", shoe_id="S-1"))["ok"]
+            await backend.until_event("burn", done=True)
+            assert (await backend.command("deal"))["ok"]
+            await backend.until_result("S-1-1")
+            (result,) = backend.messages("round_result")
+            forged = {**result, "winner": "tie" if result["winner"] != "tie" else "banker"}
+            await publish_once(
+                backend.endpoint, f"{ROOT}/events/round_result", json.dumps(forged)
+            )
+            flagged = await read_until(watch.stdout, "SIGNATURE FAILED")
+            assert f"round_result seq {result['seq']}" in flagged[-1]
+            assert "signature does not match" in flagged[-1]
+            assert (await backend.command("deal"))["ok"]
+            async with asyncio.timeout(20):
+                out, err = await watch.communicate()
+        finally:
+            if watch.returncode is None:
+                watch.kill()
+                await watch.wait()
     assert watch.returncode == SIGNATURE_FAILED, err.decode()
     assert "SIGNATURE FAILED" not in out.decode()  # the real messages all checked out
     assert "1 failed" in err.decode()

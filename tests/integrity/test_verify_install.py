@@ -14,11 +14,9 @@ import pytest
 
 from table_controller.cli.run import SOFTWARE_MODIFIED
 from table_controller.cli.verify_install import MODIFIED
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.integrity.conftest import Installed
 from tests.mosquitto import Mosquitto
-from tests.support.backend import Backend
+from tests.support.backend import listening
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -118,11 +116,7 @@ async def test_an_edited_install_holds_the_table_until_a_supervisor_acknowledges
         edited.write("\n# edited after the install\n")
     root = "baccarat/tables/V1"
     env = {**installed.env, "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"sup-1": ["backend"]})}
-    async with Subscription(
-        BrokerEndpoint.from_url(broker.url("backend")), [f"{root}/#"], client_id="backend-h"
-    ) as feed:
-        await feed.wait_subscribed()
-        backend = Backend(broker, feed, root)
+    async with listening(broker, root, "backend-h") as backend:
         with (tmp_path / "run.log").open("ab") as log:
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "table_controller", "run", "--table-id", "V1",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
@@ -107,3 +108,12 @@ class Backend:
                 body = json.loads(message.payload)
                 by_seq.setdefault(body["seq"], body)
         return [by_seq[seq] for seq in sorted(by_seq)]
+
+
+@asynccontextmanager
+async def listening(broker: Mosquitto, root: str, client_id: str) -> AsyncIterator[Backend]:
+    """A backend subscribed to everything under ``root``, its subscription in place."""
+    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+    async with Subscription(endpoint, [f"{root}/#"], client_id=client_id) as feed:
+        await feed.wait_subscribed()
+        yield Backend(broker, feed, root)
