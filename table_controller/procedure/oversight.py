@@ -21,7 +21,6 @@ deal no card. Their holds stand over every phase (``stopped``) until a superviso
 from __future__ import annotations
 
 from table_controller.procedure.codes import AlarmCode, RefusalCode
-from table_controller.procedure.decisions import Decision
 from table_controller.procedure.events import (
     Acknowledge,
     CloseBetting,
@@ -124,17 +123,16 @@ def confirm_result(table: Table, out: Out, command: ConfirmResult) -> Refusal | 
     return None
 
 
-def release(table: Table, out: Out) -> list[Decision]:
-    """The result that waited, and what followed it, go out now; the decisions released."""
+def release(table: Table, out: Out) -> None:
+    """The result that waited, and what followed it, go out now."""
     waiting = table.unconfirmed
     if waiting is None:
-        return []
+        return
     table.unconfirmed = None
     table.result_rejected = False
     table.oversee()
     out.held_back = None
     out.extend(waiting.decisions)
-    return waiting.decisions
 
 
 def precheck(table: Table, command: Command) -> Refusal | None:
