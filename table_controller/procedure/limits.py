@@ -35,7 +35,7 @@ CURRENCY_PATTERN: Final = r"^[A-Z]{3}$"
 #: No stake limit is larger than this: anything larger is a typing error.
 MAX_AMOUNT: Final = 10**12
 #: An amount written as text: a decimal of modest size, or a fraction.
-_AMOUNT_TEXT: Final = re.compile(r"\d{1,13}(\.\d{1,6})?|\d{1,13}/\d{1,13}")
+_AMOUNT_TEXT: Final = re.compile(r"[0-9]{1,13}(\.[0-9]{1,6})?|[0-9]{1,13}/[0-9]{1,13}")
 
 
 def amount(value: object) -> Fraction:
@@ -55,10 +55,10 @@ def amount(value: object) -> Fraction:
         if not math.isfinite(value) or abs(value) > MAX_AMOUNT:
             raise bad
         return Fraction(Decimal(repr(value)))  # 0.95 is read through its text: exactly 19/20
-    if not isinstance(value, str) or not _AMOUNT_TEXT.fullmatch(value.strip()):
+    if not isinstance(value, str) or not _AMOUNT_TEXT.fullmatch(value):
         raise bad
     try:
-        return Fraction(value.strip())
+        return Fraction(value)
     except (ValueError, ZeroDivisionError, InvalidOperation):
         raise bad from None
 
