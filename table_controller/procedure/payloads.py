@@ -545,7 +545,7 @@ class TableSnapshot:
     #: Cards burned face down so far, while burning (``None`` otherwise).
     burned: int | None
     #: The stake limits in force: the ``<root>/limits`` payload.
-    limits: TableLimits
+    limits: TableLimits = field(default_factory=TableLimits)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
