@@ -244,14 +244,13 @@ def render_table(
             if variant.virtual or window is None
             else f"rounds {window.first}-{window.last}"
         )
-        line = (
+        if stakes:
+            stake = stakes.get(offer.bet_id)
+            limit = "none" if stake is None else (
+                f"{format_amount(stake.min)}-{format_amount(stake.max)}")
+            offered = f"{offered:<14} {limit}"
+        lines.append(
             f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"
             f" {_percent(bet.rtp):>10}  {offered}"
         )
-        stake = stakes.get(offer.bet_id)
-        if stakes:
-            limit = "none" if stake is None else (
-                f"{format_amount(stake.min)}-{format_amount(stake.max)}")
-            line = f"{line:<{len(line) - len(offered) + 14}} {limit}"
-        lines.append(line.rstrip())
     return "\n".join(lines) + "\n"
