@@ -6,7 +6,7 @@ its variant, the limits of every bet and which side bets are open this round, be
 closed, the round being dealt, a large result banner, the scoreboards (laid out on their drawn
 grids by ``publishing/display_roads.py``), the shoe's counts and the last results. Nothing for
 staff: no commands, no alarms, no staff names, no hold reasons (a hold is a neutral "please
-wait"). Every text is a catalogue key (:func:`~table_controller.publishing.languages.message`);
+wait"). Every text is a catalogue key (:func:`~table_controller.publishing.languages.localised`);
 the page turns it into the screen's language. The server (``publishing/board_web.py``) sends
 what :class:`BoardModel` returns to every open board.
 """
@@ -29,7 +29,7 @@ from table_controller.procedure.payloads import (
 from table_controller.procedure.states import Phase
 from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_view import hand_view, result_view
-from table_controller.publishing.languages import message
+from table_controller.publishing.languages import localised
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
@@ -41,58 +41,58 @@ LAST_RESULTS: Final = 16
 
 #: Each bet's name in the catalogue (literal keys: the key-match test reads them).
 BET_NAMES: Final[Mapping[str, JsonValue]] = {
-    "player": message("game.bet.player"),
-    "banker": message("game.bet.banker"),
-    "tie": message("game.bet.tie"),
-    "big": message("game.bet.big"),
-    "small": message("game.bet.small"),
-    "super_six": message("game.bet.super_six"),
-    "super_6_plus": message("game.bet.super_6_plus"),
-    "lucky_6": message("game.bet.lucky_6"),
-    "player_natural_8": message("game.bet.player_natural_8"),
-    "player_natural_9": message("game.bet.player_natural_9"),
-    "player_pair": message("game.bet.player_pair"),
-    "player_red": message("game.bet.player_red"),
-    "player_black": message("game.bet.player_black"),
-    "player_lucky_pair": message("game.bet.player_lucky_pair"),
-    "player_wins_on_123": message("game.bet.player_wins_on_123"),
-    "player_wins_on_456": message("game.bet.player_wins_on_456"),
-    "player_wins_on_789": message("game.bet.player_wins_on_789"),
-    "banker_natural_8": message("game.bet.banker_natural_8"),
-    "banker_natural_9": message("game.bet.banker_natural_9"),
-    "banker_pair": message("game.bet.banker_pair"),
-    "banker_red": message("game.bet.banker_red"),
-    "banker_black": message("game.bet.banker_black"),
-    "banker_lucky_pair": message("game.bet.banker_lucky_pair"),
-    "banker_wins_on_123": message("game.bet.banker_wins_on_123"),
-    "banker_wins_on_456": message("game.bet.banker_wins_on_456"),
-    "banker_wins_on_789": message("game.bet.banker_wins_on_789"),
-    "tie_on_0123": message("game.bet.tie_on_0123"),
-    "tie_on_456": message("game.bet.tie_on_456"),
-    "tie_on_789": message("game.bet.tie_on_789"),
+    "player": localised("game.bet.player"),
+    "banker": localised("game.bet.banker"),
+    "tie": localised("game.bet.tie"),
+    "big": localised("game.bet.big"),
+    "small": localised("game.bet.small"),
+    "super_six": localised("game.bet.super_six"),
+    "super_6_plus": localised("game.bet.super_6_plus"),
+    "lucky_6": localised("game.bet.lucky_6"),
+    "player_natural_8": localised("game.bet.player_natural_8"),
+    "player_natural_9": localised("game.bet.player_natural_9"),
+    "player_pair": localised("game.bet.player_pair"),
+    "player_red": localised("game.bet.player_red"),
+    "player_black": localised("game.bet.player_black"),
+    "player_lucky_pair": localised("game.bet.player_lucky_pair"),
+    "player_wins_on_123": localised("game.bet.player_wins_on_123"),
+    "player_wins_on_456": localised("game.bet.player_wins_on_456"),
+    "player_wins_on_789": localised("game.bet.player_wins_on_789"),
+    "banker_natural_8": localised("game.bet.banker_natural_8"),
+    "banker_natural_9": localised("game.bet.banker_natural_9"),
+    "banker_pair": localised("game.bet.banker_pair"),
+    "banker_red": localised("game.bet.banker_red"),
+    "banker_black": localised("game.bet.banker_black"),
+    "banker_lucky_pair": localised("game.bet.banker_lucky_pair"),
+    "banker_wins_on_123": localised("game.bet.banker_wins_on_123"),
+    "banker_wins_on_456": localised("game.bet.banker_wins_on_456"),
+    "banker_wins_on_789": localised("game.bet.banker_wins_on_789"),
+    "tie_on_0123": localised("game.bet.tie_on_0123"),
+    "tie_on_456": localised("game.bet.tie_on_456"),
+    "tie_on_789": localised("game.bet.tie_on_789"),
 }
 #: Each variant's name in the catalogue.
 VARIANT_NAMES: Final[Mapping[str, JsonValue]] = {
-    "commission": message("game.variant.commission"),
-    "super_six": message("game.variant.super_six"),
-    "lucky": message("game.variant.lucky"),
-    "mini": message("game.variant.mini"),
+    "commission": localised("game.variant.commission"),
+    "super_six": localised("game.variant.super_six"),
+    "lucky": localised("game.variant.lucky"),
+    "mini": localised("game.variant.mini"),
 }
 #: The banner's headline for each winner.
 WINNER_BANNERS: Final[Mapping[str, JsonValue]] = {
-    "banker": message("game.banner.banker_wins"),
-    "player": message("game.banner.player_wins"),
-    "tie": message("game.banner.tie"),
+    "banker": localised("game.winner.banker"),
+    "player": localised("game.winner.player"),
+    "tie": localised("game.winner.tie"),
 }
 #: What the board says the table is doing, by the kind the page colours it with.
 STATUS_TEXTS: Final[Mapping[str, JsonValue]] = {
-    "betting": message("game.betting_open"),
-    "dealing": message("game.betting_closed"),
-    "result": message("game.betting_closed"),
-    "next": message("board.status.next_round"),
-    "new_shoe": message("board.status.new_shoe"),
-    "closed": message("board.status.closed"),
-    "wait": message("board.status.please_wait"),
+    "betting": localised("game.betting_open"),
+    "dealing": localised("game.betting_closed"),
+    "result": localised("game.betting_closed"),
+    "next": localised("board.status.next_round"),
+    "new_shoe": localised("board.status.new_shoe"),
+    "closed": localised("board.status.between_shoes"),
+    "wait": localised("board.status.please_wait"),
 }
 #: The phases a round's cards are shown in (with the result banner once settled).
 _ROUND_PHASES: Final = frozenset({Phase.BETTING, Phase.DEALING, Phase.BETWEEN_ROUNDS})
@@ -149,7 +149,7 @@ def bets_view(
         bets.append(
             {
                 "bet": bet_id,
-                "name": BET_NAMES.get(bet_id, message("board.bet.unknown")),
+                "name": BET_NAMES[bet_id],
                 "side": bet_id not in MAIN_BETS,
                 "open": bet_id in MAIN_BETS or bet_id in offered,
                 "min": bounds.get("min"),
@@ -164,11 +164,11 @@ def banner_view(result: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     winner = str(result.get("winner") or "tie")
     notes: list[JsonValue] = []
     if result.get("natural"):
-        notes.append(message("game.natural"))
+        notes.append(localised("game.natural"))
     if result.get("player_pair"):
-        notes.append(message("game.player_pair"))
+        notes.append(localised("game.player_pair"))
     if result.get("banker_pair"):
-        notes.append(message("game.banker_pair"))
+        notes.append(localised("game.banker_pair"))
     return {
         **result,
         "winner": winner,
@@ -204,9 +204,9 @@ class BoardModel:
             self._limits = limits
         return [("board", self.board())]
 
-    def apply(self, message_: OutgoingMessage) -> list[tuple[str, JsonValue]]:
+    def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
         """Fold one message in (``state`` aside: see :meth:`show`); the events boards need."""
-        match message_.payload:
+        match message.payload:
             case Roads() as roads:
                 self._roads = roads_view(roads)
                 beads = roads.bead_plate[-LAST_RESULTS:]
@@ -222,8 +222,8 @@ class BoardModel:
                 suspended = frozenset(bet.bet for bet in opened.bets_suspended)
                 self._suspended = (opened.round_no, suspended)
                 return [("board", self.board())]
-            case _ if message_.event_type == "limits":
-                self._limits = message_.payload
+            case _ if message.event_type == "limits":
+                self._limits = message.payload
                 return [("board", self.board())]
             case _:
                 return []
@@ -249,7 +249,7 @@ class BoardModel:
         cards = state.cards
         return {
             "table_id": self._table_id,
-            "variant": VARIANT_NAMES.get(state.variant, message("board.variant.unknown")),
+            "variant": VARIANT_NAMES.get(state.variant),
             "shoe_id": state.shoe_id,
             "round_no": state.round_no,
             "cards_left": state.cards_left,

@@ -20,6 +20,8 @@ Routes:
   ``alarm`` events as the table moves, and a ``heartbeat`` every few seconds so the page can
   tell a silent controller from a quiet table. Each event's ``id:`` is the running message
   number of this display.
+- ``GET /i18n/{screen}.json?lang=TAG``: a screen's texts (``publishing/languages.py``):
+  the ``lang`` asked for if it is one of ours, else the language configured for that screen.
 - ``POST /api/commands``: ``{"command": ..., "args": {...}, "staff_id": "...", "pin": "..."}``
   from the buttons and the staff keypad, as JSON from this page's own origin only (another
   site's page cannot post a command). Who may give which command, and as whom it is recorded,
@@ -56,11 +58,12 @@ from table_controller.publishing.display_commands import CommandError, DisplayGa
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
 from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
 from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.recall import RecallBook
-from table_controller.publishing.web_policy import no_icon, security_headers
+from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -127,6 +130,9 @@ class DisplayServer:
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         pin: The shared supervisor PIN of a table without a staff register; None: none.
         staff: The staff desk: sign-in, and supervisors approving with their own PIN.
+        languages: Each screen's language (BCP 47 tag) when its page asks for none;
+            the screens not named show English.
+        catalogues: The screens' texts; None: read from the package's catalogues.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
         table_id: The table's id, shown on the players' board.
@@ -140,6 +146,8 @@ class DisplayServer:
         port: int = DEFAULT_PORT,
         pin: str | None = None,
         staff: StaffCheck | None = None,
+        languages: Mapping[str, str] | None = None,
+        catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
         table_id: str | None = None,
@@ -148,6 +156,8 @@ class DisplayServer:
         self.host = host
         self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
+        self._catalogues = Catalogues() if catalogues is None else catalogues
+        self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         self._model = DisplayModel(
             service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
         )
@@ -199,6 +209,7 @@ class DisplayServer:
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/commands", self._command)
+        app.router.add_get("/i18n/{screen}.json", screen_texts(self._catalogues, self._languages))
         app.router.add_static("/static", STATIC_DIR, follow_symlinks=False)
         self.board.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)

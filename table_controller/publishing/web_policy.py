@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""What every screen's web server answers with: its security headers, and no icon.
+"""What every screen's web server answers with: security headers, its texts, and no icon.
 
 Adapter (aiohttp). The pages of the dealer display and of the players' board load only their
 own files, scripts and streams: no CDN, no web fonts, no framing by another site.
@@ -7,10 +7,17 @@ own files, scripts and streams: no CDN, no web fonts, no framing by another site
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Final
 
 from aiohttp import web
+
+from table_controller.publishing.languages import (
+    DEFAULT_LANGUAGE,
+    SCREENS,
+    Catalogues,
+    language_for,
+)
 
 #: Only the screen's own files, scripts and streams (no CDN, no fonts, no framing).
 CONTENT_SECURITY_POLICY: Final = (
@@ -41,3 +48,24 @@ async def no_icon(request: web.Request) -> web.Response:
     """``/favicon.ico``: nothing, without a 404 in the browser's console."""
     del request
     return web.Response(status=204)
+
+
+def screen_texts(
+    catalogues: Catalogues, languages: Mapping[str, str], screens: Collection[str] = SCREENS
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """``GET /i18n/{screen}.json?lang=``: a screen's texts in the language its page asks for.
+
+    Without a ``lang`` the page's screen shows its configured language (``languages``); a
+    screen not in ``screens`` is not found.
+    """
+
+    async def texts(request: web.Request) -> web.Response:
+        screen = request.match_info["screen"]
+        if screen not in screens:
+            raise web.HTTPNotFound
+        asked = language_for(request.query.get("lang"))
+        tag = languages.get(screen, DEFAULT_LANGUAGE) if asked is None else asked.tag
+        body = {"lang": tag, "messages": catalogues.messages(tag, screen)}
+        return web.json_response(body, headers={"Cache-Control": "no-cache"})
+
+    return texts

@@ -128,7 +128,7 @@
       const row = make("li", (bet.side ? "side" : "main") + (bet.open ? "" : " closed"));
       row.dataset.bet = bet.bet;
       const name = make("span", "bet-name", say(bet.name));
-      if (!bet.open) name.append(" ", make("small", "shut", I18n.t("board.bet.closed")));
+      if (!bet.open) name.append(" ", make("small", "shut", I18n.t("game.bet_closed")));
       const range = make("span", "range", money(bet.min, view.currency) + " – " + money(bet.max, view.currency));
       row.append(name, range);
       return row;
