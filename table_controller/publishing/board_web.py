@@ -8,7 +8,7 @@ open stream (``publishing/event_streams.py``): a slow browser never delays the t
 
 Routes (on the display's server, and alone on :class:`BoardServer`):
 
-- ``GET /board``: the page; its assets under ``/static/``.
+- ``GET /board``: the page; its assets under ``/static/``; its texts at ``/i18n/board.json``.
 - ``GET /board/api/state``: the whole view as JSON.
 - ``GET /board/api/events``: server-sent events: the whole ``view`` first, then ``board`` and
   ``roads`` events as the table moves, and a ``heartbeat`` while it is quiet. A page whose
@@ -32,8 +32,9 @@ from table_controller.procedure.payloads import TableSnapshot, TableState
 from table_controller.publishing.board_view import BoardModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
 from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.languages import DEFAULT_LANGUAGE, Catalogues
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.web_policy import no_icon, security_headers
+from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
 _LOG = structlog.get_logger("table_controller.board")
 
@@ -146,20 +147,27 @@ class BoardServer:
         host: Address to bind.
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         table_id: The table's id, shown on the board.
+        language: The board's language (BCP 47 tag) when its page asks for none.
+        catalogues: The board's texts; None: read from the package's catalogues.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: ShownTable,
         *,
         host: str,
         port: int,
         table_id: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
+        catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
         self.host = host
         self.port = port
+        self._texts = screen_texts(
+            Catalogues() if catalogues is None else catalogues, {"board": language}, ("board",)
+        )
         self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
         self._runner: web.AppRunner | None = None
 
@@ -175,6 +183,7 @@ class BoardServer:
         app.router.add_get("/", _to_board)
         app.router.add_get("/favicon.ico", no_icon)
         app.router.add_get("/static/{name}", _asset)
+        app.router.add_get("/i18n/{screen}.json", self._texts)
         self.feed.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)
         return app

@@ -31,20 +31,18 @@ Routes:
 - ``GET /board``, ``/board/api/state``, ``/board/api/events``: the players' board of the same
   table (``publishing/board_web.py``).
 
-The event streams are ``publishing/event_streams.py``'s, shared with the board. What the page shows is worked out by the pure view model (``publishing/display_view.py``); the
-PIN and its lockout by ``publishing/pin_lockout.py``. The server reads the table through the
-small :class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
+The event streams are ``publishing/event_streams.py``'s, shared with the board. What the page
+shows is worked out by the pure view model (``publishing/display_view.py``); the PIN and its
+lockout by ``publishing/pin_lockout.py``. The server reads the table through the small
+:class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final, Protocol
 from urllib.parse import urlsplit
@@ -353,4 +351,5 @@ class DisplayServer:
 
 
 def _reply(status: int, body: Mapping[str, object]) -> web.Response:
-    return web.Response(status=status, text=json_text(to_wire(body)), content_type="application/json")
+    text = json_text(to_wire(body))
+    return web.Response(status=status, text=text, content_type="application/json")

@@ -17,7 +17,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from table_controller.procedure.payloads import AskMarks, Roads
-from table_controller.publishing.event_streams import STREAM_BACKLOG, EventStream
+from table_controller.publishing.event_streams import STREAM_BACKLOG
+from table_controller.publishing.event_streams import EventStream as QueuedStream
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
@@ -212,7 +213,7 @@ async def test_a_page_that_goes_away_is_forgotten(
 
 
 def test_a_stream_too_far_behind_is_cut_off() -> None:
-    stream = EventStream()
+    stream = QueuedStream()
     for seq in range(STREAM_BACKLOG):
         assert stream.push(seq, "table", "{}")
     assert not stream.closing

@@ -133,6 +133,9 @@
       row.append(name, range);
       return row;
     });
+    // The side bets under their own heading, after the main bets.
+    const firstSide = (view.bets || []).findIndex((bet) => bet.side);
+    if (firstSide >= 0) rows.splice(firstSide, 0, make("li", "side-head", I18n.t("game.side_bets")));
     $("limits").replaceChildren(...rows);
     shrinkToFit($("limits"), 30, 12);
   }
