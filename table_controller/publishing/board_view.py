@@ -234,7 +234,7 @@ class BoardModel:
         result = self._result
         shown = (
             result is not None
-            and state.phase is Phase.BETWEEN_ROUNDS
+            and state.phase in {Phase.BETWEEN_ROUNDS, Phase.SHOE_OVER}
             and result.get("round_no") == state.round_no
         )
         kind = status_kind(self._snapshot, shown)
