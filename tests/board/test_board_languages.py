@@ -17,7 +17,7 @@ from table_controller.publishing.languages import LANGUAGES, Catalogues
 from tests.board.board_pages import board_page, read_board
 from tests.display.display_harness import running_table
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 VIEWPORT: ViewportSize = {"width": 1920, "height": 1080}
 

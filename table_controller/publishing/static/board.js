@@ -115,6 +115,15 @@
     $("banner-player").textContent = number(result.player_total);
     $("banner-banker").textContent = number(result.banker_total);
     $("banner-notes").replaceChildren(...(result.notes || []).map((note) => make("span", "note", say(note))));
+    // As large as the style sheet says, smaller only if a long headline would not fit.
+    const banner = $("banner");
+    const text = $("banner-text");
+    text.style.fontSize = "";
+    let size = parseFloat(getComputedStyle(text).fontSize);
+    while (size > 28 && (banner.scrollWidth > banner.clientWidth || banner.scrollHeight > banner.clientHeight)) {
+      size -= 2;
+      text.style.fontSize = size + "px";
+    }
   }
 
   function money(value, currency) {
@@ -129,7 +138,9 @@
       row.dataset.bet = bet.bet;
       const name = make("span", "bet-name", say(bet.name));
       if (!bet.open) name.append(" ", make("small", "shut", I18n.t("game.bet_closed")));
-      const range = make("span", "range", money(bet.min, view.currency) + " – " + money(bet.max, view.currency));
+      const known = bet.min !== null && bet.min !== undefined;
+      const range = make("span", "range", known
+        ? money(bet.min, view.currency) + " – " + money(bet.max, view.currency) : "–");
       row.append(name, range);
       return row;
     });
@@ -137,14 +148,14 @@
     const firstSide = (view.bets || []).findIndex((bet) => bet.side);
     if (firstSide >= 0) rows.splice(firstSide, 0, make("li", "side-head", I18n.t("game.side_bets")));
     $("limits").replaceChildren(...rows);
-    shrinkToFit($("limits"), 30, 12);
+    shrinkToFit($("limits"), Math.max(16, Math.round(Math.min(innerWidth, innerHeight) / 36)), 10);
   }
 
   // The largest font size (px) from most down to least at which the node's text fits its box.
   function shrinkToFit(node, most, least) {
     let size = most;
     node.style.fontSize = size + "px";
-    while (size > least && (node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1)) {
+    while (size > least && (node.scrollHeight > node.clientHeight || node.scrollWidth > node.clientWidth)) {
       size -= 1;
       node.style.fontSize = size + "px";
     }
