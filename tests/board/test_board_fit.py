@@ -21,11 +21,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from table_controller.publishing.languages import Catalogues
 from tests.board.board_pages import board_page, read_board
-from tests.display.display_harness import Table, assert_fits, running_table
+from tests.display.display_harness import assert_fits, running_table
 
 pytestmark = pytest.mark.browser
 
@@ -50,13 +50,12 @@ MEASURE_LEGIBILITY = """() => {
 }"""
 
 
-async def measure(table: Table, page_and_errors: tuple, folder: Path, state: str) -> None:
-    page, errors = page_and_errors
+async def measure(page: Page, errors: list[str], folder: Path, state: str) -> None:
+    """The page fits at every size (a screenshot of each), and has logged no error."""
     for size in SIZES:
         await page.set_viewport_size(size)
         await assert_fits(page, folder, f"{size['width']}x{size['height']}-{state}")
     assert not errors, errors
-    del table
 
 
 async def test_the_board_fits_every_sign_in_every_state_and_reads_across_the_table(
@@ -71,7 +70,7 @@ async def test_the_board_fits_every_sign_in_every_state_and_reads_across_the_tab
             await table.play_rounds(30)
             await table.command("open_betting")
             await expect(page.locator("#status")).to_have_text(texts["game.betting_open"])
-            await measure(table, shown, fit_folder, "1-betting")
+            await measure(page, errors, fit_folder, "1-betting")
 
             await table.command("close_betting")
             await table.next_card()
@@ -79,12 +78,12 @@ async def test_the_board_fits_every_sign_in_every_state_and_reads_across_the_tab
             await table.next_card()
             await expect(page.locator("#status")).to_have_text(texts["game.betting_closed"])
             await expect(page.locator("#player-cards .card")).to_have_count(2)
-            await measure(table, shown, fit_folder, "2-dealing")
+            await measure(page, errors, fit_folder, "2-dealing")
 
             while table.prompt in DEALING:
                 await table.next_card()
             await expect(page.locator("#banner")).to_be_visible()
-            await measure(table, shown, fit_folder, "3-result")
+            await measure(page, errors, fit_folder, "3-result")
             for size in SIZES:
                 await page.set_viewport_size(size)
                 await page.evaluate("() => new Promise((r) => requestAnimationFrame(r))")
@@ -99,7 +98,7 @@ async def test_the_board_fits_every_sign_in_every_state_and_reads_across_the_tab
             await table.misread()
             assert table.state["phase"] == "held"
             await expect(page.locator("#status")).to_have_text(texts["board.status.please_wait"])
-            await measure(table, shown, fit_folder, "4-hold")
+            await measure(page, errors, fit_folder, "4-hold")
             board = await read_board(page)
             assert board["buttons"] == 0
             for staff_word in ("MISREAD", "HOLD", "supervisor", "dealer", "ALARM", "PIN"):
