@@ -92,35 +92,34 @@ async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
             while await phase(http) not in {"between_rounds", "shoe_over"}:  # noqa: ASYNC110
                 await asyncio.sleep(0.02)
 
-    async with aiohttp.ClientSession() as http:
-        async with table_run(tmp_path / "run.log", *args, env=env) as first:
-            await board_state(http, own)
-            await nothing_for_the_staff(http, own)
-            async with board_page(
-                browser, f"{own}/board?lang=ko", {"width": 1280, "height": 800}
-            ) as (page, errors):
-                await expect(page.locator("body")).to_have_class("live")
-                await expect(page.locator("#table-id")).to_have_text("V1")
+    async with (
+        aiohttp.ClientSession() as http,
+        table_run(tmp_path / "run.log", *args, env=env) as first,
+    ):
+        await board_state(http, own)
+        await nothing_for_the_staff(http, own)
+        async with board_page(browser, f"{own}/board?lang=ko", {"width": 1280, "height": 800}) as (
+            page,
+            errors,
+        ):
+            await expect(page.locator("body")).to_have_class("live")
+            await expect(page.locator("#table-id")).to_have_text("V1")
+            await play_round(http)
+            await expect(page.locator("#count-banker")).not_to_have_text("")
+            await expect(page.locator("#round-no")).to_have_text("1")
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+            await expect(page.locator("#offline")).to_be_visible()
+            await expect(page.locator("#offline")).to_have_text(texts["board.status.please_wait"])
+            async with table_run(tmp_path / "run.log", *args, env=env):
+                await board_state(http, own)
+                await expect(page.locator("#offline")).to_be_hidden(timeout=15_000)
                 await play_round(http)
-                await expect(page.locator("#count-banker")).not_to_have_text("")
-                await expect(page.locator("#round-no")).to_have_text("1")
-                first.send_signal(signal.SIGKILL)
-                await first.wait()
-                await expect(page.locator("#offline")).to_be_visible()
-                await expect(page.locator("#offline")).to_have_text(
-                    texts["board.status.please_wait"]
-                )
-                async with table_run(tmp_path / "run.log", *args, env=env):
-                    await board_state(http, own)
-                    await expect(page.locator("#offline")).to_be_hidden(timeout=15_000)
-                    await play_round(http)
-                    await expect(page.locator("#round-no")).to_have_text("2")
-                    shown = await read_board(page)
-                    assert shown["lang"] == "ko"
-                    assert len(shown["beads"]) == 2  # the first round replayed, then the second
-                    assert shown["buttons"] == 0
-                # Errors logged while the service was away are the browser's own network
-                # errors (the stream refused); nothing else.
-                assert all("net::ERR" in error or "Failed to load" in error for error in errors), (
-                    errors
-                )
+                await expect(page.locator("#round-no")).to_have_text("2")
+                shown = await read_board(page)
+                assert shown["lang"] == "ko"
+                assert len(shown["beads"]) == 2  # the first round replayed, then the second
+                assert shown["buttons"] == 0
+            # Errors logged while the service was away are the browser's own network
+            # errors (the stream refused); nothing else.
+            assert all("net::ERR" in error or "Failed to load" in error for error in errors), errors
