@@ -73,6 +73,7 @@ from table_controller.variant_file import VariantFileError, load_dynamic_windows
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
     from table_controller.publishing.authorisation import AuthorisationPolicy
+    from table_controller.publishing.board_web import BoardServer
     from table_controller.publishing.mqtt_link import MqttLink
     from table_controller.publishing.mqtt_settings import MqttSettings
     from table_controller.publishing.web import DisplayServer
@@ -323,7 +324,29 @@ def _display(settings: Settings, service: TableService, desk: StaffDesk) -> Disp
 
     languages = {"display": settings.display_language, "board": settings.board_language}
     return DisplayServer(
-        service, host=address[0], port=address[1], pin=pin, staff=desk, languages=languages
+        service,
+        host=address[0],
+        port=address[1],
+        pin=pin,
+        staff=desk,
+        languages=languages,
+        table_id=settings.table_id,
+    )
+
+
+def _board(settings: Settings, service: TableService) -> BoardServer | None:
+    """The players' board on its own address, when ``board_address`` names one."""
+    address = settings.board_host_port
+    if address is None:
+        return None
+    from table_controller.publishing.board_web import BoardServer  # noqa: PLC0415 - only when shown
+
+    return BoardServer(
+        service,
+        host=address[0],
+        port=address[1],
+        table_id=settings.table_id,
+        language=settings.board_language,
     )
 
 
@@ -423,6 +446,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
         )
         display = _display(settings, service, desk)  # follows the service from the replay on
+        board = _board(settings, service)
         replayed = service.recover()
         held = hold_input(edge.software)  # software_check "hold": held until acknowledged
         if held is not None:
@@ -465,7 +489,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             kid=None if edge.key is None else edge.key.kid,
         )
         return await _run_until_stopped(
-            service, reader, display, link, ingress, health=health, desk=desk
+            service, reader, display, link, ingress, health=health, desk=desk, board=board
         )
 
 
@@ -501,6 +525,16 @@ def _start_broker_tasks(
     return link_task, group.create_task(ingress.run(), name="commands")
 
 
+async def _start_screens(display: DisplayServer | None, board: BoardServer | None) -> None:
+    """Serve the dealer display and the players' board's own address, those configured."""
+    if display is not None:
+        await display.start()
+        _LOG.info("dealer display", url=display.url)
+    if board is not None:
+        await board.start()
+        _LOG.info("players' board", url=board.url)
+
+
 async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
     service: TableService,
     reader: ShoeReader | None,
@@ -510,15 +544,14 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
     *,
     health: HealthServer | None = None,
     desk: StaffDesk | None = None,
+    board: BoardServer | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        if display is not None:
-            await display.start()
-            _LOG.info("dealer display", url=display.url)
+        await _start_screens(display, board)
         async with contextlib.AsyncExitStack() as running:
             if health is not None:  # serving before READY=1, stopped after everything else
                 await running.enter_async_context(health)
@@ -544,8 +577,9 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
                     await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
                 link_task.cancel()
     finally:
-        if display is not None:
-            await display.stop()
+        for screen in (display, board):
+            if screen is not None:
+                await screen.stop()
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)

@@ -129,6 +129,11 @@ class Settings(BaseSettings):
         description="Language of the players' board (same choices as `display_language`); a"
         " page's `?lang=` query parameter overrides it.",
     )
+    board_address: str = Field(
+        "",
+        description="Also serve the players' board alone (no dealer page, no commands) at"
+        " `HOST:PORT`; empty: only at `/board` on the display's address.",
+    )
     betting_phase: bool = Field(
         default=True, description="Rounds have a betting period opened and closed by commands."
     )
@@ -269,6 +274,14 @@ class Settings(BaseSettings):
             raise ValueError("must be HOST:PORT (e.g. 127.0.0.1:8080) or 'off'")
         return value
 
+    @field_validator("board_address")
+    @classmethod
+    def _board_address(cls, value: str) -> str:
+        match = _HOST_PORT.match(value)
+        if value and (match is None or not 0 < int(match["port"]) < 65536):
+            raise ValueError("must be HOST:PORT (e.g. 0.0.0.0:8081) or empty")
+        return value
+
     @field_validator("display_language", "board_language")
     @classmethod
     def _language(cls, value: str) -> str:
@@ -347,6 +360,14 @@ class Settings(BaseSettings):
         if self.display == "off":
             return None
         host, _, port = self.display.rpartition(":")
+        return host.strip("[]"), int(port)
+
+    @property
+    def board_host_port(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the players' board on its own address, or None when it has none."""
+        if not self.board_address:
+            return None
+        host, _, port = self.board_address.rpartition(":")
         return host.strip("[]"), int(port)
 
     @property

@@ -331,7 +331,13 @@ async def running_table(
             card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
         )
         display = DisplayServer(
-            service, port=0, pin=pin, staff=staff, heartbeat_s=heartbeat_s, clock=clock
+            service,
+            port=0,
+            pin=pin,
+            staff=staff,
+            heartbeat_s=heartbeat_s,
+            clock=clock,
+            table_id="T07",
         )
         if before_start is not None:
             before_start(service)
