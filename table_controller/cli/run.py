@@ -314,7 +314,10 @@ def _display(settings: Settings, service: TableService, desk: StaffDesk) -> Disp
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
     from table_controller.publishing.web import DisplayServer  # noqa: PLC0415 - only when shown
 
-    return DisplayServer(service, host=address[0], port=address[1], pin=pin, staff=desk)
+    languages = {"display": settings.display_language, "board": settings.board_language}
+    return DisplayServer(
+        service, host=address[0], port=address[1], pin=pin, staff=desk, languages=languages
+    )
 
 
 def _link(

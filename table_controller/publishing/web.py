@@ -20,6 +20,8 @@ Routes:
   ``alarm`` events as the table moves, and a ``heartbeat`` every few seconds so the page can
   tell a silent controller from a quiet table. Each event's ``id:`` is the running message
   number of this display.
+- ``GET /i18n/{screen}.json?lang=TAG``: a screen's texts (``publishing/languages.py``):
+  the ``lang`` asked for if it is one of ours, else the language configured for that screen.
 - ``POST /api/commands``: ``{"command": ..., "args": {...}, "staff_id": "...", "pin": "..."}``
   from the buttons and the staff keypad, as JSON from this page's own origin only (another
   site's page cannot post a command). Who may give which command, and as whom it is recorded,
@@ -53,6 +55,12 @@ from table_controller.procedure.payloads import TableSnapshot, TableState
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.languages import (
+    DEFAULT_LANGUAGE,
+    SCREENS,
+    Catalogues,
+    language_for,
+)
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.outgoing import OutgoingMessage
@@ -170,6 +178,9 @@ class DisplayServer:
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         pin: The shared supervisor PIN of a table without a staff register; None: none.
         staff: The staff desk: sign-in, and supervisors approving with their own PIN.
+        languages: Each screen's language (BCP 47 tag) when its page asks for none;
+            the screens not named show English.
+        catalogues: The screens' texts; None: read from the package's catalogues.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
     """
@@ -182,6 +193,8 @@ class DisplayServer:
         port: int = DEFAULT_PORT,
         pin: str | None = None,
         staff: StaffCheck | None = None,
+        languages: Mapping[str, str] | None = None,
+        catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -190,6 +203,8 @@ class DisplayServer:
         self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
         self._heartbeat_s = heartbeat_s
+        self._catalogues = Catalogues() if catalogues is None else catalogues
+        self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         self._model = DisplayModel(
             service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
         )
@@ -236,6 +251,7 @@ class DisplayServer:
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/commands", self._command)
+        app.router.add_get("/i18n/{screen}.json", self._texts)
         app.router.add_static("/static", STATIC_DIR, follow_symlinks=False)
         app.on_shutdown.append(self._on_shutdown)
         return app
@@ -313,6 +329,15 @@ class DisplayServer:
     async def _index(self, request: web.Request) -> web.StreamResponse:
         del request
         return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _texts(self, request: web.Request) -> web.Response:
+        screen = request.match_info["screen"]
+        if screen not in SCREENS:
+            raise web.HTTPNotFound
+        asked = language_for(request.query.get("lang"))
+        tag = self._languages[screen] if asked is None else asked.tag
+        body = {"lang": tag, "messages": self._catalogues.messages(tag, screen)}
+        return web.json_response(body, headers={"Cache-Control": "no-cache"})
 
     async def _state(self, request: web.Request) -> web.Response:
         del request

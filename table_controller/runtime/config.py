@@ -116,6 +116,16 @@ class Settings(BaseSettings):
         description="PIN (4 to 12 digits) the display asks for before a supervisor command;"
         " none: no supervisor commands from the display.",
     )
+    display_language: str = Field(
+        "en",
+        description="Language of the dealer display: `en`, `zh-Hans`, `zh-Hant`, `vi`, `th` or"
+        " `ko`; a page's `?lang=` query parameter overrides it.",
+    )
+    board_language: str = Field(
+        "en",
+        description="Language of the players' board (same choices as `display_language`); a"
+        " page's `?lang=` query parameter overrides it.",
+    )
     betting_phase: bool = Field(
         default=True, description="Rounds have a betting period opened and closed by commands."
     )
@@ -244,6 +254,16 @@ class Settings(BaseSettings):
         if match is None or not 0 < int(match["port"]) < 65536:
             raise ValueError("must be HOST:PORT (e.g. 127.0.0.1:8080) or 'off'")
         return value
+
+    @field_validator("display_language", "board_language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        from table_controller.publishing.languages import LANGUAGES, language_for  # noqa: PLC0415
+
+        language = language_for(value)
+        if language is None:
+            raise ValueError(f"must be one of {', '.join(each.tag for each in LANGUAGES)}")
+        return language.tag
 
     @field_validator("command_secret")
     @classmethod

@@ -455,3 +455,19 @@ def test_a_missing_chromium_is_skipped_locally_but_fails_in_ci(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI installs"):
         chromium_or_skip(missing)
+
+
+async def test_texts_come_in_the_language_asked_else_the_screens_own(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    base = table.display.url
+    async with http.get(f"{base}i18n/display.json?lang=zh-TW") as response:
+        assert response.status == 200
+        body = await response.json()
+    assert body["lang"] == "zh-Hant"
+    assert body["messages"]["game.banker"] == "莊"
+    for asked in ("", "?lang=xx", "?lang=%00"):
+        async with http.get(f"{base}i18n/display.json{asked}") as response:
+            assert (await response.json())["lang"] == "en"
+    async with http.get(f"{base}i18n/staff.json") as response:
+        assert response.status == 404

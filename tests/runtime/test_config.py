@@ -158,3 +158,12 @@ def test_undecodable_json_in_a_variable_is_named(monkeypatch: pytest.MonkeyPatch
 def test_a_config_directory_is_refused_as_one(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="a directory, not a TOML file"):
         load_settings({"table_id": "T1", "port": "/dev/x"}, tmp_path)
+
+
+def test_screen_languages_are_named_by_their_tags(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLE_CONTROLLER_BOARD_LANGUAGE", "zh-TW")
+    settings = load_settings({"table_id": "T1", "port": "x"})
+    assert (settings.display_language, settings.board_language) == ("en", "zh-Hant")
+    monkeypatch.setenv("TABLE_CONTROLLER_DISPLAY_LANGUAGE", "fr")
+    with pytest.raises(SettingsError, match=r"DISPLAY_LANGUAGE = 'fr': must be one of en, zh-Hans"):
+        load_settings({"table_id": "T1", "port": "x"})
