@@ -3,8 +3,9 @@
 
 A negative control: a page with a character no installed font covers (fontconfig says so on
 this machine) fails, naming the character, its code point and its element. Positive pages in
-each of the screens' languages (the game's terms, every Vietnamese vowel with every tone in
-both cases, the card suits) pass, drawn with the screens' own font rules.
+each of the screens' languages (the game's terms, every text of the catalogues, every Vietnamese
+vowel with every tone in both cases, the card suits) pass, drawn with the screens' own font
+rules (``static/fonts.css``) and each script in its language's face.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page
 
+from table_controller.publishing.languages import LANGUAGES, SCREENS, Catalogues
+from table_controller.publishing.web import STATIC_DIR
 from tests.support.glyphs import (
+    GlyphReport,
     RenderedText,
     UsedFont,
+    assert_drawn_in,
     assert_no_tofu,
     check_rendered,
     fonts_covering,
     glyph_report,
     transformed,
+    wrong_faces,
 )
 
 #: Characters no font of a Debian table device should have: a private-use code point, an
@@ -65,10 +71,14 @@ def uncovered_character() -> str:
     )
 
 
-def sample_page(lang: str, text: str) -> str:
+def sample_page(lang: str, *texts: str) -> str:
+    """A page in ``lang`` with the screens' font rules, each text a paragraph."""
+    fonts = (STATIC_DIR / "fonts.css").read_text(encoding="utf-8")
+    paragraphs = "".join(f"<p>{html.escape(text)}</p>" for text in texts[1:])
     return (
-        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"></head><body>'
-        f"<h1>{html.escape(text)}</h1><p>{SUITS}</p></body></html>"
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f"<style>{fonts}</style></head><body><h1>{html.escape(texts[0])}</h1>"
+        f"{paragraphs}<p>{SUITS}</p></body></html>"
     )
 
 
@@ -125,13 +135,26 @@ async def test_hidden_text_is_not_checked_and_markers_are(page: Page) -> None:
     assert char not in "".join(drawn)
 
 
-@pytest.mark.parametrize("lang", list(SAMPLES))
-async def test_every_language_of_the_screens_is_drawn_without_boxes(page: Page, lang: str) -> None:
-    text = SAMPLES[lang] + (" " + vietnamese_letters() if lang == "vi" else "")
-    await page.set_content(sample_page(lang, text))
-    report = await assert_no_tofu(page, lang)
+@pytest.mark.parametrize("lang", [language.tag for language in LANGUAGES])
+async def test_every_text_of_every_language_is_drawn_without_boxes(page: Page, lang: str) -> None:
+    """The game's terms, every text of every screen's catalogue, and Vietnamese's letters."""
+    catalogues = Catalogues()
+    texts = [SAMPLES[lang]]
+    for screen in SCREENS:
+        texts += catalogues.messages(lang, screen).values()
+    if lang == "vi":
+        texts.append(vietnamese_letters())
+    await page.set_content(sample_page(lang, *texts))
+    report = await assert_drawn_in(page, lang, lang)
     drawn = "".join(rendered.text for rendered in report.texts)
-    assert set(text) <= set(drawn)
+    assert set("".join(texts)) <= set(drawn)
+
+
+async def test_a_han_character_in_the_wrong_regional_face_is_caught(page: Page) -> None:
+    """Simplified Chinese text without its language tag takes another face: the check says so."""
+    await page.set_content(sample_page("zh-Hant", SAMPLES["zh-Hans"]))
+    report = await assert_no_tofu(page, "zh-Hans text in a zh-Hant page")
+    assert any("not Noto Sans CJK SC" in line for line in wrong_faces(report, "zh-Hans"))
 
 
 def test_text_transform_is_applied_as_drawn() -> None:
@@ -156,3 +179,19 @@ def test_text_shown_but_never_reported_is_a_problem() -> None:
     assert report.tofu == []
     listed = "U+0038 8 (DIGIT EIGHT), U+003A : (COLON), U+0031 1 (DIGIT ONE)"
     assert report.problems == [f"shown but not in any text Chromium reported fonts for: {listed}"]
+
+
+@pytest.mark.parametrize(("outer", "inner"), [("zh-Hans", "ko"), ("en", "zh-Hant"), ("ko", "th")])
+async def test_a_passage_in_another_language_takes_its_own_face(
+    page: Page, outer: str, inner: str
+) -> None:
+    """A language's name in itself, say, inside a page in another language."""
+    await page.set_content(
+        sample_page(outer, SAMPLES[outer]).replace(
+            "</body>", f'<p lang="{inner}" id="inner">{html.escape(SAMPLES[inner])}</p></body>'
+        )
+    )
+    report = await assert_no_tofu(page, f"{inner} in {outer}")
+    inner_only = GlyphReport(texts=[t for t in report.texts if t.element.endswith("#inner")])
+    assert inner_only.texts
+    assert wrong_faces(inner_only, inner) == []

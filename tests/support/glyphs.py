@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from fontTools.ttLib import TTFont
 from playwright.async_api import CDPSession, Error, Page
@@ -27,6 +27,17 @@ from playwright.async_api import CDPSession, Error, Page
 #: the soft hyphen), and variation selectors, which select a glyph and draw none.
 _NO_GLYPH_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
 _DOM_CHANGED = "Could not find node"
+#: The face each language's own script is drawn with (``static/fonts.css``): Chinese in its
+#: regional shapes, Korean's Hangul and Hanja, Thai, and the Latin letters of English and
+#: Vietnamese. The scripts are told apart by the characters' Unicode names.
+REGIONAL_FACES: Final[Mapping[str, Mapping[str, str]]] = {
+    "en": {"LATIN": "DejaVu Sans"},
+    "vi": {"LATIN": "DejaVu Sans"},
+    "zh-Hans": {"CJK UNIFIED IDEOGRAPH": "Noto Sans CJK SC"},
+    "zh-Hant": {"CJK UNIFIED IDEOGRAPH": "Noto Sans CJK TC"},
+    "ko": {"HANGUL": "Noto Sans CJK KR", "CJK UNIFIED IDEOGRAPH": "Noto Sans CJK KR"},
+    "th": {"THAI": "Waree"},
+}
 
 
 def needs_glyph(char: str) -> bool:
@@ -153,6 +164,27 @@ class GlyphReport:
                     if any(ord(char) in _cmap(face) for face in used.faces()):
                         drawn.setdefault(char, set()).add(used.family)
         return drawn
+
+
+def script_of(char: str) -> str:
+    """The start of the character's Unicode name that says its script (``LATIN``, ``THAI``)."""
+    name = unicodedata.name(char, "")
+    for script in ("CJK UNIFIED IDEOGRAPH", "HANGUL", "THAI", "LATIN"):
+        if name.startswith(script):
+            return script
+    return ""
+
+
+def wrong_faces(report: GlyphReport, tag: str) -> list[str]:
+    """Each character of the language's own script drawn with another face than its rule's."""
+    faces = REGIONAL_FACES[tag]
+    drawn = report.families_drawing(lambda char: script_of(char) in faces)
+    return [
+        f"{code_point(char)} is drawn with {', '.join(sorted(families))},"
+        f" not {faces[script_of(char)]}"
+        for char, families in drawn.items()
+        if families != {faces[script_of(char)]}
+    ]
 
 
 def _cmap(face: InstalledFont) -> frozenset[int]:
@@ -357,4 +389,25 @@ async def assert_no_tofu(page: Page, where: str) -> GlyphReport:
     failures = report.failures()
     assert report.texts, f"{where}: the page drew no text at all"
     assert not failures, f"{where}: missing glyphs:\n  " + "\n  ".join(failures)
+    return report
+
+
+async def assert_drawn_in(page: Page, tag: str, where: str) -> GlyphReport:
+    """The page is in language ``tag``, shows its script, with no box and in the right faces.
+
+    The page's ``<html lang>`` is ``tag``; some letters of the language's own (beyond ASCII but
+    for English) are on the screen, so a page left in English fails; each letter of the
+    language's script is drawn with its rule's face.
+    """
+    assert await page.evaluate("() => document.documentElement.lang") == tag, where
+    report = await assert_no_tofu(page, where)
+    own = [
+        char
+        for text in report.texts
+        for char in text.characters()
+        if script_of(char) in REGIONAL_FACES[tag] and (tag == "en" or not char.isascii())
+    ]
+    assert own, f"{where}: nothing is written in {tag}'s own letters"
+    wrong = wrong_faces(report, tag)
+    assert not wrong, f"{where}: wrong faces:\n  " + "\n  ".join(wrong)
     return report
