@@ -399,7 +399,8 @@ async def assert_drawn_in(page: Page, tag: str, where: str) -> GlyphReport:
     for English) are on the screen, so a page left in English fails; each letter of the
     language's script is drawn with its rule's face.
     """
-    assert await page.evaluate("() => document.documentElement.lang") == tag, where
+    shown = await page.evaluate("() => document.documentElement.lang")
+    assert shown == tag, f"{where}: the page's <html lang> is {shown!r}, not {tag!r}"
     report = await assert_no_tofu(page, where)
     own = [
         char
