@@ -1,5 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Boards in Chromium: a page per language on one browser, and what a page shows, read back."""
+"""Boards in Chromium: a page per language on one browser, and what a page shows, read back.
+
+A page is followed by its ``body[data-status]`` (``betting``, ``result``...), which does not
+depend on the language it is shown in.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from playwright.async_api import Browser, Page, ViewportSize
+from playwright.async_api import Browser, Page, ViewportSize, expect
+
+from tests.display.display_harness import SETTLED, Table
 
 #: What a board page shows of the shoe, read from its DOM (numbers as the page wrote them).
 READ_BOARD = """() => {
@@ -29,6 +35,10 @@ READ_BOARD = """() => {
     body: document.body.innerText,
   };
 }"""
+
+
+#: The board's usual screen.
+FULL_HD: ViewportSize = {"width": 1920, "height": 1080}
 
 
 @asynccontextmanager
@@ -54,3 +64,17 @@ async def board_page(
 async def read_board(page: Page) -> dict[str, Any]:
     shown: dict[str, Any] = await page.evaluate(READ_BOARD)
     return shown
+
+
+async def shown(page: Page, status: str) -> None:
+    """Wait until the board shows ``status`` and has drawn it."""
+    await expect(page.locator("body")).to_have_attribute("data-status", status)
+    await page.evaluate(SETTLED)
+
+
+async def to_a_result(table: Table, rounds: int) -> None:
+    """A new shoe, its burn, then ``rounds`` rounds dealt: the last one's result is up."""
+    await table.command("new_shoe")
+    while table.prompt == "burn":
+        await table.next_card()
+    await table.play_rounds(rounds)

@@ -10,31 +10,19 @@ are kept in ``artifacts/board/glyphs/``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
 
 from table_controller.publishing.languages import LANGUAGES
-from tests.board.browser_pages import board_page, chromium, shown, to_a_result
+from tests.board.board_pages import FULL_HD, board_page, shown, to_a_result
 from tests.display.display_harness import ROOT, running_table
 from tests.support.glyphs import assert_drawn_in
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = ROOT / "artifacts" / "board" / "glyphs"
-
-
-@pytest.fixture(autouse=True)
-def _every_test_cleans_up(no_leaks: None) -> None:
-    """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 @pytest.mark.parametrize("lang", [language.tag for language in LANGUAGES])
@@ -44,7 +32,7 @@ async def test_the_board_draws_every_character_in_every_language(
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     async with (
         running_table(tmp_path, seed=7) as table,
-        board_page(browser, table, lang, {"width": 1920, "height": 1080}) as page,
+        board_page(browser, f"{table.display.url}board?lang={lang}", FULL_HD) as (page, errors),
     ):
         await to_a_result(table, rounds=4)
         await shown(page, "result")
@@ -55,3 +43,4 @@ async def test_the_board_draws_every_character_in_every_language(
         await shown(page, "betting")
         await page.screenshot(path=SCREENSHOTS / f"{lang}-betting.png")
         await assert_drawn_in(page, lang, f"the board in {lang}, betting open")
+    assert not errors, errors

@@ -13,7 +13,7 @@ change (a text, a colour, a mark) rewrites it.
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,8 @@ import pytest
 from PIL import Image, ImageChops
 from playwright.async_api import Browser
 
-from tests.board.browser_pages import board_page, chromium, shown, to_a_result
+from table_controller.procedure.payloads import BetLimits, TableLimits
+from tests.board.board_pages import FULL_HD, board_page, shown, to_a_result
 from tests.display.display_harness import ROOT, running_table, seed_for_the_scoreboards
 
 pytestmark = pytest.mark.browser
@@ -30,20 +31,23 @@ IMAGES = ROOT / "docs" / "images"
 README = ROOT / "README.md"
 #: Rounds dealt before the picture: the roads well filled, a long run among them.
 ROUNDS = 24
+#: A Macau floor's limits, in patacas: the main bets, the Tie and the pairs.
+LIMITS = TableLimits(
+    currency="MOP",
+    limits={
+        bet: BetLimits(min=Fraction(low), max=Fraction(high))
+        for bet, low, high in (
+            ("player", 300, 30_000),
+            ("banker", 300, 30_000),
+            ("tie", 100, 3_000),
+            ("player_pair", 100, 2_000),
+            ("banker_pair", 100, 2_000),
+        )
+    },
+)
 #: Anti-aliasing moves a few pixels a little between runs; a change shown moves more, or further.
 NOISE_PIXELS = 1000
 NOISE_LEVEL = 96
-
-
-@pytest.fixture(autouse=True)
-def _every_test_cleans_up(no_leaks: None) -> None:
-    """Every test here leaves no task running and no file descriptor open (tests/conftest.py)."""
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 def size_of(png: bytes) -> tuple[int, int]:
@@ -66,13 +70,14 @@ async def test_the_readme_shows_the_board_as_it_is(
     target = IMAGES / f"board-{lang}.png"
     assert f"(docs/images/{target.name})" in README.read_text(encoding="utf-8")
     async with (
-        running_table(tmp_path, seed=seed_for_the_scoreboards(ROUNDS)) as table,
-        board_page(browser, table, lang, {"width": 1920, "height": 1080}) as page,
+        running_table(tmp_path, seed=seed_for_the_scoreboards(ROUNDS), limits=LIMITS) as table,
+        board_page(browser, f"{table.display.url}board?lang={lang}", FULL_HD) as (page, errors),
     ):
         await to_a_result(table, ROUNDS)
         await shown(page, "result")
         await page.wait_for_function("(tag) => document.documentElement.lang === tag", arg=lang)
         picture = await page.screenshot(animations="disabled", caret="hide")
+    assert not errors, errors
     before = target.read_bytes() if target.exists() else None
     same_size = before is not None and size_of(before) == size_of(picture)
     if before is None or not same_size or visibly_different(before, picture):

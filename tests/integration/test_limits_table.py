@@ -23,39 +23,12 @@ from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
+from tests.support.limits import CONFIGURED, write_configuration
 from tests.support.table_process import table_controller, table_run
 
 TABLE = "T6"
 ROOT = f"baccarat/tables/{TABLE}"
 SHOE = "S-L"
-SETTINGS = """\
-currency = "MOP"
-
-[limits]
-banker = { min = 100, max = 10000 }
-player = { min = 100, max = "10000" }
-"""
-VARIANT_FILE = """\
-[commission.bets.banker]
-limits = { min = 50, max = 5000 }     # the settings replace these
-
-[commission.bets.tie]
-limits = { min = "10.50", max = 1000 }
-"""
-CONFIGURED = {
-    "banker": {"min": 100, "max": 10000},
-    "player": {"min": 100, "max": 10000},
-    "tie": {"min": 10.5, "max": 1000},
-}
-
-
-def write_configuration(tmp_path: Path, settings: str = SETTINGS) -> list[str]:
-    """The settings and variant files; the flags that name them."""
-    (tmp_path / "table.toml").write_text(settings, encoding="utf-8")
-    (tmp_path / "variants.toml").write_text(VARIANT_FILE, encoding="utf-8")
-    return ["--config", str(tmp_path / "table.toml"), "--paytable", str(tmp_path / "variants.toml")]
-
-
 @asynccontextmanager
 async def limited_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[Any]:
     """A virtual commission table with limits configured, whose supervisor is ``pit-1``."""
