@@ -11,7 +11,7 @@ for arg in "$@"; do
         *) args+=("$arg") ;;
     esac
 done
-system=(mosquitto mosquitto-clients socat chromium systemd faketime)
+system=(mosquitto mosquitto-clients socat chromium systemd faketime postgresql)
 # npm only where no Node.js brings it already (a NodeSource nodejs conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || system+=(npm)
 bash scripts/setup.sh "dev" "${system[@]}"
