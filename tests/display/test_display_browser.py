@@ -30,6 +30,7 @@ from tests.display.display_harness import (
     running_table,
     seed_for_the_scoreboards,
 )
+from tests.display.texts import in_words
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +50,8 @@ DOCS_IMAGE = ROOT / "docs" / "images" / "dealer-display.png"
 
 def result_words(payload: dict[str, Any]) -> str:
     """What the display must say for a published ``round_result`` (its totals go below)."""
-    return {"banker": "BANKER WINS", "player": "PLAYER WINS"}.get(payload["winner"], "TIE")
+    winner = {"banker": "game.winner.banker", "player": "game.winner.player"}
+    return in_words({"key": winner.get(payload["winner"], "game.winner.tie")})
 
 
 def result_totals(payload: dict[str, Any]) -> str:
