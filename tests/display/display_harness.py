@@ -304,13 +304,14 @@ async def running_table(
     staff: StaffDesk | None = None,
     require_dealer: bool = False,
     confirm_results: bool = False,
+    language: str | None = None,
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
     A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
     card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
     staff desk the display signs staff in with; ``confirm_results``: each result waits for a
-    second source's ``confirm_result``.
+    second source's ``confirm_result``; ``language``: the display's configured language.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
@@ -331,7 +332,13 @@ async def running_table(
             card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
         )
         display = DisplayServer(
-            service, port=0, pin=pin, staff=staff, heartbeat_s=heartbeat_s, clock=clock
+            service,
+            port=0,
+            pin=pin,
+            staff=staff,
+            heartbeat_s=heartbeat_s,
+            clock=clock,
+            languages=None if language is None else {"display": language},
         )
         if before_start is not None:
             before_start(service)
