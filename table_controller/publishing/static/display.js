@@ -35,9 +35,16 @@
     small_road: () => I18n.t("game.road.small_road"),
     cockroach_pig: () => I18n.t("game.road.cockroach_pig"),
   };
-  const COLOURS = { red: () => I18n.t("display.colour.red"), blue: () => I18n.t("display.colour.blue") };
-  const BEADS = { B: () => I18n.t("display.bead.banker"), P: () => I18n.t("display.bead.player"), T: () => I18n.t("display.bead.tie") };
-  const SIDES = { player: () => I18n.t("game.player"), banker: () => I18n.t("game.banker"), tie: () => I18n.t("game.tie") };
+  const COLOURS = {
+    red: () => I18n.t("display.colour.red"),
+    blue: () => I18n.t("display.colour.blue"),
+  };
+  const BEADS = {
+    B: () => I18n.t("display.bead.banker"),
+    P: () => I18n.t("display.bead.player"),
+    T: () => I18n.t("display.bead.tie"),
+  };
+  const SIDES = { player: () => I18n.t("game.player"), banker: () => I18n.t("game.banker") };
   const WINNERS = {
     banker: () => I18n.t("game.winner.banker"),
     player: () => I18n.t("game.winner.player"),
@@ -134,7 +141,10 @@
     sign_in: () => I18n.t("display.prompt.sign_in"),
     confirm_result: () => I18n.t("display.prompt.confirm_result"),
   };
-  const STAFF_ACTIONS = { sign_in: () => I18n.t("display.command.sign_in"), sign_out: () => I18n.t("display.command.sign_out") };
+  const STAFF_ACTIONS = {
+    sign_in: () => I18n.t("display.command.sign_in"),
+    sign_out: () => I18n.t("display.command.sign_out"),
+  };
   const ALARMS = {
     unnecessary_card: () => I18n.t("display.alarm.unnecessary_card"),
     foreign_card: () => I18n.t("display.alarm.foreign_card"),
@@ -163,6 +173,8 @@
     shoe_voided: () => I18n.t("display.void_reason.shoe_voided"),
     supervisor: () => I18n.t("display.void_reason.supervisor"),
   };
+  // Why a card went to no hand: an alarm, or its round was voided.
+  const DISCARDS = { ...ALARMS, voided: () => I18n.t("display.status.voided") };
   // A hold's reason is the alarm that caused it, or an open dispute.
   const HOLD_REASONS = { ...ALARMS, dispute: () => I18n.t("display.step.dispute_opened") };
 
@@ -452,7 +464,8 @@
       return span;
     };
     box.replaceChildren(
-      item(I18n.t("game.banker"), stats.banker, "b"), item(I18n.t("game.player"), stats.player, "p"),
+      item(I18n.t("game.banker"), stats.banker, "b"),
+      item(I18n.t("game.player"), stats.player, "p"),
       item(I18n.t("game.tie"), stats.tie, "t"), item(I18n.t("game.naturals"), stats.natural),
       item(I18n.t("game.banker_pair"), stats.banker_pair),
       item(I18n.t("game.player_pair"), stats.player_pair),
@@ -527,14 +540,16 @@
     switch (step.kind) {
       case "card": {
         const code = step.card || I18n.t("display.step.unread");
-        const card = I18n.t("display.step.card", { card: code, position: named(POSITIONS, step.position) });
-        const where = why(card, step.reason, { ...ALARMS, voided: () => I18n.t("display.status.voided") });
+        const position = named(POSITIONS, step.position);
+        const card = I18n.t("display.step.card", { card: code, position });
+        const where = why(card, step.reason, DISCARDS);
         return step.source === "manual" ? by(step, I18n.t("display.step.entered", { step: where }))
           : where;
       }
       case "prompt": {
         const action = step.count
-          ? I18n.t("display.prompt.burn_count", { count: step.count }) : named(PROMPTS, step.action);
+          ? I18n.t("display.prompt.burn_count", { count: step.count })
+          : named(PROMPTS, step.action);
         return why(I18n.t("display.step.prompt", { action }), step.reason, HOLD_REASONS);
       }
       case "command": {
