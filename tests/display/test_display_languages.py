@@ -45,7 +45,7 @@ async def test_the_display_speaks_its_setting_or_the_language_its_address_asks_f
         await expect(page.locator("#unreachable")).to_be_hidden(timeout=5000)
         count = table.state["prompt"]["count"]
         await expect(page.locator("#prompt")).to_have_text(f"燒 {count} 張")
-        await expect(page.locator("#link")).to_have_text("連線中")
+        await expect(page.locator("#link")).to_have_text("已連線")
         await expect(page.locator("html")).to_have_attribute("lang", "zh-Hant")
         await page.screenshot(path=artifacts / "language-zh-Hant-reconnected.png")
 
