@@ -43,6 +43,7 @@ from table_controller.integrity.at_start import (
 )
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import TableLimits
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.publishing.http_site import AddressUnusableError
@@ -67,6 +68,7 @@ from table_controller.runtime.service_ports import MessageSink
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError
+from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
@@ -164,8 +166,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = load_variants(settings.paytable)[settings.variant]
         dynamic_windows = load_dynamic_windows(settings.paytable).get(settings.variant)
+        limits = load_limits(variant, paytable=settings.paytable, currency=settings.currency,
+                             limits=settings.bet_limits)
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
+    except LimitsError as error:
+        raise UsageError(str(error)) from None
     advisor = _advisor(settings, variant, dynamic_windows)
     mqtt = _mqtt_settings(settings)
     desk = _desk(settings)
@@ -198,7 +204,8 @@ def run(args: argparse.Namespace) -> int:
             edge = EdgeSigning(software, key)
             try:
                 return asyncio.run(
-                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge)
+                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge,
+                           limits=limits)
                 )
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
@@ -383,6 +390,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     *,
     desk: StaffDesk,
     edge: EdgeSigning,
+    limits: TableLimits,
 ) -> int:
     """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
     with contextlib.ExitStack() as stack:
@@ -401,6 +409,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             betting_phase=settings.betting_phase,
             require_dealer=settings.require_dealer,
             confirm_results=settings.confirm_results,
+            limits=limits,
         )
         link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt, edge)
         service = TableService(
@@ -418,6 +427,9 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         held = hold_input(edge.software)  # software_check "hold": held until acknowledged
         if held is not None:
             service.enqueue_input(held)
+        configured = to_journal(procedure.configured_limits, limits, at=time.monotonic())
+        if configured is not None:  # first taken, or changed since: journaled, then published
+            service.enqueue_input(configured)
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
         ingress: CommandIngress | None = None

@@ -28,6 +28,9 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
+from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
+from table_controller.procedure.payloads import DEFAULT_CURRENCY, BetLimits
+
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
 BAUD_RATES = (9600, 19200, 38400, 57600, 115200)
@@ -143,6 +146,17 @@ class Settings(BaseSettings):
         default=False,
         description="A second source confirms each result (`confirm_result`: the dealer on the"
         " display, or a camera system over MQTT) before it is published.",
+    )
+    currency: str = Field(
+        DEFAULT_CURRENCY,
+        description="The table's currency, an ISO 4217 code (three upper-case letters): the"
+        " stake limits are in it.",
+    )
+    limits: dict[str, dict[str, int | float | str]] = Field(
+        default_factory=dict,
+        description="Stake limits per bet, `{banker = {min = 100, max = 10000}}` (whole"
+        ' numbers, or text such as `"0.50"`); they replace the variant file\'s for the bets'
+        " named; in the environment as JSON. A bet with limits nowhere has none.",
     )
     sign_in_max_failures: int = Field(
         5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."
@@ -275,6 +289,22 @@ class Settings(BaseSettings):
             raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")
         return value
 
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str) -> str:
+        if not re.fullmatch(CURRENCY_PATTERN, value):
+            raise ValueError("must be an ISO 4217 code: three upper-case letters (USD, MOP)")
+        return value
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, value: dict[str, dict[str, int | float | str]]) -> dict[str, Any]:
+        for bet, pair in limits_from_data(value, "limits").items():
+            problem = limits_problem(pair)
+            if problem is not None:
+                raise ValueError(f"{bet}: {problem}")
+        return value
+
     @field_validator("display_pin")
     @classmethod
     def _pin(cls, value: SecretStr | None) -> SecretStr | None:
@@ -300,6 +330,11 @@ class Settings(BaseSettings):
             if path is not None and not path.is_file():
                 raise ValueError(f"{path}: no such file (a TLS setting)")
         return self
+
+    @property
+    def bet_limits(self) -> dict[str, BetLimits]:
+        """``limits`` as exact amounts (validated when the settings were read)."""
+        return limits_from_data(self.limits, "limits")
 
     @property
     def journal_path(self) -> Path:
