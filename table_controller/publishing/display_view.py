@@ -34,10 +34,12 @@ from table_controller.procedure.payloads import (
     ShoeVoided,
     StaffChanged,
     Stats,
+    TableLimits,
     TableSnapshot,
     TableState,
 )
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.publishing.display_limits import limits_view
 from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_texts import (
     ALARM_NAMES,
@@ -70,6 +72,7 @@ DISPLAY_COMMANDS: Final = (
     "dispute",
     "resolve_dispute",
     "acknowledge",
+    "set_limits",
 )
 #: The commands that start a round or a shoe: not while a result waits for its confirmation.
 _STARTS_A_ROUND: Final = frozenset({"new_shoe", "open_betting", "close_betting", "deal"})
@@ -289,6 +292,7 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
         "void_shoe": True,
         "manual_card": card_missing,
         "correct_result": state.round_id is not None,
+        "set_limits": True,
     }
 
     def taken(command: str) -> bool:
@@ -409,10 +413,12 @@ class DisplayModel:
         self._roads: dict[str, JsonValue] | None = None
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
         self._prompt_event: PromptShown | None = None
+        self._limits = snapshot.limits
 
     def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
         """The table's snapshot, as its ``state`` was published: the pages' new ``table``."""
         self._snapshot = snapshot
+        self._limits = snapshot.limits
         return [("table", self.table())]
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
@@ -432,6 +438,9 @@ class DisplayModel:
                 return [("table", self.table())]
             case StaffChanged():
                 return [("table", self.table())]
+            case TableLimits() as limits:
+                self._limits = limits
+                return [("table", self.table())]
             case _:
                 pass
         alarm = alarm_view(message)
@@ -441,7 +450,7 @@ class DisplayModel:
         return [("alarm", alarm)]
 
     def table(self) -> dict[str, JsonValue]:
-        """The snapshot, the prompt in words, the hands, the last result, the commands taken now."""
+        """The snapshot, the prompt, the hands, the last result, the commands taken now, limits."""
         snapshot = self._snapshot
         cards = snapshot.state.cards
         commands: list[JsonValue] = [*commands_offered(snapshot, virtual=self._virtual)]
@@ -455,6 +464,7 @@ class DisplayModel:
             "commands": commands,
             "staff": self._staff_view(),
             "oversight": oversight_view(snapshot.state, self._last_result, self._staff()),
+            "limits": limits_view(self._limits, snapshot.state.variant),
         }
 
     def _staff_view(self) -> dict[str, JsonValue]:

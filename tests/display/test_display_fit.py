@@ -22,6 +22,7 @@ from table_controller.procedure.payloads import RoundSettled
 from table_controller.publishing.languages import LANGUAGES
 from table_controller.rules.variants import VARIANTS
 from tests.display.display_harness import Table, assert_fits, running_table
+from tests.display.test_display_limits import LIMITS
 from tests.display.texts import in_words
 from tests.support.dealing import dealer_inputs, seeded_shoe
 
@@ -83,7 +84,7 @@ async def test_the_display_fits_the_screen_in_every_state_and_language(
     seed, three_card_round = three_cards_each()
     width, height = SIZES_OF[tag][0]
     await page.set_viewport_size({"width": width, "height": height})
-    async with running_table(tmp_path, seed=seed) as table:
+    async with running_table(tmp_path, seed=seed, limits=LIMITS) as table:
         await page.goto(f"{table.display.url}?lang={tag}")
         await expect(page.locator("html")).to_have_attribute("lang", tag)
         await table.command("new_shoe")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -41,6 +42,7 @@ from table_controller.procedure.events import (
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import (
     AlarmRaised,
+    BetLimits,
     BettingOpened,
     CardsOnTable,
     CommandReply,
@@ -49,6 +51,7 @@ from table_controller.procedure.payloads import (
     RoundSettled,
     RoundVoided,
     ShoeStarted,
+    TableLimits,
     TableSnapshot,
 )
 from table_controller.procedure.states import Phase
@@ -693,3 +696,33 @@ def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
         assert "acknowledge" in commands_offered(held, virtual=False)
         view: Any = DisplayModel(held).table()
         assert view["oversight"]["acknowledge"] == ["software_modified"]
+
+
+def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:
+    model = DisplayModel(snapshot())
+    before: Any = model.table()["limits"]
+    assert before["main"] is None
+    assert all(bet["min"] is None and bet["max"] is None for bet in before["bets"])
+    limits = TableLimits(
+        currency="MOP",
+        limits={
+            "banker": BetLimits(min=Fraction(200), max=Fraction(20000)),
+            "tie": BetLimits(min=Fraction(21, 2), max=Fraction(1000)),
+            "player_pair": BetLimits(min=Fraction(10), max=Fraction(500)),
+        },
+    )
+    sent = model.apply(message(limits))
+    assert sent == [("table", model.table())]
+    view: Any = model.table()["limits"]
+    assert view["currency"] == "MOP"
+    assert view["main"] == {"min": 10.5, "max": 20000}  # the side bet's are not the table's
+    assert [bet["bet"] for bet in view["bets"]] == list(VARIANTS["commission"].bet_ids)
+    bets = {bet["bet"]: bet for bet in view["bets"]}
+    assert bets["player_pair"] == {
+        "bet": "player_pair",
+        "name": {"key": "game.bet.player_pair"},
+        "min": 10,
+        "max": 500,
+    }
+    assert (bets["player"]["min"], bets["player"]["max"]) == (None, None)
+    assert in_words(bets["tie"]["name"], "zh-Hant") == "和"

@@ -87,6 +87,7 @@
     nothing_to_acknowledge: () => I18n.t("display.refusal.nothing_to_acknowledge"),
     nothing_to_confirm: () => I18n.t("display.refusal.nothing_to_confirm"),
     result_unconfirmed: () => I18n.t("display.refusal.result_unconfirmed"),
+    invalid_limits: () => I18n.t("display.refusal.invalid_limits"),
   };
   // The recall's codes in words: commands, card positions, round states, alarms, prompts.
   const COMMANDS = {
@@ -107,6 +108,7 @@
     sign_in: () => I18n.t("display.command.sign_in"),
     sign_out: () => I18n.t("display.command.sign_out"),
     recall: () => I18n.t("display.command.recall"),
+    set_limits: () => I18n.t("display.command.set_limits"),
   };
   const POSITIONS = {
     player: () => I18n.t("game.player"),
@@ -311,6 +313,7 @@
     $("void-round-id").placeholder = oversight.round_id || "";
     $("dispute-rounds").placeholder = oversight.round_id || "";
     renderDispute(oversight.dispute);
+    renderLimits(view.limits);
     renderStaff(view.staff || {});
     renderCommands(new Set(view.commands || []), new Set(oversight.acknowledge || []));
   }
@@ -323,6 +326,40 @@
     $("dispute-detail").textContent = dispute ? say(dispute.detail) : "";
     $("dispute-open").textContent = dispute ? say([dispute.text, ...dispute.detail]) : "";
   }
+
+  // The table's stake limits: the main bets' range in the header; every bet's in the
+  // supervisor's form, where one is chosen and changed.
+  function renderLimits(limits) {
+    const main = limits && limits.main;
+    $("limits-figure").hidden = !main;
+    $("limits").textContent = main ? range(limits.currency, main) : "–";
+    const select = $("limits-bet");
+    const chosen = select.value;
+    select.replaceChildren(...((limits && limits.bets) || []).map((bet) => {
+      const option = make("option", null, I18n.text(bet.name)
+        + (bet.min === null ? "" : " " + range(limits.currency, bet)));
+      option.value = bet.bet;
+      option.dataset.min = bet.min === null ? "" : String(bet.min);
+      option.dataset.max = bet.max === null ? "" : String(bet.max);
+      return option;
+    }));
+    if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
+    limitsChosen();
+  }
+
+  function range(currency, limits) {
+    return I18n.t("display.limits.range", {
+      currency, min: I18n.number(limits.min), max: I18n.number(limits.max),
+    });
+  }
+
+  // The chosen bet's limits now, beneath what the supervisor types.
+  function limitsChosen() {
+    const option = $("limits-bet").selectedOptions[0];
+    $("limits-min").placeholder = option ? option.dataset.min : "";
+    $("limits-max").placeholder = option ? option.dataset.max : "";
+  }
+  $("limits-bet").addEventListener("change", limitsChosen);
 
   // Who is signed in, and the pace; the sign-in panel only on a table with a staff register.
   function renderStaff(staff) {
@@ -357,7 +394,8 @@
       group.hidden = !group.querySelector("button:not([hidden])");
     }
     for (const row of document.querySelectorAll(".supervisor-panel .row")) {
-      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden])");
+      // The row with the PIN stays while any supervisor command is offered.
+      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden]), #pin");
     }
     $("supervisor").hidden = !document.querySelector("button[data-supervisor]:not([hidden])");
     supervising();
@@ -688,6 +726,12 @@
         args.outcome = $("dispute-outcome").value.trim();
         break;
       }
+      case "set_limits": {
+        // As typed (the controller reads amounts exactly); a field left empty keeps its value.
+        const typed = (id) => $(id).value.trim() || $(id).placeholder;
+        args.limits = { [$("limits-bet").value]: { min: typed("limits-min"), max: typed("limits-max") } };
+        break;
+      }
       case "sign_in":
         args.staff_id = $("staff-id").value.trim();
         args.pin = $("staff-pin").value;
@@ -741,6 +785,7 @@
           correct_result: ["correct-player", "correct-banker"],
           dispute: ["dispute-reason", "dispute-rounds"],
           resolve_dispute: ["dispute-outcome"],
+          set_limits: ["limits-min", "limits-max"],
         };
         for (const id of done[command] || []) $(id).value = "";
         if (command === "recall") {
