@@ -34,6 +34,7 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     ResolveDispute,
+    SetLimits,
     SoftwareModified,
     StartNewShoe,
     VoidRound,
@@ -434,6 +435,9 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
             return ResolveDispute(**common, dispute_id=dispute["dispute_id"], outcome="upheld")
         case "acknowledge":
             return Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+        case "set_limits":
+            stake = BetLimits(min=Fraction(10), max=Fraction(1000))
+            return SetLimits(**common, limits={"banker": stake})
         case _:
             plain: dict[str, type[Command]] = {
                 "new_shoe": StartNewShoe,
@@ -523,7 +527,7 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     )
     seen: dict[str, int] = {}
     checked: set[tuple[object, ...]] = set()
-    for event in a_busy_table(procedure, seed=5, steps=400):
+    for event in a_busy_table(procedure, seed=7, steps=400):
         procedure.handle(event)
         now = procedure.snapshot()
         state: Any = fields_of(now.state)
@@ -585,7 +589,7 @@ def test_the_table_view_carries_the_commands_offered() -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07", betting_phase=False)
     model = DisplayModel(procedure.snapshot(), virtual=True)
     table: Any = model.table()
-    assert table["commands"] == ["new_shoe"]
+    assert table["commands"] == ["new_shoe", "set_limits"]
 
 
 @pytest.mark.parametrize(("cards", "held"), [(0, False), (14, False), (20, True)])
