@@ -24,7 +24,13 @@ pytestmark = pytest.mark.browser
 #: A card's step as the recall shows it: the card, then the hand it went to.
 DEALT = re.compile(r"[A2-9TJQK][SHDC] (Player|Banker)")
 #: The supervisor's commands offered between rounds of a shoe with a settled round.
-BETWEEN_ROUNDS_SUPERVISOR = ["Void round", "Void shoe", "Correct result", "Open dispute"]
+BETWEEN_ROUNDS_SUPERVISOR = [
+    "Void round",
+    "Void shoe",
+    "Correct result",
+    "Set limits",
+    "Open dispute",
+]
 
 
 async def deal_a_round_waiting_for_its_confirmation(table: Table, page: Page) -> str:
@@ -59,7 +65,7 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
         first = await deal_a_round_waiting_for_its_confirmation(table, page)
         await expect_buttons(
             page, ["Cards match", "Cards differ", "Void round", "Void shoe", "Correct result",
-                   "Open dispute"]
+                   "Set limits", "Open dispute"]
         )  # fmt: skip
         await asyncio.sleep(0.2)  # nothing goes out meanwhile
         assert table.messages("round_result") == []
