@@ -10,9 +10,9 @@
   const ROWS = 6;
   // The letters on the bead plate and the last results, in the board's language.
   const BEAD_LETTERS = {
-    B: () => I18n.t("board.bead.banker"),
-    P: () => I18n.t("board.bead.player"),
-    T: () => I18n.t("board.bead.tie"),
+    B: () => I18n.t("game.bead.banker"),
+    P: () => I18n.t("game.bead.player"),
+    T: () => I18n.t("game.bead.tie"),
   };
   // The legend of the derived roads' marks (for a screen reader: the marks have no text).
   const ROAD_NAMES = {

@@ -40,9 +40,9 @@
     blue: () => I18n.t("display.colour.blue"),
   };
   const BEADS = {
-    B: () => I18n.t("display.bead.banker"),
-    P: () => I18n.t("display.bead.player"),
-    T: () => I18n.t("display.bead.tie"),
+    B: () => I18n.t("game.bead.banker"),
+    P: () => I18n.t("game.bead.player"),
+    T: () => I18n.t("game.bead.tie"),
   };
   const SIDES = { player: () => I18n.t("game.player"), banker: () => I18n.t("game.banker") };
   const WINNERS = {
