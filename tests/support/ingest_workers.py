@@ -1,0 +1,169 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The real ingest in a test: ``table-controller ingest`` processes, a real virtual table that
+deals a shoe over a real broker, and what the database holds afterwards.
+
+Test support. :func:`ingest_process` runs one worker (SIGTERM at the end, its stderr in a log
+file); :func:`virtual_table` runs ``table-controller run --card-source rng`` (table ``V1``,
+``commission``, its journal in the test's directory); :func:`deal_shoe` deals rounds with
+``open_betting``/``close_betting`` through a :class:`~tests.support.backend.Backend` until the
+shoe is over; :func:`wait_stored` waits until the database holds every ``seq`` the backend saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import aiomqtt
+
+from table_controller.ingest.store import IngestStore
+from table_controller.publishing.mqtt_client import new_client
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription
+from tests.mosquitto import Mosquitto
+from tests.support.backend import Backend
+from tests.support.table_process import table_run
+
+TABLE: Final = "V1"
+ROOT: Final = f"baccarat/tables/{TABLE}"
+#: The operator the ingest's ``resend`` carries and the table lets ask (login ``backend``).
+RESENDERS_ENV: Final = {"TABLE_CONTROLLER_RESENDERS": json.dumps({"ingest": ["backend"]})}
+
+
+@contextlib.asynccontextmanager
+async def ingest_process(
+    log: Path, broker: Mosquitto, database: str, *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``table-controller ingest`` on ``broker`` (login ``backend``) into ``database``."""
+    with log.open("ab") as written:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "table_controller", "ingest",
+            "--broker", broker.url("backend"), "--database", database, *args,
+            stdout=asyncio.subprocess.DEVNULL, stderr=written,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 15)
+            except TimeoutError:  # pragma: no cover - a hang shows in the exit status
+                process.kill()
+                await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def virtual_table(
+    directory: Path, broker: Mosquitto, env: Mapping[str, str] | None = None, *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """Table ``V1`` (``commission``, RNG cards) on ``broker``, its journal in ``directory``."""
+    async with table_run(
+        directory / "run.log",
+        "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
+        "--broker", broker.url("backend"), "--journal", str(directory / "V1.journal"),
+        "--display", "off", *args,
+        env={**os.environ, **(env or {})},
+    ) as process:  # fmt: skip
+        yield process
+
+
+class CommandingBackend(Backend):
+    """A :class:`Backend` that sends its commands on one connection kept open (a shoe of
+    commands in seconds, not a connection per command)."""
+
+    def __init__(self, broker: Mosquitto, feed: Subscription, client: aiomqtt.Client) -> None:
+        super().__init__(broker, feed, ROOT)
+        self.client = client
+
+    async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
+        await self.client.publish(f"{self.root}/commands", json.dumps(body), qos=1)
+        async with asyncio.timeout(15):
+            while True:
+                message = await self.feed.get()
+                self.received.append(message)
+                if message.topic == f"{self.root}/commands/replies":
+                    reply: dict[str, Any] = json.loads(message.payload)
+                    if reply["id"] == body["id"]:
+                        return reply
+
+
+@contextlib.asynccontextmanager
+async def observing(broker: Mosquitto) -> AsyncIterator[CommandingBackend]:
+    """A backend that hears everything of table ``V1`` (its subscription in place) and commands."""
+    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="observer") as feed:
+        await feed.wait_subscribed()
+        async with new_client(endpoint, identifier="commander", persistent=False) as client:
+            yield CommandingBackend(broker, feed, client)
+
+
+async def deal_shoe(backend: Backend, shoe_id: str, rounds: int | None = None) -> int:
+    """A new shoe, then rounds until it is over (or ``rounds`` of them); how many were dealt."""
+    assert (await backend.command("new_shoe", shoe_id=shoe_id))["ok"]
+    await backend.until_event("burn", shoe_id=shoe_id, done=True)
+    dealt = 0
+    while rounds is None or dealt < rounds:
+        opened = await backend.command("open_betting")
+        if not opened["ok"]:
+            assert opened["error"] == "wrong_phase", opened
+            break
+        assert (await backend.command("close_betting"))["ok"]
+        dealt += 1
+        await backend.until_result(f"{shoe_id}-{dealt}")
+    return dealt
+
+
+def seen_messages(backend: Backend) -> dict[int, bytes]:
+    """Every message with a ``seq`` the backend received, by ``seq`` (the first copy)."""
+    seen: dict[int, bytes] = {}
+    for message in backend.received:
+        with contextlib.suppress(ValueError):
+            body = json.loads(message.payload)
+            if isinstance(body, dict) and isinstance(body.get("seq"), int):
+                seen.setdefault(body["seq"], message.payload)
+    return seen
+
+
+async def drain(backend: Backend, quiet_s: float = 0.5) -> None:
+    """Receive until the backend heard nothing for ``quiet_s``."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            async with asyncio.timeout(quiet_s):
+                backend.received.append(await backend.feed.get())
+
+
+async def stored(database: str, table: str = TABLE) -> dict[int, str]:
+    """The payload of every ``seq`` the database holds for ``table``."""
+    store = await IngestStore.open(database)
+    try:
+        rows = await store.execute(
+            "SELECT seq, payload FROM messages WHERE table_id = :t ORDER BY seq", t=table
+        )
+    finally:
+        await store.close()
+    return {int(str(seq)): str(payload) for seq, payload in rows}
+
+
+async def wait_stored(database: str, seqs: set[int], timeout_s: float = 20.0) -> dict[int, str]:
+    """Wait until the database holds at least ``seqs``; what it holds then."""
+    held: dict[int, str] = {}
+    async with asyncio.timeout(timeout_s):
+        while not seqs <= held.keys():
+            await asyncio.sleep(0.2)
+            held = await stored(database)
+    return held
+
+
+async def wait_logged(log: Path, event: str, count: int = 1, timeout_s: float = 15.0) -> None:
+    """Wait until ``log`` (a worker's JSON log lines) holds ``event`` ``count`` times."""
+    async with asyncio.timeout(timeout_s):
+        while log.read_text(encoding="utf-8").count(f'"event": "{event}"') < count:
+            await asyncio.sleep(0.05)
