@@ -1,6 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The real ingest in a test: ``table-controller ingest`` processes, a real virtual table that
-deals a shoe over a real broker, and what the database holds afterwards.
+"""The real ingest in a test: worker processes, a real table dealing, what the database holds.
 
 Test support. :func:`ingest_process` runs one worker (SIGTERM at the end, its stderr in a log
 file); :func:`virtual_table` runs ``table-controller run --card-source rng`` (table ``V1``,
@@ -29,6 +28,7 @@ from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
+from tests.support.ingest_table import replayed_rounds
 from tests.support.table_process import table_run
 
 TABLE: Final = "V1"
@@ -76,8 +76,10 @@ async def virtual_table(
 
 
 class CommandingBackend(Backend):
-    """A :class:`Backend` that sends its commands on one connection kept open (a shoe of
-    commands in seconds, not a connection per command)."""
+    """A :class:`Backend` whose commands go out on one connection kept open.
+
+    A shoe of commands then takes seconds, not a connection per command.
+    """
 
     def __init__(self, broker: Mosquitto, feed: Subscription, client: aiomqtt.Client) -> None:
         super().__init__(broker, feed, ROOT)
@@ -165,5 +167,39 @@ async def wait_stored(database: str, seqs: set[int], timeout_s: float = 20.0) ->
 async def wait_logged(log: Path, event: str, count: int = 1, timeout_s: float = 15.0) -> None:
     """Wait until ``log`` (a worker's JSON log lines) holds ``event`` ``count`` times."""
     async with asyncio.timeout(timeout_s):
-        while log.read_text(encoding="utf-8").count(f'"event": "{event}"') < count:
+        while _logged(log, event) < count:  # noqa: ASYNC110 - polling another process's log
             await asyncio.sleep(0.05)
+
+
+def _logged(log: Path, event: str) -> int:
+    return log.read_text(encoding="utf-8").count(f'"event": "{event}"')
+
+
+def closing_counts(log: Path) -> dict[str, int]:
+    """The counters of a stopped worker's closing line (``table-controller ingest: N stored``)."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    closing = [line for line in lines if line.startswith("table-controller ingest: ")][-1]
+    counts = {}
+    for part in closing.removeprefix("table-controller ingest: ").split(", "):
+        number, name = part.split(" ", 1)
+        counts[name] = int(number)
+    return counts
+
+
+async def assert_rounds_are_the_journal_replayed(database: str, journal: Path) -> None:
+    """Every round's row (status, winner, cards, deciding ``seq``) is the journal replayed."""
+    expected = await replayed_rounds(journal)
+    store = await IngestStore.open(database)
+    try:
+        rows = await store.execute(
+            "SELECT round_id, status, winner, player_cards, banker_cards, seq FROM rounds"
+        )
+        assert await store.gaps(TABLE) == []
+    finally:
+        await store.close()
+    assert {row[0]: row[1:] for row in rows} == {
+        round_id: (
+            want["status"], want["winner"], want["player_cards"], want["banker_cards"], want["seq"]
+        )
+        for round_id, want in expected.items()
+    }  # fmt: skip
