@@ -10,11 +10,13 @@ table's journal replayed.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 from pathlib import Path
 
 import pytest
 
+from table_controller.ingest.store import IngestStore
 from tests.mosquitto import Mosquitto
 from tests.support.ingest_workers import (
     assert_rounds_are_the_journal_replayed,
@@ -28,6 +30,7 @@ from tests.support.ingest_workers import (
     wait_logged,
     wait_stored,
 )
+from tests.support.table_process import table_controller
 
 pytestmark = pytest.mark.broker
 
@@ -110,3 +113,40 @@ async def test_a_worker_killed_mid_shoe_and_restarted_loses_nothing(
     assert held.keys() == seen.keys()
     assert sorted(seen) == list(range(1, max(seen) + 1))
     assert closing_counts(log)["stored"] > 50  # what queued in its session while it was away
+
+
+async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is_not(
+    database_url: str, broker: Mosquitto, tmp_path: Path
+) -> None:
+    key = tmp_path / "device.key"
+    code, _, err = await table_controller("keys", "init", "--key", str(key))
+    assert code == 0, err
+    log = tmp_path / "ingest.log"
+    signing = {"TABLE_CONTROLLER_DEVICE_KEY": str(key)}
+    async with observing(broker) as backend:
+        async with ingest_process(log, broker, database_url, "--no-gap-repair") as worker:
+            await wait_logged(log, "ingest_connected")
+            async with virtual_table(tmp_path, broker, signing):
+                await backend.wait_online()
+                await deal_shoe(backend, "S-1", rounds=2)
+                await drain(backend)
+                seen = seen_messages(backend)
+                await wait_stored(database_url, set(seen))
+                prompt = next(m for m in backend.received if m.topic.endswith("/events/prompt"))
+                forged = json.loads(prompt.payload) | {"seq": max(seen) + 1}  # its sig unchanged
+                await backend.client.publish(prompt.topic, json.dumps(forged), qos=1)
+                await wait_stored(database_url, {max(seen) + 1})
+        assert worker.returncode == 0
+    store = await IngestStore.open(database_url)
+    try:
+        verdicts = await store.execute("SELECT seq, verified FROM messages")
+        status = await store.execute("SELECT verified FROM table_status")
+    finally:
+        await store.close()
+    assert dict(verdicts) == {
+        **dict.fromkeys(seen, True),
+        max(seen) + 1: False,
+    }
+    assert status == [(True,)]
+    counts = closing_counts(log)
+    assert (counts["signature_failed"], counts["unverified"]) == (1, 0), counts
