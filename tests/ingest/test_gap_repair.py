@@ -93,7 +93,7 @@ async def test_lost_messages_come_back_with_resend_and_pruned_ones_are_recorded_
             held = await wait_stored(database_url, set(seen))
             assert all(held[seq].encode() == seen[seq] for seq in range(20, 61))
             asked = await requests(database_url)
-            ranges = [(row[0], row[1]) for row in asked]
+            ranges = [(int(str(row[0])), int(str(row[1]))) for row in asked]
             # Each lost range asked for once, by one worker (a message still on its way to the
             # other worker may have been asked for too: a gap like any other).
             assert (20, 45) in ranges, asked

@@ -143,7 +143,7 @@ async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is
         status = await store.execute("SELECT verified FROM table_status")
     finally:
         await store.close()
-    assert dict(verdicts) == {
+    assert {row[0]: row[1] for row in verdicts} == {
         **dict.fromkeys(seen, True),
         max(seen) + 1: False,
     }
