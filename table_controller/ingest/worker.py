@@ -167,10 +167,12 @@ class IngestWorker:
         self.connects = 0
         self._client: aiomqtt.Client | None = None
         self._generation = 0
-        self.repair = (
-            None
-            if settings.repair is None
-            else GapRepair(store, self._publish_command, settings.repair)
+        #: Records every resend reply this worker stores (whoever asked); asks for gaps only
+        #: when ``settings.repair`` is given.
+        self.repair = GapRepair(
+            store,
+            self._publish_command,
+            settings.repair or RepairSettings(worker=settings.client_id, prefix=settings.prefix),
         )
 
     async def _publish_command(self, topic: str, payload: bytes) -> None:
@@ -193,15 +195,15 @@ class IngestWorker:
             "rejected": outcomes[StoreOutcome.REJECTED],
             "signature_failed": self.keys.failed,
             "unverified": self.keys.unverified,
-            "gaps_asked": 0 if repair is None else repair.asked,
-            "resend_refused": 0 if repair is None else repair.refused,
-            "gone": 0 if repair is None else repair.gone,
+            "gaps_asked": repair.asked,
+            "resend_refused": repair.refused,
+            "gone": repair.gone,
         }
 
     async def run(self) -> None:
         """Ingest until cancelled; gap repair and a counters line beside it."""
         async with asyncio.TaskGroup() as tasks:
-            if self.repair is not None:
+            if self.settings.repair is not None:
                 tasks.create_task(self.repair.run(), name="gap-repair")
             tasks.create_task(self._log_counts(), name="ingest-counts")
             await self._connect_forever()
@@ -310,7 +312,6 @@ class IngestWorker:
             and table_id is not None
             and data.get("type") == "command_reply"
             and data.get("command") == "resend"
-            and self.repair is not None
         ):
             try:
                 await self.repair.on_reply(table_id, data)
