@@ -154,13 +154,19 @@ async def stored(database: str, table: str = TABLE) -> dict[int, str]:
     return {int(str(seq)): str(payload) for seq, payload in rows}
 
 
-async def wait_stored(database: str, seqs: set[int], timeout_s: float = 20.0) -> dict[int, str]:
-    """Wait until the database holds at least ``seqs``; what it holds then."""
+async def wait_stored(database: str, seqs: set[int], timeout_s: float = 60.0) -> dict[int, str]:
+    """Wait until the database holds at least ``seqs``; what it holds then.
+
+    A worker may be well behind the table on a loaded machine: the wait is long, and a failure
+    says what is still missing.
+    """
     held: dict[int, str] = {}
-    async with asyncio.timeout(timeout_s):
-        while not seqs <= held.keys():
-            await asyncio.sleep(0.2)
-            held = await stored(database)
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not seqs <= held.keys():
+        missing = sorted(seqs - held.keys())
+        assert asyncio.get_running_loop().time() < deadline, f"not stored: {missing[:50]}"
+        await asyncio.sleep(0.2)
+        held = await stored(database)
     return held
 
 
