@@ -8,6 +8,10 @@ pure ones of ``table_controller.rules`` (hand totals,
 :func:`~table_controller.rules.roads.layout_grid`) and the transition table of
 ``procedure/states.py`` (which commands a phase takes). The server (``publishing/web.py``)
 sends what :class:`DisplayModel` returns to every open page.
+
+It writes no words: every text is a catalogue key with its values
+(:func:`~table_controller.publishing.languages.localised`), which the page shows in its own
+language; a line of several texts is a list, which the page joins with `` · ``.
 """
 
 from __future__ import annotations
@@ -30,11 +34,23 @@ from table_controller.procedure.payloads import (
     ShoeVoided,
     StaffChanged,
     Stats,
+    TableLimits,
     TableSnapshot,
     TableState,
 )
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
+from table_controller.publishing.display_limits import limits_view
 from table_controller.publishing.display_roads import roads_view
+from table_controller.publishing.display_texts import (
+    ALARM_NAMES,
+    HOLD_REASONS,
+    RESULT_NOTES,
+    SIGN_IN,
+    VOID_REASONS,
+    WINNERS,
+    side_total,
+)
+from table_controller.publishing.languages import localised
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card, hand_total
@@ -56,6 +72,7 @@ DISPLAY_COMMANDS: Final = (
     "dispute",
     "resolve_dispute",
     "acknowledge",
+    "set_limits",
 )
 #: The commands that start a round or a shoe: not while a result waits for its confirmation.
 _STARTS_A_ROUND: Final = frozenset({"new_shoe", "open_betting", "close_betting", "deal"})
@@ -65,20 +82,6 @@ ACKNOWLEDGED_HOLDS: Final = (HoldReason.SOFTWARE_MODIFIED, HoldReason.RESULT_NOT
 STAFF_COMMANDS: Final = ("sign_in", "sign_out")
 #: Alarms and voids kept for the page, newest first.
 RECENT_ALARMS: Final = 20
-
-#: What the dealer reads under HOLD, per hold reason.
-HOLD_REASONS: Final[Mapping[HoldReason, str]] = {
-    HoldReason.READER_OFFLINE: "READER OFFLINE: check the shoe's cable and power",
-    HoldReason.MISREAD: "MISREAD: the supervisor enters the card or voids the round",
-    HoldReason.LOST_FRAMES: "CARDS MISSED: the supervisor enters them or voids the round",
-    HoldReason.FOREIGN_CARD: "FOREIGN CARD: set it aside; the supervisor voids the shoe",
-    HoldReason.PROCEDURE_FAULT: "CONTROLLER FAULT: call the technician",
-    HoldReason.SOFTWARE_MODIFIED: "SOFTWARE MODIFIED: the supervisor acknowledges it",
-    HoldReason.DISPUTE: "DISPUTE OPEN: the supervisor resolves it",
-    HoldReason.RESULT_NOT_CONFIRMED: "RESULT NOT CONFIRMED: the supervisor corrects or voids",
-}
-#: The prompt while a required dealer is not signed in: text, detail, tone.
-_SIGN_IN: Final = ("DEALER SIGN IN", "Badge or staff id, then PIN", "idle")
 
 
 class StaffMemberLike(Protocol):
@@ -128,31 +131,17 @@ def result_view(payload: RoundSettled | ResultCorrected) -> dict[str, JsonValue]
     }
 
 
-def result_text(result: Mapping[str, JsonValue]) -> tuple[str, str]:
-    """``BANKER WINS`` and ``Banker 7 · Player 5 · Natural``: the winner, then the totals.
+def result_text(result: Mapping[str, JsonValue]) -> tuple[JsonValue, list[JsonValue]]:
+    """``Banker wins`` and ``Banker 7 · Player 5 · Natural``: the winner, then the totals.
 
     Each total stands beside its side's name, the winner's first: two bare numbers joined by
     "to" or a dash read like a payout ("7 to 1", "7-1"), and "TIE 8" like the tie's 8 to 1.
     """
-    totals = {"Player": result.get("player_total"), "Banker": result.get("banker_total")}
-    match result.get("winner"):
-        case "banker":
-            text, order = "BANKER WINS", ("Banker", "Player")
-        case "player":
-            text, order = "PLAYER WINS", ("Player", "Banker")
-        case _:
-            text, order = "TIE", ("Player", "Banker")
-    notes = [f"{side} {totals[side]}" for side in order]
-    notes += [
-        label
-        for key, label in (
-            ("natural", "Natural"),
-            ("player_pair", "Player pair"),
-            ("banker_pair", "Banker pair"),
-        )
-        if result.get(key)
-    ]
-    return text, " · ".join(notes)
+    winner = result.get("winner")
+    text, order = WINNERS[winner if isinstance(winner, str) and winner in WINNERS else "tie"]
+    notes = [side_total(side, result.get(f"{side}_total")) for side in order]
+    notes += [label for key, label in RESULT_NOTES if result.get(key)]
+    return text, notes
 
 
 def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of mqtt-api.md
@@ -160,7 +149,7 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
     last_result: Mapping[str, JsonValue] | None,
     prompt_round: int | None = None,
 ) -> dict[str, JsonValue]:
-    """The prompt in words: big ``text``, a smaller ``detail`` line and a ``tone`` for colour.
+    """The prompt: big ``text``, a smaller ``detail`` line and a ``tone`` for colour.
 
     ``prompt_round`` is the round the last ``prompt`` event named (the snapshot's prompt does
     not carry it): the round about to be bet on, or the round whose result is shown.
@@ -169,53 +158,90 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
     prompt = state.prompt
     round_no = prompt_round if prompt_round is not None else state.round_no
 
-    def view(text: str, detail: str, tone: str) -> dict[str, JsonValue]:
+    def view(text: JsonValue, detail: JsonValue, tone: str) -> dict[str, JsonValue]:
         return {"text": text, "detail": detail, "tone": tone}
+
+    def totals() -> list[JsonValue]:
+        return [
+            side_total("player", hand_view(state.cards.player)["total"]),
+            side_total("banker", hand_view(state.cards.banker)["total"]),
+        ]
 
     if prompt is None:
         if state.phase is Phase.FAULTED:
-            return view("HOLD", HOLD_REASONS[HoldReason.PROCEDURE_FAULT], "hold")
+            return view(
+                localised("display.prompt.hold"), HOLD_REASONS[HoldReason.PROCEDURE_FAULT], "hold"
+            )
         if state.require_dealer and state.dealer is None:
-            return view(*_SIGN_IN)
-        return view("NEW SHOE", "No shoe in play: start a new shoe", "idle")
+            return view(*SIGN_IN)
+        return view(
+            localised("display.prompt.new_shoe"),
+            localised("display.prompt.new_shoe.detail"),
+            "idle",
+        )
     match prompt.action:
         case PromptAction.BURN:
             count = prompt.count
             if count is ABSENT:
-                return view("BURN", "Turn the first card face up", "burn")
-            detail = f"Burn {count} face down: {snapshot.burned or 0} of {count} done"
-            return view(f"BURN {count}", detail, "burn")
+                return view(
+                    localised("display.prompt.burn"),
+                    localised("display.prompt.burn.detail"),
+                    "burn",
+                )
+            detail = localised(
+                "display.prompt.burn_count.detail", count=count, done=snapshot.burned or 0
+            )
+            return view(localised("display.prompt.burn_count", count=count), detail, "burn")
         case PromptAction.OPEN_BETTING:
-            name = "The next round" if prompt_round is None else f"Round {prompt_round}"
             if state.phase is Phase.BETTING:
-                return view("BETTING OPEN", f"{name}: close the betting to deal", "bet")
-            return view("OPEN BETTING", f"{name} next", "bet")
+                detail = (
+                    localised("display.prompt.betting_open.detail_next")
+                    if prompt_round is None
+                    else localised("display.prompt.betting_open.detail", round_no=prompt_round)
+                )
+                return view(localised("display.prompt.betting_open"), detail, "bet")
+            detail = (
+                localised("display.prompt.open_betting.detail_next")
+                if prompt_round is None
+                else localised("display.prompt.open_betting.detail", round_no=prompt_round)
+            )
+            return view(localised("display.prompt.open_betting"), detail, "bet")
         case PromptAction.DEAL:
-            return view("DEAL", "Player, Banker, Player, Banker", "deal")
+            return view(
+                localised("display.prompt.deal"), localised("display.prompt.deal.detail"), "deal"
+            )
         case PromptAction.PLAYER_DRAWS:
-            return view("PLAYER DRAWS", "A third card to the Player", "player")
+            return view(
+                localised("display.prompt.player_draws"),
+                localised("display.prompt.player_draws.detail"),
+                "player",
+            )
         case PromptAction.BANKER_DRAWS:
-            return view("BANKER DRAWS", "A third card to the Banker", "banker")
+            return view(
+                localised("display.prompt.banker_draws"),
+                localised("display.prompt.banker_draws.detail"),
+                "banker",
+            )
         case PromptAction.RESULT:
             if last_result is not None and last_result.get("round_no") == round_no:
-                text, totals = result_text(last_result)
-                return view(text, totals, str(last_result.get("winner") or "tie"))
-            player = hand_view(state.cards.player)["total"]
-            banker = hand_view(state.cards.banker)["total"]
-            return view("RESULT", f"Player {player} · Banker {banker}", "idle")
+                text, notes = result_text(last_result)
+                return view(text, notes, str(last_result.get("winner") or "tie"))
+            return view(localised("display.prompt.result"), totals(), "idle")
         case PromptAction.HOLD:
             reason = prompt.reason
-            words = "" if reason is ABSENT else HOLD_REASONS[reason]
-            return view("HOLD", words, "hold")
+            words = None if reason is ABSENT else HOLD_REASONS[reason]
+            return view(localised("display.prompt.hold"), words, "hold")
         case PromptAction.SHOE_OVER:
-            return view("SHOE OVER", "Start a new shoe", "idle")
+            return view(
+                localised("display.prompt.shoe_over"),
+                localised("display.prompt.shoe_over.detail"),
+                "idle",
+            )
         case PromptAction.SIGN_IN:
-            return view(*_SIGN_IN)
+            return view(*SIGN_IN)
         case PromptAction.CONFIRM_RESULT:
-            player = hand_view(state.cards.player)["total"]
-            banker = hand_view(state.cards.banker)["total"]
-            detail = f"Player {player} · Banker {banker}: do the cards on the layout match?"
-            return view("CONFIRM RESULT", detail, "confirm")
+            check = [*totals(), localised("display.prompt.confirm_result.detail")]
+            return view(localised("display.prompt.confirm_result"), check, "confirm")
         case _:
             assert_never(prompt.action)
 
@@ -266,6 +292,7 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
         "void_shoe": True,
         "manual_card": card_missing,
         "correct_result": state.round_id is not None,
+        "set_limits": True,
     }
 
     def taken(command: str) -> bool:
@@ -285,16 +312,19 @@ def dispute_view(dispute: DisputeFields, staff: StaffDirectory | None) -> dict[s
     """The open dispute as the dealer's banner and the supervisor's panel show it."""
     opened_by = staff_view(dispute.supervisor, staff)
     name = opened_by.get("name") if isinstance(opened_by, dict) else None
-    words = [dispute.reason, "rounds " + ", ".join(dispute.round_ids)]
+    words: list[JsonValue] = [
+        dispute.reason,
+        localised("display.dispute.rounds", rounds=", ".join(dispute.round_ids)),
+    ]
     if name is not None:
-        words.append(f"opened by {name}")
+        words.append(localised("display.dispute.opened_by", name=name))
     return {
         "dispute_id": dispute.dispute_id,
         "reason": dispute.reason,
         "round_ids": list(dispute.round_ids),
         "supervisor": opened_by,
-        "text": f"DISPUTE {dispute.dispute_id}",
-        "detail": " · ".join(words),
+        "text": localised("display.dispute.title", dispute_id=dispute.dispute_id),
+        "detail": words,
     }
 
 
@@ -320,7 +350,11 @@ def oversight_view(
 
 
 def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
-    """An alarm, a voided round or a voided shoe as a line of the page's alarm list."""
+    """An alarm, a voided round or a voided shoe as a line of the page's alarm list.
+
+    ``text`` is the line; an alarm's ``message`` is the controller's own English sentence,
+    for a technician.
+    """
     match message.payload:
         case AlarmRaised(round_id=round_id, code=code, message=text):
             return {
@@ -328,6 +362,7 @@ def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
                 "round_id": None if round_id is ABSENT else round_id,
                 "kind": "alarm",
                 "code": code.value,
+                "text": ALARM_NAMES[code],
                 "message": text,
             }
         case RoundVoided(round_id=round_id, round_no=round_no, reason=reason):
@@ -336,7 +371,9 @@ def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
                 "round_id": round_id,
                 "kind": "void",
                 "code": "round_voided",
-                "message": f"Round {round_no} voided ({reason.value.replace('_', ' ')})",
+                "text": localised(
+                    "display.void.round", round_no=round_no, reason=VOID_REASONS[reason]
+                ),
             }
         case ShoeVoided(shoe_id=shoe_id):
             return {
@@ -344,7 +381,7 @@ def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
                 "round_id": None,
                 "kind": "void",
                 "code": "shoe_voided",
-                "message": f"Shoe {shoe_id} voided",
+                "text": localised("display.void.shoe", shoe_id=shoe_id),
             }
         case _:
             return None
@@ -376,10 +413,12 @@ class DisplayModel:
         self._roads: dict[str, JsonValue] | None = None
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
         self._prompt_event: PromptShown | None = None
+        self._limits = snapshot.limits
 
     def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
         """The table's snapshot, as its ``state`` was published: the pages' new ``table``."""
         self._snapshot = snapshot
+        self._limits = snapshot.limits
         return [("table", self.table())]
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
@@ -399,6 +438,9 @@ class DisplayModel:
                 return [("table", self.table())]
             case StaffChanged():
                 return [("table", self.table())]
+            case TableLimits() as limits:
+                self._limits = limits
+                return [("table", self.table())]
             case _:
                 pass
         alarm = alarm_view(message)
@@ -408,7 +450,7 @@ class DisplayModel:
         return [("alarm", alarm)]
 
     def table(self) -> dict[str, JsonValue]:
-        """The snapshot, the prompt in words, the hands, the last result, the commands taken now."""
+        """The snapshot, the prompt, the hands, the last result, the commands taken now, limits."""
         snapshot = self._snapshot
         cards = snapshot.state.cards
         commands: list[JsonValue] = [*commands_offered(snapshot, virtual=self._virtual)]
@@ -422,6 +464,7 @@ class DisplayModel:
             "commands": commands,
             "staff": self._staff_view(),
             "oversight": oversight_view(snapshot.state, self._last_result, self._staff()),
+            "limits": limits_view(self._limits, snapshot.state.variant),
         }
 
     def _staff_view(self) -> dict[str, JsonValue]:

@@ -66,7 +66,7 @@ _ALIASES: Final[Mapping[str, str]] = {
 _BY_TAG: Final = {language.tag.lower(): language for language in LANGUAGES}
 #: The catalogue domains each screen reads: the shared game terms, then its own.
 SCREENS: Final[Mapping[str, tuple[str, ...]]] = {
-    "display": ("game",),
+    "display": ("game", "display"),
     "board": ("game", "board"),
 }
 

@@ -55,7 +55,8 @@ async def display_page(browser: Browser) -> AsyncIterator[Page]:
         "console",
         lambda message: (
             errors.append(f"console: {message.text}")
-            if message.type == "error" and "Content Security Policy" in message.text
+            if message.type == "error"
+            and ("Content Security Policy" in message.text or "no text for" in message.text)
             else None
         ),
     )
@@ -63,7 +64,8 @@ async def display_page(browser: Browser) -> AsyncIterator[Page]:
         yield page
     finally:
         await context.close()
-    assert not errors, errors  # no script error, nothing the page's policy had to block
+    # No script error, nothing the page's policy had to block, no text missing from a catalogue.
+    assert not errors, errors
 
 
 @pytest.fixture

@@ -310,6 +310,7 @@ async def running_table(
     staff: StaffDesk | None = None,
     require_dealer: bool = False,
     confirm_results: bool = False,
+    language: str | None = None,
     limits: TableLimits | None = None,
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
@@ -317,7 +318,8 @@ async def running_table(
     A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
     card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
     staff desk the display signs staff in with; ``confirm_results``: each result waits for a
-    second source's ``confirm_result``; ``limits``: the table's stake limits.
+    second source's ``confirm_result``; ``language``: the display's configured language;
+    ``limits``: the configured stake limits.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
@@ -346,6 +348,7 @@ async def running_table(
             heartbeat_s=heartbeat_s,
             clock=clock,
             table_id="T07",
+            languages=None if language is None else {"display": language},
         )
         if before_start is not None:
             before_start(service)

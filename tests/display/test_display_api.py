@@ -31,6 +31,7 @@ from table_controller.publishing.web import (
 )
 from table_controller.rules.roads import Scoreboard
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
+from tests.display.texts import in_words
 
 
 @pytest.fixture
@@ -139,7 +140,7 @@ async def test_api_state_is_the_current_snapshot_with_roads_and_prompt(
     assert view["table"]["state"]["shoe_id"] == "S-9"
     from table_controller.rules.cards import Card  # noqa: PLC0415
 
-    assert view["table"]["prompt"]["text"] == f"BURN {Card.parse(first).burn_count}"
+    assert in_words(view["table"]["prompt"]["text"]) == f"BURN {Card.parse(first).burn_count}"
     assert view["roads"]["shoe_id"] == "S-9"
     assert view["roads"]["bead_plate"] == []
     assert view["seq"] > 0
@@ -158,7 +159,7 @@ async def test_events_start_with_the_whole_view_then_follow_the_table(
         roads = await stream.until("roads")
         table_event = await stream.until("table")
         assert table_event["data"]["state"]["phase"] == "burn_card"
-        assert table_event["data"]["prompt"]["text"] == "BURN"
+        assert table_event["data"]["prompt"]["text"] == {"key": "display.prompt.burn"}
         assert int(str(table_event["id"])) > int(str(roads["id"])) > int(str(view["id"]))
         await stream.until("heartbeat")  # an idle stream still says it is alive
 

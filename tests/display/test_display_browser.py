@@ -30,6 +30,7 @@ from tests.display.display_harness import (
     running_table,
     seed_for_the_scoreboards,
 )
+from tests.display.texts import in_words
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +50,8 @@ DOCS_IMAGE = ROOT / "docs" / "images" / "dealer-display.png"
 
 def result_words(payload: dict[str, Any]) -> str:
     """What the display must say for a published ``round_result`` (its totals go below)."""
-    return {"banker": "BANKER WINS", "player": "PLAYER WINS"}.get(payload["winner"], "TIE")
+    winner = {"banker": "game.winner.banker", "player": "game.winner.player"}
+    return in_words({"key": winner.get(payload["winner"], "game.winner.tie")})
 
 
 def result_totals(payload: dict[str, Any]) -> str:
@@ -386,13 +388,13 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
     page = display_page
     async with running_table(tmp_path, seed=5) as table:
         await page.goto(table.display.url)
-        await expect_buttons(page, ["New shoe"])
+        await expect_buttons(page, ["New shoe", "Set limits"])
         await page.get_by_role("button", name="New shoe").click()
         await expect(page.locator("#prompt")).to_have_text("BURN")
         await expect_buttons(page, ["Void shoe", "Open dispute"])
         while table.prompt == "burn":
             await table.next_card()
-        await expect_buttons(page, ["Open betting", "Void shoe", "Open dispute"])
+        await expect_buttons(page, ["Open betting", "Void shoe", "Set limits", "Open dispute"])
         await page.get_by_role("button", name="Open betting").click()
         await expect_buttons(
             page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
@@ -425,7 +427,15 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
         await expect(page.locator("#phase")).to_have_text("between rounds")
         await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
         await expect_buttons(
-            page, ["Open betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+            page,
+            [
+                "Open betting",
+                "Void round",
+                "Void shoe",
+                "Correct result",
+                "Set limits",
+                "Open dispute",
+            ],
         )
 
 
@@ -439,7 +449,7 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         while table.prompt == "burn":
             await table.next_card()
         await expect_buttons(
-            page, ["Void shoe", "Open dispute"]
+            page, ["Void shoe", "Set limits", "Open dispute"]
         )  # the dealer's first card starts the round
         await table.next_card()
         await expect(page.locator("#phase")).to_have_text("dealing")
@@ -449,7 +459,9 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
-        await expect_buttons(page, ["Void round", "Void shoe", "Correct result", "Open dispute"])
+        await expect_buttons(
+            page, ["Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
+        )
 
 
 async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_button(
@@ -458,7 +470,7 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
     page = display_page
     async with running_table(tmp_path, seed=5, betting_phase=False, virtual=True) as table:
         await page.goto(table.display.url)
-        await expect_buttons(page, ["New shoe"])
+        await expect_buttons(page, ["New shoe", "Set limits"])
         await page.get_by_role("button", name="New shoe").click()
         deal = page.get_by_role("button", name="Deal", exact=True)
         await expect(deal).to_be_visible()
@@ -469,7 +481,8 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
             await expect(page.locator("#prompt")).to_have_text(result_words(result))
             await expect(page.locator("#round-no")).to_have_text(str(result["round_no"]))
             await expect_buttons(
-                page, ["Deal", "Void round", "Void shoe", "Correct result", "Open dispute"]
+                page,
+                ["Deal", "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"],
             )
             assert len(table.messages("round_result")) == results + 1  # one round per deal
 
@@ -481,7 +494,7 @@ async def test_a_virtual_table_with_a_betting_phase_has_no_deal_button(
     async with running_table(tmp_path, seed=5, virtual=True) as table:
         await page.goto(table.display.url)
         await page.get_by_role("button", name="New shoe").click()
-        await expect_buttons(page, ["Open betting", "Void shoe", "Open dispute"])
+        await expect_buttons(page, ["Open betting", "Void shoe", "Set limits", "Open dispute"])
         await page.get_by_role("button", name="Open betting").click()
         await expect_buttons(
             page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
@@ -489,5 +502,13 @@ async def test_a_virtual_table_with_a_betting_phase_has_no_deal_button(
         await page.get_by_role("button", name="Close betting").click()  # the table deals itself
         await expect(page.locator("#prompt")).to_have_text(result_words(await nth_result(table, 1)))
         await expect_buttons(
-            page, ["Open betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+            page,
+            [
+                "Open betting",
+                "Void round",
+                "Void shoe",
+                "Correct result",
+                "Set limits",
+                "Open dispute",
+            ],
         )

@@ -17,13 +17,20 @@ from playwright.async_api import Page, expect
 
 from tests.display.display_harness import PIN, Table, assert_fits, running_table
 from tests.display.test_display_browser import expect_buttons, nth_result, result_words
+from tests.display.texts import in_words
 
 pytestmark = pytest.mark.browser
 
 #: A card's step as the recall shows it: the card, then the hand it went to.
-DEALT = re.compile(r"[A2-9TJQK][SHDC] (player|banker)")
+DEALT = re.compile(r"[A2-9TJQK][SHDC] (Player|Banker)")
 #: The supervisor's commands offered between rounds of a shoe with a settled round.
-BETWEEN_ROUNDS_SUPERVISOR = ["Void round", "Void shoe", "Correct result", "Open dispute"]
+BETWEEN_ROUNDS_SUPERVISOR = [
+    "Void round",
+    "Void shoe",
+    "Correct result",
+    "Set limits",
+    "Open dispute",
+]
 
 
 async def deal_a_round_waiting_for_its_confirmation(table: Table, page: Page) -> str:
@@ -34,7 +41,9 @@ async def deal_a_round_waiting_for_its_confirmation(table: Table, page: Page) ->
     await expect(page.locator("#prompt")).to_have_text("CONFIRM RESULT")
     waiting = table.state["unconfirmed_round_id"]
     assert waiting is not None
-    await expect(page.locator("#prompt-detail")).to_contain_text("do the cards on the layout match")
+    await expect(page.locator("#prompt-detail")).to_contain_text(
+        "Do the cards on the layout match?"
+    )
     return str(waiting)
 
 
@@ -56,7 +65,7 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
         first = await deal_a_round_waiting_for_its_confirmation(table, page)
         await expect_buttons(
             page, ["Cards match", "Cards differ", "Void round", "Void shoe", "Correct result",
-                   "Open dispute"]
+                   "Set limits", "Open dispute"]
         )  # fmt: skip
         await asyncio.sleep(0.2)  # nothing goes out meanwhile
         assert table.messages("round_result") == []
@@ -203,11 +212,12 @@ async def test_the_supervisor_recalls_the_last_rounds_with_every_step(
         cards = [step for step in steps if DEALT.fullmatch(step)]
         assert len(cards) == len(last["player"]["cards"]) + len(last["banker"]["cards"])
         words = " | ".join(steps)
-        assert words.index("open betting by test") < words.index("betting closed")
-        result = f"result: {last['winner']}"
+        assert words.index("Open betting by test") < words.index("betting closed")
+        winner = {"banker": "game.winner.banker", "player": "game.winner.player"}
+        result = "result · " + in_words({"key": winner.get(last["winner"], "game.winner.tie")})
         assert words.index("betting closed") < words.index(cards[0]) < words.index(result)
         for card in last["player"]["cards"]:
-            assert any(f"{card} player" in step for step in steps), (card, steps)
+            assert any(f"{card} Player" in step for step in steps), (card, steps)
         await assert_fits(page, artifacts / "fit", "1280x800-11-recall")
 
         # Older rounds page in; the voided one says so; a round is picked into a dispute.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from table_controller.procedure.events import (
     ReaderCameBack,
     ReaderWentOffline,
     ResolveDispute,
+    SetLimits,
     SoftwareModified,
     StartNewShoe,
     VoidRound,
@@ -41,6 +43,7 @@ from table_controller.procedure.events import (
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import (
     AlarmRaised,
+    BetLimits,
     BettingOpened,
     CardsOnTable,
     CommandReply,
@@ -49,14 +52,15 @@ from table_controller.procedure.payloads import (
     RoundSettled,
     RoundVoided,
     ShoeStarted,
+    TableLimits,
     TableSnapshot,
 )
 from table_controller.procedure.states import Phase
 from table_controller.publishing.display_roads import roads_view
+from table_controller.publishing.display_texts import HOLD_REASONS
 from table_controller.publishing.display_view import (
     ACKNOWLEDGED_HOLDS,
     DISPLAY_COMMANDS,
-    HOLD_REASONS,
     DisplayModel,
     commands_offered,
     hand_view,
@@ -69,6 +73,7 @@ from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
 from tests.display.display_harness import outgoing, shown
+from tests.display.texts import in_words
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
 from tests.support.snapshots import cards, roads_of, settled_round, snapshot
 
@@ -97,17 +102,17 @@ RESULT_7_TO_5: dict[str, Any] = {
         (snapshot("deal"), None, "DEAL", "deal"),
         (snapshot("player_draws"), None, "PLAYER DRAWS", "player"),
         (snapshot("banker_draws"), None, "BANKER DRAWS", "banker"),
-        (snapshot("result"), RESULT_7_TO_5, "BANKER WINS", "banker"),
+        (snapshot("result"), RESULT_7_TO_5, "Banker wins", "banker"),
         (
             snapshot("result"),
             RESULT_7_TO_5 | {"winner": "player", "player_total": 8, "banker_total": 2},
-            "PLAYER WINS",
+            "Player wins",
             "player",
         ),
         (
             snapshot("result"),
             RESULT_7_TO_5 | {"winner": "tie", "player_total": 6, "banker_total": 6},
-            "TIE",
+            "Tie",
             "tie",
         ),
         (
@@ -124,15 +129,33 @@ def test_the_prompt_in_words(
     state: TableSnapshot, result: dict[str, Any] | None, text: str, tone: str
 ) -> None:
     view = prompt_view(state, result)
-    assert (view["text"], view["tone"]) == (text, tone)
+    assert (in_words(view["text"]), view["tone"]) == (text, tone)
+
+
+def test_the_prompt_names_keys_of_the_catalogues_never_words() -> None:
+    view = prompt_view(snapshot("burn", phase="burning", count=7, burned=3), None)
+    assert view["text"] == {"key": "display.prompt.burn_count", "args": {"count": 7}}
+    assert view["detail"] == {
+        "key": "display.prompt.burn_count.detail",
+        "args": {"count": 7, "done": 3},
+    }
+    won = prompt_view(snapshot("result"), RESULT_7_TO_5)
+    assert won["text"] == {"key": "game.winner.banker"}
+    banker_first: Any = won["detail"]
+    assert [note["args"]["side"] for note in banker_first] == [
+        {"key": "game.banker"},
+        {"key": "game.player"},
+    ]
+    assert in_words([won["text"], won["detail"]], "zh-Hans") == "庄赢 · 庄 7 · 闲 5"
 
 
 def test_a_hold_says_why_and_a_burn_counts_down() -> None:
     for reason, words in HOLD_REASONS.items():
         held = snapshot("hold", phase="held", reason=reason)
         assert prompt_view(held, None)["detail"] == words
+        assert words == {"key": f"display.hold.{reason.value}"}
     burning = snapshot("burn", phase="burning", cards_seen=4, count=7, burned=3)
-    assert prompt_view(burning, None)["detail"] == "Burn 7 face down: 3 of 7 done"
+    assert in_words(prompt_view(burning, None)["detail"]) == "Burn 7 face down: 3 of 7 done"
 
 
 @pytest.mark.parametrize(
@@ -157,8 +180,8 @@ def test_a_result_names_the_side_of_each_total_so_it_cannot_read_as_odds(
     result: dict[str, Any], detail: str
 ) -> None:
     view = prompt_view(snapshot("result"), result)
-    assert not any(char.isdigit() for char in str(view["text"])), view
-    assert view["detail"] == detail
+    assert not any(char.isdigit() for char in in_words(view["text"])), view
+    assert in_words(view["detail"]) == detail
 
 
 def test_a_result_of_another_round_is_not_shown_as_this_one() -> None:
@@ -166,12 +189,13 @@ def test_a_result_of_another_round_is_not_shown_as_this_one() -> None:
         snapshot("result", cards=CardsOnTable(player=cards("9H"), banker=())),
         RESULT_7_TO_5 | {"round_no": 11},
     )
-    assert view["text"] == "RESULT"
+    assert view["text"] == {"key": "display.prompt.result"}
+    assert in_words(view["detail"]) == "Player 9 · Banker \u2013"
 
 
 def test_the_round_comes_from_the_prompt_event_when_there_is_one() -> None:
     view = prompt_view(snapshot("open_betting", phase="between_rounds"), None, 13)
-    assert view["detail"] == "Round 13 next"
+    assert in_words(view["detail"]) == "Round 13 next"
 
 
 def test_hands_show_their_totals_once_every_card_is_known() -> None:
@@ -200,7 +224,7 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
         assert table["state"] == state
         prompt = state["prompt"]
         action = None if prompt is None else prompt["action"]
-        words = table["prompt"]["text"]
+        words = in_words(table["prompt"]["text"])
         hands = table["hands"]
         cards = state["cards"]
         for hand in ("player", "banker"):
@@ -217,12 +241,12 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
             assert len(published) == 1
             result: Any = published[0]
             player, banker = result["player"]["total"], result["banker"]["total"]
-            expected_words = {"banker": "BANKER WINS", "player": "PLAYER WINS", "tie": "TIE"}
+            expected_words = {"banker": "Banker wins", "player": "Player wins", "tie": "Tie"}
             assert words == expected_words[result["winner"]]
             sides = ["banker", "player"] if result["winner"] == "banker" else ["player", "banker"]
             totals = {"player": player, "banker": banker}
             named = " · ".join(f"{side.title()} {totals[side]}" for side in sides)
-            assert table["prompt"]["detail"].startswith(named)
+            assert in_words(table["prompt"]["detail"]).startswith(named)
             results += 1
         elif action == "burn" and prompt.get("count") is not None:
             assert words == f"BURN {prompt['count']}"
@@ -321,11 +345,13 @@ def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     sent = model.apply(message(voided))
     alarms = model.view()["alarms"]
     assert isinstance(alarms, list)
-    assert [a["message"] for a in alarms] == [
+    assert [in_words(a["text"]) for a in alarms] == [
         "Round 4 voided (misdeal)",
-        "alarm 4",
-        "alarm 3",
+        "misread",
+        "misread",
     ]
+    assert [a.get("message") for a in alarms] == [None, "alarm 4", "alarm 3"]
+    assert alarms[0]["text"]["args"]["reason"] == {"key": "display.void_reason.misdeal"}
     kind: Any = sent[0][1]
     assert kind["kind"] == "void"
     opened = BettingOpened(
@@ -340,8 +366,8 @@ def test_a_new_shoe_forgets_the_last_result() -> None:
     won = settled_round(3, Winner.PLAYER, player=["5H", "2D", "AC"], banker=["2S", "QC", "KH"])
     model.apply(message(won))
     table: Any = model.table()
-    assert (table["prompt"]["text"], table["prompt"]["detail"]) == (
-        "PLAYER WINS",
+    assert (in_words(table["prompt"]["text"]), in_words(table["prompt"]["detail"])) == (
+        "Player wins",
         "Player 8 · Banker 2",
     )
     assert table["last_result"]["round_no"] == 3
@@ -409,6 +435,9 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
             return ResolveDispute(**common, dispute_id=dispute["dispute_id"], outcome="upheld")
         case "acknowledge":
             return Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+        case "set_limits":
+            stake = BetLimits(min=Fraction(10), max=Fraction(1000))
+            return SetLimits(**common, limits={"banker": stake})
         case _:
             plain: dict[str, type[Command]] = {
                 "new_shoe": StartNewShoe,
@@ -498,7 +527,7 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     )
     seen: dict[str, int] = {}
     checked: set[tuple[object, ...]] = set()
-    for event in a_busy_table(procedure, seed=5, steps=400):
+    for event in a_busy_table(procedure, seed=7, steps=400):
         procedure.handle(event)
         now = procedure.snapshot()
         state: Any = fields_of(now.state)
@@ -560,7 +589,7 @@ def test_the_table_view_carries_the_commands_offered() -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07", betting_phase=False)
     model = DisplayModel(procedure.snapshot(), virtual=True)
     table: Any = model.table()
-    assert table["commands"] == ["new_shoe"]
+    assert table["commands"] == ["new_shoe", "set_limits"]
 
 
 @pytest.mark.parametrize(("cards", "held"), [(0, False), (14, False), (20, True)])
@@ -597,7 +626,7 @@ def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_noth
     assert "confirm_result" in offered
     assert not {"new_shoe", "open_betting", "close_betting", "deal"} & set(offered)
     prompt = prompt_view(waiting, None)
-    assert (prompt["text"], prompt["tone"]) == ("CONFIRM RESULT", "confirm")
+    assert (in_words(prompt["text"]), prompt["tone"]) == ("CONFIRM RESULT", "confirm")
     view: Any = DisplayModel(waiting).table()
     assert view["oversight"]["round_id"] == view["oversight"]["unconfirmed_round_id"] == "S-1-12"
 
@@ -644,8 +673,10 @@ def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolut
     assert "dispute" not in offered
     view: Any = DisplayModel(held, staff=Register).table()
     shown = view["oversight"]["dispute"]
-    assert shown["text"] == "DISPUTE T07-D0002"
-    assert shown["detail"] == "seat 3: wrong payout · rounds S-1-10, S-1-11 · opened by Ana Ruiz"
+    assert shown["text"] == {"key": "display.dispute.title", "args": {"dispute_id": "T07-D0002"}}
+    assert in_words(shown["detail"]) == (
+        "seat 3: wrong payout · rounds S-1-10, S-1-11 · opened by Ana Ruiz"
+    )
     assert shown["supervisor"] == {"id": "S-9", "name": "Ana Ruiz"}
     assert view["oversight"]["acknowledge"] == []
     assert prompt_view(held, None)["detail"] == HOLD_REASONS[HoldReason.DISPUTE]
@@ -669,3 +700,33 @@ def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
         assert "acknowledge" in commands_offered(held, virtual=False)
         view: Any = DisplayModel(held).table()
         assert view["oversight"]["acknowledge"] == ["software_modified"]
+
+
+def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:
+    model = DisplayModel(snapshot())
+    before: Any = model.table()["limits"]
+    assert before["main"] is None
+    assert all(bet["min"] is None and bet["max"] is None for bet in before["bets"])
+    limits = TableLimits(
+        currency="MOP",
+        limits={
+            "banker": BetLimits(min=Fraction(200), max=Fraction(20000)),
+            "tie": BetLimits(min=Fraction(21, 2), max=Fraction(1000)),
+            "player_pair": BetLimits(min=Fraction(10), max=Fraction(500)),
+        },
+    )
+    sent = model.apply(message(limits))
+    assert sent == [("table", model.table())]
+    view: Any = model.table()["limits"]
+    assert view["currency"] == "MOP"
+    assert view["main"] == {"min": 10.5, "max": 20000}  # the side bet's are not the table's
+    assert [bet["bet"] for bet in view["bets"]] == list(VARIANTS["commission"].bet_ids)
+    bets = {bet["bet"]: bet for bet in view["bets"]}
+    assert bets["player_pair"] == {
+        "bet": "player_pair",
+        "name": {"key": "game.bet.player_pair"},
+        "min": 10,
+        "max": 500,
+    }
+    assert (bets["player"]["min"], bets["player"]["max"]) == (None, None)
+    assert in_words(bets["tie"]["name"], "zh-Hant") == "和"

@@ -8,6 +8,7 @@ a supervisor's void attributed to them.
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from playwright.async_api import Page, expect
@@ -60,7 +61,7 @@ async def test_a_dealer_signs_in_at_the_screen_and_a_supervisor_voids_a_round(  
         for _ in range(2):  # two wrong PINs lock sign-in
             await sign_in_at_the_screen(page, "D-104", "1040")
             await expect(page.locator("#command-status")).to_contain_text(
-                "the staff id or the PIN is wrong"
+                "Sign in: refused: the staff id or the PIN is missing or wrong"
             )
         await sign_in_at_the_screen(page, "D-104", STAFF["D-104"][2])
         await expect(page.locator("#command-status")).to_contain_text("too many wrong PINs")
@@ -85,7 +86,10 @@ async def test_a_dealer_signs_in_at_the_screen_and_a_supervisor_voids_a_round(  
         await table.play_rounds(1)
         stint = table.last("stats")["stint"]
         assert stint["rounds"] == 1
-        await expect(page.locator("#pace")).to_have_text(f"{round(stint['rounds_per_hour'])}/h")
+        # The rate as English writes a number (grouped), from the stats the page was sent last.
+        await expect(page.locator("#pace")).to_have_text(re.compile(r"^\d{1,3}(,\d{3})*/h$"))
+        shown = int((await page.locator("#pace").text_content() or "").replace(",", "")[:-2])
+        assert abs(shown - round(table.last("stats")["stint"]["rounds_per_hour"])) <= 1
         assert table.last("round_result")["dealer"] == "D-104"
         await page.screenshot(path=artifacts / "staff-02-signed-in.png")
 
@@ -96,7 +100,10 @@ async def test_a_dealer_signs_in_at_the_screen_and_a_supervisor_voids_a_round(  
         await page.locator("#pin").fill(STAFF["D-104"][2])
         await page.locator("#void-round-id").fill(round_id)
         await page.get_by_role("button", name="Void round").click()
-        await expect(page.locator("#command-status")).to_contain_text("D-104 is not a supervisor")
+        # The refusal in the page's words by its code; the controller's sentence on hover.
+        status = page.locator("#command-status")
+        await expect(status).to_have_text("Void round: refused: not a supervisor")
+        await expect(status).to_have_attribute("title", re.compile("D-104 is not a supervisor"))
         await page.locator("#supervisor-id").fill("S-9")
         await page.locator("#pin").fill(STAFF["S-9"][2])
         await page.locator("#void-round-id").fill(round_id)

@@ -126,9 +126,10 @@
     }
   }
 
-  function money(value, currency) {
+  /** An amount of the table's currency (named once, in the heading), as the language writes it. */
+  function money(value) {
     if (value === null || value === undefined) return "–";
-    return currency ? I18n.money(value, currency) : I18n.number(value);
+    return I18n.number(value, { maximumFractionDigits: 2 });
   }
 
   function renderLimits(view) {
@@ -140,7 +141,7 @@
       if (!bet.open) name.append(" ", make("small", "shut", I18n.t("game.bet_closed")));
       const known = bet.min !== null && bet.min !== undefined;
       const range = make("span", "range", known
-        ? money(bet.min, view.currency) + " – " + money(bet.max, view.currency) : "–");
+        ? money(bet.min) + " – " + money(bet.max) : "–");
       row.append(name, range);
       return row;
     });

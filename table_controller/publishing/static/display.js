@@ -1,6 +1,8 @@
 // The dealer's display: draws what the controller sends; decides nothing about the game.
 // One event stream (/api/events): a whole "view" on connect, then "table", "roads" and
 // "alarm" events, and a "heartbeat" while idle. No framework, nothing from the internet.
+// Every word comes from the catalogues (i18n.js): the view's texts are {key, args}, and the
+// page's own are the literal keys below.
 "use strict";
 
 (() => {
@@ -10,6 +12,180 @@
   const ROWS = 6;
   // Columns each road shows at the least: its cells shrink to fit them across its board.
   const MIN_COLUMNS = { bead: 8, big: 28, derived: 16 };
+
+  const PHASES = {
+    no_shoe: () => I18n.t("display.phase.no_shoe"),
+    burn_card: () => I18n.t("display.phase.burn_card"),
+    burning: () => I18n.t("display.phase.burning"),
+    between_rounds: () => I18n.t("display.phase.between_rounds"),
+    betting: () => I18n.t("display.phase.betting"),
+    dealing: () => I18n.t("display.phase.dealing"),
+    shoe_over: () => I18n.t("display.phase.shoe_over"),
+    held: () => I18n.t("display.phase.held"),
+    faulted: () => I18n.t("display.phase.faulted"),
+  };
+  const VARIANTS = {
+    commission: () => I18n.t("game.variant.commission"),
+    super_six: () => I18n.t("game.variant.super_six"),
+    lucky: () => I18n.t("game.variant.lucky"),
+    mini: () => I18n.t("game.variant.mini"),
+  };
+  const ROAD_NAMES = {
+    big_eye_boy: () => I18n.t("game.road.big_eye_boy"),
+    small_road: () => I18n.t("game.road.small_road"),
+    cockroach_pig: () => I18n.t("game.road.cockroach_pig"),
+  };
+  const COLOURS = {
+    red: () => I18n.t("display.colour.red"),
+    blue: () => I18n.t("display.colour.blue"),
+  };
+  const BEADS = {
+    B: () => I18n.t("display.bead.banker"),
+    P: () => I18n.t("display.bead.player"),
+    T: () => I18n.t("display.bead.tie"),
+  };
+  const SIDES = { player: () => I18n.t("game.player"), banker: () => I18n.t("game.banker") };
+  const WINNERS = {
+    banker: () => I18n.t("game.winner.banker"),
+    player: () => I18n.t("game.winner.player"),
+    tie: () => I18n.t("game.winner.tie"),
+  };
+  // A refusal in the page's language, by its code; the controller's English sentence goes in
+  // the line's title, for a technician.
+  const REFUSALS = {
+    oversized: () => I18n.t("display.refusal.invalid"),
+    malformed_json: () => I18n.t("display.refusal.invalid"),
+    invalid_message: () => I18n.t("display.refusal.invalid"),
+    unknown_command: () => I18n.t("display.refusal.invalid"),
+    invalid_args: () => I18n.t("display.refusal.invalid_args"),
+    not_authorised: () => I18n.t("display.refusal.not_authorised"),
+    bad_signature: () => I18n.t("display.refusal.invalid"),
+    foreign_origin: () => I18n.t("display.refusal.invalid"),
+    not_json: () => I18n.t("display.refusal.invalid"),
+    supervisor_disabled: () => I18n.t("display.refusal.supervisor_disabled"),
+    wrong_pin: () => I18n.t("display.refusal.wrong_pin"),
+    pin_locked: () => I18n.t("display.refusal.pin_locked"),
+    no_staff_register: () => I18n.t("display.refusal.no_staff_register"),
+    no_answer: () => I18n.t("display.refusal.no_answer"),
+    wrong_phase: () => I18n.t("display.refusal.wrong_phase"),
+    table_held: () => I18n.t("display.refusal.table_held"),
+    no_betting_phase: () => I18n.t("display.refusal.no_betting_phase"),
+    betting_phase: () => I18n.t("display.refusal.betting_phase"),
+    no_card_missing: () => I18n.t("display.refusal.no_card_missing"),
+    unknown_round: () => I18n.t("display.refusal.unknown_round"),
+    already_voided: () => I18n.t("display.refusal.already_voided"),
+    invalid_coup: () => I18n.t("display.refusal.invalid_coup"),
+    unchanged: () => I18n.t("display.refusal.unchanged"),
+    foreign_card: () => I18n.t("display.refusal.foreign_card"),
+    invalid_shoe_id: () => I18n.t("display.refusal.invalid_shoe_id"),
+    faulted: () => I18n.t("display.refusal.faulted"),
+    no_dealer: () => I18n.t("display.refusal.no_dealer"),
+    not_signed_in: () => I18n.t("display.refusal.not_signed_in"),
+    round_in_play: () => I18n.t("display.refusal.round_in_play"),
+    dispute_open: () => I18n.t("display.refusal.dispute_open"),
+    no_such_dispute: () => I18n.t("display.refusal.no_such_dispute"),
+    nothing_to_acknowledge: () => I18n.t("display.refusal.nothing_to_acknowledge"),
+    nothing_to_confirm: () => I18n.t("display.refusal.nothing_to_confirm"),
+    result_unconfirmed: () => I18n.t("display.refusal.result_unconfirmed"),
+    invalid_limits: () => I18n.t("display.refusal.invalid_limits"),
+  };
+  // The recall's codes in words: commands, card positions, round states, alarms, prompts.
+  const COMMANDS = {
+    new_shoe: () => I18n.t("display.command.new_shoe"),
+    open_betting: () => I18n.t("display.command.open_betting"),
+    close_betting: () => I18n.t("display.command.close_betting"),
+    deal: () => I18n.t("display.command.deal"),
+    misdeal: () => I18n.t("display.command.misdeal"),
+    dropped_card: () => I18n.t("display.command.dropped_card"),
+    void_round: () => I18n.t("display.command.void_round"),
+    void_shoe: () => I18n.t("display.command.void_shoe"),
+    manual_card: () => I18n.t("display.command.manual_card"),
+    correct_result: () => I18n.t("display.command.correct_result"),
+    confirm_result: () => I18n.t("display.command.confirm_result"),
+    dispute: () => I18n.t("display.command.dispute"),
+    resolve_dispute: () => I18n.t("display.command.resolve_dispute"),
+    acknowledge: () => I18n.t("display.command.acknowledge"),
+    sign_in: () => I18n.t("display.command.sign_in"),
+    sign_out: () => I18n.t("display.command.sign_out"),
+    recall: () => I18n.t("display.command.recall"),
+    set_limits: () => I18n.t("display.command.set_limits"),
+  };
+  const POSITIONS = {
+    player: () => I18n.t("game.player"),
+    banker: () => I18n.t("game.banker"),
+    burn: () => I18n.t("display.position.burn"),
+    discard: () => I18n.t("display.position.discard"),
+  };
+  const STATUSES = {
+    in_play: () => I18n.t("display.status.in_play"),
+    settled: () => I18n.t("display.status.settled"),
+    voided: () => I18n.t("display.status.voided"),
+  };
+  const STEPS = {
+    betting_opened: () => I18n.t("display.step.betting_opened"),
+    betting_closed: () => I18n.t("display.step.betting_closed"),
+    shoe_started: () => I18n.t("display.step.shoe_started"),
+    last_round: () => I18n.t("display.step.last_round"),
+    shoe_ended: () => I18n.t("display.step.shoe_ended"),
+    shoe_voided: () => I18n.t("display.step.shoe_voided"),
+    dispute_opened: () => I18n.t("display.step.dispute_opened"),
+    dispute_resolved: () => I18n.t("display.step.dispute_resolved"),
+  };
+  const PROMPTS = {
+    burn: () => I18n.t("display.prompt.burn"),
+    open_betting: () => I18n.t("display.prompt.open_betting"),
+    deal: () => I18n.t("display.prompt.deal"),
+    player_draws: () => I18n.t("display.prompt.player_draws"),
+    banker_draws: () => I18n.t("display.prompt.banker_draws"),
+    result: () => I18n.t("display.prompt.result"),
+    hold: () => I18n.t("display.prompt.hold"),
+    shoe_over: () => I18n.t("display.prompt.shoe_over"),
+    sign_in: () => I18n.t("display.prompt.sign_in"),
+    confirm_result: () => I18n.t("display.prompt.confirm_result"),
+  };
+  const STAFF_ACTIONS = {
+    sign_in: () => I18n.t("display.command.sign_in"),
+    sign_out: () => I18n.t("display.command.sign_out"),
+  };
+  const ALARMS = {
+    unnecessary_card: () => I18n.t("display.alarm.unnecessary_card"),
+    foreign_card: () => I18n.t("display.alarm.foreign_card"),
+    lost_frames: () => I18n.t("display.alarm.lost_frames"),
+    reader_offline: () => I18n.t("display.alarm.reader_offline"),
+    misread: () => I18n.t("display.alarm.misread"),
+    card_after_last_round: () => I18n.t("display.alarm.card_after_last_round"),
+    exposed_card: () => I18n.t("display.alarm.exposed_card"),
+    card_without_shoe: () => I18n.t("display.alarm.card_without_shoe"),
+    unexpected_cut_card: () => I18n.t("display.alarm.unexpected_cut_card"),
+    procedure_fault: () => I18n.t("display.alarm.procedure_fault"),
+    edge_positive: () => I18n.t("display.alarm.edge_positive"),
+    shuffle_pattern: () => I18n.t("display.alarm.shuffle_pattern"),
+    shoe_repeated: () => I18n.t("display.alarm.shoe_repeated"),
+    impossible_count: () => I18n.t("display.alarm.impossible_count"),
+    lost_frames_left_over: () => I18n.t("display.alarm.lost_frames_left_over"),
+    software_modified: () => I18n.t("display.alarm.software_modified"),
+    result_not_confirmed: () => I18n.t("display.alarm.result_not_confirmed"),
+  };
+  const VOID_REASONS = {
+    exposed_card: () => I18n.t("display.void_reason.exposed_card"),
+    misdeal: () => I18n.t("display.void_reason.misdeal"),
+    dropped_card: () => I18n.t("display.void_reason.dropped_card"),
+    misread: () => I18n.t("display.void_reason.misread"),
+    after_last_round: () => I18n.t("display.void_reason.after_last_round"),
+    shoe_voided: () => I18n.t("display.void_reason.shoe_voided"),
+    supervisor: () => I18n.t("display.void_reason.supervisor"),
+  };
+  // Why a card went to no hand: an alarm, or its round was voided.
+  const DISCARDS = { ...ALARMS, voided: () => I18n.t("display.status.voided") };
+  // A hold's reason is the alarm that caused it, or an open dispute.
+  const HOLD_REASONS = { ...ALARMS, dispute: () => I18n.t("display.step.dispute_opened") };
+
+  /** A code's text from one of the maps above (each a code's text, as a function: the
+   * catalogues are read after this script); a code a map lacks shows as it is. */
+  const named = (map, code) => (Object.hasOwn(map, code) ? map[code]() : String(code || ""));
+  /** A view's text, or a line of them (a list, joined with a dot). */
+  const say = (value) =>
+    Array.isArray(value) ? value.map(I18n.text).filter(Boolean).join(" · ") : I18n.text(value);
 
   const $ = (id) => document.getElementById(id);
   const make = (tag, className, text) => {
@@ -35,7 +211,7 @@
     document.body.classList.toggle("unreachable", !yes);
     document.body.classList.remove("connecting");
     $("unreachable").hidden = yes;
-    $("link").textContent = yes ? "live" : "no contact";
+    $("link").textContent = yes ? I18n.t("display.link.live") : I18n.t("display.link.lost");
   }
 
   function heard() {
@@ -108,20 +284,26 @@
     return value === null || value === undefined ? "–" : String(value);
   }
 
+  // A count as the page's language writes it.
+  function figure(value) {
+    return typeof value === "number" ? I18n.number(value) : text(value);
+  }
+
   function renderTable(view) {
     if (!view) return;
     table = view;
     const state = view.state || {};
     $("table-id").textContent = text(state.table_id);
-    $("variant").textContent = state.variant || "";
-    $("shoe-id").textContent = state.shoe_id ? "shoe " + state.shoe_id : "no shoe";
-    $("round-no").textContent = text(state.round_no);
-    $("cards-left").textContent = text(state.cards_left);
-    $("cards-seen").textContent = text(state.cards_seen);
-    $("phase").textContent = String(state.phase || "–").replace(/_/g, " ");
+    $("variant").textContent = state.variant ? named(VARIANTS, state.variant) : "";
+    $("shoe-id").textContent = state.shoe_id
+      ? I18n.t("display.shoe_id", { shoe_id: state.shoe_id }) : I18n.t("display.no_shoe");
+    $("round-no").textContent = figure(state.round_no);
+    $("cards-left").textContent = figure(state.cards_left);
+    $("cards-seen").textContent = figure(state.cards_seen);
+    $("phase").textContent = state.phase ? named(PHASES, state.phase) : "–";
     const prompt = view.prompt || {};
-    $("prompt").textContent = prompt.text || "";
-    $("prompt-detail").textContent = prompt.detail || "";
+    $("prompt").textContent = say(prompt.text);
+    $("prompt-detail").textContent = say(prompt.detail);
     $("prompt-box").dataset.tone = prompt.tone || "idle";
     $("last-round").hidden = !(state.last_round && state.phase !== "shoe_over");
     const hands = view.hands || {};
@@ -131,6 +313,7 @@
     $("void-round-id").placeholder = oversight.round_id || "";
     $("dispute-rounds").placeholder = oversight.round_id || "";
     renderDispute(oversight.dispute);
+    renderLimits(view.limits);
     renderStaff(view.staff || {});
     renderCommands(new Set(view.commands || []), new Set(oversight.acknowledge || []));
   }
@@ -139,10 +322,44 @@
   function renderDispute(dispute) {
     $("dispute-banner").hidden = !dispute;
     $("dispute-open").hidden = !dispute;
-    $("dispute-text").textContent = dispute ? dispute.text : "";
-    $("dispute-detail").textContent = dispute ? dispute.detail : "";
-    $("dispute-open").textContent = dispute ? dispute.text + ": " + dispute.detail : "";
+    $("dispute-text").textContent = dispute ? say(dispute.text) : "";
+    $("dispute-detail").textContent = dispute ? say(dispute.detail) : "";
+    $("dispute-open").textContent = dispute ? say([dispute.text, ...dispute.detail]) : "";
   }
+
+  // The table's stake limits: the main bets' range in the header; every bet's in the
+  // supervisor's form, where one is chosen and changed.
+  function renderLimits(limits) {
+    const main = limits && limits.main;
+    $("limits-figure").hidden = !main;
+    $("limits").textContent = main ? range(limits.currency, main) : "–";
+    const select = $("limits-bet");
+    const chosen = select.value;
+    select.replaceChildren(...((limits && limits.bets) || []).map((bet) => {
+      const option = make("option", null, I18n.text(bet.name)
+        + (bet.min === null ? "" : " " + range(limits.currency, bet)));
+      option.value = bet.bet;
+      option.dataset.min = bet.min === null ? "" : String(bet.min);
+      option.dataset.max = bet.max === null ? "" : String(bet.max);
+      return option;
+    }));
+    if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
+    limitsChosen();
+  }
+
+  function range(currency, limits) {
+    return I18n.t("display.limits.range", {
+      currency, min: I18n.number(limits.min), max: I18n.number(limits.max),
+    });
+  }
+
+  // The chosen bet's limits now, beneath what the supervisor types.
+  function limitsChosen() {
+    const option = $("limits-bet").selectedOptions[0];
+    $("limits-min").placeholder = option ? option.dataset.min : "";
+    $("limits-max").placeholder = option ? option.dataset.max : "";
+  }
+  $("limits-bet").addEventListener("change", limitsChosen);
 
   // Who is signed in, and the pace; the sign-in panel only on a table with a staff register.
   function renderStaff(staff) {
@@ -152,12 +369,17 @@
     }
     $("staff").hidden = !register;
     const dealer = staff.dealer;
-    $("dealer").textContent = dealer ? dealer.name : "none";
+    $("dealer").textContent = dealer ? dealer.name : I18n.t("display.dealer.none");
     $("dealer").title = dealer ? dealer.id : "";
     const pace = staff.rounds_per_hour;
-    $("pace").textContent = pace === null || pace === undefined ? "–" : Math.round(pace) + "/h";
-    const supervisor = staff.supervisor ? " · supervisor " + staff.supervisor.name : "";
-    $("staff-summary").textContent = (dealer ? "dealer " + dealer.name : "no dealer") + supervisor;
+    $("pace").textContent = pace === null || pace === undefined ? "–"
+      : I18n.t("display.pace.value", { rounds: Math.round(pace) });
+    const who = [dealer ? I18n.t("display.staff.dealer", { name: dealer.name })
+      : I18n.t("display.staff.no_dealer")];
+    if (staff.supervisor) {
+      who.push(I18n.t("display.staff.supervisor", { name: staff.supervisor.name }));
+    }
+    $("staff-summary").textContent = who.join(" · ");
   }
 
   // Only the commands the table takes now have a button (the controller says which); an
@@ -172,7 +394,8 @@
       group.hidden = !group.querySelector("button:not([hidden])");
     }
     for (const row of document.querySelectorAll(".supervisor-panel .row")) {
-      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden])");
+      // The row with the PIN stays while any supervisor command is offered.
+      row.hidden = !row.querySelector("button:not([hidden]), .dispute-open:not([hidden]), #pin");
     }
     $("supervisor").hidden = !document.querySelector("button[data-supervisor]:not([hidden])");
     supervising();
@@ -229,12 +452,12 @@
 
   function derivedMark(road, colour) {
     const node = make("span", "mark " + road + " " + colour);
-    node.title = road.replace(/_/g, " ") + ": " + colour;
+    node.title = named(ROAD_NAMES, road) + ": " + named(COLOURS, colour);
     return node;
   }
 
   function bead(cell) {
-    return pairs(make("span", "bead " + cell.winner, cell.winner), cell);
+    return pairs(make("span", "bead " + cell.winner, named(BEADS, cell.winner)), cell);
   }
 
   function ring(cell) {
@@ -275,14 +498,16 @@
     }
     const item = (label, value, className) => {
       const span = make("span", className, label + " ");
-      span.append(make("b", null, value));
+      span.append(make("b", null, figure(value)));
       return span;
     };
     box.replaceChildren(
-      item("B", stats.banker, "b"), item("P", stats.player, "p"),
-      item("T", stats.tie, "t"), item("Nat", stats.natural),
-      item("BP", stats.banker_pair), item("PP", stats.player_pair),
-      item("Rounds", stats.rounds),
+      item(I18n.t("game.banker"), stats.banker, "b"),
+      item(I18n.t("game.player"), stats.player, "p"),
+      item(I18n.t("game.tie"), stats.tie, "t"), item(I18n.t("game.naturals"), stats.natural),
+      item(I18n.t("game.banker_pair"), stats.banker_pair),
+      item(I18n.t("game.player_pair"), stats.player_pair),
+      item(I18n.t("display.stats.rounds"), stats.rounds),
     );
   }
 
@@ -295,8 +520,8 @@
       const li = make("li", alarm.kind === "void" ? "void" : "alarm");
       const when = new Date(alarm.ts);
       const ts = Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour12: false });
-      li.append(make("time", null, ts), make("b", null, String(alarm.code || "").replace(/_/g, " ")),
-        " ", alarm.message || "");
+      li.append(make("time", null, ts), make("b", null, say(alarm.text)));
+      if (alarm.message) li.title = alarm.message; // the controller's words, for a technician
       return li;
     });
     list.replaceChildren(...items);
@@ -330,52 +555,75 @@
     return Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour12: false });
   }
 
-  function handWords(name, hand) {
-    return hand ? name + " " + hand.total + " (" + (hand.cards || []).join(" ") + ")" : "";
+  function handWords(side, hand) {
+    return hand ? I18n.t("display.step.hand", {
+      side: named(SIDES, side), total: hand.total, cards: (hand.cards || []).join(" "),
+    }) : "";
   }
 
-  function by(step) {
+  function by(step, words) {
     const who = step.supervisor && step.supervisor !== step.operator
-      ? [step.operator, step.supervisor].filter(Boolean).join(", supervisor ") : step.operator;
-    return who ? " by " + who : "";
+      ? I18n.t("display.step.operator_supervisor", {
+        operator: step.operator || "", supervisor: step.supervisor })
+      : step.operator;
+    return who ? I18n.t("display.step.by", { step: words, who }) : words;
+  }
+
+  function why(words, reason, map) {
+    return reason ? I18n.t("display.step.why", { step: words, reason: named(map, reason) }) : words;
   }
 
   // One step of a round in words: what happened, with who did it.
   function stepWords(step) {
-    const plain = (value) => String(value || "").replace(/_/g, " ");
     switch (step.kind) {
       case "card": {
-        const where = plain(step.position) + (step.reason ? " (" + plain(step.reason) + ")" : "");
-        const manual = step.source === "manual" ? ", entered" + by(step) : "";
-        return (step.card || "unread") + " " + where + manual;
+        const code = step.card || I18n.t("display.step.unread");
+        const position = named(POSITIONS, step.position);
+        const card = I18n.t("display.step.card", { card: code, position });
+        const where = why(card, step.reason, DISCARDS);
+        return step.source === "manual" ? by(step, I18n.t("display.step.entered", { step: where }))
+          : where;
       }
-      case "prompt":
-        return "prompt " + plain(step.action) + (step.count ? " " + step.count : "")
-          + (step.reason ? ": " + plain(step.reason) : "");
-      case "command":
-        return plain(step.command) + by(step)
-          + (step.ok === false ? ": refused (" + plain(step.error) + ")" : "");
+      case "prompt": {
+        const action = step.count
+          ? I18n.t("display.prompt.burn_count", { count: step.count })
+          : named(PROMPTS, step.action);
+        return why(I18n.t("display.step.prompt", { action }), step.reason, HOLD_REASONS);
+      }
+      case "command": {
+        const done = by(step, named(COMMANDS, step.command));
+        return step.ok === false ? I18n.t("display.step.refused", {
+          step: done, reason: named(REFUSALS, step.error) }) : done;
+      }
       case "result":
-      case "correction":
-        return (step.kind === "correction" ? "correction " + (step.correction_no || "") : "result")
-          + ": " + (step.winner === "tie" ? "tie" : plain(step.winner) + " wins") + " · " + handWords("Player", step.player) + " · "
-          + handWords("Banker", step.banker) + (step.kind === "correction" ? by(step) : "");
+      case "correction": {
+        const words = [
+          step.kind === "correction"
+            ? I18n.t("display.step.correction", { number: step.correction_no || "" })
+            : I18n.t("display.step.result"),
+          named(WINNERS, step.winner),
+          handWords("player", step.player),
+          handWords("banker", step.banker),
+        ].join(" · ");
+        return step.kind === "correction" ? by(step, words) : words;
+      }
       case "void":
-        return "voided (" + plain(step.reason) + ")" + by(step);
+        return by(step, why(I18n.t("display.status.voided"), step.reason, VOID_REASONS));
       case "alarm":
-        return "alarm " + plain(step.code) + (step.message ? ": " + step.message : "");
+        return named(ALARMS, step.code);
       case "staff":
-        return plain(step.action) + " " + (step.staff_id || "");
-      default:
-        return plain(step.kind) + (step.shoe_id ? " " + step.shoe_id : "")
-          + (step.reason ? " (" + plain(step.reason) + ")" : "");
+        return named(STAFF_ACTIONS, step.action) + " " + (step.staff_id || "");
+      default: {
+        const words = named(STEPS, step.kind) + (step.shoe_id ? " " + step.shoe_id : "");
+        return step.dispute_id ? words + " " + step.dispute_id : words;
+      }
     }
   }
 
   function stepNode(step) {
     const refused = step.kind === "command" && step.ok === false;
     const li = make("li", "step-" + (refused ? "refused" : step.kind), stepWords(step));
-    li.title = clock(step.ts);
+    li.title = clock(step.ts) + (step.message ? " " + step.message : "");
     return li;
   }
 
@@ -383,12 +631,14 @@
     const li = make("li");
     li.dataset.roundId = round.round_id;
     const head = make("div", "recall-round-head");
-    const status = make("span", "status-" + round.status, String(round.status).replace(/_/g, " "));
+    const status = make("span", "status-" + round.status, named(STATUSES, round.status));
     const first = (round.steps || [])[0];
     head.append(make("span", null, round.round_id), status);
     if (first) head.append(make("time", null, clock(first.ts)));
-    if (round.dealer) head.append(make("span", null, "dealer " + round.dealer));
-    const pick = make("button", null, "Dispute it");
+    if (round.dealer) {
+      head.append(make("span", null, I18n.t("display.staff.dealer", { name: round.dealer })));
+    }
+    const pick = make("button", null, I18n.t("display.recall.pick"));
     pick.type = "button";
     pick.dataset.pick = round.round_id;
     head.append(pick);
@@ -416,7 +666,7 @@
     }
     if (cut > 0) {
       steps.lastElementChild.remove();
-      steps.append(make("li", "step-more", "… " + (cut + 1) + " more steps"));
+      steps.append(make("li", "step-more", I18n.t("display.recall.more", { steps: cut + 1 })));
     }
     $("recall-newer").hidden = recallFirst === 0;
     $("recall-older").hidden = recallFirst + list.children.length >= recalled.length;
@@ -476,6 +726,12 @@
         args.outcome = $("dispute-outcome").value.trim();
         break;
       }
+      case "set_limits": {
+        // As typed (the controller reads amounts exactly); a field left empty keeps its value.
+        const typed = (id) => $(id).value.trim() || $(id).placeholder;
+        args.limits = { [$("limits-bet").value]: { min: typed("limits-min"), max: typed("limits-max") } };
+        break;
+      }
       case "sign_in":
         args.staff_id = $("staff-id").value.trim();
         args.pin = $("staff-pin").value;
@@ -492,10 +748,11 @@
     return args;
   }
 
-  function say(ok, message) {
+  function report(ok, message, detail) {
     const status = $("command-status");
     status.dataset.ok = String(ok);
     status.textContent = message;
+    status.title = detail || "";
   }
 
   async function send(button) {
@@ -521,13 +778,14 @@
       });
       const reply = await response.json();
       if (reply.ok) {
-        say(true, label + ": done");
+        report(true, I18n.t("display.status.done", { command: label }));
         if (command === "manual_card") $("manual-card").value = "";
         if (command === "void_round" || command === "correct_result") $("void-round-id").value = "";
         const done = {
           correct_result: ["correct-player", "correct-banker"],
           dispute: ["dispute-reason", "dispute-rounds"],
           resolve_dispute: ["dispute-outcome"],
+          set_limits: ["limits-min", "limits-max"],
         };
         for (const id of done[command] || []) $(id).value = "";
         if (command === "recall") {
@@ -536,10 +794,13 @@
           renderRecall();
         }
       } else {
-        say(false, label + ": refused: " + (reply.message || reply.error || response.status));
+        const why = Object.hasOwn(REFUSALS, reply.error) ? REFUSALS[reply.error]()
+          : I18n.t("display.refusal.other", { code: String(reply.error || response.status) });
+        report(false, I18n.t("display.status.refused", { command: label, reason: why }),
+          reply.message);
       }
     } catch (error) {
-      say(false, label + ": the controller did not answer");
+      report(false, I18n.t("display.status.no_answer", { command: label }));
     } finally {
       button.disabled = false;
     }
@@ -587,5 +848,9 @@
     if (button) send(button);
   });
 
-  connect();
+  // The texts first (the address's ?lang=, else the display's setting): then the table.
+  I18n.load("display").then(connect, (error) => {
+    console.error(error);
+    connect();
+  });
 })();
