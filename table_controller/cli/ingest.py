@@ -98,9 +98,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--concurrency",
         type=whole_number(1),
-        default=4,
         metavar="N",
-        help="messages stored at once (%(default)s)",
+        help="messages stored at once (default 4 on PostgreSQL, 1 on SQLite: one writer)",
     )
     parser.add_argument(
         "--session-expiry",
@@ -170,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         client_id=client_id,
         group=args.group,
         prefix=args.prefix,
-        concurrency=args.concurrency,
+        concurrency=args.concurrency or (1 if args.database.startswith("sqlite") else 4),
         session_expiry_s=args.session_expiry,
         repair=repair,
     )

@@ -33,7 +33,7 @@ import random
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeAlias
 
 import aiomqtt
 import structlog
@@ -60,6 +60,10 @@ RETAINED_SUBSCRIPTION: Final = 2
 #: How long the broker keeps a worker's session (and its unacknowledged messages) while the
 #: worker is away.
 DEFAULT_SESSION_EXPIRY_S: Final = 3600
+#: How long the consumers may take to finish what they hold when the connection is lost.
+DRAIN_S: Final = 5.0
+#: A message received and its place in the acknowledgement queue.
+_Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
 #: Seconds between two log lines of the counters.
 COUNTS_EVERY_S: Final = 60.0
 
@@ -219,18 +223,19 @@ class IngestWorker:
         attempt = 0
         reported: str | None = None
         while True:
+            connects = self.connects
             try:
                 await self._session()
             except aiomqtt.MqttError as error:
+                if self.connects > connects:  # it was connected: a new outage starts afresh
+                    attempt, reported = 0, None
                 text = error_text(error)
                 if text != reported:
                     log.warning("broker_unreachable", error=text, retrying=True)
                 reported = text
-            else:  # pragma: no cover - the message loop ends only by an error
-                reported = None
             self._client = None
             await asyncio.sleep(backoff.delay(attempt, rng))
-            attempt = 0 if self.connects and reported is None else attempt + 1
+            attempt += 1
 
     async def _session(self) -> None:
         settings = self.settings
@@ -254,31 +259,25 @@ class IngestWorker:
             self._client = client
             self.connects += 1
             log.info("ingest_connected", client_id=settings.client_id, group=settings.group)
-            queue: asyncio.Queue[tuple[aiomqtt.Message, list[int | bool]]] = asyncio.Queue(
-                maxsize=4 * settings.concurrency
-            )
+            # Unbounded: the broker sends no more than its in-flight window of unacknowledged
+            # messages, and nothing is acknowledged before it is stored.
+            queue: asyncio.Queue[_Work | None] = asyncio.Queue()
             consumers = [
                 asyncio.create_task(self._consume(client, acks, queue), name=f"ingest-{n}")
                 for n in range(settings.concurrency)
             ]
             try:
                 async for message in client.messages:
-                    await queue.put((message, acks.received(message.mid, message.qos)))
+                    queue.put_nowait((message, acks.received(message.mid, message.qos)))
             finally:
-                # What is not stored yet is not acknowledged: the broker delivers it again.
-                for consumer in consumers:
-                    consumer.cancel()
-                await asyncio.gather(*consumers, return_exceptions=True)
+                await _stop(consumers, queue)
 
     async def _consume(
-        self,
-        client: aiomqtt.Client,
-        acks: AckQueue,
-        queue: asyncio.Queue[tuple[aiomqtt.Message, list[int | bool]]],
+        self, client: aiomqtt.Client, acks: AckQueue, queue: asyncio.Queue[_Work | None]
     ) -> None:
         generation = self._generation
-        while True:
-            message, entry = await queue.get()
+        while (work := await queue.get()) is not None:
+            message, entry = work
             try:
                 await self.handle(message)
             except Exception:  # one message must not stop the worker
@@ -340,6 +339,23 @@ class IngestWorker:
                 select(table_status.c.public_key).where(table_status.c.table_id == table_id)
             )
         return None if found is None else str(found)
+
+
+async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work | None]) -> None:
+    """The connection ended: the consumers store what they were handed, then stop.
+
+    A store is not cut off half-way on a lost connection (what it holds is committed or rolled
+    back in its own time, not while a transaction waits); on shutdown, or past
+    :data:`DRAIN_S`, the consumers are cancelled, and what they had not stored comes again.
+    """
+    for _ in consumers:
+        queue.put_nowait(None)
+    try:
+        await asyncio.wait(consumers, timeout=DRAIN_S)
+    finally:
+        for consumer in consumers:
+            consumer.cancel()
+        await asyncio.gather(*consumers, return_exceptions=True)
 
 
 def _live_copy(message: aiomqtt.Message) -> bool:

@@ -26,6 +26,8 @@ from table_controller.ingest.store import IngestStore
 from table_controller.publishing.mqtt_client import new_client
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
+from table_controller.publishing.outbox import Outbox
+from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
 from tests.support.ingest_table import replayed_rounds
@@ -209,3 +211,11 @@ async def assert_rounds_are_the_journal_replayed(database: str, journal: Path) -
         )
         for round_id, want in expected.items()
     }  # fmt: skip
+
+
+def published_rows(journal: Path) -> dict[int, str]:
+    """Every message a stopped table published, by ``seq``, from its outbox (none pruned)."""
+    with Outbox.open(journal, clock=utc_now) as outbox:
+        rows = outbox.rows()
+    assert [row.seq for row in rows] == list(range(1, len(rows) + 1))
+    return {row.seq: row.payload for row in rows}
