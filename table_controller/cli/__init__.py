@@ -32,6 +32,7 @@ SUBCOMMAND_MODULES = (
     "shoe_sim",
     "staff",
     "watch",
+    "ingest",
     "verify_install",
     "keys",
 )

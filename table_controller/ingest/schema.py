@@ -208,3 +208,30 @@ permanent_gaps: Final = Table(
     Column("reason", Text, nullable=False),
     _when("recorded_at", nullable=False),
 )
+
+#: Gap repair: which ingest worker asks a table for its missing messages now (until
+#: ``expires_at``, renewed while it runs), so several workers never ask for the same gap.
+gap_leases: Final = Table(
+    "gap_leases",
+    metadata,
+    _table_id(),
+    Column("worker", String(128), nullable=False),
+    _when("expires_at", nullable=False),
+)
+
+#: Gap repair: every ``resend`` asked, and its reply once a worker stored it.
+gap_requests: Final = Table(
+    "gap_requests",
+    metadata,
+    Column("command_id", String(128), primary_key=True),
+    Column("table_id", String(ID_LENGTH), nullable=False),
+    Column("first_seq", BigInteger, nullable=False),
+    Column("last_seq", BigInteger, nullable=False),
+    Column("worker", String(128), nullable=False),
+    _when("asked_at", nullable=False),
+    _when("answered_at"),
+    Column("outcome", String(64)),
+    Column("resent", Integer),
+    Column("gone", Integer),
+    Index(None, "table_id", "asked_at"),
+)

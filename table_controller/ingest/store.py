@@ -169,6 +169,15 @@ class IngestStore:
     async def close(self) -> None:
         await self._engine.dispose()
 
+    @property
+    def engine(self) -> AsyncEngine:
+        """The database, for the ingest's own bookkeeping (gap repair's leases and requests)."""
+        return self._engine
+
+    @property
+    def postgres(self) -> bool:
+        return self._postgres
+
     def _insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
         return (postgresql.insert if self._postgres else sqlite.insert)(table)
 

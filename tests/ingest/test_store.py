@@ -170,7 +170,7 @@ async def test_the_migrated_schema_is_the_declared_one(
         async with engine.connect() as connection:
             assert await connection.run_sync(_differences) == []
             version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-            assert version.all() == [("0001",)]
+            assert version.all() == [("0002",)]  # the newest revision
     finally:
         await engine.dispose()
 

@@ -1,0 +1,221 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""``table-controller ingest --broker URL --database URL``: the reference backend's worker.
+
+Edge module: checks the flags, opens the store (migrating it), and runs one
+:class:`~table_controller.ingest.worker.IngestWorker` with gap repair until SIGTERM or SIGINT;
+then it logs its counters and prints them on one line on stderr, exit status 0. A wrong flag,
+broker URL or database URL is one line and status 2; a database that cannot be opened (down,
+refused, a file that cannot be created) is one line and status 1 (a restart may cure it). A
+broker that cannot be reached is retried, logged once per cause.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from table_controller.cli import UsageError, whole_number
+
+#: Exit status when the database cannot be opened (operations.md "Exit statuses": 1).
+if TYPE_CHECKING:
+    from table_controller.ingest.worker import WorkerSettings
+
+DATABASE_FAILED: Final = 1
+DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 3600 s, got {text}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``ingest`` sub-command."""
+    parser = subparsers.add_parser(
+        "ingest",
+        help="store every table's messages once in PostgreSQL or SQLite, repairing gaps",
+        description=(
+            "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
+            "workers of one --group share the load), stores each message once by (table, seq), "
+            "verifies signatures, and asks tables with resend for the seq it lacks."
+        ),
+    )
+    parser.add_argument(
+        "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
+    )
+    parser.add_argument(
+        "--database",
+        default=DEFAULT_DATABASE,
+        metavar="URL",
+        help="postgresql://user[:pass]@host[:port]/db or sqlite:///FILE (%(default)s)",
+    )
+    parser.add_argument(
+        "--group",
+        default="ingest",
+        metavar="NAME",
+        help="shared-subscription group: the workers of one group share the messages (%(default)s)",
+    )
+    parser.add_argument(
+        "--client-id",
+        metavar="ID",
+        help="MQTT client id, one per worker, kept across restarts so the broker keeps its"
+        " session (default ingest-<group>-<host name>)",
+    )
+    parser.add_argument(
+        "--gap-wait",
+        type=_seconds,
+        default=10.0,
+        metavar="S",
+        help="seconds a gap stays open before it is asked for with resend (%(default)s)",
+    )
+    parser.add_argument(
+        "--operator",
+        default="ingest",
+        metavar="ID",
+        help="the operator resend commands carry; the tables' resenders must name it (%(default)s)",
+    )
+    parser.add_argument(
+        "--no-gap-repair", action="store_true", help="store only; never ask for gaps"
+    )
+    parser.add_argument(
+        "--max-requests",
+        type=whole_number(1),
+        default=2,
+        metavar="N",
+        help="resend requests per table waiting for their reply at once (%(default)s)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=whole_number(1),
+        metavar="N",
+        help="messages stored at once (default 4 on PostgreSQL, 1 on SQLite: one writer)",
+    )
+    parser.add_argument(
+        "--session-expiry",
+        type=whole_number(0),
+        default=3600,
+        metavar="S",
+        help="seconds the broker keeps the worker's session while it is away (%(default)s)",
+    )
+    parser.add_argument(
+        "--prefix", default="baccarat/tables", metavar="P", help="topic prefix (%(default)s)"
+    )
+    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
+    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
+    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    parser.add_argument(
+        "--log-format", choices=["json", "console"], default="json", help="(%(default)s)"
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="info",
+        help="(%(default)s)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _check_name(flag: str, value: str, forbidden: str) -> None:
+    if not value or any(char in value for char in forbidden):
+        raise UsageError(f"{flag} {value!r}: not empty, without {' '.join(forbidden)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
+    from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
+    from table_controller.ingest.store import StoreUrlError, engine_url  # noqa: PLC0415
+    from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
+    from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: PLC0415
+
+    try:
+        endpoint = BrokerEndpoint.from_url(
+            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key, protocol="5"
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    try:
+        engine_url(args.database)
+    except StoreUrlError as error:
+        raise UsageError(f"--database: {error}") from None
+    _check_name("--group", args.group, "/+#")
+    _check_name("--prefix", args.prefix.strip("/"), "+#")
+    client_id = args.client_id or f"ingest-{args.group}-{socket.gethostname()}"
+    _check_name("--client-id", client_id, "/+#")
+    _check_name("--operator", args.operator, "")
+    repair = (
+        None
+        if args.no_gap_repair
+        else RepairSettings(
+            worker=client_id,
+            operator=args.operator,
+            prefix=args.prefix,
+            gap_wait_s=args.gap_wait,
+            max_outstanding=args.max_requests,
+        )
+    )
+    settings = WorkerSettings(
+        endpoint=endpoint,
+        client_id=client_id,
+        group=args.group,
+        prefix=args.prefix,
+        concurrency=args.concurrency or (1 if args.database.startswith("sqlite") else 4),
+        session_expiry_s=args.session_expiry,
+        repair=repair,
+    )
+    from table_controller.runtime.logs import configure_logging  # noqa: PLC0415
+
+    configure_logging(args.log_format, args.log_level)
+    return asyncio.run(_ingest(args.database, settings))
+
+
+async def _ingest(database: str, settings: WorkerSettings) -> int:
+    import structlog  # noqa: PLC0415
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+
+    from table_controller.ingest.store import IngestStore  # noqa: PLC0415
+    from table_controller.ingest.worker import IngestWorker  # noqa: PLC0415
+
+    log = structlog.get_logger("table_controller.ingest")
+    shown = make_url(database).render_as_string(hide_password=True)
+    try:
+        store = await IngestStore.open(database)
+    except Exception as error:  # noqa: BLE001 - any driver's refusal is one line, not a traceback
+        print(
+            f"table-controller ingest: database {shown} cannot be opened:"
+            f" {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
+            file=sys.stderr,
+        )
+        return DATABASE_FAILED
+    worker = IngestWorker(store, settings)
+    log.info("ingest_started", database=shown, client_id=settings.client_id, group=settings.group)
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, task.cancel)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker.run()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+        counts = worker.counts()
+        log.info("ingest_stopped", **counts)
+        print(
+            "table-controller ingest: " + ", ".join(f"{v} {k}" for k, v in counts.items()),
+            file=sys.stderr,
+            flush=True,
+        )
+        await store.close()
+    return 0

@@ -1,0 +1,221 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The real ingest in a test: worker processes, a real table dealing, what the database holds.
+
+Test support. :func:`ingest_process` runs one worker (SIGTERM at the end, its stderr in a log
+file); :func:`virtual_table` runs ``table-controller run --card-source rng`` (table ``V1``,
+``commission``, its journal in the test's directory); :func:`deal_shoe` deals rounds with
+``open_betting``/``close_betting`` through a :class:`~tests.support.backend.Backend` until the
+shoe is over; :func:`wait_stored` waits until the database holds every ``seq`` the backend saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import aiomqtt
+
+from table_controller.ingest.store import IngestStore
+from table_controller.publishing.mqtt_client import new_client
+from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_subscriber import Subscription
+from table_controller.publishing.outbox import Outbox
+from table_controller.runtime.clock import utc_now
+from tests.mosquitto import Mosquitto
+from tests.support.backend import Backend
+from tests.support.ingest_table import replayed_rounds
+from tests.support.table_process import table_run
+
+TABLE: Final = "V1"
+ROOT: Final = f"baccarat/tables/{TABLE}"
+#: The operator the ingest's ``resend`` carries and the table lets ask (login ``backend``).
+RESENDERS_ENV: Final = {"TABLE_CONTROLLER_RESENDERS": json.dumps({"ingest": ["backend"]})}
+
+
+@contextlib.asynccontextmanager
+async def ingest_process(
+    log: Path, broker: Mosquitto, database: str, *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``table-controller ingest`` on ``broker`` (login ``backend``) into ``database``."""
+    with log.open("ab") as written:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "table_controller", "ingest",
+            "--broker", broker.url("backend"), "--database", database, *args,
+            stdout=asyncio.subprocess.DEVNULL, stderr=written,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 15)
+            except TimeoutError:  # pragma: no cover - a hang shows in the exit status
+                process.kill()
+                await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def virtual_table(
+    directory: Path, broker: Mosquitto, env: Mapping[str, str] | None = None, *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """Table ``V1`` (``commission``, RNG cards) on ``broker``, its journal in ``directory``."""
+    async with table_run(
+        directory / "run.log",
+        "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
+        "--broker", broker.url("backend"), "--journal", str(directory / "V1.journal"),
+        "--display", "off", *args,
+        env={**os.environ, **(env or {})},
+    ) as process:  # fmt: skip
+        yield process
+
+
+class CommandingBackend(Backend):
+    """A :class:`Backend` whose commands go out on one connection kept open.
+
+    A shoe of commands then takes seconds, not a connection per command.
+    """
+
+    def __init__(self, broker: Mosquitto, feed: Subscription, client: aiomqtt.Client) -> None:
+        super().__init__(broker, feed, ROOT)
+        self.client = client
+
+    async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
+        await self.client.publish(f"{self.root}/commands", json.dumps(body), qos=1)
+        async with asyncio.timeout(15):
+            while True:
+                message = await self.feed.get()
+                self.received.append(message)
+                if message.topic == f"{self.root}/commands/replies":
+                    reply: dict[str, Any] = json.loads(message.payload)
+                    if reply["id"] == body["id"]:
+                        return reply
+
+
+@contextlib.asynccontextmanager
+async def observing(broker: Mosquitto) -> AsyncIterator[CommandingBackend]:
+    """A backend that hears everything of table ``V1`` (its subscription in place) and commands."""
+    endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+    async with Subscription(endpoint, [f"{ROOT}/#"], client_id="observer") as feed:
+        await feed.wait_subscribed()
+        async with new_client(endpoint, identifier="commander", persistent=False) as client:
+            yield CommandingBackend(broker, feed, client)
+
+
+async def deal_shoe(backend: Backend, shoe_id: str, rounds: int | None = None) -> int:
+    """A new shoe, then rounds until it is over (or ``rounds`` of them); how many were dealt."""
+    assert (await backend.command("new_shoe", shoe_id=shoe_id))["ok"]
+    await backend.until_event("burn", shoe_id=shoe_id, done=True)
+    dealt = 0
+    while rounds is None or dealt < rounds:
+        opened = await backend.command("open_betting")
+        if not opened["ok"]:
+            assert opened["error"] == "wrong_phase", opened
+            break
+        assert (await backend.command("close_betting"))["ok"]
+        dealt += 1
+        await backend.until_result(f"{shoe_id}-{dealt}")
+    return dealt
+
+
+def seen_messages(backend: Backend) -> dict[int, bytes]:
+    """Every message with a ``seq`` the backend received, by ``seq`` (the first copy)."""
+    seen: dict[int, bytes] = {}
+    for message in backend.received:
+        with contextlib.suppress(ValueError):
+            body = json.loads(message.payload)
+            if isinstance(body, dict) and isinstance(body.get("seq"), int):
+                seen.setdefault(body["seq"], message.payload)
+    return seen
+
+
+async def drain(backend: Backend, quiet_s: float = 0.5) -> None:
+    """Receive until the backend heard nothing for ``quiet_s``."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            async with asyncio.timeout(quiet_s):
+                backend.received.append(await backend.feed.get())
+
+
+async def stored(database: str, table: str = TABLE) -> dict[int, str]:
+    """The payload of every ``seq`` the database holds for ``table``."""
+    store = await IngestStore.open(database)
+    try:
+        rows = await store.execute(
+            "SELECT seq, payload FROM messages WHERE table_id = :t ORDER BY seq", t=table
+        )
+    finally:
+        await store.close()
+    return {int(str(seq)): str(payload) for seq, payload in rows}
+
+
+async def wait_stored(database: str, seqs: set[int], timeout_s: float = 60.0) -> dict[int, str]:
+    """Wait until the database holds at least ``seqs``; what it holds then.
+
+    A worker may be well behind the table on a loaded machine: the wait is long, and a failure
+    says what is still missing.
+    """
+    held: dict[int, str] = {}
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not seqs <= held.keys():
+        missing = sorted(seqs - held.keys())
+        assert asyncio.get_running_loop().time() < deadline, f"not stored: {missing[:50]}"
+        await asyncio.sleep(0.2)
+        held = await stored(database)
+    return held
+
+
+async def wait_logged(log: Path, event: str, count: int = 1, timeout_s: float = 15.0) -> None:
+    """Wait until ``log`` (a worker's JSON log lines) holds ``event`` ``count`` times."""
+    async with asyncio.timeout(timeout_s):
+        while _logged(log, event) < count:  # noqa: ASYNC110 - polling another process's log
+            await asyncio.sleep(0.05)
+
+
+def _logged(log: Path, event: str) -> int:
+    return log.read_text(encoding="utf-8").count(f'"event": "{event}"')
+
+
+def closing_counts(log: Path) -> dict[str, int]:
+    """The counters of a stopped worker's closing line (``table-controller ingest: N stored``)."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    closing = [line for line in lines if line.startswith("table-controller ingest: ")][-1]
+    counts = {}
+    for part in closing.removeprefix("table-controller ingest: ").split(", "):
+        number, name = part.split(" ", 1)
+        counts[name] = int(number)
+    return counts
+
+
+async def assert_rounds_are_the_journal_replayed(database: str, journal: Path) -> None:
+    """Every round's row (status, winner, cards, deciding ``seq``) is the journal replayed."""
+    expected = await replayed_rounds(journal)
+    store = await IngestStore.open(database)
+    try:
+        rows = await store.execute(
+            "SELECT round_id, status, winner, player_cards, banker_cards, seq FROM rounds"
+        )
+        assert await store.gaps(TABLE) == []
+    finally:
+        await store.close()
+    assert {row[0]: row[1:] for row in rows} == {
+        round_id: (
+            want["status"], want["winner"], want["player_cards"], want["banker_cards"], want["seq"]
+        )
+        for round_id, want in expected.items()
+    }  # fmt: skip
+
+
+def published_rows(journal: Path) -> dict[int, str]:
+    """Every message a stopped table published, by ``seq``, from its outbox (none pruned)."""
+    with Outbox.open(journal, clock=utc_now) as outbox:
+        rows = outbox.rows()
+    assert [row.seq for row in rows] == list(range(1, len(rows) + 1))
+    return {row.seq: row.payload for row in rows}
