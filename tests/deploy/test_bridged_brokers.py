@@ -171,6 +171,9 @@ async def test_what_the_pit_published_while_the_central_broker_was_down_arrives_
         await away.wait_subscribed()
     floor.central.stop()
     try:
+        # The pit's own copy of the bridge's state says it is down.
+        async with Subscription(floor.pit.endpoint("monitor"), [BRIDGE_STATE]) as pit_monitor:
+            await collect(pit_monitor, until=arrived(BRIDGE_STATE, b"0"))
         table = floor.pit.endpoint("T07")
         async with new_client(table, identifier="table-T07", persistent=True) as client:
             for n in range(50):
