@@ -6,5 +6,6 @@
 # Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh "serial,mqtt,web,demo"
+# The fonts of the screens' languages: Latin and Vietnamese, Chinese and Korean, Thai.
+bash scripts/setup.sh "serial,mqtt,web,demo" fonts-dejavu-core fonts-noto-cjk fonts-thai-tlwg
 exec .venv/bin/table-controller demo "$@"

@@ -11,7 +11,9 @@ for arg in "$@"; do
         *) args+=("$arg") ;;
     esac
 done
-system=(mosquitto mosquitto-clients socat chromium systemd faketime)
+# The fonts the screens' six languages are drawn with (the glyph tests check every character).
+fonts=(fonts-dejavu-core fonts-noto-cjk fonts-thai-tlwg)
+system=(mosquitto mosquitto-clients socat chromium systemd faketime postgresql "${fonts[@]}")
 # npm only where no Node.js brings it already (a NodeSource nodejs conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || system+=(npm)
 bash scripts/setup.sh "dev" "${system[@]}"

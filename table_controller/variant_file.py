@@ -12,6 +12,7 @@ Format (every table and key optional)::
 
     [commission.bets.player_pair]
     window = [1, 50]               # rounds 1 to 50 of a shoe; "every_round" for no window
+    limits = { min = 10, max = 1000 }   # stake limits in the table's currency ("0.50" too)
 
     [commission.dynamic_windows]   # offer side bets by their live edge (issue: live odds)
     below_percent = 0              # suspend a bet while its house edge is below 0 %
@@ -20,6 +21,9 @@ Format (every table and key optional)::
 With ``dynamic_windows`` a side bet is not offered on a round whose exact house edge, from the
 cards left in the shoe, is below ``below_percent``; it is offered again once the edge is back.
 The round's ``betting_opened`` names the suspended bets; the main bets are never suspended.
+
+A bet's ``limits`` are its smallest and largest stake (``0 < min <= max``); the ``limits``
+setting replaces them for the bets it names (:mod:`table_controller.table_limits`).
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ from pydantic import (
     ValidationError,
 )
 
+from table_controller.procedure.limits import limits_from_data, limits_problem
+from table_controller.procedure.payloads import BetLimits
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window
@@ -63,6 +69,7 @@ class _BetOverride(BaseModel):
         | Literal["every_round"]
         | None
     ) = None
+    limits: dict[str, StrictInt | StrictFloat | StrictStr] | None = None
 
 
 class _DynamicWindowsSetting(BaseModel):
@@ -180,6 +187,38 @@ def parse_dynamic_windows(
                 threshold=below, keep_fixed_windows=setting.keep_fixed_windows
             )
     return windows
+
+
+def parse_bet_limits(
+    document: Mapping[str, object], *, source: str = "variant file"
+) -> dict[str, dict[str, BetLimits]]:
+    """Each variant's bets' stake limits (``[<variant>.bets.<bet>] limits``), exact."""
+    parse_variant_overrides(document, source=source)  # the whole file is valid, or nothing
+    limits: dict[str, dict[str, BetLimits]] = {}
+    for name, raw in document.items():
+        given = {
+            bet: bet_override.limits
+            for bet, bet_override in _VariantOverride.model_validate(raw).bets.items()
+            if bet_override.limits is not None
+        }
+        try:
+            exact = limits_from_data(given, f"{name}.bets")
+        except ValueError as error:
+            raise VariantFileError(f"{source}: {error}") from None
+        for bet, pair in exact.items():
+            problem = limits_problem(pair)
+            if problem is not None:
+                raise VariantFileError(f"{source}: {name}.bets.{bet}.limits: {problem}")
+        if exact:
+            limits[name] = exact
+    return limits
+
+
+def load_bet_limits(path: Path | None) -> dict[str, dict[str, BetLimits]]:
+    """:func:`parse_bet_limits` of the file at ``path`` (none without a file)."""
+    if path is None:
+        return {}
+    return parse_bet_limits(_read_document(path), source=str(path))
 
 
 def load_dynamic_windows(path: Path | None) -> dict[str, DynamicWindows]:

@@ -20,6 +20,9 @@ from tests.mosquitto import (
     start_broker,
 )
 
+#: The PostgreSQL fixtures (``postgres_url``, ``pg_database_url``) for every suite.
+pytest_plugins = ["tests.support.postgres"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _logs_through_logging() -> None:

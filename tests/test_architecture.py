@@ -80,7 +80,7 @@ def test_pure_third_party_imports_are_the_allowed_ones() -> None:
 
 
 #: The packages of the controller whose imports of one another must not go round in a circle.
-PACKAGES = ("rules", "procedure", "protection", "publishing", "runtime", "cli", "demo")
+PACKAGES = ("rules", "procedure", "protection", "publishing", "runtime", "ingest", "cli", "demo")
 
 
 def package_imports() -> dict[str, set[str]]:

@@ -2,24 +2,36 @@
 """``table-controller odds``: exact probabilities, house edge and RTP of every bet.
 
 Edge module: parses flags and files, calls the pure analyser, prints. Fractions become
-floats only in the JSON written here.
+floats only in the JSON written here. With stake limits configured (the variant file's, and
+``currency`` and ``limits`` of the settings file given with ``--config``), the table shows
+each bet's minimum and maximum beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import tomllib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from table_controller.cli import UsageError, whole_number
+from table_controller.procedure.limits import (
+    CURRENCY_PATTERN,
+    amount_text,
+    limits_from_data,
+    limits_problem,
+)
+from table_controller.procedure.payloads import DEFAULT_CURRENCY, TableLimits
 from table_controller.rules.bets import LOSE, PUSH
 from table_controller.rules.cards import CardError, parse_card_list
 from table_controller.rules.composition import Composition, CompositionError
 from table_controller.rules.exact import ShoeOdds, ShoeTooSmallError, analyse
 from table_controller.rules.variants import VARIANTS, Variant
+from table_controller.table_limits import LimitsError, load_limits
 from table_controller.variant_file import VariantFileError, load_variants
 
 
@@ -49,6 +61,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--paytable", type=Path, metavar="FILE", help="variant file overriding payouts and windows"
     )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="the table's settings file: its currency and limits are shown beside each bet",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per result on stdout")
     parser.set_defaults(handler=run)
 
@@ -57,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     """Print the odds of one composition, or of each line of a batch file."""
     try:
         variant = load_variants(args.paytable)[args.variant]
-    except VariantFileError as error:
+        currency, by_settings = _settings_limits(args.config)
+        limits = load_limits(variant, paytable=args.paytable, currency=currency,
+                             limits=by_settings)
+    except (VariantFileError, LimitsError) as error:
         raise UsageError(str(error)) from None
     if args.batch is not None:
         if args.remove or args.decks:
@@ -74,9 +95,47 @@ def run(args: argparse.Namespace) -> int:
         _print_json(variant, odds)
     else:
         sys.stdout.write(
-            render_table(variant, odds, decks=args.decks or variant.decks, removed=args.remove)
+            render_table(
+                variant, odds, decks=args.decks or variant.decks, removed=args.remove,
+                limits=limits,
+            )
         )
     return 0
+
+
+def _settings_limits(path: Path | None) -> tuple[str, dict[str, Any]]:
+    """``currency`` and ``limits`` of a settings file (its other settings are not read)."""
+    if path is None:
+        return DEFAULT_CURRENCY, {}
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"--config: cannot read {path}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise UsageError(f"--config: {path}: not valid TOML: {error}") from None
+    currency = document.get("currency", DEFAULT_CURRENCY)
+    if not isinstance(currency, str) or not re.fullmatch(CURRENCY_PATTERN, currency):
+        raise UsageError(f"--config: {path}: currency = {currency!r}: must be an ISO 4217 code")
+    try:
+        limits = limits_from_data(document.get("limits", {}), "limits")
+    except ValueError as error:
+        raise UsageError(f"--config: {path}: {error}") from None
+    for bet, pair in limits.items():
+        problem = limits_problem(pair)
+        if problem is not None:
+            raise UsageError(f"--config: {path}: limits.{bet}: {problem}")
+    return currency, limits
+
+
+def format_amount(value: Fraction) -> str:
+    """A stake as a pit writes it: ``10,000``, ``10.50``."""
+    if value.denominator == 1:
+        return f"{value.numerator:,}"
+    text = amount_text(value)
+    if "/" in text:
+        return f"{float(value):,.2f}"
+    whole, _, cents = text.partition(".")
+    return f"{int(whole):,}.{cents.ljust(2, '0')}"
 
 
 def _composition(decks: int, remove: str) -> Composition:
@@ -153,8 +212,11 @@ def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:8.4f} %"
 
 
-def render_table(variant: Variant, odds: ShoeOdds, *, decks: int, removed: str) -> str:
-    """The operator's view of what each bet of a table costs."""
+def render_table(
+    variant: Variant, odds: ShoeOdds, *, decks: int, removed: str, limits: TableLimits | None = None
+) -> str:
+    """The operator's view of what each bet of a table costs, and its limits if it has any."""
+    stakes = {} if limits is None else limits.limits
     shoe = f"{odds.cards} cards ({decks} decks{', less ' + removed if removed else ''})"
     lines = [
         f"{variant.title} [{variant.name}], {shoe}",
@@ -162,7 +224,8 @@ def render_table(variant: Variant, odds: ShoeOdds, *, decks: int, removed: str) 
             *(_percent(odds.events[name]).strip() for name in ("banker_wins", "player_wins", "tie"))
         ),
         "",
-        f"{'bet':<20} {'pays (to one)':<44} {'wins':>10} {'house edge':>11} {'RTP':>10}  offered",
+        f"{'bet':<20} {'pays (to one)':<44} {'wins':>10} {'house edge':>11} {'RTP':>10}  "
+        + (f"{'offered':<14} limits ({limits.currency})" if limits and stakes else "offered"),
     ]
     for offer in variant.bets:
         bet = odds.bets[offer.bet_id]
@@ -181,6 +244,11 @@ def render_table(variant: Variant, odds: ShoeOdds, *, decks: int, removed: str) 
             if variant.virtual or window is None
             else f"rounds {window.first}-{window.last}"
         )
+        if stakes:
+            stake = stakes.get(offer.bet_id)
+            limit = "none" if stake is None else (
+                f"{format_amount(stake.min)}-{format_amount(stake.max)}")
+            offered = f"{offered:<14} {limit}"
         lines.append(
             f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"
             f" {_percent(bet.rtp):>10}  {offered}"

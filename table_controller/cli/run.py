@@ -43,6 +43,7 @@ from table_controller.integrity.at_start import (
 )
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure.payloads import TableLimits
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.publishing.http_site import AddressUnusableError
@@ -67,10 +68,12 @@ from table_controller.runtime.service_ports import MessageSink
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError
+from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
     from table_controller.publishing.authorisation import AuthorisationPolicy
+    from table_controller.publishing.board_web import BoardServer
     from table_controller.publishing.mqtt_link import MqttLink
     from table_controller.publishing.mqtt_settings import MqttSettings
     from table_controller.publishing.web import DisplayServer
@@ -164,8 +167,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = load_variants(settings.paytable)[settings.variant]
         dynamic_windows = load_dynamic_windows(settings.paytable).get(settings.variant)
+        limits = load_limits(variant, paytable=settings.paytable, currency=settings.currency,
+                             limits=settings.bet_limits)
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
+    except LimitsError as error:
+        raise UsageError(str(error)) from None
     advisor = _advisor(settings, variant, dynamic_windows)
     mqtt = _mqtt_settings(settings)
     desk = _desk(settings)
@@ -198,7 +205,8 @@ def run(args: argparse.Namespace) -> int:
             edge = EdgeSigning(software, key)
             try:
                 return asyncio.run(
-                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge)
+                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge,
+                           limits=limits)
                 )
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
@@ -316,7 +324,29 @@ def _display(settings: Settings, service: TableService, desk: StaffDesk) -> Disp
 
     languages = {"display": settings.display_language, "board": settings.board_language}
     return DisplayServer(
-        service, host=address[0], port=address[1], pin=pin, staff=desk, languages=languages
+        service,
+        host=address[0],
+        port=address[1],
+        pin=pin,
+        staff=desk,
+        languages=languages,
+        table_id=settings.table_id,
+    )
+
+
+def _board(settings: Settings, service: TableService) -> BoardServer | None:
+    """The players' board on its own address, when ``board_address`` names one."""
+    address = settings.board_host_port
+    if address is None:
+        return None
+    from table_controller.publishing.board_web import BoardServer  # noqa: PLC0415 - only when shown
+
+    return BoardServer(
+        service,
+        host=address[0],
+        port=address[1],
+        table_id=settings.table_id,
+        language=settings.board_language,
     )
 
 
@@ -383,6 +413,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     *,
     desk: StaffDesk,
     edge: EdgeSigning,
+    limits: TableLimits,
 ) -> int:
     """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
     with contextlib.ExitStack() as stack:
@@ -401,6 +432,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             betting_phase=settings.betting_phase,
             require_dealer=settings.require_dealer,
             confirm_results=settings.confirm_results,
+            limits=limits,
         )
         link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt, edge)
         service = TableService(
@@ -414,10 +446,14 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
         )
         display = _display(settings, service, desk)  # follows the service from the replay on
+        board = _board(settings, service)
         replayed = service.recover()
         held = hold_input(edge.software)  # software_check "hold": held until acknowledged
         if held is not None:
             service.enqueue_input(held)
+        configured = to_journal(procedure.configured_limits, limits, at=time.monotonic())
+        if configured is not None:  # first taken, or changed since: journaled, then published
+            service.enqueue_input(configured)
         # Before READY=1 and before the shoe link is read: no card's event waits for it.
         await service.warm_up()
         ingress: CommandIngress | None = None
@@ -453,7 +489,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             kid=None if edge.key is None else edge.key.kid,
         )
         return await _run_until_stopped(
-            service, reader, display, link, ingress, health=health, desk=desk
+            service, reader, display, link, ingress, health=health, desk=desk, board=board
         )
 
 
@@ -489,6 +525,16 @@ def _start_broker_tasks(
     return link_task, group.create_task(ingress.run(), name="commands")
 
 
+async def _start_screens(display: DisplayServer | None, board: BoardServer | None) -> None:
+    """Serve the dealer display and the players' board's own address, those configured."""
+    if display is not None:
+        await display.start()
+        _LOG.info("dealer display", url=display.url)
+    if board is not None:
+        await board.start()
+        _LOG.info("players' board", url=board.url)
+
+
 async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
     service: TableService,
     reader: ShoeReader | None,
@@ -498,15 +544,14 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
     *,
     health: HealthServer | None = None,
     desk: StaffDesk | None = None,
+    board: BoardServer | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        if display is not None:
-            await display.start()
-            _LOG.info("dealer display", url=display.url)
+        await _start_screens(display, board)
         async with contextlib.AsyncExitStack() as running:
             if health is not None:  # serving before READY=1, stopped after everything else
                 await running.enter_async_context(health)
@@ -532,8 +577,9 @@ async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line b
                     await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
                 link_task.cancel()
     finally:
-        if display is not None:
-            await display.stop()
+        for screen in (display, board):
+            if screen is not None:
+                await screen.stop()
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)

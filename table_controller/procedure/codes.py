@@ -55,6 +55,9 @@ class RefusalCode(enum.StrEnum):
     NOTHING_TO_CONFIRM = "nothing_to_confirm"
     #: Results are confirmed: the last one waits, so no round starts and no other is changed.
     RESULT_UNCONFIRMED = "result_unconfirmed"
+    #: ``set_limits`` naming a bet the variant does not offer, or a minimum that is not above
+    #: zero or is above its maximum.
+    INVALID_LIMITS = "invalid_limits"
 
 
 class HoldReason(enum.StrEnum):
@@ -141,6 +144,8 @@ class EventType(enum.StrEnum):
     STATE = "state"
     #: Retained on ``<root>/stats``: game pace (shoe, dealer's stint, last hour).
     STATS = "stats"
+    #: Retained on ``<root>/limits``: each bet's minimum and maximum stake.
+    LIMITS = "limits"
     #: Retained on ``<root>/status``, and the last will.
     STATUS = "status"
     #: ``<root>/commands/replies``.

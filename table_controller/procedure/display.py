@@ -12,6 +12,7 @@ hand that gets the next card; ``result`` with STAND until the next round starts;
 with OFF. A hold (or a fault) shows ``hold`` with its reason and the lamp HOLD. Where a dealer
 is required and none is signed in, ``sign_in`` with OFF stands before anything that brings
 cards out of the shoe. Each is emitted only when it differs from what was shown last.
+:func:`snapshot` is the whole of what the table shows, for ``<root>/state`` and the screens.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from collections.abc import Callable
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
 from table_controller.procedure.frozen import builder
-from table_controller.procedure.payloads import ABSENT, Absent, PromptShown
+from table_controller.procedure.payloads import (
+    ABSENT,
+    Absent,
+    CardsOnTable,
+    PromptFields,
+    PromptShown,
+    TableSnapshot,
+    TableState,
+)
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
@@ -167,3 +176,52 @@ def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: 
     return _new_prompt_shown(shoe_id=shoe.shoe_id, round_no=round_no,
                              round_id=shoe.round_id(round_no), dealer=dealer, action=action,
                              count=count, reason=reason)
+
+
+def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
+    """The prompt last shown as ``state`` shows it: ``action``, and ``count`` or ``reason``."""
+    if shown is None:
+        return None
+    return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
+
+
+def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
+    """Where the table is: the ``<root>/state`` payload (``phase`` as shown) and the rest."""
+    shoe = table.shoe
+    shown = table.shown_round
+    holds = (HoldReason.PROCEDURE_FAULT,) if table.fault is not None else tuple(table.holds())
+    state = TableState(
+        variant=table.variant.name,
+        betting_phase=table.betting,
+        shoe_id=None if shoe is None else shoe.shoe_id,
+        round_no=None if shown is None else shown.round_no,
+        round_id=None if shown is None else shown.round_id,
+        phase=phase,
+        # A fault stands over no phase: only its own void_shoe edges leave it.
+        held_in=table.phase if holds and table.fault is None else None,
+        prompt=_prompt_fields(table.shown_prompt),
+        lamp=table.shown_lamp,
+        cards=CardsOnTable(
+            player=() if shown is None else tuple(shown.player),
+            banker=() if shown is None else tuple(shown.banker),
+        ),
+        last_round=shoe is not None and shoe.cut_card_out,
+        cards_seen=0 if shoe is None else shoe.cards_seen,
+        cards_left=None if shoe is None else shoe.cards_left,
+        bets_offered=table.bets_offered(),
+        hold_reason=holds[0] if holds else None,
+        holds=holds,
+        missing_cards=table.gap,
+        unresolved_lost_frames=table.left_over,
+        queued_inputs=len(table.pending),
+        dealer=table.dealer,
+        supervisor=table.supervisor,
+        require_dealer=table.require_dealer,
+        dispute=table.dispute,
+        confirm_results=table.confirm_results,
+        unconfirmed_round_id=None if table.unconfirmed is None else table.unconfirmed.round_id,
+    )
+    burned = None
+    if shoe is not None and table.phase is Phase.BURNING:
+        burned = len(shoe.burn.cards)
+    return TableSnapshot(state=state, card_wanted=card_wanted, burned=burned, limits=table.limits)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TypeAlias
 
 from table_controller.procedure.codes import StaffRole
-from table_controller.procedure.payloads import Odds
+from table_controller.procedure.payloads import BetLimits, Odds
 from table_controller.rules.cards import Card
 
 # --- what the shoe reports ----------------------------------------------------------------
@@ -123,6 +123,21 @@ class SoftwareModified:
     at: float
     message: str
     details: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LimitsConfigured:
+    """At start, the stake limits the configuration gives (settings and variant file).
+
+    Journaled when they differ from the last configuration taken, so a replay takes them at
+    the same place. A bet whose configured limits changed takes the new ones; a bet whose
+    configured limits did not change keeps what a supervisor set.
+    """
+
+    at: float
+    #: ISO 4217 code.
+    currency: str
+    limits: Mapping[str, BetLimits] = field(default_factory=dict, hash=False)
 
 
 # --- commands -----------------------------------------------------------------------------
@@ -270,6 +285,14 @@ class ConfirmResult(_CommandFields):
     agrees: bool
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetLimits(_CommandFields):
+    """``set_limits``: between rounds, a supervisor changes the named bets' stake limits."""
+
+    COMMAND: ClassVar[str] = "set_limits"
+    limits: Mapping[str, BetLimits] = field(hash=False)
+
+
 ShoeInput: TypeAlias = (
     CardDrawn | CutCardDrawn | CardMisread | FramesLost | ReaderWentOffline | ReaderCameBack
 )
@@ -290,8 +313,11 @@ Command: TypeAlias = (
     | ResolveDispute
     | Acknowledge
     | ConfirmResult
+    | SetLimits
 )
-Input: TypeAlias = ShoeInput | RoundAssessed | RuntimeFailed | SoftwareModified | Command
+Input: TypeAlias = (
+    ShoeInput | RoundAssessed | RuntimeFailed | SoftwareModified | LimitsConfigured | Command
+)
 
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {
@@ -313,11 +339,12 @@ COMMANDS: dict[str, type[Command]] = {
         ResolveDispute,
         Acknowledge,
         ConfirmResult,
+        SetLimits,
     )
 }
 
 
-def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
+def describe(event: Input) -> str:  # noqa: PLR0911, C901 - a case each
     """A few words naming an input in an alarm: ``card 5H``, ``void_round command c-7``."""
     match event:
         case CardDrawn(card=card):
@@ -338,6 +365,8 @@ def describe(event: Input) -> str:  # noqa: PLR0911 - a case each
             return "runtime failure"
         case SoftwareModified():
             return "software check"
+        case LimitsConfigured():
+            return "configured limits"
         case _:
             return f"{event.COMMAND} command {event.command_id}"
 

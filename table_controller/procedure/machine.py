@@ -21,6 +21,7 @@ change it import none of one another, only the state and the rules below it:
   last shown;
 - :mod:`.faults`: a faulted table and the way out;
 - :mod:`.staff`: who is signed in at the table (taken in every phase, outside the routes);
+- :mod:`.limits`: each bet's stake limits, from the configuration and ``set_limits``;
 - :mod:`.oversight`: the holds only a supervisor lifts (modified software, a dispute, a result
   the second source did not confirm) and the results that wait for confirmation (taken in
   every phase, outside the routes).
@@ -82,11 +83,11 @@ from table_controller.procedure import (
     dealing,
     display,
     faults,
+    limits,
     oversight,
     staff,
     stream,
 )
-from table_controller.procedure.codes import HoldReason
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
@@ -105,6 +106,7 @@ from table_controller.procedure.events import (
     EnterCard,
     FramesLost,
     Input,
+    LimitsConfigured,
     Misdeal,
     OpenBetting,
     OpenDispute,
@@ -113,6 +115,7 @@ from table_controller.procedure.events import (
     ResolveDispute,
     RoundAssessed,
     RuntimeFailed,
+    SetLimits,
     SignIn,
     SignOut,
     SoftwareModified,
@@ -123,11 +126,8 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.frozen import builder
 from table_controller.procedure.payloads import (
-    CardsOnTable,
-    PromptFields,
-    PromptShown,
+    TableLimits,
     TableSnapshot,
-    TableState,
 )
 from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
@@ -173,20 +173,15 @@ class ShoeCount:
     unread: int
 
 
-def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
-    """The prompt last shown as ``state`` shows it: ``action``, and ``count`` or ``reason``."""
-    if shown is None:
-        return None
-    return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
-
-
 class TableProcedure:
     """The table's procedure: one instance per table, fed every input in order."""
 
-    def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True,
-                 require_dealer: bool = False, confirm_results: bool = False) -> None:
+    def __init__(self, variant: Variant, *, table_id: str, betting_phase: bool = True,  # noqa: PLR0913
+                 require_dealer: bool = False, confirm_results: bool = False,
+                 limits: TableLimits | None = None) -> None:
         self._table = Table(variant=variant, table_id=table_id, betting=betting_phase,
-                            require_dealer=require_dealer, confirm_results=confirm_results)
+                            require_dealer=require_dealer, confirm_results=confirm_results,
+                            limits=limits or TableLimits())
         steps = Steps(self._table).by_handler
         #: The dispatch table: each (phase, trigger) taken, with its route and its step.
         self._routes: dict[tuple[Phase, Trigger], tuple[Route, StepFunction]] = {
@@ -206,6 +201,11 @@ class TableProcedure:
     @property
     def variant(self) -> Variant:
         return self._table.variant
+
+    @property
+    def configured_limits(self) -> TableLimits | None:
+        """The configuration's limits last taken (``LimitsConfigured``); ``None``: none yet."""
+        return self._table.configured
 
     @property
     def expects_card(self) -> bool:
@@ -264,45 +264,7 @@ class TableProcedure:
 
     def snapshot(self) -> TableSnapshot:
         """Where the table is now: the ``<root>/state`` payload and what follows from it."""
-        table = self._table
-        shoe = table.shoe
-        shown = table.shown_round
-        holds = (HoldReason.PROCEDURE_FAULT,) if table.fault is not None else tuple(table.holds())
-        state = TableState(
-            variant=table.variant.name,
-            betting_phase=table.betting,
-            shoe_id=None if shoe is None else shoe.shoe_id,
-            round_no=None if shown is None else shown.round_no,
-            round_id=None if shown is None else shown.round_id,
-            phase=self.phase,
-            # A fault stands over no phase: only its own void_shoe edges leave it.
-            held_in=table.phase if holds and table.fault is None else None,
-            prompt=_prompt_fields(table.shown_prompt),
-            lamp=table.shown_lamp,
-            cards=CardsOnTable(
-                player=() if shown is None else tuple(shown.player),
-                banker=() if shown is None else tuple(shown.banker),
-            ),
-            last_round=shoe is not None and shoe.cut_card_out,
-            cards_seen=0 if shoe is None else shoe.cards_seen,
-            cards_left=None if shoe is None else shoe.cards_left,
-            bets_offered=table.bets_offered(),
-            hold_reason=holds[0] if holds else None,
-            holds=holds,
-            missing_cards=table.gap,
-            unresolved_lost_frames=table.left_over,
-            queued_inputs=len(table.pending),
-            dealer=table.dealer,
-            supervisor=table.supervisor,
-            require_dealer=table.require_dealer,
-            dispute=table.dispute,
-            confirm_results=table.confirm_results,
-            unconfirmed_round_id=None if table.unconfirmed is None else table.unconfirmed.round_id,
-        )
-        burned = None
-        if shoe is not None and table.phase is Phase.BURNING:
-            burned = len(shoe.burn.cards)
-        return TableSnapshot(state=state, card_wanted=self.expects_card, burned=burned)
+        return display.snapshot(self._table, phase=self.phase, card_wanted=self.expects_card)
 
     def shoe_count(self) -> ShoeCount | None:
         """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
@@ -329,7 +291,8 @@ class TableProcedure:
                 if stream.arrive(table, card) is not None:
                     self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
             case (OpenBetting() | CloseBetting() | Deal() | StartNewShoe() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()):
+                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()
+                  | SetLimits()):
                 self._command(event, out)  # the commands of every round first
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
@@ -354,6 +317,8 @@ class TableProcedure:
                 self._oversight_command(event, out)
             case SoftwareModified():
                 oversight.software_modified(table, out, event)
+            case LimitsConfigured():
+                limits.configure(table, out, event)
             case _:
                 assert_never(event)
 
@@ -500,8 +465,11 @@ class TableProcedure:
                 self._oversight_command(event, out)
             case SoftwareModified():
                 oversight.software_modified(table, out, event)
+            case LimitsConfigured():
+                limits.configure(table, out, event)
             case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard() | ConfirmResult()):
+                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard() | ConfirmResult()
+                  | SetLimits()):
                 faults.refuse(table, out, event)
             case _:
                 pass

@@ -63,6 +63,8 @@ class OneOf:
     values: tuple[str, ...]
 
 
+#: The table's currency when none is configured (ISO 4217).
+DEFAULT_CURRENCY: Final = "USD"
 #: The longest round id: a shoe id, ``-`` and the round number.
 MAX_ROUND_ID_LENGTH: Final = 96
 
@@ -502,6 +504,35 @@ class TableState(Payload):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BetLimits:
+    """One bet's smallest and largest stake, in the table's currency (exact amounts)."""
+
+    #: Above zero.
+    min: Fraction
+    #: At least ``min``.
+    max: Fraction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableLimits(Payload):
+    """``limits`` (retained): each bet's minimum and maximum stake, in the table's currency.
+
+    Bets with no limits are left out. Published when the configured limits are first taken
+    and when they change, and after every ``set_limits``.
+    """
+
+    TYPE: ClassVar = EventType.LIMITS
+    RETAINED: ClassVar = True
+    #: ISO 4217 code of the table's currency (``USD``, ``MOP``).
+    currency: Annotated[str, Len(3, 3)] = DEFAULT_CURRENCY
+    limits: Mapping[BetId, BetLimits] = field(default_factory=dict, hash=False)
+    #: Who gave the ``set_limits`` that made these limits (``None``: the configuration).
+    operator: str | None = None
+    #: The supervisor who authorised it (``None``: the configuration).
+    supervisor: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableSnapshot:
     """Where the table is, for the adapters: the ``state`` payload and what follows from it.
 
@@ -513,6 +544,8 @@ class TableSnapshot:
     card_wanted: bool
     #: Cards burned face down so far, while burning (``None`` otherwise).
     burned: int | None
+    #: The stake limits in force: the ``<root>/limits`` payload.
+    limits: TableLimits = field(default_factory=TableLimits)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -662,11 +695,12 @@ PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
         ShoeStarted, BurnAnnounced, BettingOpened, BettingClosed, CardPlaced, PromptShown,
         RoundSettled, RoundVoided, ResultCorrected, LastRound, ShoeEnded, ShoeVoided,
         AlarmRaised, StaffChanged, DisputeOpened, DisputeResolved, Roads, Odds, TableState,
-        Stats, Status, CommandReply,
+        Stats, TableLimits, Status, CommandReply,
     )
 }  # fmt: skip
 
 #: Every payload and part of one is built with the faster constructor of :mod:`.frozen`.
 for _value in (*PAYLOAD_TYPES.values(), HandResult, ResultOfCards, SuspendedBet, OriginalResult,
-               AskMarks, BetOdds, PromptFields, CardsOnTable, TableSnapshot, DisputeFields):
+               AskMarks, BetOdds, PromptFields, CardsOnTable, TableSnapshot, DisputeFields,
+               BetLimits):
     fast_init(_value)

@@ -14,6 +14,8 @@ never exceptions.
     {"software_modified": {"message": "2 files changed", "details": {"changed": [...]}}}
     {"assessed": {"shoe_id": "S-1", "round_no": 12, "odds": {...}, "alarms": [...],
                   "suspended": [{"bet": "player_pair", "house_edge": -0.0123}]}}
+    {"limits_configured": {"currency": "MOP", "limits": {"banker": {"min": "100",
+                                                                    "max": "10000"}}}}
 
 with optional ``at`` (the adapter's monotonic seconds), ``ts`` (UTC wall time, carried for the
 envelope and ignored by the core) and ``v`` (the record version). ``id`` and ``operator`` of a
@@ -25,6 +27,7 @@ identified (``{"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}``), ne
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
@@ -46,6 +49,7 @@ from table_controller.procedure.events import (
     EnterCard,
     FramesLost,
     Input,
+    LimitsConfigured,
     Misdeal,
     OpenBetting,
     OpenDispute,
@@ -54,6 +58,7 @@ from table_controller.procedure.events import (
     ResolveDispute,
     RoundAssessed,
     RuntimeFailed,
+    SetLimits,
     SignIn,
     SignOut,
     SoftwareModified,
@@ -61,13 +66,14 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import ABSENT, BetOdds, Odds
+from table_controller.procedure.limits import CURRENCY_PATTERN, limits_data, limits_from_data
+from table_controller.procedure.payloads import ABSENT, BetLimits, BetOdds, Odds
 from table_controller.rules.cards import Card, CardError, parse_cards
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
     "command", "card", "cut", "misread", "frames_lost", "reader", "assessed", "runtime_failed",
-    "software_modified",
+    "software_modified", "limits_configured",
 )  # fmt: skip
 #: Alarm codes an assessment may raise (the runtime's analysis; procedure.errors.AlarmCode).
 ASSESSMENT_ALARMS: Final = frozenset(
@@ -94,7 +100,9 @@ _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
     "resolve_dispute": {"dispute_id": True, "outcome": True},
     "acknowledge": {"alarm": True},
     "confirm_result": {"round_id": True, "agrees": True},
+    "set_limits": {"limits": True},
 }
+
 #: Most rounds one dispute may name (the recall's own limit).
 MAX_DISPUTED_ROUNDS: Final = 50
 
@@ -212,6 +220,23 @@ def _assessed(value: object, at: float) -> Input:
         offer=None if value.get("offer") is None else _bet_ids(_list(value, "offer")),
         suspended=tuple(_suspension(item) for item in _list(value, "suspended")),
     )
+
+
+def _limits_configured(value: object, at: float) -> Input:
+    if not isinstance(value, dict) or set(value) != {"currency", "limits"}:
+        raise _Bad("'limits_configured' is an object with 'currency' and 'limits'")
+    currency = value["currency"]
+    if not isinstance(currency, str) or not re.fullmatch(CURRENCY_PATTERN, currency):
+        raise _Bad("'limits_configured.currency' must be three upper-case letters (ISO 4217)")
+    return LimitsConfigured(at=at, currency=currency,
+                            limits=_limits(value["limits"], "limits_configured.limits"))
+
+
+def _limits(value: object, key: str) -> dict[str, BetLimits]:
+    try:
+        return limits_from_data(value, key)
+    except ValueError as error:
+        raise _Bad(str(error)) from None
 
 
 _ODDS_KEYS: Final = frozenset({"shoe_id", "round_no", "cards_left", "bets"})
@@ -341,6 +366,7 @@ _SHOE_INPUTS: Final[Mapping[str, Callable[[object, float], Input]]] = {
     "assessed": _assessed,
     "runtime_failed": _runtime_failed,
     "software_modified": _software_modified,
+    "limits_configured": _limits_configured,
 }
 _PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
 _PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
@@ -400,6 +426,9 @@ def _command(  # noqa: C901, PLR0911 - a case per command
                            staff_id=_text(args["staff_id"], "staff_id"))
         case "dispute" | "resolve_dispute" | "acknowledge" | "confirm_result":
             return _oversight_command(name, args, at, command_id, operator)
+        case "set_limits":
+            return SetLimits(at=at, command_id=command_id, operator=operator,
+                             limits=_limits(args["limits"], "limits"))
         case _:
             read = args["read"]
             if not isinstance(read, bool):
@@ -481,6 +510,9 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
             record["runtime_failed"] = message
         case SoftwareModified(message=message, details=details):
             record["software_modified"] = {"message": message, "details": dict(details)}
+        case LimitsConfigured(currency=currency, limits=limits):
+            record["limits_configured"] = {"currency": currency,
+                                           "limits": limits_data(limits)}
         case RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,
@@ -507,7 +539,7 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
     return record
 
 
-def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911 - per command
+def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911, PLR0912
     match command:
         case StartNewShoe(shoe_id=shoe_id):
             return {} if shoe_id is None else {"shoe_id": shoe_id}
@@ -532,6 +564,8 @@ def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911
             return {"alarm": alarm}
         case ConfirmResult(round_id=round_id, agrees=agrees):
             return {"round_id": round_id, "agrees": agrees}
+        case SetLimits(limits=limits):
+            return {"limits": limits_data(limits)}
         case _:
             return {}
 

@@ -66,6 +66,7 @@ class Trigger(enum.StrEnum):
     MANUAL_CARD = "manual_card"
     CORRECT_RESULT = "correct_result"
     DROPPED_CARD = "dropped_card"
+    SET_LIMITS = "set_limits"
 
 
 class Handler(enum.StrEnum):
@@ -94,6 +95,7 @@ class Handler(enum.StrEnum):
     MANUAL_CARD = "manual_card"
     CORRECT_RESULT = "correct_result"
     DROPPED_CARD = "dropped_card"
+    SET_LIMITS = "set_limits"
     CLEAR_FAULT = "clear_fault"
 
 
@@ -151,6 +153,7 @@ _STEP_OF_TRIGGER: dict[Trigger, Handler] = {
     _T.MANUAL_CARD: _H.MANUAL_CARD,
     _T.CORRECT_RESULT: _H.CORRECT_RESULT,
     _T.DROPPED_CARD: _H.DROPPED_CARD,
+    _T.SET_LIMITS: _H.SET_LIMITS,
 }
 
 
@@ -240,6 +243,9 @@ def _table() -> tuple[Route, ...]:  # noqa: C901 - the table, one statement a ro
         (_P.DEALING, "read card dropped: reused"))
     add(_P.DEALING, _T.CORRECT_RESULT, (_P.DEALING, "a settled round"))
     add(_P.DEALING, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided"))
+    # Stake limits change only while no round is in play.
+    for idle in (_P.NO_SHOE, _P.BETWEEN_ROUNDS, _P.SHOE_OVER):
+        add(idle, _T.SET_LIMITS, (idle, "limits changed between rounds"))
     # A fault: only a supervisor's void_shoe leaves it; whatever the fault left half done goes.
     add(_P.FAULTED, _T.VOID_SHOE, (_P.SHOE_OVER, "fault cleared: shoe voided"),
         (_P.NO_SHOE, "fault cleared: no shoe was started"), handler=_H.CLEAR_FAULT)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from table_controller.procedure import commands, dealing, faults, shoe_flow, stream
+from table_controller.procedure import commands, dealing, faults, limits, shoe_flow, stream
 from table_controller.procedure.codes import AlarmCode, HoldReason, ShoeEndReason, VoidReason
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import (
@@ -21,6 +21,7 @@ from table_controller.procedure.events import (
     CorrectResult,
     DroppedCard,
     EnterCard,
+    SetLimits,
     StartNewShoe,
     VoidRound,
     VoidShoe,
@@ -307,6 +308,12 @@ class Steps:
             raise ProcedureBug(f"{command.COMMAND} routed to correct_result")
         refusal = commands.correct(table, out, table.in_play(), command)
         return table.phase if refusal is None else refusal
+
+    def _set_limits(self, step: Step, out: Out) -> Phase | Refusal:
+        command = self._given(step)
+        if not isinstance(command, SetLimits):
+            raise ProcedureBug(f"{command.COMMAND} routed to set_limits")
+        return limits.set_limits(self._table, out, command)
 
     def _clear_fault(self, step: Step, out: Out) -> Phase:
         command = self._given(step)

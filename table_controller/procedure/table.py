@@ -40,6 +40,7 @@ from table_controller.procedure.payloads import (
     PromptShown,
     Roads,
     ShoeEnded,
+    TableLimits,
 )
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
@@ -138,6 +139,9 @@ class Table:
     #: Each result waits for ``confirm_result`` before it is published.
     confirm_results: bool = False
     unconfirmed: Unconfirmed | None = None
+    #: The stake limits in force, and the configuration's last taken (``None``: none yet).
+    limits: TableLimits = field(default_factory=TableLimits)
+    configured: TableLimits | None = None
 
     @property
     def every_round(self) -> bool:

@@ -95,6 +95,11 @@ CHANNELS: Final[tuple[Channel, ...]] = (
         summary="Game pace for the shoe, the dealer's stint and the last hour.",
     ),
     _published(
+        "limits",
+        retain=True,
+        summary="Each bet's minimum and maximum stake, in the table's currency.",
+    ),
+    _published(
         "command_reply",
         topic="commands/replies",
         retain=False,

@@ -67,7 +67,7 @@ _BY_TAG: Final = {language.tag.lower(): language for language in LANGUAGES}
 #: The catalogue domains each screen reads: the shared game terms, then its own.
 SCREENS: Final[Mapping[str, tuple[str, ...]]] = {
     "display": ("game",),
-    "board": ("game",),
+    "board": ("game", "board"),
 }
 
 

@@ -39,12 +39,14 @@ from table_controller.procedure.events import (
     OpenBetting,
     OpenDispute,
     ResolveDispute,
+    SetLimits,
     SignOut,
     StartNewShoe,
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH
+from table_controller.procedure.limits import MAX_LIMITED_BETS, amount
+from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH, BetLimits
 from table_controller.procedure.records import MAX_DISPUTED_ROUNDS
 from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 from table_controller.rules.cards import Card, parse_cards
@@ -90,12 +92,13 @@ CommandName: TypeAlias = Literal[
     "resolve_dispute",
     "acknowledge",
     "confirm_result",
+    "set_limits",
     "recall",
 ]
 #: The commands only a supervisor may give (mqtt-api.md "Commands").
 SUPERVISOR_COMMANDS: Final = frozenset({
     "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
-    "acknowledge",
+    "acknowledge", "set_limits",
 })  # fmt: skip
 #: The commands the edge answers itself, in any state: they never reach the procedure.
 EDGE_COMMANDS: Final = frozenset({"recall"})
@@ -197,6 +200,37 @@ class ConfirmResultArgs(_Incoming):
     agrees: bool
 
 
+Amount: TypeAlias = Annotated[
+    int | float | Annotated[str, StringConstraints(max_length=32)],
+    Field(description='An exact amount: a number, or text such as "0.50" or "1/2".'),
+]
+
+
+class BetLimitsArgs(_Incoming):
+    """One bet's smallest and largest stake, in the table's currency (``0 < min <= max``)."""
+
+    min: Amount
+    max: Amount
+
+    @field_validator("min", "max")
+    @classmethod
+    def _an_amount(cls, value: float | str) -> float | str:
+        amount(value)  # raises ValueError, naming the value
+        return value
+
+    def exact(self) -> BetLimits:
+        return BetLimits(min=amount(self.min), max=amount(self.max))
+
+
+class SetLimitsArgs(_Incoming):
+    """``set_limits``: new limits for the bets named (between rounds); the others keep theirs."""
+
+    limits: Annotated[
+        dict[Annotated[str, StringConstraints(min_length=1, max_length=32)], BetLimitsArgs],
+        Field(min_length=1, max_length=MAX_LIMITED_BETS),
+    ]
+
+
 class RecallArgs(_Incoming):
     """``recall``: how many of the last rounds to recall, every step of each."""
 
@@ -216,6 +250,7 @@ CommandArgs: TypeAlias = (
     | ResolveDisputeArgs
     | AcknowledgeArgs
     | ConfirmResultArgs
+    | SetLimitsArgs
     | RecallArgs
 )
 #: The arguments model of every command.
@@ -236,6 +271,7 @@ ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
     "resolve_dispute": ResolveDisputeArgs,
     "acknowledge": AcknowledgeArgs,
     "confirm_result": ConfirmResultArgs,
+    "set_limits": SetLimitsArgs,
     "recall": RecallArgs,
 }
 _ARGS_UNION: Final = (
@@ -251,6 +287,7 @@ _ARGS_UNION: Final = (
     ResolveDisputeArgs,
     AcknowledgeArgs,
     ConfirmResultArgs,
+    SetLimitsArgs,
     RecallArgs,
 )
 
@@ -395,6 +432,10 @@ class CommandMessage(_Incoming):
             case DisputeArgs() | ResolveDisputeArgs() | AcknowledgeArgs() | ConfirmResultArgs():
                 return _oversight_command(args, at=at, command_id=command_id, operator=operator,
                                           supervisor=supervisor)
+            case SetLimitsArgs():
+                return SetLimits(at=at, command_id=command_id, operator=operator,
+                                 supervisor=supervisor,
+                                 limits={bet: pair.exact() for bet, pair in args.limits.items()})
             case RecallArgs():
                 raise ValueError("recall is answered at the edge, never by the procedure")
         assert_never(args)

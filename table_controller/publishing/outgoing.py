@@ -50,6 +50,7 @@ STATE_TOPIC: Final = "state"
 ROADS_TOPIC: Final = "roads"
 ODDS_TOPIC: Final = "odds"
 STATS_TOPIC: Final = "stats"
+LIMITS_TOPIC: Final = "limits"
 REPLIES_TOPIC: Final = "commands/replies"
 #: Payload types published on a topic of their own rather than ``events/<type>``.
 OWN_TOPICS: Final[Mapping[EventType, str]] = {
@@ -57,6 +58,7 @@ OWN_TOPICS: Final[Mapping[EventType, str]] = {
     EventType.ODDS: ODDS_TOPIC,
     EventType.STATE: STATE_TOPIC,
     EventType.STATS: STATS_TOPIC,
+    EventType.LIMITS: LIMITS_TOPIC,
     EventType.COMMAND_REPLY: REPLIES_TOPIC,
 }
 

@@ -28,43 +28,40 @@ Routes:
   is ``publishing/display_commands.py``: a supervisor's PIN (or the shared display PIN) is
   checked in constant time, and a run of wrong PINs locks for a while. Refusals are counted
   (:attr:`DisplayServer.pin_refusals`) and logged, never the PIN.
+- ``GET /board``, ``/board/api/state``, ``/board/api/events``: the players' board of the same
+  table (``publishing/board_web.py``).
 
-What the page shows is worked out by the pure view model (``publishing/display_view.py``); the
-PIN and its lockout by ``publishing/pin_lockout.py``. The server reads the table through the
-small :class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
+The event streams are ``publishing/event_streams.py``'s, shared with the board. What the page
+shows is worked out by the pure view model (``publishing/display_view.py``); the PIN and its
+lockout by ``publishing/pin_lockout.py``. The server reads the table through the small
+:class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final, Protocol
 from urllib.parse import urlsplit
 
 import structlog
 from aiohttp import web
-from aiohttp_sse import sse_response
 
 from table_controller.procedure.payloads import TableSnapshot, TableState
+from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
+from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
 from table_controller.publishing.http_site import AddressUnusableError, start_site
-from table_controller.publishing.languages import (
-    DEFAULT_LANGUAGE,
-    SCREENS,
-    Catalogues,
-    language_for,
-)
-from table_controller.publishing.messages import JsonValue, to_wire
+from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
+from table_controller.publishing.messages import to_wire
 from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.recall import RecallBook
+from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -74,19 +71,8 @@ DEFAULT_PORT: Final = 8080
 STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
 #: A command body is a few dozen bytes; anything this big is not one.
 MAX_BODY_BYTES: Final = 4096
-#: Seconds between heartbeats on an idle stream; the page calls the controller unreachable
-#: after about two and a half of these without a word.
-HEARTBEAT_S: Final = 5.0
-#: How long the browser waits before reconnecting a dropped stream (SSE ``retry:``, ms).
-RECONNECT_MS: Final = 1000
-#: Events queued for one stream before it is cut off (it reconnects and gets a fresh view).
-STREAM_BACKLOG: Final = 256
-#: Seconds one write to a page may take before the page is taken as gone.
-SEND_TIMEOUT_S: Final = 10.0
 #: Seconds a command may wait for the controller before the display gives up on the answer.
 COMMAND_TIMEOUT_S: Final = 10.0
-#: Seconds the streams get to finish on shutdown before they are cancelled (STACK pitfall 12).
-STREAM_CLOSE_S: Final = 0.5
 
 
 
@@ -126,43 +112,7 @@ class DisplayedTable(Protocol):
         ...
 
 
-def _text(data: JsonValue) -> str:
-    """Any JSON value as compact text (the messages' own :func:`dumps` takes only objects)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-
 # --- the server (adapter) ----------------------------------------------------------------
-
-
-@dataclass(slots=True, eq=False)
-class _Stream:
-    """One open event stream: text waiting to be sent, and a flag to end it."""
-
-    pending: deque[tuple[int, str, str]] = field(default_factory=deque)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Set once the handler serving this stream has returned.
-    finished: asyncio.Event = field(default_factory=asyncio.Event)
-    closing: bool = False
-    task: asyncio.Task[object] | None = None
-
-    def push(self, seq: int, event: str, data: str) -> bool:
-        """Queue one event; False when this push finds the stream too far behind and ends it.
-
-        An ending stream takes nothing more: its page reconnects and gets a fresh view.
-        """
-        if self.closing:
-            return True
-        if len(self.pending) >= STREAM_BACKLOG:
-            self.close()
-            return False
-        self.pending.append((seq, event, data))
-        self.wake.set()
-        return True
-
-    def close(self) -> None:
-        self.closing = True
-        self.wake.set()
 
 
 class DisplayServer:
@@ -183,6 +133,7 @@ class DisplayServer:
         catalogues: The screens' texts; None: read from the package's catalogues.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
+        table_id: The table's id, shown on the players' board.
     """
 
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
@@ -197,25 +148,24 @@ class DisplayServer:
         catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
+        table_id: str | None = None,
     ) -> None:
         self._service = service
         self.host = host
         self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
-        self._heartbeat_s = heartbeat_s
         self._catalogues = Catalogues() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         self._model = DisplayModel(
             service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
         )
-        self._seq = 0
-        self._streams: set[_Stream] = set()
+        self._hub = StreamHub("display", heartbeat_s=heartbeat_s)
         self._runner: web.AppRunner | None = None
         #: Bodies refused before they were read as a command (bad JSON, oversized ...).
         self._bad_bodies = 0
-        #: Streams cut off because their browser fell too far behind.
-        self.streams_dropped = 0
         service.listeners.append(self._on_message)
+        #: The players' board of the same table, at ``/board`` of this server.
+        self.board = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
 
     # --- life cycle ---------------------------------------------------------------------
 
@@ -237,7 +187,13 @@ class DisplayServer:
 
     @property
     def open_streams(self) -> int:
-        return len(self._streams)
+        """The dealer pages following the table now (the board's are :attr:`board`'s)."""
+        return self._hub.open_streams
+
+    @property
+    def streams_dropped(self) -> int:
+        """Streams cut off because their browser fell too far behind."""
+        return self._hub.streams_dropped
 
     @property
     def model(self) -> DisplayModel:
@@ -245,14 +201,15 @@ class DisplayServer:
 
     def make_app(self) -> web.Application:
         """The aiohttp application (routes, security headers, stream clean-up)."""
-        app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[_security_headers])
+        app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[security_headers])
         app.router.add_get("/", self._index)
-        app.router.add_get("/favicon.ico", _no_icon)
+        app.router.add_get("/favicon.ico", no_icon)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/commands", self._command)
-        app.router.add_get("/i18n/{screen}.json", self._texts)
+        app.router.add_get("/i18n/{screen}.json", screen_texts(self._catalogues, self._languages))
         app.router.add_static("/static", STATIC_DIR, follow_symlinks=False)
+        self.board.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)
         return app
 
@@ -286,24 +243,15 @@ class DisplayServer:
         """Stop following the service (after :meth:`stop`, when the display is retired)."""
         with contextlib.suppress(ValueError):
             self._service.listeners.remove(self._on_message)
+        self.board.detach()
 
     async def _on_shutdown(self, app: web.Application) -> None:
         del app
         await self._close_streams()
 
     async def _close_streams(self) -> None:
-        """Ask every stream to end, then cancel those that have not (STACK pitfall 12)."""
-        streams = list(self._streams)
-        for stream in streams:
-            stream.close()
-        try:
-            async with asyncio.timeout(STREAM_CLOSE_S):
-                for stream in streams:
-                    await stream.finished.wait()
-        except TimeoutError:
-            for stream in streams:
-                if not stream.finished.is_set() and stream.task is not None:
-                    stream.task.cancel()
+        await self._hub.close_all()
+        await self.board.close_streams()
 
     # --- the table's messages -------------------------------------------------------------
 
@@ -314,13 +262,7 @@ class DisplayServer:
                 events = self._model.show(self._service.procedure.snapshot())
             else:
                 events = self._model.apply(message)
-            for name, data in events:
-                self._seq += 1
-                text = _text(data)
-                for stream in list(self._streams):
-                    if not stream.push(self._seq, name, text):
-                        self.streams_dropped += 1
-                        _LOG.warning("display stream too far behind: cut off")
+            self._hub.broadcast(events)
         except Exception:  # noqa: BLE001 - the display must never stop the table
             _LOG.exception("display could not show a message", topic=message.topic)
 
@@ -330,61 +272,16 @@ class DisplayServer:
         del request
         return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def _texts(self, request: web.Request) -> web.Response:
-        screen = request.match_info["screen"]
-        if screen not in SCREENS:
-            raise web.HTTPNotFound
-        asked = language_for(request.query.get("lang"))
-        tag = self._languages[screen] if asked is None else asked.tag
-        body = {"lang": tag, "messages": self._catalogues.messages(tag, screen)}
-        return web.json_response(body, headers={"Cache-Control": "no-cache"})
-
     async def _state(self, request: web.Request) -> web.Response:
         del request
-        view = self._model.view() | {"seq": self._seq}
-        return web.Response(text=_text(view), content_type="application/json")
+        view = self._model.view() | {"seq": self._hub.seq}
+        return web.Response(text=json_text(view), content_type="application/json")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        stream = _Stream(task=asyncio.current_task())
-        # The view and the registration happen together: nothing is missed or sent twice.
-        view = self._model.view() | {"heartbeat_ms": round(self._heartbeat_s * 1000)}
-        first, seq = _text(view), self._seq
-        self._streams.add(stream)
-        last_seen = request.headers.get("Last-Event-ID")
-        if last_seen is not None:
-            _LOG.info("display reconnected", last_event_id=last_seen[:20], now=seq)
-        try:
-            async with sse_response(
-                request,
-                ping_interval=self._heartbeat_s * 3,
-                send_timeout=SEND_TIMEOUT_S,
-                headers={"Cache-Control": "no-store"},
-            ) as response:
-                try:
-                    await response.send(first, id=str(seq), event="view", retry=RECONNECT_MS)
-                    await self._pump(stream, response.send)
-                except ConnectionResetError:
-                    _LOG.info("display stream closed by the browser")
-                except TimeoutError:  # aiohttp-sse aborted the connection: the page stalled
-                    _LOG.warning("display stream stalled: dropped")
-        finally:
-            self._streams.discard(stream)
-            stream.finished.set()
-        return response
-
-    async def _pump(self, stream: _Stream, send: Callable[..., Awaitable[None]]) -> None:
-        """Send queued events as they come, a heartbeat when there are none; until closed."""
-        while not stream.closing:
-            try:
-                async with asyncio.timeout(self._heartbeat_s):
-                    await stream.wake.wait()
-            except TimeoutError:
-                await send("{}", event="heartbeat")
-                continue
-            stream.wake.clear()
-            while stream.pending and not stream.closing:
-                seq, name, data = stream.pending.popleft()
-                await send(data, id=str(seq), event=name)
+        heartbeat_ms = round(self._hub.heartbeat_s * 1000)
+        return await self._hub.serve(
+            request, lambda: self._model.view() | {"heartbeat_ms": heartbeat_ms}
+        )
 
     async def _command(self, request: web.Request) -> web.Response:
         try:
@@ -453,34 +350,6 @@ class DisplayServer:
         return body
 
 
-async def _no_icon(request: web.Request) -> web.Response:
-    del request
-    return web.Response(status=204)
-
-
 def _reply(status: int, body: Mapping[str, object]) -> web.Response:
-    return web.Response(status=status, text=_text(to_wire(body)), content_type="application/json")
-
-
-#: Only this display's own files, scripts and streams (no CDN, no fonts, no framing).
-CONTENT_SECURITY_POLICY: Final = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-
-
-@web.middleware
-async def _security_headers(
-    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-) -> web.StreamResponse:
-    try:
-        response = await handler(request)
-    except web.HTTPException as error:
-        response = error
-    if not response.prepared:
-        response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-    if isinstance(response, web.HTTPException):
-        raise response
-    return response
+    text = json_text(to_wire(body))
+    return web.Response(status=status, text=text, content_type="application/json")

@@ -28,6 +28,9 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
+from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
+from table_controller.procedure.payloads import DEFAULT_CURRENCY, BetLimits
+
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
 BAUD_RATES = (9600, 19200, 38400, 57600, 115200)
@@ -126,6 +129,11 @@ class Settings(BaseSettings):
         description="Language of the players' board (same choices as `display_language`); a"
         " page's `?lang=` query parameter overrides it.",
     )
+    board_address: str = Field(
+        "",
+        description="Also serve the players' board alone (no dealer page, no commands) at"
+        " `HOST:PORT`; empty: only at `/board` on the display's address.",
+    )
     betting_phase: bool = Field(
         default=True, description="Rounds have a betting period opened and closed by commands."
     )
@@ -143,6 +151,17 @@ class Settings(BaseSettings):
         default=False,
         description="A second source confirms each result (`confirm_result`: the dealer on the"
         " display, or a camera system over MQTT) before it is published.",
+    )
+    currency: str = Field(
+        DEFAULT_CURRENCY,
+        description="The table's currency, an ISO 4217 code (three upper-case letters): the"
+        " stake limits are in it.",
+    )
+    limits: dict[str, dict[str, int | float | str]] = Field(
+        default_factory=dict,
+        description="Stake limits per bet, `{banker = {min = 100, max = 10000}}` (whole"
+        ' numbers, or text such as `"0.50"`); they replace the variant file\'s for the bets'
+        " named; in the environment as JSON. A bet with limits nowhere has none.",
     )
     sign_in_max_failures: int = Field(
         5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."
@@ -255,6 +274,14 @@ class Settings(BaseSettings):
             raise ValueError("must be HOST:PORT (e.g. 127.0.0.1:8080) or 'off'")
         return value
 
+    @field_validator("board_address")
+    @classmethod
+    def _board_address(cls, value: str) -> str:
+        match = _HOST_PORT.match(value)
+        if value and (match is None or not 0 < int(match["port"]) < 65536):
+            raise ValueError("must be HOST:PORT (e.g. 0.0.0.0:8081) or empty")
+        return value
+
     @field_validator("display_language", "board_language")
     @classmethod
     def _language(cls, value: str) -> str:
@@ -273,6 +300,22 @@ class Settings(BaseSettings):
 
         if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
             raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")
+        return value
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str) -> str:
+        if not re.fullmatch(CURRENCY_PATTERN, value):
+            raise ValueError("must be an ISO 4217 code: three upper-case letters (USD, MOP)")
+        return value
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, value: dict[str, dict[str, int | float | str]]) -> dict[str, Any]:
+        for bet, pair in limits_from_data(value, "limits").items():
+            problem = limits_problem(pair)
+            if problem is not None:
+                raise ValueError(f"{bet}: {problem}")
         return value
 
     @field_validator("display_pin")
@@ -302,6 +345,11 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def bet_limits(self) -> dict[str, BetLimits]:
+        """``limits`` as exact amounts (validated when the settings were read)."""
+        return limits_from_data(self.limits, "limits")
+
+    @property
     def journal_path(self) -> Path:
         """The journal file, ``./table-<id>.journal`` unless set."""
         return self.journal or Path(f"table-{self.table_id}.journal")
@@ -312,6 +360,14 @@ class Settings(BaseSettings):
         if self.display == "off":
             return None
         host, _, port = self.display.rpartition(":")
+        return host.strip("[]"), int(port)
+
+    @property
+    def board_host_port(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the players' board on its own address, or None when it has none."""
+        if not self.board_address:
+            return None
+        host, _, port = self.board_address.rpartition(":")
         return host.strip("[]"), int(port)
 
     @property

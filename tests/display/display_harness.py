@@ -28,7 +28,13 @@ from table_controller.procedure.events import (
     Input,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import LastRound, Roads, TableSnapshot, TableState
+from table_controller.procedure.payloads import (
+    LastRound,
+    Roads,
+    TableLimits,
+    TableSnapshot,
+    TableState,
+)
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
@@ -304,13 +310,14 @@ async def running_table(
     staff: StaffDesk | None = None,
     require_dealer: bool = False,
     confirm_results: bool = False,
+    limits: TableLimits | None = None,
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
     A reader table by default, fed by the test; a ``virtual`` one draws its own cards from a
     card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
     staff desk the display signs staff in with; ``confirm_results``: each result waits for a
-    second source's ``confirm_result``.
+    second source's ``confirm_result``; ``limits``: the table's stake limits.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
@@ -322,6 +329,7 @@ async def running_table(
             betting_phase=betting_phase,
             require_dealer=require_dealer,
             confirm_results=confirm_results,
+            limits=limits,
         )
         service = TableService(
             procedure=procedure,
@@ -331,7 +339,13 @@ async def running_table(
             card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
         )
         display = DisplayServer(
-            service, port=0, pin=pin, staff=staff, heartbeat_s=heartbeat_s, clock=clock
+            service,
+            port=0,
+            pin=pin,
+            staff=staff,
+            heartbeat_s=heartbeat_s,
+            clock=clock,
+            table_id="T07",
         )
         if before_start is not None:
             before_start(service)

@@ -17,6 +17,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from table_controller.procedure.payloads import AskMarks, Roads
+from table_controller.publishing.event_streams import STREAM_BACKLOG
+from table_controller.publishing.event_streams import EventStream as QueuedStream
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
@@ -25,9 +27,7 @@ from table_controller.publishing.web import (
     DEFAULT_PORT,
     MAX_BODY_BYTES,
     STATIC_DIR,
-    STREAM_BACKLOG,
     DisplayServer,
-    _Stream,
 )
 from table_controller.rules.roads import Scoreboard
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
@@ -213,7 +213,7 @@ async def test_a_page_that_goes_away_is_forgotten(
 
 
 def test_a_stream_too_far_behind_is_cut_off() -> None:
-    stream = _Stream()
+    stream = QueuedStream()
     for seq in range(STREAM_BACKLOG):
         assert stream.push(seq, "table", "{}")
     assert not stream.closing

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
 from drivers.events import ReaderAlarm, ReaderEvent, ReaderHello, ReaderStatus, ShoeState
 from table_controller.procedure import events
 from table_controller.procedure.codes import StaffRole
+from table_controller.procedure.payloads import BetLimits
 from table_controller.procedure.records import input_to_record
 from table_controller.rules.cards import Card
 from table_controller.runtime.journal_format import (
@@ -49,6 +51,9 @@ _SAMPLES: Final[dict[type, events.Input]] = {
     events.RuntimeFailed: events.RuntimeFailed(at=1.0, message="the draw failed"),
     events.SoftwareModified: events.SoftwareModified(
         at=1.0, message="1 file changed", details={"changed": ["table_controller/cli/run.py"]}
+    ),
+    events.LimitsConfigured: events.LimitsConfigured(
+        at=1.0, currency="MOP", limits={"banker": BetLimits(min=Fraction(100), max=Fraction(10))}
     ),
 }
 

@@ -58,7 +58,7 @@ def test_lookups_answer_from_the_table() -> None:
     assert not accepts(Phase.BETWEEN_ROUNDS, Trigger.CLOSE_BETTING)
     commands_before_a_shoe = {t for t in Trigger if accepts(Phase.NO_SHOE, t)}
     assert commands_before_a_shoe == {Trigger.NEW_SHOE, Trigger.CARD, Trigger.MISREAD,
-                                      Trigger.CUT_CARD, Trigger.FRAMES_LOST}
+                                      Trigger.CUT_CARD, Trigger.FRAMES_LOST, Trigger.SET_LIMITS}
     assert is_edge(Phase.DEALING, Trigger.CARD, Phase.SHOE_OVER)
     assert not is_edge(Phase.BETTING, Trigger.CARD, Phase.DEALING)
 

@@ -57,6 +57,7 @@ SPEC_TOPICS = {
     "roads": "send",
     "odds": "send",
     "stats": "send",
+    "limits": "send",
     "commands/replies": "send",
     "commands": "receive",
     **{f"events/{event}": "send" for event in EVENT_MODELS},
@@ -601,8 +602,8 @@ def test_the_contract_has_every_event_and_alarm_code_of_the_spec() -> None:
     alarm_codes = MESSAGE_MODELS["alarm"].model_json_schema()["$defs"]["AlarmCode"]["enum"]
     assert set(alarm_codes) == {code.value for code in AlarmCode}
     published = {event.value for event in EventType}
-    # roads, odds, state and status are retained on their own topics, replies too: not events
-    own_topics = {"roads", "odds", "state", "stats", "status", "command_reply"}
+    # The retained topics and the replies have topics of their own: they are not events.
+    own_topics = {"roads", "odds", "state", "stats", "limits", "status", "command_reply"}
     assert published - own_topics == set(EVENT_MODELS) == set(SPEC_EVENT_TYPES)
     assert list(EVENT_MODELS) == SPEC_EVENT_TYPES
     assert set(MESSAGE_MODELS) == published
@@ -655,7 +656,7 @@ def test_the_document_has_every_topic_of_the_spec_with_qos_1_and_its_retain_flag
         seen[topic] = operation["action"]
         mqtt = operation["bindings"]["mqtt"]
         assert mqtt["qos"] == 1, name
-        retained = topic in {"status", "state", "roads", "odds", "stats"}
+        retained = topic in {"status", "state", "roads", "odds", "stats", "limits"}
         assert mqtt["retain"] is retained, name
     assert seen == SPEC_TOPICS
     assert document["operations"]["receive_command"]["reply"]["channel"] == {

@@ -8,6 +8,7 @@ what must be accepted; hypothesis throws bytes, JSON and near-miss commands at b
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ CARD = re.compile(r"[A2-9TJQK][SHDC]")
 HEX_SIGNATURE = re.compile(r"[0-9a-f]{64}")
 STAFF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 PIN = re.compile(r"[0-9]{4,12}")
+AMOUNT = re.compile(r"[0-9]{1,13}(\.[0-9]{1,6})?|[0-9]{1,13}/[0-9]{1,13}")
 
 
 def _text(value: object, longest: int) -> bool:
@@ -61,6 +63,27 @@ def _hand(value: object) -> bool:
         isinstance(value, list)
         and 2 <= len(value) <= 3
         and all(isinstance(card, str) and CARD.fullmatch(card) for card in value)
+    )
+
+
+def _amount(value: object) -> bool:
+    """A stake: a number up to 10**12, or decimal or fraction text (not divided by zero)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return math.isfinite(value) and abs(value) <= 10**12
+    if not isinstance(value, str) or len(value) > 32 or AMOUNT.fullmatch(value) is None:
+        return False
+    divisor = value.partition("/")[2]
+    return not divisor or int(divisor) != 0
+
+
+def _limits(value: object) -> bool:
+    return (
+        isinstance(value, dict) and 1 <= len(value) <= 64
+        and all(_text(bet, 32) for bet in value)
+        and all(isinstance(pair, dict) and set(pair) == {"min", "max"}
+                and _amount(pair["min"]) and _amount(pair["max"]) for pair in value.values())
     )
 
 
@@ -106,6 +129,7 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "round_id": (True, lambda v: _text(v, 96)),
         "agrees": (True, lambda v: isinstance(v, bool)),
     },
+    "set_limits": {"limits": (True, _limits)},
 }
 
 
@@ -148,7 +172,7 @@ def test_the_oracle_and_the_models_know_the_same_commands() -> None:
         assert set(model.model_fields) == set(ARGUMENTS[name]), name
     assert {
         "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
-        "acknowledge",
+        "acknowledge", "set_limits",
     } == SUPERVISOR_COMMANDS  # fmt: skip
 
 
@@ -185,6 +209,7 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
         "resolve_dispute": {"dispute_id": "T07-D0001", "outcome": "video: it stands"},
         "acknowledge": {"alarm": "software_modified"},
         "confirm_result": {"round_id": "S-0042-45", "agrees": True},
+        "set_limits": {"limits": {"banker": {"min": 100, "max": "10000.50"}}},
     }
     assert set(examples) == set(COMMANDS)
     for name, args in examples.items():
@@ -487,6 +512,14 @@ GOOD_ARGS = {
     "dispute_id": st.sampled_from(["T07-D0001", "d"]),
     "alarm": st.sampled_from(["software_modified", "result_not_confirmed"]),
     "agrees": st.booleans(),
+    "limits": st.dictionaries(
+        st.sampled_from(["banker", "player", "tie", "dragon"]),
+        st.fixed_dictionaries({
+            "min": st.one_of(st.integers(1, 10**6), st.sampled_from(["0.50", "1/3", "100"])),
+            "max": st.one_of(st.floats(1, 1e9), st.sampled_from(["10000", "12.5"])),
+        }),
+        min_size=1, max_size=3,
+    ),
 }
 #: Arguments whose good values depend on the command (``rounds``: a count or round ids).
 GOOD_ARGS_OF: dict[tuple[str, str], Any] = {
@@ -508,6 +541,14 @@ BAD_ARGS = {
     "dispute_id": st.one_of(st.just(""), st.just("d" * 97), VALUES),
     "alarm": st.one_of(st.sampled_from(["", "misread", "software_modified "]), VALUES),
     "agrees": VALUES,
+    "limits": st.one_of(
+        st.sampled_from([{}, {"": {"min": 1, "max": 2}}, {"tie": {"min": 1}},
+                         {"tie": {"min": "1e5", "max": 2}}, {"tie": {"min": "1/0", "max": 2}},
+                         {"tie": {"min": 10**13, "max": 2}}, {"tie": {"min": True, "max": 2}},
+                         {"tie": {"min": " 1", "max": 2}}, {"tie": {"min": "\u0661", "max": 2}},
+                         {"tie": {"min": 1, "max": 2, "x": 3}}]),
+        VALUES,
+    ),
 }
 
 

@@ -46,14 +46,14 @@ def extract_html(
     keywords: Mapping[str, Any],
     comment_tags: Collection[str],
     options: Mapping[str, Any],
-) -> Iterator[tuple[int, str, str, list[str]]]:
+) -> Iterator[tuple[int, str | None, str, list[str]]]:
     """A babel extractor for the keys an HTML page names in its ``data-i18n*`` attributes."""
     del keywords, comment_tags, options
     parser = _Attributes()
     parser.feed(fileobj.read().decode("utf-8"))
     parser.close()
     for line, key in parser.found:
-        yield line, "data-i18n", key, []
+        yield line, None, key, []  # no keyword: babel takes the key as it is
 
 
 def used_keys() -> dict[str, set[str]]:

@@ -33,7 +33,10 @@ const I18n = (() => {
 
   /** An amount of money in `currency` (ISO 4217), as the page's language writes it. */
   function money(value, currency) {
-    return number(value, { style: "currency", currency, maximumFractionDigits: 2 });
+    const cents = Number.isInteger(value) ? 0 : 2;
+    return number(value, {
+      style: "currency", currency, minimumFractionDigits: cents, maximumFractionDigits: cents,
+    });
   }
 
   function fill(text, args) {

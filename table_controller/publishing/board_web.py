@@ -1,0 +1,223 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The players' board: a page for the players, on the display's server or on its own address.
+
+Adapter (aiohttp). Like the dealer display it follows the table's messages (its
+``listeners``) and decides nothing; unlike it, it takes no command and shows nothing for the
+staff. A listener call only folds the message into the board's view and queues text for each
+open stream (``publishing/event_streams.py``): a slow browser never delays the table.
+
+Routes (on the display's server, and alone on :class:`BoardServer`):
+
+- ``GET /board``: the page; its assets under ``/static/``; its texts at ``/i18n/board.json``.
+- ``GET /board/api/state``: the whole view as JSON.
+- ``GET /board/api/events``: server-sent events: the whole ``view`` first, then ``board`` and
+  ``roads`` events as the table moves, and a ``heartbeat`` while it is quiet. A page whose
+  stream drops reconnects by itself and gets a fresh view (a restarted service included).
+
+:class:`BoardServer` serves the board alone: the board's routes and its own assets, no dealer
+page, no command route, nothing of the staff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final, Protocol
+
+import structlog
+from aiohttp import web
+
+from table_controller.procedure.payloads import TableSnapshot, TableState
+from table_controller.publishing.board_view import BoardModel
+from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
+from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.languages import DEFAULT_LANGUAGE, Catalogues
+from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
+
+_LOG = structlog.get_logger("table_controller.board")
+
+#: The screens' pages, styles and scripts: inside the package, so they work offline.
+STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
+#: The files the board's page loads: all the standalone board serves under ``/static/``.
+BOARD_ASSETS: Final = frozenset({"board.js", "board.css", "i18n.js", "fonts.css"})
+
+
+class SnapshotSource(Protocol):
+    """Where the table is now (the table procedure)."""
+
+    def snapshot(self) -> TableSnapshot: ...
+
+
+class ShownTable(Protocol):
+    """What the board needs of the table it shows (the table service)."""
+
+    @property
+    def procedure(self) -> SnapshotSource: ...
+
+    @property
+    def listeners(self) -> list[Callable[[OutgoingMessage], None]]:
+        """Called with every message the table publishes, in order."""
+        ...
+
+
+class BoardFeed:
+    """The board of one table: its view model and its open streams; its routes for an app.
+
+    It follows the service from construction (it listens to every message), so create it
+    before ``TableService.recover()`` and the replayed shoe fills its scoreboards.
+    """
+
+    def __init__(
+        self,
+        service: ShownTable,
+        *,
+        table_id: str | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+    ) -> None:
+        self._service = service
+        self.model = BoardModel(service.procedure.snapshot(), table_id=table_id)
+        self.hub = StreamHub("board", heartbeat_s=heartbeat_s)
+        service.listeners.append(self._on_message)
+
+    @property
+    def open_streams(self) -> int:
+        """The boards following the table now."""
+        return self.hub.open_streams
+
+    def add_routes(self, app: web.Application) -> None:
+        """The board's page, state and events on ``app``."""
+        app.router.add_get("/board", self._page)
+        app.router.add_get("/board/api/state", self._state)
+        app.router.add_get("/board/api/events", self._events)
+
+    async def close_streams(self) -> None:
+        await self.hub.close_all()
+
+    def detach(self) -> None:
+        """Stop following the service (when the board is retired)."""
+        with contextlib.suppress(ValueError):
+            self._service.listeners.remove(self._on_message)
+
+    def _on_message(self, message: OutgoingMessage) -> None:
+        """Called by the service for each message it publishes: never raises, never waits."""
+        try:
+            if isinstance(message.payload, TableState):
+                events = self.model.show(self._service.procedure.snapshot())
+            else:
+                events = self.model.apply(message)
+            self.hub.broadcast(events)
+        except Exception:  # noqa: BLE001 - the board must never stop the table
+            _LOG.exception("board could not show a message", topic=message.topic)
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        del request
+        return web.FileResponse(STATIC_DIR / "board.html", headers={"Cache-Control": "no-cache"})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        del request
+        view = self.model.view() | {"seq": self.hub.seq}
+        return web.Response(text=json_text(view), content_type="application/json")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        heartbeat_ms = round(self.hub.heartbeat_s * 1000)
+        return await self.hub.serve(
+            request, lambda: self.model.view() | {"heartbeat_ms": heartbeat_ms}
+        )
+
+
+async def _asset(request: web.Request) -> web.StreamResponse:
+    """One of the board's own files; any other name is not found here."""
+    name = request.match_info["name"]
+    if name not in BOARD_ASSETS:
+        raise web.HTTPNotFound
+    return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache"})
+
+
+async def _to_board(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/board" + (f"?{request.query_string}" if request.query_string else ""))
+
+
+class BoardServer:
+    """The board alone on its own address (the ``board_address`` setting).
+
+    Args:
+        service: The table whose board is shown.
+        host: Address to bind.
+        port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
+        table_id: The table's id, shown on the board.
+        language: The board's language (BCP 47 tag) when its page asks for none.
+        catalogues: The board's texts; None: read from the package's catalogues.
+        heartbeat_s: Seconds between heartbeats on an idle event stream.
+    """
+
+    def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
+        self,
+        service: ShownTable,
+        *,
+        host: str,
+        port: int,
+        table_id: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
+        catalogues: Catalogues | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self._texts = screen_texts(
+            Catalogues() if catalogues is None else catalogues, {"board": language}, ("board",)
+        )
+        self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        """The board's address (after :meth:`start`, with the port actually bound)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/board"
+
+    def make_app(self) -> web.Application:
+        """The board's routes, its own assets and nothing else."""
+        app = web.Application(client_max_size=1024, middlewares=[security_headers])
+        app.router.add_get("/", _to_board)
+        app.router.add_get("/favicon.ico", no_icon)
+        app.router.add_get("/static/{name}", _asset)
+        app.router.add_get("/i18n/{screen}.json", self._texts)
+        self.feed.add_routes(app)
+        app.on_shutdown.append(self._on_shutdown)
+        return app
+
+    async def _on_shutdown(self, app: web.Application) -> None:
+        del app
+        await self.feed.close_streams()
+
+    async def start(self) -> None:
+        """Bind and serve; :attr:`port` becomes the bound port.
+
+        Raises:
+            AddressUnusableError: the address cannot be bound (logged once, critical).
+        """
+        if self._runner is not None:
+            return
+        try:
+            self._runner, self.port = await start_site(
+                self.make_app(), self.host, self.port, shutdown_timeout=1.0
+            )
+        except AddressUnusableError as error:
+            _LOG.critical("board address unusable", url=self.url, error=str(error))
+            raise
+        _LOG.info("players' board serving", url=self.url)
+
+    async def stop(self) -> None:
+        """End every event stream and stop serving."""
+        runner, self._runner = self._runner, None
+        if runner is None:
+            return
+        await self.feed.close_streams()
+        await runner.cleanup()
+        _LOG.info("players' board stopped", url=self.url)
+
+    def detach(self) -> None:
+        """Stop following the service (after :meth:`stop`)."""
+        self.feed.detach()

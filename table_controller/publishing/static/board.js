@@ -1,0 +1,299 @@
+// The players' board: draws what the controller sends; decides nothing, takes no command.
+// One event stream (/board/api/events): a whole "view" on connect, then "board" and "roads"
+// events, and a "heartbeat" while the table is quiet. Every text comes from the catalogue
+// (I18n, static/i18n.js); no framework, nothing from the internet.
+"use strict";
+
+(() => {
+  const SUITS = { H: "\u2665", D: "\u2666", S: "\u2660", C: "\u2663" };
+  const ROADS = ["big_eye_boy", "small_road", "cockroach_pig"];
+  const ROWS = 6;
+  // The letters on the bead plate and the last results, in the board's language.
+  const BEAD_LETTERS = {
+    B: () => I18n.t("board.bead.banker"),
+    P: () => I18n.t("board.bead.player"),
+    T: () => I18n.t("board.bead.tie"),
+  };
+  // The legend of the derived roads' marks (for a screen reader: the marks have no text).
+  const ROAD_NAMES = {
+    big_eye_boy: () => I18n.t("game.road.big_eye_boy"),
+    small_road: () => I18n.t("game.road.small_road"),
+    cockroach_pig: () => I18n.t("game.road.cockroach_pig"),
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const make = (tag, className, text) => {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  };
+  // A catalogue text sent by the controller: {key, args}.
+  const say = (text) => (text && text.key ? I18n.t(text.key, text.args || {}) : "");
+  const number = (value) => (value === null || value === undefined ? "–" : I18n.number(value));
+
+  let source = null;
+  let reachable = false;
+  let lastWord = 0;
+  let heartbeatMs = 5000;
+  let board = null;
+  let roads = null;
+  let lastResults = [];
+
+  // --- the connection ------------------------------------------------------------------------
+
+  function setReachable(yes) {
+    reachable = yes;
+    document.body.classList.toggle("live", yes);
+    document.body.classList.toggle("unreachable", !yes);
+    document.body.classList.remove("connecting");
+    $("offline").hidden = yes;
+  }
+
+  function heard() {
+    lastWord = performance.now();
+    if (!reachable) setReachable(true);
+  }
+
+  function listen(name, handler) {
+    source.addEventListener(name, (event) => {
+      heard();
+      handler(JSON.parse(event.data));
+    });
+  }
+
+  function connect() {
+    if (source) source.close();
+    source = new EventSource("/board/api/events");
+    listen("view", (view) => {
+      if (view.heartbeat_ms) heartbeatMs = view.heartbeat_ms;
+      renderBoard(view.board);
+      renderRoads(view);
+    });
+    listen("board", renderBoard);
+    listen("roads", renderRoads);
+    listen("heartbeat", () => {});
+    source.onerror = () => {
+      // EventSource retries by itself while CONNECTING; once CLOSED it will not: start anew.
+      setReachable(false);
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+    };
+  }
+
+  // A stream gone silent without closing: after two and a half heartbeats, reconnect.
+  setInterval(() => {
+    if (reachable && performance.now() - lastWord > heartbeatMs * 2.5) {
+      setReachable(false);
+      connect();
+    }
+  }, 500);
+
+  // --- the round -------------------------------------------------------------------------------
+
+  function cardNode(code) {
+    if (typeof code !== "string" || code.length !== 2) return make("span", "card unread", "?");
+    const rank = code[0] === "T" ? "10" : code[0];
+    const suit = code[1];
+    const node = make("span", "card" + (suit === "H" || suit === "D" ? " red" : ""), rank);
+    node.dataset.code = code;
+    node.append(make("small", null, SUITS[suit] || suit));
+    return node;
+  }
+
+  function renderHand(name, hand) {
+    const cards = (hand && hand.cards) || [];
+    $(name + "-cards").replaceChildren(...cards.map(cardNode));
+    const total = hand && hand.total !== null && hand.total !== undefined ? hand.total : null;
+    $(name + "-total").textContent = total === null ? "" : I18n.number(total);
+  }
+
+  function renderBanner(result) {
+    $("banner").hidden = !result;
+    if (!result) return;
+    $("banner").dataset.winner = result.winner;
+    $("banner-text").textContent = say(result.text);
+    $("banner-player").textContent = number(result.player_total);
+    $("banner-banker").textContent = number(result.banker_total);
+    $("banner-notes").replaceChildren(...(result.notes || []).map((note) => make("span", "note", say(note))));
+    // As large as the style sheet says, smaller only if a long headline would not fit.
+    const banner = $("banner");
+    const text = $("banner-text");
+    text.style.fontSize = "";
+    let size = parseFloat(getComputedStyle(text).fontSize);
+    while (size > 28 && (banner.scrollWidth > banner.clientWidth || banner.scrollHeight > banner.clientHeight)) {
+      size -= 2;
+      text.style.fontSize = size + "px";
+    }
+  }
+
+  /** An amount of the table's currency (named once, in the heading), as the language writes it. */
+  function money(value) {
+    if (value === null || value === undefined) return "–";
+    return I18n.number(value, { maximumFractionDigits: 2 });
+  }
+
+  function renderLimits(view) {
+    $("currency").textContent = view.currency || "";
+    const rows = (view.bets || []).map((bet) => {
+      const row = make("li", (bet.side ? "side" : "main") + (bet.open ? "" : " closed"));
+      row.dataset.bet = bet.bet;
+      const name = make("span", "bet-name", say(bet.name));
+      if (!bet.open) name.append(" ", make("small", "shut", I18n.t("game.bet_closed")));
+      const known = bet.min !== null && bet.min !== undefined;
+      const range = make("span", "range", known
+        ? money(bet.min) + " – " + money(bet.max) : "–");
+      row.append(name, range);
+      return row;
+    });
+    // The side bets under their own heading, after the main bets.
+    const firstSide = (view.bets || []).findIndex((bet) => bet.side);
+    if (firstSide >= 0) rows.splice(firstSide, 0, make("li", "side-head", I18n.t("game.side_bets")));
+    $("limits").replaceChildren(...rows);
+    shrinkToFit($("limits"), Math.max(16, Math.round(Math.min(innerWidth, innerHeight) / 36)), 10);
+  }
+
+  // The largest font size (px) from most down to least at which the node's text fits its box.
+  function shrinkToFit(node, most, least) {
+    let size = most;
+    node.style.fontSize = size + "px";
+    while (size > least && (node.scrollHeight > node.clientHeight || node.scrollWidth > node.clientWidth)) {
+      size -= 1;
+      node.style.fontSize = size + "px";
+    }
+  }
+
+  function renderBoard(view) {
+    if (!view) return;
+    board = view;
+    $("table-id").textContent = view.table_id || "";
+    $("variant").textContent = say(view.variant);
+    $("round-no").textContent = number(view.round_no);
+    $("cards-left").textContent = number(view.cards_left);
+    const status = view.status || {};
+    document.body.dataset.status = status.kind || "wait";
+    $("status").textContent = say(status.text);
+    $("last-round").hidden = !view.last_round;
+    const hands = view.hands || {};
+    renderHand("player", hands.player);
+    renderHand("banker", hands.banker);
+    renderBanner(view.result);
+    renderLimits(view);
+  }
+
+  // --- the scoreboards ---------------------------------------------------------------------------
+
+  // The cell size of a road: six rows in its board's height, the Big Road and the bead plate
+  // at least MIN_COLUMNS across (its newest columns shown: fill()).
+  function cellSize(grid, minColumns) {
+    const room = grid.parentElement;
+    return Math.max(8, Math.floor(Math.min(room.clientHeight / ROWS, room.clientWidth / minColumns)));
+  }
+
+  // Each road shows its newest columns, as many whole ones as its board has room for; the
+  // earliest give way as a shoe goes on. data-first-column: the road's first column drawn.
+  function fill(grid, cells, width, size, draw) {
+    const columns = Math.max(1, Math.floor(grid.parentElement.clientWidth / size));
+    const first = Math.max(0, width - columns);
+    grid.style.setProperty("--size", size + "px");
+    grid.style.gridTemplateColumns = "repeat(" + columns + ", var(--size))";
+    grid.dataset.firstColumn = String(first);
+    grid.replaceChildren(...cells.filter((cell) => cell.x >= first).map((cell) => {
+      const node = draw(cell);
+      node.style.gridColumnStart = String(cell.x - first + 1);
+      node.style.gridRowStart = String(cell.y + 1);
+      return node;
+    }));
+  }
+
+  function pairs(node, cell) {
+    if (cell.banker_pair) node.append(make("i", "pair bp"));
+    if (cell.player_pair) node.append(make("i", "pair pp"));
+    return node;
+  }
+
+  function bead(cell) {
+    const letter = BEAD_LETTERS[cell.winner];
+    const node = make("span", "bead " + cell.winner, letter ? letter() : cell.winner);
+    node.dataset.winner = cell.winner;
+    return pairs(node, cell);
+  }
+
+  function ring(cell) {
+    const node = make("span", "ring " + cell.winner);
+    node.dataset.winner = cell.winner;
+    node.dataset.ties = String(cell.ties || 0);
+    if (cell.ties > 0) {
+      node.append(make("i", "slash"));
+      if (cell.ties > 1) node.append(make("b", "ties", I18n.number(cell.ties)));
+    }
+    return pairs(node, cell);
+  }
+
+  function mark(road, colour) {
+    const node = make("span", "mark " + road + " " + colour);
+    node.dataset.colour = colour;
+    node.title = ROAD_NAMES[road]();
+    return node;
+  }
+
+  function renderCounts(stats) {
+    const counts = stats || {};
+    for (const [id, key] of [["count-banker", "banker"], ["count-player", "player"],
+      ["count-tie", "tie"], ["count-banker-pair", "banker_pair"],
+      ["count-player-pair", "player_pair"], ["count-natural", "natural"]]) {
+      $(id).textContent = I18n.number(counts[key] || 0);
+    }
+  }
+
+  // The newest results, as many as fit on one line of their box.
+  function renderLastResults() {
+    const list = $("last-results");
+    list.replaceChildren(...lastResults.slice().reverse().map((result) => {
+      const item = make("li", "bead " + result.winner, BEAD_LETTERS[result.winner] ? BEAD_LETTERS[result.winner]() : "");
+      item.dataset.winner = result.winner;
+      return pairs(item, result);
+    }));
+    while (list.lastElementChild && list.scrollWidth > list.clientWidth) list.lastElementChild.remove();
+  }
+
+  function renderRoads(view) {
+    if (!view) return;
+    roads = view.roads;
+    lastResults = view.last_results || [];
+    const shown = roads || {};
+    for (const [id, ask] of [["ask-banker", shown.ask_banker], ["ask-player", shown.ask_player]]) {
+      const marks = ROADS.map((road) => (ask && ask[road] ? mark(road, ask[road]) : make("span", "none")));
+      $(id).querySelector(".ask-marks").replaceChildren(...marks);
+    }
+    renderCounts(shown.stats);
+    renderLastResults();
+    const width = shown.width || {};
+    const big = cellSize($("big-road"), 20);
+    fill($("big-road"), shown.big_road || [], width.big_road || 0, big, ring);
+    const beadSize = cellSize($("bead-plate"), 6);
+    fill($("bead-plate"), shown.bead_plate || [], width.bead_plate || 0, beadSize, bead);
+    for (const road of ROADS) {
+      const grid = document.querySelector('[data-road="' + road + '"]');
+      const size = cellSize(grid, 8);
+      fill(grid, shown[road] || [], width[road] || 0, size, (m) => mark(road, m.colour));
+    }
+  }
+
+  // A resized window changes the room the boards have: draw them again, once per frame.
+  let refit = 0;
+  const fitAgain = new ResizeObserver(() => {
+    cancelAnimationFrame(refit);
+    refit = requestAnimationFrame(() => {
+      if (board) renderBoard(board);
+      renderRoads({ roads, last_results: lastResults });
+    });
+  });
+
+  I18n.load("board").then(() => {
+    for (const room of document.querySelectorAll(".board, .last-results")) fitAgain.observe(room);
+    connect();
+  }, (error) => {
+    console.error("board: the catalogue did not load", error);
+    setTimeout(() => window.location.reload(), 5000);
+  });
+})();

@@ -1,0 +1,205 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The ingest store on SQLite and a real PostgreSQL: exactly once, status, gaps, bad input."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from table_controller.ingest.schema import metadata
+from table_controller.ingest.store import (
+    IngestStore,
+    SeqRange,
+    StoreOutcome,
+    StoreUrlError,
+    engine_url,
+)
+
+TOPIC = "baccarat/tables/T07/events/{}"
+
+
+def message(kind: str, seq: int | None, **fields: Any) -> bytes:
+    data: dict[str, Any] = {"schema": "baccarat-table/1", "type": kind, "table_id": "T07"}
+    if seq is not None:
+        data["seq"] = seq
+    data["ts"] = fields.pop("ts", f"2026-11-29T12:{seq or 0:02d}:00.000Z")
+    return json.dumps(data | fields).encode()
+
+
+def result(seq: int, round_no: int = 1, **fields: Any) -> bytes:
+    body = {
+        "shoe_id": "S-1", "round_no": round_no, "round_id": f"S-1-{round_no}", "dealer": "D-1",
+        "player": {"cards": ["QH", "4S", "9D"], "total": 3},
+        "banker": {"cards": ["6C", "KD"], "total": 6}, "winner": "banker", "natural": False,
+        "cards_dealt": 5, "player_pair": False, "banker_pair": False, "last_round": False,
+        "settlement": {"player": -1, "banker": 0.95, "tie": -1, "big": "not_offered"},
+    }  # fmt: skip
+    return message("round_result", seq, **(body | fields))
+
+
+async def put(store: IngestStore, payload: bytes, kind: str = "round_result") -> StoreOutcome:
+    return await store.store(TOPIC.format(kind), payload, verified=None)
+
+
+async def test_a_message_is_stored_once_and_its_duplicate_changes_nothing(
+    store: IngestStore,
+) -> None:
+    assert await put(store, result(1)) is StoreOutcome.STORED
+    before = await store.execute("SELECT * FROM rounds")
+    assert await put(store, result(1, winner="player")) is StoreOutcome.DUPLICATE
+    assert await store.execute("SELECT * FROM rounds") == before
+    assert await store.execute("SELECT count(*) FROM messages") == [(1,)]
+    assert store.counts == {StoreOutcome.STORED: 1, StoreOutcome.DUPLICATE: 1}
+
+
+async def test_settlements_are_exact_fractions(store: IngestStore) -> None:
+    await put(store, result(1))
+    rows = await store.execute(
+        "SELECT bet, offered, numerator, denominator FROM round_settlements ORDER BY bet"
+    )
+    held = {bet: (offered, n, d) for bet, offered, n, d in rows}
+    assert held["banker"][1:] == (19, 20)
+    numerator, denominator = held["banker"][1:]
+    assert isinstance(numerator, int)
+    assert isinstance(denominator, int)
+    assert Fraction(numerator, denominator) == Fraction(19, 20)
+    assert held["player"][1:] == (-1, 1)
+    assert not held["big"][0]
+    assert held["big"][1:] == (None, None)
+
+
+async def test_gaps_come_from_the_stored_rows_and_the_status(store: IngestStore) -> None:
+    for seq in (2, 3, 7, 8, 12):
+        await put(store, result(seq, round_no=seq))
+    assert await store.gaps("T07") == [SeqRange(1, 1), SeqRange(4, 6), SeqRange(9, 11)]
+    status = message("status", None, online=True, session=3, last_seq=15, version="0.1.0")
+    assert await store.store("baccarat/tables/T07/status", status, verified=None) is (
+        StoreOutcome.STATUS
+    )
+    assert (await store.gaps("T07"))[-1] == SeqRange(13, 15)
+    await store.record_gone("T07", [4, 5, 14], reason="gone")
+    assert await store.permanent_gaps("T07") == [SeqRange(4, 5), SeqRange(14, 14)]
+    assert await store.gaps("T07") == [
+        SeqRange(1, 1), SeqRange(6, 6), SeqRange(9, 11), SeqRange(13, 13), SeqRange(15, 15),
+    ]  # fmt: skip
+    assert await store.gaps("T99") == []
+    assert await store.tables() == ["T07"]
+
+
+async def test_the_newest_session_status_wins_and_a_stale_will_is_ignored(
+    store: IngestStore,
+) -> None:
+    topic = "baccarat/tables/T07/status"
+
+    async def status(**fields: Any) -> None:
+        await store.store(topic, message("status", None, **fields), verified=True)
+
+    await status(online=True, session=4, last_seq=10, reader="connected")
+    await status(online=False, session=3, last_seq=2)  # a late will of an older session
+    assert await store.execute("SELECT online, session, last_seq FROM table_status") == [
+        (True, 4, 10)
+    ]
+    await status(online=True, session=4, last_seq=12, reader="fault")
+    await status(online=False, session=4, last_seq=10)  # this session's will
+    await status(online=True, session=4, last_seq=11, reader="connected")  # late, same session
+    assert await store.execute("SELECT online, session, last_seq, reader FROM table_status") == [
+        (False, 4, 10, None)
+    ]
+
+
+HOSTILE = [
+    b"not json",
+    b"[1, 2]",
+    b"\xff\xfe",
+    b'{"type": "round_result", "table_id": "T07", "ts": "2026-11-29T12:00:00Z"}',  # no seq
+    message("round_result", 0),
+    message("round_result", -3),
+    message("round_result", 2**63),
+    message("round_result", 4, table_id="T08"),  # another table's topic
+    message("card", 5, table_id="a table id with blanks"),
+    json.dumps({"type": "card", "table_id": "T07", "seq": True}).encode(),
+    json.dumps({"type": "card", "table_id": "T07", "seq": "5"}).encode(),
+    result(6, winner="dragon"),
+    result(7, settlement={"banker": "lots"}),
+    result(8, settlement={"banker": 1e400}),
+    b'{"type": "round_result", "table_id": "T07", "seq": 9, "settlement": {"banker": 1e999999}}',
+    result(10, settlement={"banker": None}),
+    result(11, player={"cards": ["QH", "ZZ"], "total": 3}),
+    result(12, player={"cards": ["QH", "4S"], "total": 13}),
+    result(13, round_id="S-1-2"),
+    result(14, ts="yesterday"),
+    message("alarm", 15, code="misread"),  # no message text
+    message("alarm", 16, code="x", message="has a \u0000 in it"),
+    b'{"type": "card", "table_id": "T07", "seq": 17, "ts": NaN}',
+    b'{"type": "card", "table_id": "T07", "seq": 18, "x": '
+    + b"[" * 100_000
+    + b"]" * 100_000
+    + b"}",
+    b'{"type": "card", "table_id": "T07", "seq": 19, "x": "' + b"a" * 1_000_001 + b'"}',
+    message("status", None, online="yes", session=1, last_seq=0),
+]
+
+
+async def test_hostile_payloads_are_rejected_counted_and_change_nothing(
+    store: IngestStore,
+) -> None:
+    for payload in HOSTILE:
+        assert await put(store, payload) is StoreOutcome.REJECTED, payload[:200]
+    assert store.counts == {StoreOutcome.REJECTED: len(HOSTILE)}
+    for table in ("messages", "rounds", "alarms", "table_status"):
+        assert await store.execute(f"SELECT count(*) FROM {table}") == [(0,)]
+    assert await put(store, result(1)) is StoreOutcome.STORED
+
+
+def _differences(connection: Connection) -> list[Any]:
+    return list(compare_metadata(MigrationContext.configure(connection), metadata))
+
+
+async def test_the_migrated_schema_is_the_declared_one(
+    store: IngestStore, database_url: str
+) -> None:
+    engine = create_async_engine(engine_url(database_url))
+    try:
+        async with engine.connect() as connection:
+            assert await connection.run_sync(_differences) == []
+            version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+            assert version.all() == [("0001",)]
+    finally:
+        await engine.dispose()
+
+
+async def test_opening_again_keeps_the_data(store: IngestStore, database_url: str) -> None:
+    await put(store, result(1))
+    again = await IngestStore.open(database_url)
+    try:
+        assert await again.execute("SELECT count(*) FROM rounds") == [(1,)]
+    finally:
+        await again.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgresql://u:p@h:5/db", "postgresql+asyncpg://u:p@h:5/db"),
+        ("postgres://h/db", "postgresql+asyncpg://h/db"),
+        ("sqlite:///var/lib/ingest.db", "sqlite+aiosqlite:///var/lib/ingest.db"),
+        ("sqlite+aiosqlite:////abs.db", "sqlite+aiosqlite:////abs.db"),
+    ],
+)
+def test_database_urls_get_their_async_driver(url: str, expected: str) -> None:
+    assert engine_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://h/db", "sqlite://", "sqlite:///:memory:", "postgresql+psycopg2://h/d", "::"]
+)
+def test_other_database_urls_are_refused_with_a_clear_error(url: str) -> None:
+    with pytest.raises(StoreUrlError, match=r"postgresql|sqlite|URL"):
+        engine_url(url)
