@@ -426,6 +426,21 @@ async def play(fleet: Fleet, backend: Backend, commands: Commands) -> fleet_chec
     return fleet_checks.Window(start_wall, time.time())
 
 
+async def all_online(backend: Backend, views: dict[str, TableView]) -> None:
+    """Wait for every table's birth, as long as one more comes online each minute."""
+    online = 0
+    while online < len(views):
+        try:
+            await backend.until(lambda: all(v.online for v in views.values()), "tables online")
+        except LoadError:
+            now = sum(view.online for view in views.values())
+            if now == online:
+                raise
+            online = now
+        else:
+            return
+
+
 async def until_stored(fleet: Fleet, store: IngestStore, seconds: float) -> bool:
     """Wait until the database holds as many messages of each table as its outbox gave."""
     deadline = time.monotonic() + seconds
@@ -464,7 +479,7 @@ async def run(fleet: Fleet) -> dict[str, Any]:
             feeder = asyncio.create_task(feed(subscription, backend))
             spawn = time.monotonic()
             await fleet.start_tables()
-            await backend.until(lambda: all(v.online for v in views.values()), "tables online")
+            await all_online(backend, views)
             await asyncio.sleep(1.0)  # each table subscribes to its commands after its birth
             fleet.note(f"{len(fleet.ids)} tables online in {time.monotonic() - spawn:.1f} s")
             await commands.connect()
