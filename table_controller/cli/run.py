@@ -282,7 +282,11 @@ def _mqtt_settings(settings: Settings) -> MqttSettings | None:
             topic_prefix=settings.topic_prefix,
             client_id=settings.mqtt_client_id,
         )
-        return replace(mqtt, retention=timedelta(days=settings.outbox_retention_days))
+        return replace(
+            mqtt,
+            retention=timedelta(days=settings.outbox_retention_days),
+            resend_per_second=settings.resend_messages_per_second,
+        )
     except ValueError as error:
         raise UsageError(f"broker: {error}") from None
 
@@ -310,6 +314,7 @@ def _policy(settings: Settings) -> AuthorisationPolicy:
         confirmers={
             operator: frozenset(users) for operator, users in settings.result_confirmers.items()
         },
+        resenders={operator: frozenset(users) for operator, users in settings.resenders.items()},
         shared_secret=None if secret is None else secret.get_secret_value().encode(),
         sign_all=settings.sign_all_commands,
     )
@@ -459,8 +464,17 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         ingress: CommandIngress | None = None
         if link is not None:
             from table_controller.runtime.commands import CommandIngress  # noqa: PLC0415
+            from table_controller.runtime.resends import Resends  # noqa: PLC0415
 
-            ingress = CommandIngress(service, _policy(settings), desk)
+            ingress = CommandIngress(
+                service,
+                _policy(settings),
+                desk,
+                resends=Resends(
+                    link.republisher.republish,
+                    per_minute=settings.resend_requests_per_minute,
+                ),
+            )
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run
             from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked

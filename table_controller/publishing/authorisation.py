@@ -21,7 +21,9 @@ part, and this module the rest:
 3. ``confirmers`` does the same for ``confirm_result`` (the second source of a result): the
    operators of the camera systems allowed to confirm results over MQTT, with their logins.
    The dealer's confirmation comes from the display, not over MQTT.
-4. Signed mode (``shared_secret`` set): every supervisor command (or every command, with
+4. ``resenders`` does the same for ``resend`` (a backend asking for missing messages
+   again): the operators allowed to, with their logins; anyone else is refused.
+5. Signed mode (``shared_secret`` set): every supervisor command (or every command, with
    ``sign_all``) must carry ``signature`` = lowercase hex HMAC-SHA256 over
    ``CommandMessage.canonical_bytes()`` with the shared secret, compared in constant time.
    A stolen backend login can then publish commands but cannot forge a supervisor's
@@ -46,6 +48,8 @@ from table_controller.publishing.models import (
 
 #: The second source's command: over MQTT only from ``confirmers``.
 CONFIRM_RESULT: Final = "confirm_result"
+#: A backend's request for messages again: only from ``resenders``.
+RESEND: Final = "resend"
 RefusalCode: TypeAlias = Literal[CommandErrorCode.NOT_AUTHORISED, CommandErrorCode.BAD_SIGNATURE]
 #: The minimum length of a shared secret, in bytes (HMAC-SHA256's block is 64).
 MIN_SECRET_BYTES: Final = 16
@@ -59,6 +63,8 @@ class AuthorisationPolicy:
     supervisors: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     #: operator id -> broker logins of the second sources allowed to send ``confirm_result``.
     confirmers: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    #: operator id -> broker logins of the backends allowed to send ``resend``.
+    resenders: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     #: The HMAC key of signed mode; ``None``: commands are not signed.
     shared_secret: bytes | None = field(default=None, repr=False)
     #: In signed mode, require a signature on every command, not only supervisor ones.
@@ -75,8 +81,8 @@ class AuthorisationPolicy:
         return self.shared_secret is not None
 
     def broker_users(self) -> frozenset[str]:
-        """Every broker login a supervisor or a confirmer uses: the ACL lets these publish."""
-        logins = (*self.supervisors.values(), *self.confirmers.values())
+        """Every login of a supervisor, a confirmer or a resender: the ACL lets these publish."""
+        logins = (*self.supervisors.values(), *self.confirmers.values(), *self.resenders.values())
         return frozenset(user for users in logins for user in users)
 
 
@@ -127,6 +133,15 @@ def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorise
                 "results (result_confirmers)"
             ),
         )
+    if command.command == RESEND and command.operator not in policy.resenders:
+        return Refused(
+            id=command.id,
+            code=CommandErrorCode.NOT_AUTHORISED,
+            message=(
+                f"operator {command.operator!r} is not allowed to ask for messages again "
+                "(resenders)"
+            ),
+        )
     if policy.shared_secret is not None and (supervisor or policy.sign_all):
         if command.signature is None:
             return Refused(
@@ -162,9 +177,12 @@ def acl_rules(
     for user in sorted(policy.broker_users()):
         supervisors = sorted(op for op, users in policy.supervisors.items() if user in users)
         confirmers = sorted(op for op, users in policy.confirmers.items() if user in users)
+        resenders = sorted(op for op, users in policy.resenders.items() if user in users)
         said = [f"Supervisor login of {', '.join(supervisors)}"] if supervisors else []
         if confirmers:
             said.append(f"result confirmer login of {', '.join(confirmers)}")
+        if resenders:
+            said.append(f"resend login of {', '.join(resenders)}")
         lines.extend(["", f"# {'; '.join(said)}.", f"user {user}"])
         for table in tables:
             lines.append(f"topic write {prefix}/{table}/commands")

@@ -29,6 +29,7 @@ from table_controller.procedure.codes import StaffRole
 from table_controller.publishing.display_view import StaffDirectory, StaffMemberLike
 from table_controller.publishing.models import (
     ARGS_MODELS,
+    MQTT_ONLY_COMMANDS,
     SUPERVISOR_COMMANDS,
     CommandErrorCode,
     CommandMessage,
@@ -102,6 +103,10 @@ class DisplayGate:
             self.bad_requests += 1
             raise CommandError(
                 400, CommandErrorCode.UNKNOWN_COMMAND, f"unknown command {str(command)[:40]!r}"
+            )
+        if command in MQTT_ONLY_COMMANDS:
+            raise CommandError(
+                403, CommandErrorCode.NOT_AUTHORISED, f"{command} is taken over MQTT only"
             )
         supervisor: str | None = None
         operator = DEALER_OPERATOR

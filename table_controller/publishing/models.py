@@ -94,6 +94,7 @@ CommandName: TypeAlias = Literal[
     "confirm_result",
     "set_limits",
     "recall",
+    "resend",
 ]
 #: The commands only a supervisor may give (mqtt-api.md "Commands").
 SUPERVISOR_COMMANDS: Final = frozenset({
@@ -101,7 +102,9 @@ SUPERVISOR_COMMANDS: Final = frozenset({
     "acknowledge", "set_limits",
 })  # fmt: skip
 #: The commands the edge answers itself, in any state: they never reach the procedure.
-EDGE_COMMANDS: Final = frozenset({"recall"})
+EDGE_COMMANDS: Final = frozenset({"recall", "resend"})
+#: The commands taken only over MQTT, from the operators the deployment names (never the display).
+MQTT_ONLY_COMMANDS: Final = frozenset({"resend"})
 
 
 class _Incoming(BaseModel):
@@ -237,6 +240,17 @@ class RecallArgs(_Incoming):
     rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = DEFAULT_ROUNDS
 
 
+class ResendArgs(_Incoming):
+    """``resend``: the ``seq`` range to publish again from the outbox, both ends included.
+
+    Whole numbers only; whether the range is one the table takes (``1 <= from_seq <= to_seq``,
+    fewer than 10,000 apart) the edge checks, refusing it as ``bad_range``.
+    """
+
+    from_seq: int
+    to_seq: int
+
+
 CommandArgs: TypeAlias = (
     NoArgs
     | NewShoeArgs
@@ -252,6 +266,7 @@ CommandArgs: TypeAlias = (
     | ConfirmResultArgs
     | SetLimitsArgs
     | RecallArgs
+    | ResendArgs
 )
 #: The arguments model of every command.
 ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
@@ -273,6 +288,7 @@ ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
     "confirm_result": ConfirmResultArgs,
     "set_limits": SetLimitsArgs,
     "recall": RecallArgs,
+    "resend": ResendArgs,
 }
 _ARGS_UNION: Final = (
     NoArgs,
@@ -289,6 +305,7 @@ _ARGS_UNION: Final = (
     ConfirmResultArgs,
     SetLimitsArgs,
     RecallArgs,
+    ResendArgs,
 )
 
 
@@ -378,8 +395,8 @@ class CommandMessage(_Incoming):
 
         Raises:
             ValueError: for ``sign_in``, whose PIN only the staff desk checks and which becomes
-                an input only with the staff member it identified; for ``recall``, which the
-                edge answers.
+                an input only with the staff member it identified; for ``recall`` and
+                ``resend``, which the edge answers.
         """
         command_id, operator = self.id, self.operator
         supervisor = operator if self.is_supervisor_command else None
@@ -436,8 +453,8 @@ class CommandMessage(_Incoming):
                 return SetLimits(at=at, command_id=command_id, operator=operator,
                                  supervisor=supervisor,
                                  limits={bet: pair.exact() for bet, pair in args.limits.items()})
-            case RecallArgs():
-                raise ValueError("recall is answered at the edge, never by the procedure")
+            case RecallArgs() | ResendArgs():
+                raise ValueError(f"{self.command} is answered at the edge, never by the procedure")
         assert_never(args)
 
 
@@ -516,6 +533,14 @@ class CommandErrorCode(enum.StrEnum):
     NO_STAFF_REGISTER = "no_staff_register"
     #: Display: the table did not answer in time (the command may still be carried out).
     NO_ANSWER = "no_answer"
+    #: ``resend``: the range is not one the table takes (``1 <= from_seq <= to_seq``, fewer
+    #: than 10,000 apart).
+    BAD_RANGE = "bad_range"
+    #: ``resend``: the operator asked more often than the table's limit allows (a minute's
+    #: count).
+    RATE_LIMITED = "rate_limited"
+    #: ``resend``: the outbox could not be read (the message says why); ask again later.
+    RESEND_FAILED = "resend_failed"
 
 
 class CommandRejection(BaseModel):

@@ -63,6 +63,7 @@ from table_controller.publishing.mqtt_client import (
 from table_controller.publishing.mqtt_sending import Sender, Wakeup, Work, status_message
 from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
+from table_controller.publishing.republisher import Republisher
 from table_controller.publishing.sealing import Seal
 
 #: Rows read from the outbox file at a time.
@@ -142,6 +143,12 @@ class MqttLink:
         #: The highest ``seq`` the outbox file is known to hold.
         self._stored_upto = 0
         self.counters = LinkCounters()
+        #: ``resend``: stored rows published again, paced, behind the live ones.
+        self.republisher = Republisher(
+            read=self._read_range,
+            per_second=settings.resend_per_second,
+            timeout_s=settings.publish_timeout_s,
+        )
 
     @property
     def connected(self) -> bool:
@@ -422,6 +429,9 @@ class MqttLink:
             timeout_s=settings.publish_timeout_s,
         )
         self._sender = sender
+        self.republisher.connected(
+            client, live_idle=lambda: backlog.unsent == 0 and not sender.in_flight
+        )
         self._connected.set()
         stop_deadline: float | None = None
         work = Work.ACKS  # acks that waited for the file while there was no connection
@@ -451,7 +461,11 @@ class MqttLink:
                 work = await self._wakeup.take(wait_s) or Work.FILE
         finally:
             self._sender = None
+            self.republisher.disconnected()
             sender.cancel()
+
+    async def _read_range(self, first: int, last: int, limit: int) -> tuple[list[OutboxRow], int]:
+        return await self._in_file(partial(self._outbox.rows_between, first, last, limit=limit))
 
     def _sent(self, seq: int) -> None:
         """The broker acknowledged ``seq``."""

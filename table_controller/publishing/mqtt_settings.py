@@ -135,6 +135,8 @@ class MqttSettings:
     retention: timedelta | None = None
     #: Seconds between two prunings, connected or not.
     prune_interval_s: float = 3600.0
+    #: ``resend``: the most stored rows published again in a second.
+    resend_per_second: float = 200.0
 
     @classmethod
     def from_url(  # noqa: PLR0913 - keyword-only settings, each optional

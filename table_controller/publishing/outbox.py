@@ -379,6 +379,26 @@ class Outbox:
         cursor = self._connection.execute(_SELECT_ROWS + " WHERE seq > ? ORDER BY seq", (after,))
         return [_row(values) for values in cursor]
 
+    def rows_between(self, first: int, last: int, *, limit: int) -> tuple[list[OutboxRow], int]:
+        """Up to ``limit`` stored rows of ``first..last`` and :meth:`last_seq`, read at once.
+
+        For ``resend``: rows acknowledged or not, in ``seq`` order, both ends included. A
+        ``seq`` at most :meth:`last_seq` that is not among the rows was pruned
+        (:meth:`prune_acked`): it is gone for good.
+        """
+        connection = self._connection
+        connection.execute("BEGIN")
+        try:
+            cursor = connection.execute(
+                _SELECT_ROWS + " WHERE seq BETWEEN ? AND ? ORDER BY seq LIMIT ?",
+                (first, last, limit),
+            )
+            rows = [_row(values) for values in cursor]
+            last_seq = _meta(connection, "last_seq")
+        finally:
+            connection.execute("COMMIT")
+        return rows, last_seq
+
     def retained_rows(self) -> list[tuple[int, str, str]]:
         """``(seq, topic, payload)`` of the latest row of every retained topic, by ``seq``."""
         cursor = self._connection.execute(

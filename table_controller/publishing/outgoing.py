@@ -45,6 +45,7 @@ from table_controller.procedure.payloads import (
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.pace import Pace
 from table_controller.publishing.recall_shape import RecallReply
+from table_controller.publishing.resend import EdgeReply
 
 STATE_TOPIC: Final = "state"
 ROADS_TOPIC: Final = "roads"
@@ -163,6 +164,16 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
         optional[name] = value
     error = optional.get("error")
     rounds, between = reply.get("rounds"), reply.get("between_rounds")
+    resent, gone, last_seq = reply.get("resent"), reply.get("gone"), reply.get("last_seq")
+    if isinstance(resent, int) and isinstance(gone, list) and isinstance(last_seq, int):
+        return EdgeReply(  # the answer to ``resend``
+            id=command_id,
+            ok=ok,
+            command=optional.get("command", ABSENT),
+            resent=resent,
+            gone=[int(seq) for seq in gone],
+            last_seq=last_seq,
+        )
     if isinstance(rounds, list) and isinstance(between, list):  # the answer to ``recall``
         return RecallReply(
             id=command_id,

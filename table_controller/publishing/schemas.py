@@ -47,7 +47,7 @@ from table_controller.procedure.codes import EventType, RefusalCode
 from table_controller.procedure.payloads import PAYLOAD_TYPES, Absent, CommandReply, OneOf, Payload
 from table_controller.publishing.messages import SCHEMA, to_wire
 from table_controller.publishing.models import CardCode, CommandErrorCode, CommandName
-from table_controller.publishing.recall_shape import RecallReply
+from table_controller.publishing.resend import EdgeReply
 from table_controller.rules.cards import Card
 
 #: Fields whose type the edge widens or narrows: (payload type, field) -> the field's type.
@@ -55,8 +55,9 @@ EDGE_FIELDS: Final[Mapping[tuple[type, str], object]] = {
     (CommandReply, "command"): CommandName,
     (CommandReply, "error"): CommandErrorCode | RefusalCode,
 }
-#: Payloads the edge publishes in place of the core's: a reply may carry a recall.
-EDGE_PAYLOADS: Final[Mapping[EventType, type[Payload]]] = {EventType.COMMAND_REPLY: RecallReply}
+#: Payloads the edge publishes in place of the core's: a reply may carry a recall or a
+#: resend's counts.
+EDGE_PAYLOADS: Final[Mapping[EventType, type[Payload]]] = {EventType.COMMAND_REPLY: EdgeReply}
 _OPEN: Final = ConfigDict(extra="allow", frozen=True)
 
 

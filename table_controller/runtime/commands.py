@@ -5,7 +5,8 @@ Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command`
 strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature),
 a ``sign_in``'s staff id and PIN checked by the staff desk (the PIN goes no further), and only
 then handed to the table service. ``recall`` never reaches the procedure: it is answered from
-the service's recall book, in any state (holds and faults included), its reply journaled. A
+the service's recall book, in any state (holds and faults included), its reply journaled;
+nor does ``resend``, which the MQTT link republishes aside (``runtime/resends.py``). A
 command refused here (with a :class:`~table_controller.publishing.models.CommandErrorCode`, the
 display's codes for the same faults) changes nothing, is counted and logged, and its reply is
 journaled and published like every other message; a repeated ``id`` is answered again by the
@@ -26,10 +27,12 @@ from table_controller.publishing.models import (
     CommandErrorCode,
     CommandMessage,
     RecallArgs,
+    ResendArgs,
     parse_command,
 )
 from table_controller.publishing.pin_lockout import PinRefusal
 from table_controller.publishing.recall import recall_reply
+from table_controller.runtime.resends import Resends
 from table_controller.runtime.service import TableService
 from table_controller.staff.desk import StaffDesk
 
@@ -42,9 +45,16 @@ class CommandIngress:
     """Parses, authorises and submits commands received from the broker."""
 
     def __init__(
-        self, service: TableService, policy: AuthorisationPolicy, desk: StaffDesk | None = None
+        self,
+        service: TableService,
+        policy: AuthorisationPolicy,
+        desk: StaffDesk | None = None,
+        *,
+        resends: Resends | None = None,
     ) -> None:
         self._service = service
+        #: ``resend``'s limit and republishing; None: the table has no outbox to resend from.
+        self.resends = resends
         self._policy = policy
         self._desk = desk or StaffDesk(None)
         self._waiting: asyncio.Queue[bytes] = asyncio.Queue(MAX_WAITING)
@@ -63,22 +73,24 @@ class CommandIngress:
 
     async def run(self) -> None:
         """Take the waiting commands, one at a time, until cancelled."""
-        while True:
-            raw = await self._waiting.get()
-            await self.handle(raw)
+        try:
+            while True:
+                raw = await self._waiting.get()
+                await self.handle(raw)
+        finally:
+            if self.resends is not None:
+                await self.resends.aclose()
 
     async def handle(self, raw: bytes) -> dict[str, object]:
-        """One payload, to its reply."""
+        """One payload, to its reply (a ``resend`` taken: ``ok``; its reply follows later)."""
         parsed = parse_command(raw)
         if not isinstance(parsed, CommandMessage):
             return await self._refuse(parsed.id, None, parsed.code, parsed.message)
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
-        if isinstance(parsed.args, RecallArgs):  # read-only: answered here, in any state
-            given = self._service.answered(parsed.id)
-            own = recall_reply(self._service.recall, parsed.id, parsed.args.rounds)
-            return await self._service.answer(own if given is None else given)
+        if isinstance(parsed.args, RecallArgs | ResendArgs):  # answered here, in any state
+            return await self._at_the_edge(parsed.id, parsed.operator, parsed.args)
         record = parsed.to_record()
         if parsed.command == "sign_in":
             given = self._service.answered(parsed.id)  # a repeated id: no second PIN check
@@ -89,6 +101,24 @@ class CommandIngress:
                 return await self._refuse(parsed.id, parsed.command, checked.error, checked.message)
             record = checked
         return await self._service.submit(record)
+
+    async def _at_the_edge(
+        self, command_id: str, operator: str, args: RecallArgs | ResendArgs
+    ) -> dict[str, object]:
+        """``recall`` (read-only: answered now) and ``resend`` (its reply once it is out)."""
+        if isinstance(args, RecallArgs):
+            given = self._service.answered(command_id)
+            own = recall_reply(self._service.recall, command_id, args.rounds)
+            return await self._service.answer(own if given is None else given)
+        resends = self.resends
+        if resends is None:
+            return await self._refuse(command_id, "resend", CommandErrorCode.RESEND_FAILED,
+                                      "this table has no outbox to publish messages again from")
+        refusal = resends.refusal(operator, args)
+        if refusal is not None:
+            return await self._refuse(command_id, "resend", *refusal)
+        resends.start(command_id, args, self._service.answer)
+        return {"id": command_id, "ok": True, "command": "resend"}
 
     async def _refuse(
         self, command_id: str | None, command: str | None, code: CommandErrorCode, message: str

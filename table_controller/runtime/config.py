@@ -102,6 +102,20 @@ class Settings(BaseSettings):
         " systems), each with its broker logins, as `supervisors`; the display's dealer needs"
         " none.",
     )
+    resenders: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Backends allowed to send `resend` (publish messages again from the"
+        " outbox), each with its broker logins, as `supervisors`; none: `resend` is refused.",
+    )
+    resend_requests_per_minute: int = Field(
+        6, ge=1, le=600, description="`resend` requests taken per operator in any minute."
+    )
+    resend_messages_per_second: int = Field(
+        200,
+        ge=1,
+        le=10_000,
+        description="Messages a `resend` publishes again per second, behind the live ones.",
+    )
     command_secret: SecretStr | None = Field(
         None,
         description="Signed mode: supervisor commands must carry an HMAC-SHA256 signature with"

@@ -111,6 +111,10 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
     "recall": {
         "rounds": (False, lambda v: type(v) is int and 1 <= v <= 50),
     },
+    "resend": {  # whole numbers; whether the range is taken is checked at the edge
+        "from_seq": (True, lambda v: type(v) is int),
+        "to_seq": (True, lambda v: type(v) is int),
+    },
     "dispute": {
         "reason": (True, lambda v: _text(v, 500)),
         "rounds": (
@@ -507,6 +511,8 @@ GOOD_ARGS = {
     "staff_id": st.sampled_from(["D-104", "S1", "a.b_c"]),
     "pin": st.sampled_from(["0000", "4321", "123456789012"]),
     "rounds": st.integers(1, 50),
+    "from_seq": st.integers(-(2**70), 2**70),
+    "to_seq": st.integers(-(2**70), 2**70),
     "reason": st.sampled_from(["patron: banker had 7", "x"]),
     "outcome": st.sampled_from(["video: it stands", "o"]),
     "dispute_id": st.sampled_from(["T07-D0001", "d"]),
@@ -536,6 +542,8 @@ BAD_ARGS = {
     "staff_id": st.one_of(st.sampled_from(["", "-x", "a b", "x" * 33, "D/1"]), VALUES),
     "pin": st.one_of(st.sampled_from(["", "123", "12a4", "1" * 13, "١٢٣٤"]), VALUES),
     "rounds": st.one_of(st.sampled_from([0, 51, -1, "10", 10.0, True, [], [""]]), VALUES),
+    "from_seq": st.sampled_from(["3", 3.0, 1.5, True, None, [], {}]),
+    "to_seq": st.sampled_from(["9", 9.0, False, None, [1]]),
     "reason": st.one_of(st.just(""), st.just("r" * 501), VALUES),
     "outcome": st.one_of(st.just(""), st.just("o" * 501), VALUES),
     "dispute_id": st.one_of(st.just(""), st.just("d" * 97), VALUES),

@@ -1,0 +1,115 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""``resend``: which ranges the table takes, how often, and the reply it gives.
+
+Pure: no I/O, no clock of its own, no randomness. A backend that misses ``seq`` numbers asks
+the table to publish them again from its outbox (docs/mqtt-api.md, "Resend"). The edge checks
+the range (:func:`range_problem`), counts each operator's requests against a per-minute limit
+(:class:`RequestRateLimit`, fed the monotonic time by the caller) and answers with
+:func:`resend_reply` once the messages are out. The republishing itself is the MQTT link's
+(``publishing/republisher.py``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from table_controller.procedure.payloads import ABSENT, Absent
+from table_controller.publishing.recall_shape import RecallReply
+
+#: The widest range one ``resend`` may ask for: ``to_seq - from_seq`` stays below it.
+MAX_RESEND_SPAN: Final = 10_000
+#: The largest ``seq`` a table can give (SQLite's integer): ranges above it are refused.
+MAX_SEQ: Final = 2**63 - 1
+#: The window the request limit counts in, in seconds.
+RATE_WINDOW_S: Final = 60.0
+
+
+def range_problem(from_seq: int, to_seq: int) -> str | None:
+    """Why ``from_seq``..``to_seq`` (inclusive) is not a range ``resend`` takes; None: it is."""
+    if from_seq < 1:
+        return f"from_seq must be 1 or more; got {from_seq}"
+    if to_seq > MAX_SEQ:
+        return f"to_seq must be at most {MAX_SEQ}"
+    if to_seq < from_seq:
+        return f"to_seq ({to_seq}) is below from_seq ({from_seq})"
+    if to_seq - from_seq >= MAX_RESEND_SPAN:
+        return (
+            f"the range holds {to_seq - from_seq + 1} seq; at most {MAX_RESEND_SPAN} "
+            "are resent at once (ask in several ranges)"
+        )
+    return None
+
+
+class RequestRateLimit:
+    """At most ``per_minute`` requests per operator in any 60 seconds (a sliding window).
+
+    Only requests it allows are counted: a backend refused for asking too often does not
+    push its own next chance further out.
+    """
+
+    def __init__(self, per_minute: int) -> None:
+        if per_minute < 1:
+            raise ValueError("the resend limit must allow at least one request a minute")
+        self.per_minute = per_minute
+        self._taken: dict[str, deque[float]] = {}
+
+    def allow(self, operator: str, now: float) -> float | None:
+        """Count one request of ``operator`` at monotonic ``now``; None: allowed.
+
+        Refused, it returns how many seconds until the operator's oldest counted request
+        leaves the window (when the next one would be allowed).
+        """
+        taken = self._taken.setdefault(operator, deque())
+        while taken and now - taken[0] >= RATE_WINDOW_S:
+            taken.popleft()
+        if len(taken) >= self.per_minute:
+            return RATE_WINDOW_S - (now - taken[0])
+        taken.append(now)
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Republished:
+    """What a resend did: how many messages went out again and which ``seq`` are gone.
+
+    ``last_seq`` is the highest ``seq`` the table had given when the range was read: a
+    ``seq`` above it was not given yet and is neither resent nor gone.
+    """
+
+    resent: int
+    gone: Sequence[int]
+    last_seq: int
+
+
+def missing_seqs(first: int, last: int, held: Sequence[int]) -> list[int]:
+    """The ``seq`` of ``first``..``last`` (inclusive) that are not in ``held`` (ascending)."""
+    present = set(held)
+    return [seq for seq in range(first, last + 1) if seq not in present]
+
+
+def resend_reply(command_id: str, done: Republished) -> dict[str, object]:
+    """The reply to ``resend`` (as JSON data), once the messages are out."""
+    return {
+        "id": command_id,
+        "ok": True,
+        "command": "resend",
+        "resent": done.resent,
+        "gone": list(done.gone),
+        "last_seq": done.last_seq,
+    }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EdgeReply(RecallReply):
+    """``commands/replies`` with what the edge answers itself: recall's rounds, resend's counts."""
+
+    #: ``resend``: how many messages were published again (each acknowledged by the broker).
+    resent: int | Absent = ABSENT
+    #: ``resend``: the ``seq`` of the range the table no longer holds (pruned), ascending.
+    gone: Sequence[int] | Absent = field(default=ABSENT, hash=False)
+    #: ``resend``: the highest ``seq`` given when the range was read; those above it were not
+    #: given yet, and are neither resent nor gone.
+    last_seq: int | Absent = ABSENT
