@@ -88,6 +88,10 @@ WORKER_KILL_AT: Final = 0.55
 DROP_AT: Final = 0.70
 WORKER_DOWN_S: Final = 5.0
 SAMPLE_EVERY_S: Final = 1.0
+#: Tables started at once (each start imports the whole service: a hundred at once starve
+#: a small machine), and the minutes without a new birth before the start is given up.
+SPAWN_BATCH: Final = 10
+BIRTH_PATIENCE: Final = 3
 
 
 def table_ids(count: int) -> list[str]:
@@ -230,9 +234,9 @@ class Fleet:
         self.events.append({"at": round(time.time(), 1), "what": what})
         print(f"{time.strftime('%H:%M:%S')} {what}", file=sys.stderr, flush=True)
 
-    async def start_tables(self) -> None:
+    async def start_tables(self, ids: list[str]) -> None:
         resenders = json.dumps({"ingest": ["ingest"]})
-        for table_id in self.ids:
+        for table_id in ids:
             env = os.environ | {
                 "PYTHONPATH": str(ROOT),
                 "TABLE_CONTROLLER_BROKER": (
@@ -426,15 +430,16 @@ async def play(fleet: Fleet, backend: Backend, commands: Commands) -> fleet_chec
     return fleet_checks.Window(start_wall, time.time())
 
 
-async def all_online(backend: Backend, views: dict[str, TableView]) -> None:
-    """Wait for every table's birth, as long as one more comes online each minute."""
-    online = 0
-    while online < len(views):
+async def all_online(backend: Backend, views: list[TableView]) -> None:
+    """Wait for these tables' births, as long as one more comes online every few minutes."""
+    online, idle = 0, 0
+    while True:
         try:
-            await backend.until(lambda: all(v.online for v in views.values()), "tables online")
+            await backend.until(lambda: all(v.online for v in views), "tables online")
         except LoadError:
-            now = sum(view.online for view in views.values())
-            if now == online:
+            now = sum(view.online for view in views)
+            idle = 0 if now > online else idle + 1
+            if idle >= BIRTH_PATIENCE:
                 raise
             online = now
         else:
@@ -478,8 +483,10 @@ async def run(fleet: Fleet) -> dict[str, Any]:
             await subscription.wait_subscribed()
             feeder = asyncio.create_task(feed(subscription, backend))
             spawn = time.monotonic()
-            await fleet.start_tables()
-            await all_online(backend, views)
+            for batch in range(0, len(fleet.ids), SPAWN_BATCH):
+                ids = fleet.ids[batch : batch + SPAWN_BATCH]
+                await fleet.start_tables(ids)
+                await all_online(backend, [views[table_id] for table_id in ids])
             await asyncio.sleep(1.0)  # each table subscribes to its commands after its birth
             fleet.note(f"{len(fleet.ids)} tables online in {time.monotonic() - spawn:.1f} s")
             await commands.connect()
