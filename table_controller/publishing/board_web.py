@@ -166,7 +166,9 @@ class BoardServer:
         self.host = host
         self.port = port
         self._texts = screen_texts(
-            Catalogues() if catalogues is None else catalogues, {"board": language}, ("board",)
+            Catalogues.packaged() if catalogues is None else catalogues,
+            {"board": language},
+            ("board",),
         )
         self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
         self._runner: web.AppRunner | None = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Final
 
@@ -121,6 +122,12 @@ class Catalogues:
             for domain in sorted(domains):
                 path = directory / language.locale / "LC_MESSAGES" / f"{domain}.po"
                 self._texts[language.tag, domain] = read_catalogue(path)
+
+    @staticmethod
+    @cache
+    def packaged() -> Catalogues:
+        """The package's own catalogues, read once per process (every screen shares them)."""
+        return Catalogues()
 
     def messages(self, tag: str, screen: str) -> dict[str, str]:
         """What one screen shows in one language: key to text, shared game terms included."""

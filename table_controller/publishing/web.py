@@ -154,7 +154,7 @@ class DisplayServer:
         self.host = host
         self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
-        self._catalogues = Catalogues() if catalogues is None else catalogues
+        self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         self._model = DisplayModel(
             service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff

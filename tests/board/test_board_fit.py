@@ -61,7 +61,7 @@ async def measure(page: Page, errors: list[str], folder: Path, state: str) -> No
 async def test_the_board_fits_every_sign_in_every_state_and_reads_across_the_table(
     tmp_path: Path, browser: Browser, fit_folder: Path
 ) -> None:
-    texts = Catalogues().messages("en", "board")
+    texts = Catalogues.packaged().messages("en", "board")
     async with running_table(tmp_path, seed=7) as table:
         url = table.display.url + "board?lang=en"
         async with board_page(browser, url, SIZES[0]) as shown:

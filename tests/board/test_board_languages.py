@@ -25,7 +25,7 @@ VIEWPORT: ViewportSize = {"width": 1920, "height": 1080}
 async def test_a_whole_shoe_on_the_board_in_every_language(
     tmp_path: Path, browser: Browser
 ) -> None:
-    catalogues = Catalogues()
+    catalogues = Catalogues.packaged()
     async with running_table(tmp_path, seed=7) as table, AsyncExitStack() as stack:
         pages = [
             await stack.enter_async_context(

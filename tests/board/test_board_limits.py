@@ -35,7 +35,7 @@ async def test_a_limit_changed_between_rounds_shows_on_the_board_at_once(
 ) -> None:
     display = free_port()
     env = {**os.environ, "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]})}
-    texts = Catalogues().messages("zh-Hant", "board")
+    texts = Catalogues.packaged().messages("zh-Hant", "board")
     banker = '#limits li[data-bet="banker"]'
     async with (
         listening(broker, ROOT, "backend-board-limits") as backend,

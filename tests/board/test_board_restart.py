@@ -68,7 +68,7 @@ async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
     env = {**os.environ, "TABLE_CONTROLLER_BOARD_ADDRESS": f"127.0.0.1:{board}"}
     own = f"http://127.0.0.1:{board}"
     dealer = f"http://127.0.0.1:{display}"
-    texts = Catalogues().messages("ko", "board")
+    texts = Catalogues.packaged().messages("ko", "board")
 
     async def phase(http: aiohttp.ClientSession) -> str:
         async with http.get(f"{dealer}/api/state") as response:

@@ -27,7 +27,7 @@ from tests.display.display_harness import outgoing
 from tests.support.dealing import dealer_inputs, seeded_shoe
 from tests.support.snapshots import snapshot
 
-BOARD_TEXTS = Catalogues().messages("en", "board")
+BOARD_TEXTS = Catalogues.packaged().messages("en", "board")
 
 
 def plain(value: object) -> Any:

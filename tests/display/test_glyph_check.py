@@ -138,7 +138,7 @@ async def test_hidden_text_is_not_checked_and_markers_are(page: Page) -> None:
 @pytest.mark.parametrize("lang", [language.tag for language in LANGUAGES])
 async def test_every_text_of_every_language_is_drawn_without_boxes(page: Page, lang: str) -> None:
     """The game's terms, every text of every screen's catalogue, and Vietnamese's letters."""
-    catalogues = Catalogues()
+    catalogues = Catalogues.packaged()
     texts = [SAMPLES[lang]]
     for screen in SCREENS:
         texts += catalogues.messages(lang, screen).values()

@@ -17,7 +17,7 @@ from table_controller.publishing.messages import JsonValue
 
 @functools.cache
 def _messages(tag: str) -> dict[str, str]:
-    return Catalogues().messages(tag, "display")
+    return Catalogues.packaged().messages(tag, "display")
 
 
 def in_words(value: JsonValue, tag: str = "en") -> str:
