@@ -15,6 +15,10 @@ the database and the broker:
   table's own limit is six a minute per operator); a range asked is not asked again until its
   answer is ``gap_wait_s`` old or ``request_timeout_s`` passed without one. Every request is a
   row of ``gap_requests``; a table whose latest status is offline is not asked.
+* **Cheap to look.** The leases are claimed in one statement per tick; a table's gaps are read
+  above the ``seq`` up to which it was complete at the last look, and its whole history only
+  one look in :data:`FULL_SCAN_EVERY`; the tables that have messages but no status are listed
+  once a minute.
 * **The reply** is a message like any other, so the shared subscription may hand it to
   another worker: whichever worker stores it calls :meth:`GapRepair.on_reply`, which records
   the answer and turns ``gone`` into a permanent gap (``IngestStore.record_gone``). A permanent
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +49,11 @@ log = structlog.get_logger("table_controller.ingest.gap_repair")
 
 #: The widest range one ``resend`` takes: ``to_seq - from_seq`` stays below it.
 MAX_RESEND_SPAN: Final = 10_000
+#: Seconds between two listings of the tables that have messages (see ``GapRepair._tables``).
+TABLES_LISTED_EVERY_S: Final = 60.0
+#: One look in this many at a table's gaps reads its whole history; the others read above the
+#: ``seq`` up to which everything was held (rows removed by hand are found within this many).
+FULL_SCAN_EVERY: Final = 20
 #: Sends one command: ``(topic, payload)``; raises ``ConnectionError`` when it cannot.
 Publish: TypeAlias = Callable[[str, bytes], Awaitable[None]]
 
@@ -166,6 +176,12 @@ class GapRepair:
         self._publish = publish
         self._clock = clock or asyncio.get_running_loop().time
         self._ages = GapAges()
+        #: Per table, a ``seq`` up to which everything is held or gone (``scan_gaps``), and
+        #: how many times its gaps were looked at.
+        self._floors: dict[str, int] = {}
+        self._looks: dict[str, int] = {}
+        self._known_tables: set[str] = set()
+        self._tables_listed_at = -math.inf
         #: Resends asked, the ``seq`` the tables said are gone, refusals, failures to send.
         self.asked = 0
         self.gone = 0
@@ -191,7 +207,22 @@ class GapRepair:
         for table_id in await self._held_tables(now):
             await self._repair(table_id, now)
 
+    async def _tables(self) -> list[str]:
+        """Every table: those with a status each tick, those with only messages each minute.
+
+        Listing the tables of ``messages`` reads its whole key, so it is done once a minute;
+        a table announces itself with its retained ``status`` anyway.
+        """
+        if self._clock() >= self._tables_listed_at + TABLES_LISTED_EVERY_S:
+            self._tables_listed_at = self._clock()
+            self._known_tables = set(await self.store.tables())
+        async with self.store.engine.connect() as connection:
+            with_status = set(await connection.scalars(select(table_status.c.table_id)))
+        self._known_tables |= with_status
+        return sorted(self._known_tables)
+
     async def _held_tables(self, now: datetime) -> list[str]:
+        """The tables this worker repairs now: their leases claimed or renewed in one upsert."""
         until = now + timedelta(seconds=self.settings.lease_s)
         me = self.settings.worker
         async with self.store.engine.connect() as connection:
@@ -199,35 +230,37 @@ class GapRepair:
                 row.table_id: (row.worker, _utc(row.expires_at))
                 for row in await connection.execute(select(gap_leases))
             }
-            offline = {
-                row.table_id
-                for row in await connection.execute(
+            offline = set(
+                await connection.scalars(
                     select(table_status.c.table_id).where(~table_status.c.online)
                 )
-            }
-        held = []
-        for table_id in await self.store.tables():
-            holder = leases.get(table_id)
-            if holder is not None and holder[0] != me and holder[1] >= now:
-                continue
-            statement = (
-                self._upsert()
-                .values(table_id=table_id, worker=me, expires_at=until)
-                .on_conflict_do_update(
-                    index_elements=[gap_leases.c.table_id],
-                    set_={"worker": me, "expires_at": until},
-                    where=or_(gap_leases.c.expires_at < now, gap_leases.c.worker == me),
-                )
-                .returning(gap_leases.c.worker)
             )
-            async with self.store.engine.begin() as connection:
-                claimed = (await connection.execute(statement)).first()
-            if claimed is not None and table_id not in offline:
-                held.append(table_id)
-        return held
+        wanted = [
+            table_id
+            for table_id in await self._tables()
+            if (holder := leases.get(table_id)) is None or holder[0] == me or holder[1] < now
+        ]
+        if not wanted:
+            return []
+        rows = [{"table_id": table_id, "worker": me, "expires_at": until} for table_id in wanted]
+        statement = (
+            self._upsert()
+            .values(rows)
+            .on_conflict_do_update(
+                index_elements=[gap_leases.c.table_id],
+                set_={"worker": me, "expires_at": until},
+                where=or_(gap_leases.c.expires_at < now, gap_leases.c.worker == me),
+            )
+            .returning(gap_leases.c.table_id)
+        )
+        async with self.store.engine.begin() as connection:
+            claimed = set(await connection.scalars(statement))
+        return [table_id for table_id in wanted if table_id in claimed and table_id not in offline]
 
     async def _repair(self, table_id: str, now: datetime) -> None:
-        gaps = await self.store.gaps(table_id)
+        looks = self._looks[table_id] = self._looks.get(table_id, 0) + 1
+        floor = 0 if looks % FULL_SCAN_EVERY == 1 else self._floors.get(table_id, 0)
+        gaps, self._floors[table_id] = await self.store.scan_gaps(table_id, floor)
         seen = self._ages.update(table_id, gaps, self._clock())
         wait = self.settings.gap_wait_s
         due = [gap for gap, since in zip(gaps, seen, strict=True) if self._clock() - since >= wait]

@@ -77,6 +77,65 @@ class SeqRange:
     last: int
 
 
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A message as the broker delivered it, and the verdict on its signature (or None)."""
+
+    topic: str
+    payload: bytes
+    verified: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """A message checked against the contract, with what its projections need."""
+
+    envelope: p.Envelope
+    status: dict[str, object] | None = None
+    version: p.RoundVersion | None = None
+    alarm: dict[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A message with a ``seq`` to insert: where it stands in its batch, and its check."""
+
+    index: int
+    received: Received
+    item: _Item
+
+    @property
+    def table_id(self) -> str:
+        return self.item.envelope.table_id
+
+    @property
+    def seq(self) -> int:
+        assert self.item.envelope.seq is not None
+        return self.item.envelope.seq
+
+
+def _uniform(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Rows for one executemany: every row with every column any of them sets (None if not)."""
+    columns = dict.fromkeys(key for row in rows for key in row)
+    return [{key: row.get(key) for key in columns} for row in rows]
+
+
+def _check(received: Received) -> _Item:
+    """Parse and check one message; raises :class:`projections.BadMessage`."""
+    data = p.parse(received.payload)
+    envelope = p.envelope(data, received.topic)
+    kind = envelope.type
+    if kind == "status":
+        return _Item(envelope, status=p.status_row(data))
+    if kind in p.ROUND_TYPES:
+        return _Item(envelope, version=p.round_version(data, envelope.seq or 0, kind))
+    if kind in p.SHOE_TYPES:
+        p.shoe_fields(data, kind)
+    elif kind == "alarm":
+        return _Item(envelope, alarm=p.alarm_row(data))
+    return _Item(envelope)
+
+
 class StoreUrlError(ValueError):
     """A database URL the ingest cannot use; the message says which ones it takes."""
 
@@ -188,74 +247,120 @@ class IngestStore:
 
     async def store(self, topic: str, payload: bytes, *, verified: bool | None) -> StoreOutcome:
         """Store one message as received on ``topic``; see :class:`StoreOutcome`."""
-        try:
-            data = p.parse(payload)
-            envelope = p.envelope(data, topic)
-            if envelope.type == "status":
-                row = p.status_row(data)
-            elif envelope.type in p.ROUND_TYPES:
-                p.round_version(data, envelope.seq or 0, envelope.type)
-            elif envelope.type in p.SHOE_TYPES:
-                p.shoe_fields(data, envelope.type)
-            elif envelope.type == "alarm":
-                p.alarm_row(data)
-        except p.BadMessage as error:
-            return self._reject(topic, str(error))
-        now = datetime.now(UTC)
-        if envelope.seq is None:
-            await self._store_status(envelope.table_id, row | {"verified": verified}, now)
-            self.counts[StoreOutcome.STATUS] += 1
-            return StoreOutcome.STATUS
-        async with self._engine.begin() as connection:
-            added = await connection.execute(
-                self._insert(messages)
-                .values(
-                    table_id=envelope.table_id,
-                    seq=envelope.seq,
-                    topic=topic,
-                    type=envelope.type,
-                    ts=envelope.ts,
-                    shoe_id=envelope.shoe_id,
-                    round_id=envelope.round_id,
-                    payload=payload.decode("utf-8"),
-                    received_at=now,
-                    verified=verified,
-                )
-                .on_conflict_do_nothing()
-                .returning(messages.c.seq)
-            )
-            if added.first() is None:
-                self.counts[StoreOutcome.DUPLICATE] += 1
-                return StoreOutcome.DUPLICATE
-            await self._project(connection, envelope, data)
-        self.counts[StoreOutcome.STORED] += 1
-        return StoreOutcome.STORED
+        (outcome,) = await self.store_batch([Received(topic, payload, verified)])
+        return outcome
 
-    async def _project(
-        self, connection: AsyncConnection, envelope: p.Envelope, data: dict[str, object]
-    ) -> None:
-        table_id, seq = envelope.table_id, envelope.seq
-        assert seq is not None
-        if envelope.type in p.ROUND_TYPES:
-            assert envelope.round_id is not None
-            version = p.round_version(data, seq, envelope.type)
+    async def store_batch(self, batch: Sequence[Received]) -> list[StoreOutcome]:
+        """Store messages in one transaction; the outcome of each, in their order.
+
+        The messages with a ``seq`` go in with one insert, sorted by ``(table_id, seq)`` so that
+        two workers' batches wait on each other's rows in one order; the rounds and shoes they
+        change are rebuilt once each, locked in sorted order (rounds, then shoes). A second copy
+        of a ``seq`` in the batch is a duplicate. Statuses are kept after the messages.
+        """
+        outcomes: list[StoreOutcome | None] = [None] * len(batch)
+        checked: dict[tuple[str, int], _Checked] = {}
+        statuses: list[tuple[int, str, dict[str, object]]] = []
+        for index, received in enumerate(batch):
+            try:
+                item = _check(received)
+            except p.BadMessage as error:
+                outcomes[index] = self._reject(received.topic, str(error))
+                continue
+            seq = item.envelope.seq
+            if seq is None:
+                row = (item.status or {}) | {"verified": received.verified}
+                statuses.append((index, item.envelope.table_id, row))
+            elif (item.envelope.table_id, seq) in checked:
+                outcomes[index] = StoreOutcome.DUPLICATE
+            else:
+                checked[item.envelope.table_id, seq] = _Checked(index, received, item)
+        now = datetime.now(UTC)
+        if checked:
+            ordered = [checked[key] for key in sorted(checked)]
+            async with self._engine.begin() as connection:
+                added = await self._insert_messages(connection, ordered, now)
+                new = [one for one in ordered if (one.table_id, one.seq) in added]
+                await self._project(connection, new)
+            for one in ordered:
+                fresh = (one.table_id, one.seq) in added
+                outcomes[one.index] = StoreOutcome.STORED if fresh else StoreOutcome.DUPLICATE
+        if statuses:
+            await self._store_statuses(statuses, now)
+            for index, _table, _row in statuses:
+                outcomes[index] = StoreOutcome.STATUS
+        done = [outcome for outcome in outcomes if outcome is not None]
+        assert len(done) == len(batch)
+        self.counts.update(outcome for outcome in done if outcome is not StoreOutcome.REJECTED)
+        return done
+
+    async def _insert_messages(
+        self, connection: AsyncConnection, ordered: Sequence[_Checked], now: datetime
+    ) -> set[tuple[str, int]]:
+        """Insert the messages; the ``(table_id, seq)`` of those that were not held yet."""
+        rows = [
+            {
+                "table_id": one.table_id,
+                "seq": one.seq,
+                "topic": one.received.topic,
+                "type": one.item.envelope.type,
+                "ts": one.item.envelope.ts,
+                "shoe_id": one.item.envelope.shoe_id,
+                "round_id": one.item.envelope.round_id,
+                "payload": one.received.payload.decode("utf-8"),
+                "received_at": now,
+                "verified": one.received.verified,
+            }
+            for one in ordered
+        ]
+        statement = (
+            self._insert(messages)
+            .on_conflict_do_nothing()
+            .returning(messages.c.table_id, messages.c.seq)
+        )
+        found = await connection.execute(statement, rows)
+        return {(table_id, seq) for table_id, seq in found}
+
+    async def _project(self, connection: AsyncConnection, new: Sequence[_Checked]) -> None:
+        """The rows of ``round_history`` and ``alarms``, then each round and shoe rebuilt."""
+        history: list[dict[str, object]] = []
+        alarm_rows: list[dict[str, object]] = []
+        round_keys: set[tuple[str, str]] = set()
+        shoe_keys: set[tuple[str, str]] = set()
+        for one in new:
+            envelope, table_id = one.item.envelope, one.table_id
+            if one.item.version is not None:
+                assert envelope.round_id is not None
+                history.append(
+                    {"table_id": table_id, "seq": one.seq, "round_id": envelope.round_id}
+                    | one.item.version.history_row
+                )
+                round_keys.add((table_id, envelope.round_id))
+                shoe_keys.add((table_id, one.item.version.shoe_id))
+            elif envelope.type in p.SHOE_TYPES and envelope.shoe_id is not None:
+                shoe_keys.add((table_id, envelope.shoe_id))
+            elif one.item.alarm is not None:
+                alarm_rows.append(
+                    {
+                        "table_id": table_id,
+                        "seq": one.seq,
+                        "shoe_id": envelope.shoe_id,
+                        "round_id": envelope.round_id,
+                    }
+                    | one.item.alarm
+                )
+        if history:
             await connection.execute(
-                self._insert(round_history)
-                .values(table_id=table_id, seq=seq, round_id=envelope.round_id)
-                .values(version.history_row)
-                .on_conflict_do_nothing()
+                self._insert(round_history).on_conflict_do_nothing(), _uniform(history)
             )
-            await self._rebuild_round(connection, table_id, envelope.round_id)
-            await self._rebuild_shoe(connection, table_id, version.shoe_id)
-        elif envelope.type in p.SHOE_TYPES and envelope.shoe_id is not None:
-            await self._rebuild_shoe(connection, table_id, envelope.shoe_id)
-        elif envelope.type == "alarm":
+        if alarm_rows:
             await connection.execute(
-                self._insert(alarms)
-                .values(table_id=table_id, seq=seq, shoe_id=envelope.shoe_id)
-                .values(round_id=envelope.round_id, **p.alarm_row(data))
-                .on_conflict_do_nothing()
+                self._insert(alarms).on_conflict_do_nothing(), _uniform(alarm_rows)
             )
+        for table_id, round_id in sorted(round_keys):
+            await self._rebuild_round(connection, table_id, round_id)
+        for table_id, shoe_id in sorted(shoe_keys):
+            await self._rebuild_shoe(connection, table_id, shoe_id)
 
     async def _lock(self, connection: AsyncConnection, *parts: str) -> None:
         if self._postgres:
@@ -342,9 +447,17 @@ class IngestStore:
             .on_conflict_do_update(index_elements=[shoes.c.table_id, shoes.c.shoe_id], set_=row)
         )
 
-    async def _store_status(self, table_id: str, row: dict[str, object], now: datetime) -> None:
-        """Keep the newest status (``projections.status_rank``): one conditional upsert."""
-        row = row | {"received_at": now}
+    async def _store_statuses(
+        self, statuses: Sequence[tuple[int, str, dict[str, object]]], now: datetime
+    ) -> None:
+        """Keep each table's newest status (``projections.status_rank``): conditional upserts."""
+        async with self._engine.begin() as connection:
+            for _index, table_id, row in statuses:
+                await connection.execute(self._newer_status(table_id, row | {"received_at": now}))
+
+    def _newer_status(
+        self, table_id: str, row: dict[str, object]
+    ) -> postgresql.Insert | sqlite.Insert:
         new = self._insert(table_status).values(table_id=table_id, **row)
         old = table_status.c
         newer = or_(
@@ -360,20 +473,28 @@ class IngestStore:
                 ),
             ),
         )
-        async with self._engine.begin() as connection:
-            await connection.execute(
-                new.on_conflict_do_update(
-                    index_elements=[table_status.c.table_id], set_=row, where=newer
-                )
-            )
+        return new.on_conflict_do_update(
+            index_elements=[table_status.c.table_id], set_=row, where=newer
+        )
 
     async def gaps(self, table_id: str) -> list[SeqRange]:
         """The ``seq`` ranges missing below the highest held or announced, permanent ones out."""
+        missing, _floor = await self.scan_gaps(table_id)
+        return missing
+
+    async def scan_gaps(self, table_id: str, floor: int = 0) -> tuple[list[SeqRange], int]:
+        """The gaps above ``floor``, and the new floor: every ``seq`` up to it held or gone.
+
+        ``floor`` is one such figure from an earlier scan (0: none), so that a scan reads the
+        rows above it, through the primary key, not the table's whole history: messages are
+        never deleted, so what was complete stays complete.
+        """
         async with self._engine.connect() as connection:
+            above = and_(messages.c.table_id == table_id, messages.c.seq > floor)
             following = func.lead(messages.c.seq).over(order_by=messages.c.seq)
             runs = (
                 select(messages.c.seq.label("seq"), following.label("next_seq"))
-                .where(messages.c.table_id == table_id)
+                .where(above)
                 .subquery()
             )
             holes = await connection.execute(
@@ -381,21 +502,21 @@ class IngestStore:
             )
             missing = [(seq + 1, next_seq - 1) for seq, next_seq in holes]
             bounds = await connection.execute(
-                select(func.min(messages.c.seq), func.max(messages.c.seq)).where(
-                    messages.c.table_id == table_id
-                )
+                select(func.min(messages.c.seq), func.max(messages.c.seq)).where(above)
             )
             lowest, highest = bounds.one()
             announced = await connection.scalar(
                 select(table_status.c.last_seq).where(table_status.c.table_id == table_id)
             )
             permanent = await self._permanent(connection, table_id)
-        if lowest is not None and lowest > 1:
-            missing.append((1, lowest - 1))
-        top = max(highest or 0, announced or 0)
-        if top > (highest or 0):
-            missing.append(((highest or 0) + 1, top))
-        return [SeqRange(first, last) for first, last in p.without(missing, permanent)]
+        if lowest is not None and lowest > floor + 1:
+            missing.append((floor + 1, lowest - 1))
+        held_to = max(highest or 0, floor)
+        top = max(held_to, announced or 0)
+        if top > held_to:
+            missing.append((held_to + 1, top))
+        gaps = [SeqRange(first, last) for first, last in p.without(missing, permanent)]
+        return gaps, (gaps[0].first - 1 if gaps else top)
 
     async def tables(self) -> list[str]:
         """Every table the store has a message or a status of."""

@@ -13,6 +13,10 @@ Adapter (aiomqtt, MQTT 5). What it subscribes to, all QoS 1:
   subscription: of that subscription (its subscription identifier) only the retained copies
   are stored; the live copies are left to the shared one.
 
+**Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, and
+stores them in one transaction (``IngestStore.store_batch``): under load a worker commits many
+messages at once instead of one by one.
+
 **At least once, stored exactly once.** The client acknowledges a message (PUBACK) by hand,
 after the store committed it (paho's manual acknowledgement, through aiomqtt's client), and in
 the order the messages came (:class:`AckQueue`), as MQTT asks. A worker killed before a commit
@@ -31,7 +35,7 @@ import asyncio
 import json
 import random
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
@@ -46,7 +50,7 @@ from sqlalchemy import select
 from drivers.backoff import Backoff
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_status
-from table_controller.ingest.store import IngestStore, StoreOutcome
+from table_controller.ingest.store import IngestStore, Received, StoreOutcome
 from table_controller.integrity.signing import public_key_from_text, verify
 from table_controller.publishing.mqtt_client import error_text, new_client, payload_bytes
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
@@ -64,6 +68,8 @@ DEFAULT_SESSION_EXPIRY_S: Final = 3600
 DRAIN_S: Final = 5.0
 #: A message received and its place in the acknowledgement queue.
 _Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
+#: The most messages a consumer stores in one transaction: what the queue holds, up to this.
+MAX_BATCH: Final = 100
 #: Seconds between two log lines of the counters.
 COUNTS_EVERY_S: Final = 60.0
 
@@ -276,59 +282,79 @@ class IngestWorker:
         self, client: aiomqtt.Client, acks: AckQueue, queue: asyncio.Queue[_Work | None]
     ) -> None:
         generation = self._generation
-        while (work := await queue.get()) is not None:
-            message, entry = work
+        stopping = False
+        while not stopping and (work := await queue.get()) is not None:
+            batch = [work]
+            while len(batch) < MAX_BATCH and not queue.empty():
+                more = queue.get_nowait()
+                if more is None:
+                    stopping = True
+                    break
+                batch.append(more)
             try:
-                await self.handle(message)
-            except Exception:  # one message must not stop the worker
-                log.exception("message_not_handled", topic=message.topic.value[:200])
-            for mid, qos in acks.done(entry):
-                if qos > 0 and generation == self._generation and client is self._client:
-                    client._client.ack(mid, qos)  # noqa: SLF001 - see _session
+                await self.handle_batch([message for message, _ in batch])
+            except Exception:  # a batch must not stop the worker
+                log.exception("messages_not_handled", count=len(batch))
+            for _, entry in batch:
+                for mid, qos in acks.done(entry):
+                    if qos > 0 and generation == self._generation and client is self._client:
+                        client._client.ack(mid, qos)  # noqa: SLF001 - see _session
 
-    async def handle(self, message: aiomqtt.Message) -> StoreOutcome | None:
-        """Store one message; None when it is a live copy of the retained subscription."""
-        if _live_copy(message):
-            return None
-        topic = message.topic.value
-        payload = payload_bytes(message.payload)
-        table_id = _table_of(topic, self.settings.root)
-        data = _parse(payload)
-        verified: bool | None = None
-        if data is not None and table_id is not None:
-            if data.get("type") == "status":
-                self.keys.learn(table_id, data.get("public_key"))
-            elif table_id not in self.keys.keys and "sig" in data:
+    async def handle_batch(self, batch: Sequence[aiomqtt.Message]) -> list[StoreOutcome]:
+        """Store messages in one transaction; live copies of the retained subscription skipped."""
+        received: list[tuple[Received, str | None, dict[str, object] | None]] = []
+        for message in batch:
+            if _live_copy(message):
+                continue
+            topic = message.topic.value
+            payload = payload_bytes(message.payload)
+            table_id = _table_of(topic, self.settings.root)
+            data = _parse(payload)
+            verified = await self._verdict(table_id, topic, data)
+            received.append((Received(topic, payload, verified), table_id, data))
+        if not received:
+            return []
+        outcomes = await self._store([one for one, _, _ in received])
+        for (_, table_id, data), outcome in zip(received, outcomes, strict=True):
+            if (
+                outcome is StoreOutcome.STORED
+                and data is not None
+                and table_id is not None
+                and data.get("type") == "command_reply"
+                and data.get("command") == "resend"
+            ):
                 try:
-                    self.keys.learn(table_id, await self._stored_key(table_id))
-                except Exception as error:  # noqa: BLE001 - verified stays None
-                    log.warning("public_key_lookup_failed", error=error_text(error))
-            verified = self.keys.verdict(table_id, topic, data)
-        outcome = await self._store(topic, payload, verified)
-        if (
-            outcome is StoreOutcome.STORED
-            and data is not None
-            and table_id is not None
-            and data.get("type") == "command_reply"
-            and data.get("command") == "resend"
-        ):
-            try:
-                await self.repair.on_reply(table_id, data)
-            except Exception as error:  # noqa: BLE001 - the gap stays open and is asked again
-                log.warning("resend_reply_not_recorded", error=error_text(error))
-        return outcome
+                    await self.repair.on_reply(table_id, data)
+                except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
+                    log.warning("resend_reply_not_recorded", error=error_text(error))
+        return outcomes
 
-    async def _store(self, topic: str, payload: bytes, verified: bool | None) -> StoreOutcome:
+    async def _verdict(
+        self, table_id: str | None, topic: str, data: dict[str, object] | None
+    ) -> bool | None:
+        """The message's signature checked against its table's key (see :class:`TableKeys`)."""
+        if data is None or table_id is None:
+            return None
+        if data.get("type") == "status":
+            self.keys.learn(table_id, data.get("public_key"))
+        elif table_id not in self.keys.keys and "sig" in data:
+            try:
+                self.keys.learn(table_id, await self._stored_key(table_id))
+            except Exception as error:  # noqa: BLE001 - verified stays None
+                log.warning("public_key_lookup_failed", error=error_text(error))
+        return self.keys.verdict(table_id, topic, data)
+
+    async def _store(self, batch: Sequence[Received]) -> list[StoreOutcome]:
         """Store, retrying while the database is unreachable (unacknowledged meanwhile)."""
         backoff = Backoff(initial_s=0.5, cap_s=10.0)
         rng = random.Random()  # noqa: S311 - jitter, not security
         attempt = 0
         while True:
             try:
-                return await self.store.store(topic, payload, verified=verified)
+                return await self.store.store_batch(batch)
             except Exception as error:  # noqa: BLE001 - a database outage, any driver's error
                 log.error(  # noqa: TRY400 - one line per outage, no traceback
-                    "store_failed", topic=topic[:200], error=error_text(error)
+                    "store_failed", messages=len(batch), error=error_text(error)
                 )
             await asyncio.sleep(backoff.delay(attempt, rng))
             attempt += 1

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""A real table's messages into the store: in any order, with duplicates, equal to its journal."""
+"""A real table's messages into the store: any order, duplicates, batches: equal to its journal."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
-from table_controller.ingest.store import IngestStore, StoreOutcome
+from table_controller.ingest.store import IngestStore, Received, StoreOutcome
 from tests.support.ingest_table import PlayedTable, play_table, replayed_rounds
 
 #: The projections, each with an order that makes its dump comparable.
@@ -28,16 +28,19 @@ async def dump(store: IngestStore) -> dict[str, list[tuple[object, ...]]]:
 
 
 async def fill(
-    url: str, played: PlayedTable, order: list[int]
+    url: str, played: PlayedTable, order: list[int], *, largest_batch: int = 1
 ) -> dict[str, list[tuple[object, ...]]]:
+    """Store the messages in ``order``, in batches of 1 to ``largest_batch`` (drawn, seeded)."""
     store = await IngestStore.open(url)
+    sizes = random.Random(largest_batch)
     try:
-        for index in order:
-            topic, payload = played.messages[index]
-            assert await store.store(topic, payload, verified=None) in {
-                StoreOutcome.STORED,
-                StoreOutcome.DUPLICATE,
-            }
+        start = 0
+        while start < len(order):
+            size = sizes.randint(1, largest_batch)
+            batch = [Received(*played.messages[i], None) for i in order[start : start + size]]
+            start += size
+            outcomes = await store.store_batch(batch)
+            assert set(outcomes) <= {StoreOutcome.STORED, StoreOutcome.DUPLICATE}
         assert await store.gaps("V1") == []
         return await dump(store)
     finally:
@@ -51,14 +54,15 @@ async def test_any_order_with_duplicates_gives_the_same_tables(
     count = len(played.messages)
     in_order = await fill(database_url, played, list(range(count)))
     assert in_order["rounds"], "the table settled no round"
-    for seed in (1, 2, 3):
+    for seed, largest_batch in ((1, 1), (2, 40), (3, 100)):
         shuffled = list(range(count)) + random.Random(seed).sample(range(count), count // 3)
         random.Random(seed).shuffle(shuffled)
         if database_url.startswith("sqlite"):
             url = f"sqlite:///{tmp_path / f'shuffled-{seed}.sqlite'}"
         else:
             url = await _fresh_postgres(database_url, seed)
-        assert await fill(url, played, shuffled) == in_order, f"permutation {seed}"
+        stored = await fill(url, played, shuffled, largest_batch=largest_batch)
+        assert stored == in_order, f"permutation {seed}, batches up to {largest_batch}"
 
 
 async def _fresh_postgres(url: str, seed: int) -> str:

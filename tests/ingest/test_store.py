@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from table_controller.ingest.schema import metadata
 from table_controller.ingest.store import (
     IngestStore,
+    Received,
     SeqRange,
     StoreOutcome,
     StoreUrlError,
@@ -93,6 +94,24 @@ async def test_gaps_come_from_the_stored_rows_and_the_status(store: IngestStore)
     assert await store.tables() == ["T07"]
 
 
+async def test_a_gap_scan_above_a_floor_reads_only_newer_rows(store: IngestStore) -> None:
+    for seq in (1, 2, 3, 4, 5, 8, 9, 10):
+        await put(store, result(seq, round_no=seq))
+    status = message("status", None, online=True, session=1, last_seq=13)
+    await store.store("baccarat/tables/T07/status", status, verified=None)
+    await store.record_gone("T07", [11], reason="gone")
+    assert await store.scan_gaps("T07") == ([SeqRange(6, 7), SeqRange(12, 13)], 5)
+    assert await store.scan_gaps("T07", 5) == ([SeqRange(6, 7), SeqRange(12, 13)], 5)
+    for seq in (6, 7):
+        await put(store, result(seq, round_no=seq))
+    assert await store.scan_gaps("T07", 5) == ([SeqRange(12, 13)], 11)
+    for seq in (12, 13):
+        await put(store, result(seq, round_no=seq))
+    assert await store.scan_gaps("T07", 11) == ([], 13)
+    assert await store.scan_gaps("T07", 13) == ([], 13)
+    assert await store.scan_gaps("T99") == ([], 0)
+
+
 async def test_the_newest_session_status_wins_and_a_stale_will_is_ignored(
     store: IngestStore,
 ) -> None:
@@ -160,6 +179,42 @@ async def test_hostile_payloads_are_rejected_counted_and_change_nothing(
 
 def _differences(connection: Connection) -> list[Any]:
     return list(compare_metadata(MigrationContext.configure(connection), metadata))
+
+
+async def test_a_batch_gives_each_message_its_own_outcome_in_one_transaction(
+    store: IngestStore,
+) -> None:
+    topic = TOPIC.format("round_result")
+    status = message("status", None, online=True, session=1, last_seq=9)
+    alarm = message("alarm", 2, code="misread", message="x")
+    batch = [
+        Received(topic, result(3, round_no=2), None),
+        Received(topic, b"not json", None),
+        Received("baccarat/tables/T07/status", status, None),
+        Received(topic, result(1), None),
+        Received(topic, result(3, round_no=2, winner="player"), None),  # the same seq again
+        Received(TOPIC.format("alarm"), alarm, verified=True),
+    ]
+    assert await store.store_batch(batch) == [
+        StoreOutcome.STORED, StoreOutcome.REJECTED, StoreOutcome.STATUS, StoreOutcome.STORED,
+        StoreOutcome.DUPLICATE, StoreOutcome.STORED,
+    ]  # fmt: skip
+    assert await store.execute("SELECT seq, verified FROM messages ORDER BY seq") == [
+        (1, None), (2, True), (3, None),
+    ]  # fmt: skip
+    assert await store.execute("SELECT round_id, winner FROM rounds ORDER BY round_id") == [
+        ("S-1-1", "banker"), ("S-1-2", "banker"),
+    ]  # fmt: skip
+    assert await store.execute("SELECT rounds FROM shoes") == [(2,)]
+    assert await store.execute("SELECT seq FROM alarms") == [(2,)]
+    assert await store.gaps("T07") == [SeqRange(4, 9)]
+    again = await store.store_batch([Received(topic, result(1), None)])
+    assert again == [StoreOutcome.DUPLICATE]
+    assert store.counts == {
+        StoreOutcome.STORED: 3, StoreOutcome.DUPLICATE: 2, StoreOutcome.STATUS: 1,
+        StoreOutcome.REJECTED: 1,
+    }  # fmt: skip
+    assert await store.store_batch([]) == []
 
 
 async def test_the_migrated_schema_is_the_declared_one(

@@ -112,7 +112,8 @@ def stop_postgres(server: Postgres) -> None:
     )  # fmt: skip
 
 
-def _psql(server: Postgres, sql: str) -> None:
+def psql(server: Postgres, sql: str) -> None:
+    """Run one SQL statement on the server as its superuser; raises when it fails."""
     done = _as_owner(
         _owner(), str(BIN / "psql"), "-h", "127.0.0.1", "-p", str(server.port), "-U", SUPERUSER,
         "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql,
@@ -153,8 +154,8 @@ def postgres_url(postgres_server: Postgres) -> str:
 def pg_database_url(postgres_server: Postgres) -> Iterator[str]:
     """A fresh, empty database of the session's server for one test; dropped afterwards."""
     name = f"test_{uuid.uuid4().hex[:16]}"
-    _psql(postgres_server, f"CREATE DATABASE {name}")
+    psql(postgres_server, f"CREATE DATABASE {name}")
     try:
         yield postgres_server.url(name)
     finally:
-        _psql(postgres_server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        psql(postgres_server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
