@@ -15,6 +15,9 @@ the database and the broker:
   table's own limit is six a minute per operator); a range asked is not asked again until its
   answer is ``gap_wait_s`` old or ``request_timeout_s`` passed without one. Every request is a
   row of ``gap_requests``; a table whose latest status is offline is not asked.
+* **Patient when behind.** While the worker has more to store than one batch, a gap is asked
+  for only after :data:`BEHIND_WAIT_FACTOR` times ``gap_wait_s``: the missing messages are then
+  most likely still queued at the broker, and asking would only add copies to the load.
 * **Cheap to look.** The leases are claimed in one statement per tick; a table's gaps are read
   above the ``seq`` up to which it was complete at the last look, and its whole history only
   one look in :data:`FULL_SCAN_EVERY`; the tables that have messages but no status are listed
@@ -54,6 +57,9 @@ TABLES_LISTED_EVERY_S: Final = 60.0
 #: One look in this many at a table's gaps reads its whole history; the others read above the
 #: ``seq`` up to which everything was held (rows removed by hand are found within this many).
 FULL_SCAN_EVERY: Final = 20
+#: While the worker is behind (its queue holds a full batch), a gap waits this many times
+#: ``gap_wait_s``: the message is then more likely still queued than lost.
+BEHIND_WAIT_FACTOR: Final = 6
 #: Sends one command: ``(topic, payload)``; raises ``ConnectionError`` when it cannot.
 Publish: TypeAlias = Callable[[str, bytes], Awaitable[None]]
 
@@ -170,8 +176,10 @@ class GapRepair:
         settings: RepairSettings,
         *,
         clock: Callable[[], float] | None = None,
+        behind: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
+        self._behind = behind or (lambda: False)
         self.settings = settings
         self._publish = publish
         self._clock = clock or asyncio.get_running_loop().time
@@ -263,6 +271,8 @@ class GapRepair:
         gaps, self._floors[table_id] = await self.store.scan_gaps(table_id, floor)
         seen = self._ages.update(table_id, gaps, self._clock())
         wait = self.settings.gap_wait_s
+        if self._behind():
+            wait *= BEHIND_WAIT_FACTOR
         due = [gap for gap, since in zip(gaps, seen, strict=True) if self._clock() - since >= wait]
         if not due:
             return

@@ -11,7 +11,8 @@ Adapter (aiomqtt, MQTT 5). What it subscribes to, all QoS 1:
   ``last_seq``);
 * the retained topics normally too, because a broker sends retained messages to no shared
   subscription: of that subscription (its subscription identifier) only the retained copies
-  are stored; the live copies are left to the shared one.
+  are stored; the live copies are left to the shared one, and the subscription is dropped
+  after :data:`RETAINED_WINDOW_S`, once the broker has sent the retained copies.
 
 **Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, and
 stores them in one transaction (``IngestStore.store_batch``): under load a worker commits many
@@ -69,7 +70,14 @@ DRAIN_S: Final = 5.0
 #: A message received and its place in the acknowledgement queue.
 _Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
 #: The most messages a consumer stores in one transaction: what the queue holds, up to this.
-MAX_BATCH: Final = 100
+MAX_BATCH: Final = 200
+#: How many messages the broker may send the worker before it acknowledges them (MQTT 5
+#: Receive Maximum): the most a worker holds unstored, and what lets batches fill.
+RECEIVE_MAXIMUM: Final = 1000
+#: How long the normal subscription to the retained topics stays: the broker sends the
+#: retained copies at once; after this it is dropped, so the live copies (which the shared
+#: subscription delivers) no longer reach every worker.
+RETAINED_WINDOW_S: Final = 10.0
 #: Seconds between two log lines of the counters.
 COUNTS_EVERY_S: Final = 60.0
 
@@ -183,7 +191,13 @@ class IngestWorker:
             store,
             self._publish_command,
             settings.repair or RepairSettings(worker=settings.client_id, prefix=settings.prefix),
+            behind=self.behind,
         )
+        self._waiting = 0
+
+    def behind(self) -> bool:
+        """Whether the worker had more than a batch to store when it last took one."""
+        return self._waiting > MAX_BATCH
 
     async def _publish_command(self, topic: str, payload: bytes) -> None:
         client = self._client
@@ -250,6 +264,7 @@ class IngestWorker:
             identifier=settings.client_id,
             persistent=True,
             session_expiry_s=settings.session_expiry_s,
+            receive_maximum=RECEIVE_MAXIMUM,
         )
         # aiomqtt 2.5 has no manual acknowledgement of its own; paho's, on the client it wraps.
         client._client.manual_ack_set(on=True)  # noqa: SLF001
@@ -265,17 +280,19 @@ class IngestWorker:
             self._client = client
             self.connects += 1
             log.info("ingest_connected", client_id=settings.client_id, group=settings.group)
-            # Unbounded: the broker sends no more than its in-flight window of unacknowledged
-            # messages, and nothing is acknowledged before it is stored.
+            # Unbounded: the broker sends no more than RECEIVE_MAXIMUM unacknowledged messages,
+            # and nothing is acknowledged before it is stored.
             queue: asyncio.Queue[_Work | None] = asyncio.Queue()
             consumers = [
                 asyncio.create_task(self._consume(client, acks, queue), name=f"ingest-{n}")
                 for n in range(settings.concurrency)
             ]
+            dropper = asyncio.create_task(_drop_later(client, retained), name="retained-window")
             try:
                 async for message in client.messages:
                     queue.put_nowait((message, acks.received(message.mid, message.qos)))
             finally:
+                dropper.cancel()
                 await _stop(consumers, queue)
 
     async def _consume(
@@ -291,6 +308,7 @@ class IngestWorker:
                     stopping = True
                     break
                 batch.append(more)
+            self._waiting = len(batch) + queue.qsize()
             try:
                 await self.handle_batch([message for message, _ in batch])
             except Exception:  # a batch must not stop the worker
@@ -382,6 +400,15 @@ async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work 
         for consumer in consumers:
             consumer.cancel()
         await asyncio.gather(*consumers, return_exceptions=True)
+
+
+async def _drop_later(client: aiomqtt.Client, retained: list[str]) -> None:
+    """Unsubscribe from the retained topics' normal subscription once its copies came."""
+    await asyncio.sleep(RETAINED_WINDOW_S)
+    try:
+        await client.unsubscribe(retained)
+    except aiomqtt.MqttError as error:  # the connection is going: the next one subscribes again
+        log.info("retained_unsubscribe_failed", error=error_text(error))
 
 
 def _live_copy(message: aiomqtt.Message) -> bool:

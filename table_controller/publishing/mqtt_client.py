@@ -33,8 +33,13 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
     will: aiomqtt.Will | None = None,
     session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S,
     timeout_s: float = 10.0,
+    receive_maximum: int | None = None,
 ) -> aiomqtt.Client:
-    """An unconnected client; ``persistent`` keeps the broker-side session across connects."""
+    """An unconnected client; ``persistent`` keeps the broker-side session across connects.
+
+    ``receive_maximum`` (MQTT 5 only): how many QoS 1 messages the broker may send before the
+    client acknowledges them; without it, mosquitto sends no more than 20.
+    """
     clean_session: bool | None = None
     clean_start: paho.CleanStartOption = paho.MQTT_CLEAN_START_FIRST_ONLY
     properties: Properties | None = None
@@ -45,6 +50,8 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
         clean_start = not persistent
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = session_expiry_s if persistent else 0
+        if receive_maximum is not None:
+            properties.ReceiveMaximum = receive_maximum
     else:
         protocol = aiomqtt.ProtocolVersion.V311
         clean_session = not persistent

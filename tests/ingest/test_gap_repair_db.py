@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from table_controller.ingest.gap_repair import GapRepair, RepairSettings
+from table_controller.ingest.gap_repair import BEHIND_WAIT_FACTOR, GapRepair, RepairSettings
 from table_controller.ingest.schema import gap_requests
 from table_controller.ingest.store import IngestStore, SeqRange, StoreOutcome
 
@@ -72,3 +72,33 @@ async def test_a_reply_is_recorded_and_only_what_is_not_held_becomes_a_permanent
         " WHERE answered_at IS NOT NULL ORDER BY command_id"
     )
     assert answers == [("ingest-a", "ok", 0, 3), ("ingest-b", "rate_limited", None, None)]
+
+
+async def test_a_gap_waits_longer_while_the_worker_is_behind(store: IngestStore) -> None:
+    topic = "baccarat/tables/T1/events/prompt"
+    for seq in (1, 5):
+        await store.store(topic, card("T1", seq), verified=None)
+    asked: list[bytes] = []
+
+    async def publish(_topic: str, payload: bytes) -> None:
+        asked.append(payload)
+
+    now = [0.0]
+    behind = [True]
+    worker = GapRepair(
+        store, publish, RepairSettings(worker="w1", gap_wait_s=10),
+        clock=lambda: now[0], behind=lambda: behind[0],
+    )  # fmt: skip
+    await worker.tick()  # the gap 2-4 is seen open
+    now[0] = 11.0
+    await worker.tick()
+    assert asked == []  # open longer than gap_wait_s, but the worker is behind
+    now[0] = 10.0 * BEHIND_WAIT_FACTOR + 1
+    await worker.tick()
+    assert [json.loads(payload)["args"] for payload in asked] == [{"from_seq": 2, "to_seq": 4}]
+    behind[0] = False
+    await store.store(topic, card("T1", 7), verified=None)
+    await worker.tick()  # the gap 6 is seen open
+    now[0] += 11.0
+    await worker.tick()
+    assert [json.loads(payload)["args"] for payload in asked][1:] == [{"from_seq": 6, "to_seq": 6}]
