@@ -99,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--concurrency",
         type=whole_number(1),
         metavar="N",
-        help="messages stored at once (default 4 on PostgreSQL, 1 on SQLite: one writer)",
+        help="batches stored at once (default 4 on PostgreSQL, 1 on SQLite: one writer)",
     )
     parser.add_argument(
         "--session-expiry",

@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, TypeAlias
+from typing import Final, Protocol, TypeAlias
 
 import structlog
 from sqlalchemy import and_, func, or_, select, update
@@ -166,6 +166,26 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+class WorkerState(Protocol):
+    """What gap repair asks of the worker it runs in."""
+
+    def connected(self) -> bool:
+        """Whether a command can be sent now."""
+        ...
+
+    def behind(self) -> bool:
+        """Whether the worker has more to store than one batch."""
+        ...
+
+
+class _AlwaysReady:
+    def connected(self) -> bool:
+        return True
+
+    def behind(self) -> bool:
+        return False
+
+
 class GapRepair:
     """Asks tables for their missing messages and records what is gone (see the module)."""
 
@@ -176,10 +196,10 @@ class GapRepair:
         settings: RepairSettings,
         *,
         clock: Callable[[], float] | None = None,
-        behind: Callable[[], bool] | None = None,
+        worker: WorkerState | None = None,
     ) -> None:
         self.store = store
-        self._behind = behind or (lambda: False)
+        self._worker = worker or _AlwaysReady()
         self.settings = settings
         self._publish = publish
         self._clock = clock or asyncio.get_running_loop().time
@@ -210,7 +230,13 @@ class GapRepair:
             await asyncio.sleep(self.settings.tick_s)
 
     async def tick(self) -> None:
-        """One look at every table: claim or renew leases, ask for the gaps that are due."""
+        """One look at every table: claim or renew leases, ask for the gaps that are due.
+
+        Nothing while the worker is not connected: nothing could be asked, and the leases run
+        out so that a connected worker takes the tables over.
+        """
+        if not self._worker.connected():
+            return
         now = datetime.now(UTC)
         for table_id in await self._held_tables(now):
             await self._repair(table_id, now)
@@ -271,7 +297,7 @@ class GapRepair:
         gaps, self._floors[table_id] = await self.store.scan_gaps(table_id, floor)
         seen = self._ages.update(table_id, gaps, self._clock())
         wait = self.settings.gap_wait_s
-        if self._behind():
+        if self._worker.behind():
             wait *= BEHIND_WAIT_FACTOR
         due = [gap for gap, since in zip(gaps, seen, strict=True) if self._clock() - since >= wait]
         if not due:

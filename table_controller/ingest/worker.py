@@ -74,6 +74,9 @@ MAX_BATCH: Final = 200
 #: How many messages the broker may send the worker before it acknowledges them (MQTT 5
 #: Receive Maximum): the most a worker holds unstored, and what lets batches fill.
 RECEIVE_MAXIMUM: Final = 1000
+#: How long the worker waits for the broker's answer (connect, subscribe, a command's
+#: acknowledgement): a broker sending a backlog of a thousand messages answers late.
+BROKER_TIMEOUT_S: Final = 60.0
 #: How long the normal subscription to the retained topics stays: the broker sends the
 #: retained copies at once; after this it is dropped, so the live copies (which the shared
 #: subscription delivers) no longer reach every worker.
@@ -191,13 +194,16 @@ class IngestWorker:
             store,
             self._publish_command,
             settings.repair or RepairSettings(worker=settings.client_id, prefix=settings.prefix),
-            behind=self.behind,
+            worker=self,
         )
         self._waiting = 0
 
     def behind(self) -> bool:
         """Whether the worker had more than a batch to store when it last took one."""
         return self._waiting > MAX_BATCH
+
+    def connected(self) -> bool:
+        return self._client is not None
 
     async def _publish_command(self, topic: str, payload: bytes) -> None:
         client = self._client
@@ -265,6 +271,7 @@ class IngestWorker:
             persistent=True,
             session_expiry_s=settings.session_expiry_s,
             receive_maximum=RECEIVE_MAXIMUM,
+            timeout_s=BROKER_TIMEOUT_S,
         )
         # aiomqtt 2.5 has no manual acknowledgement of its own; paho's, on the client it wraps.
         client._client.manual_ack_set(on=True)  # noqa: SLF001

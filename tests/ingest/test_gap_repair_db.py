@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from table_controller.ingest.gap_repair import BEHIND_WAIT_FACTOR, GapRepair, RepairSettings
@@ -74,7 +75,23 @@ async def test_a_reply_is_recorded_and_only_what_is_not_held_becomes_a_permanent
     assert answers == [("ingest-a", "ok", 0, 3), ("ingest-b", "rate_limited", None, None)]
 
 
-async def test_a_gap_waits_longer_while_the_worker_is_behind(store: IngestStore) -> None:
+@dataclass
+class Worker:
+    """The worker's state as gap repair sees it, set by the test."""
+
+    is_connected: bool = True
+    is_behind: bool = True
+
+    def connected(self) -> bool:
+        return self.is_connected
+
+    def behind(self) -> bool:
+        return self.is_behind
+
+
+async def test_a_gap_waits_longer_while_the_worker_is_behind_and_none_while_offline(
+    store: IngestStore,
+) -> None:
     topic = "baccarat/tables/T1/events/prompt"
     for seq in (1, 5):
         await store.store(topic, card("T1", seq), verified=None)
@@ -84,11 +101,15 @@ async def test_a_gap_waits_longer_while_the_worker_is_behind(store: IngestStore)
         asked.append(payload)
 
     now = [0.0]
-    behind = [True]
+    state = Worker()
     worker = GapRepair(
         store, publish, RepairSettings(worker="w1", gap_wait_s=10),
-        clock=lambda: now[0], behind=lambda: behind[0],
+        clock=lambda: now[0], worker=state,
     )  # fmt: skip
+    state.is_connected = False
+    await worker.tick()  # nothing looked at, nothing asked: no lease taken either
+    assert await store.execute("SELECT count(*) FROM gap_leases") == [(0,)]
+    state.is_connected = True
     await worker.tick()  # the gap 2-4 is seen open
     now[0] = 11.0
     await worker.tick()
@@ -96,7 +117,7 @@ async def test_a_gap_waits_longer_while_the_worker_is_behind(store: IngestStore)
     now[0] = 10.0 * BEHIND_WAIT_FACTOR + 1
     await worker.tick()
     assert [json.loads(payload)["args"] for payload in asked] == [{"from_seq": 2, "to_seq": 4}]
-    behind[0] = False
+    state.is_behind = False
     await store.store(topic, card("T1", 7), verified=None)
     await worker.tick()  # the gap 6 is seen open
     now[0] += 11.0
