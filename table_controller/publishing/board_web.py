@@ -28,7 +28,7 @@ from aiohttp import web
 
 from table_controller.publishing.board_view import BoardModel
 from table_controller.publishing.event_streams import HEARTBEAT_S
-from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, Catalogues
 from table_controller.publishing.view_feed import ShownTable, ViewFeed
 from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
@@ -82,7 +82,7 @@ async def _to_board(request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/board" + (f"?{request.query_string}" if request.query_string else ""))
 
 
-class BoardServer:
+class BoardServer(SiteServer):
     """The board alone on its own address (the ``board_address`` setting).
 
     Args:
@@ -95,6 +95,9 @@ class BoardServer:
         heartbeat_s: Seconds between heartbeats on an idle event stream.
     """
 
+    site_name = "players' board"
+    site_path = "/board"
+
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: ShownTable,
@@ -106,21 +109,13 @@ class BoardServer:
         catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port, log=_LOG)
         self._texts = screen_texts(
             Catalogues.packaged() if catalogues is None else catalogues,
             {"board": language},
             ("board",),
         )
         self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
-        self._runner: web.AppRunner | None = None
-
-    @property
-    def url(self) -> str:
-        """The board's address (after :meth:`start`, with the port actually bound)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/board"
 
     def make_app(self) -> web.Application:
         """The board's routes, its own assets and nothing else."""
@@ -133,35 +128,8 @@ class BoardServer:
         app.on_shutdown.append(self._on_shutdown)
         return app
 
-    async def _on_shutdown(self, app: web.Application) -> None:
-        del app
+    async def _close_streams(self) -> None:
         await self.feed.close_streams()
-
-    async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port.
-
-        Raises:
-            AddressUnusableError: the address cannot be bound (logged once, critical).
-        """
-        if self._runner is not None:
-            return
-        try:
-            self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=1.0
-            )
-        except AddressUnusableError as error:
-            _LOG.critical("board address unusable", url=self.url, error=str(error))
-            raise
-        _LOG.info("players' board serving", url=self.url)
-
-    async def stop(self) -> None:
-        """End every event stream and stop serving."""
-        runner, self._runner = self._runner, None
-        if runner is None:
-            return
-        await self.feed.close_streams()
-        await runner.cleanup()
-        _LOG.info("players' board stopped", url=self.url)
 
     def detach(self) -> None:
         """Stop following the service (after :meth:`stop`)."""

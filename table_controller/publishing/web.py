@@ -54,7 +54,7 @@ from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, json_text
-from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
 from table_controller.publishing.models import CommandErrorCode
@@ -99,7 +99,7 @@ class DisplayedTable(ShownTable, Protocol):
 # --- the server (adapter) ----------------------------------------------------------------
 
 
-class DisplayServer:
+class DisplayServer(SiteServer):
     """The dealer display of one table, served with aiohttp on ``host:port``.
 
     The display follows the service from construction (it listens to every message), so
@@ -120,6 +120,9 @@ class DisplayServer:
         table_id: The table's id, shown on the players' board.
     """
 
+    site_name = "dealer display"
+    site_path = "/"
+
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: DisplayedTable,
@@ -134,9 +137,8 @@ class DisplayServer:
         clock: Callable[[], float] = time.monotonic,
         table_id: str | None = None,
     ) -> None:
+        super().__init__(host, port, log=_LOG)
         self._service = service
-        self.host = host
-        self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
@@ -145,19 +147,12 @@ class DisplayServer:
         )
         #: The dealer display's view of the table and its open streams.
         self.feed = ViewFeed(service, model, screen="display", heartbeat_s=heartbeat_s)
-        self._runner: web.AppRunner | None = None
         #: Bodies refused before they were read as a command (bad JSON, oversized ...).
         self._bad_bodies = 0
         #: The players' board of the same table, at ``/board`` of this server.
         self.board = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
 
-    # --- life cycle ---------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """The page's address (after :meth:`start`, with the port actually bound)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+    # --- life cycle (start, stop and url: SiteServer's) ---------------------------------
 
     @property
     def pin_refusals(self) -> int:
@@ -197,40 +192,10 @@ class DisplayServer:
         app.on_shutdown.append(self._on_shutdown)
         return app
 
-    async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port.
-
-        Raises:
-            AddressUnusableError: the address cannot be bound (logged once, critical).
-        """
-        if self._runner is not None:
-            return
-        try:
-            self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=1.0
-            )
-        except AddressUnusableError as error:
-            _LOG.critical("dealer display address unusable", url=self.url, error=str(error))
-            raise
-        _LOG.info("dealer display serving", url=self.url)
-
-    async def stop(self) -> None:
-        """End every event stream and stop serving."""
-        runner, self._runner = self._runner, None
-        if runner is None:
-            return
-        await self._close_streams()
-        await runner.cleanup()
-        _LOG.info("dealer display stopped", url=self.url)
-
     def detach(self) -> None:
         """Stop following the service (after :meth:`stop`, when the display is retired)."""
         self.feed.detach()
         self.board.detach()
-
-    async def _on_shutdown(self, app: web.Application) -> None:
-        del app
-        await self._close_streams()
 
     async def _close_streams(self) -> None:
         await self.feed.close_streams()
