@@ -38,7 +38,9 @@ _LOG = structlog.get_logger("table_controller.board")
 #: The screens' pages, styles and scripts: inside the package, so they work offline.
 STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
 #: The files the board's page loads: all the standalone board serves under ``/static/``.
-BOARD_ASSETS: Final = frozenset({"board.js", "board.css", "i18n.js", "fonts.css"})
+BOARD_ASSETS: Final = frozenset(
+    {"board.js", "board.css", "screen.js", "screen.css", "i18n.js", "fonts.css"}
+)
 
 
 class BoardFeed(ViewFeed[BoardModel]):
