@@ -46,7 +46,7 @@ async def start_site(
 
 
 class SiteServer:
-    """An application served on ``host:port`` from the service's event loop, at will.
+    """An aiohttp application served on ``host:port``: its address, its start and its stop.
 
     A subclass makes the application (:meth:`make_app`), names itself (:attr:`site_name`,
     the path of its :attr:`url`) and ends its own streams before it stops
