@@ -27,6 +27,7 @@ from table_controller.procedure.payloads import (
     TableSnapshot,
 )
 from table_controller.procedure.states import Phase
+from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
 from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_view import hand_view, result_view
 from table_controller.publishing.languages import localised
@@ -34,43 +35,9 @@ from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
 
-#: The bets every round takes; every other bet of a variant is a side bet.
-MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
 #: Results of the shoe listed beside the roads, newest last.
 LAST_RESULTS: Final = 16
 
-#: Each bet's name in the catalogue (literal keys: the key-match test reads them).
-BET_NAMES: Final[Mapping[str, JsonValue]] = {
-    "player": localised("game.bet.player"),
-    "banker": localised("game.bet.banker"),
-    "tie": localised("game.bet.tie"),
-    "big": localised("game.bet.big"),
-    "small": localised("game.bet.small"),
-    "super_six": localised("game.bet.super_six"),
-    "super_6_plus": localised("game.bet.super_6_plus"),
-    "lucky_6": localised("game.bet.lucky_6"),
-    "player_natural_8": localised("game.bet.player_natural_8"),
-    "player_natural_9": localised("game.bet.player_natural_9"),
-    "player_pair": localised("game.bet.player_pair"),
-    "player_red": localised("game.bet.player_red"),
-    "player_black": localised("game.bet.player_black"),
-    "player_lucky_pair": localised("game.bet.player_lucky_pair"),
-    "player_wins_on_123": localised("game.bet.player_wins_on_123"),
-    "player_wins_on_456": localised("game.bet.player_wins_on_456"),
-    "player_wins_on_789": localised("game.bet.player_wins_on_789"),
-    "banker_natural_8": localised("game.bet.banker_natural_8"),
-    "banker_natural_9": localised("game.bet.banker_natural_9"),
-    "banker_pair": localised("game.bet.banker_pair"),
-    "banker_red": localised("game.bet.banker_red"),
-    "banker_black": localised("game.bet.banker_black"),
-    "banker_lucky_pair": localised("game.bet.banker_lucky_pair"),
-    "banker_wins_on_123": localised("game.bet.banker_wins_on_123"),
-    "banker_wins_on_456": localised("game.bet.banker_wins_on_456"),
-    "banker_wins_on_789": localised("game.bet.banker_wins_on_789"),
-    "tie_on_0123": localised("game.bet.tie_on_0123"),
-    "tie_on_456": localised("game.bet.tie_on_456"),
-    "tie_on_789": localised("game.bet.tie_on_789"),
-}
 #: Each variant's name in the catalogue.
 VARIANT_NAMES: Final[Mapping[str, JsonValue]] = {
     "commission": localised("game.variant.commission"),

@@ -4,7 +4,7 @@
 Adapter (aiohttp). Like the dealer display it follows the table's messages (its
 ``listeners``) and decides nothing; unlike it, it takes no command and shows nothing for the
 staff. A listener call only folds the message into the board's view and queues text for each
-open stream (``publishing/event_streams.py``): a slow browser never delays the table.
+open stream (``publishing/view_feed.py``): a slow browser never delays the table.
 
 Routes (on the display's server, and alone on :class:`BoardServer`):
 
@@ -20,20 +20,17 @@ page, no command route, nothing of the staff.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 import structlog
 from aiohttp import web
 
-from table_controller.procedure.payloads import TableSnapshot, TableState
 from table_controller.publishing.board_view import BoardModel
-from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
-from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.event_streams import HEARTBEAT_S
+from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, Catalogues
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.publishing.view_feed import ShownTable, ViewFeed
 from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
 _LOG = structlog.get_logger("table_controller.board")
@@ -41,29 +38,13 @@ _LOG = structlog.get_logger("table_controller.board")
 #: The screens' pages, styles and scripts: inside the package, so they work offline.
 STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
 #: The files the board's page loads: all the standalone board serves under ``/static/``.
-BOARD_ASSETS: Final = frozenset({"board.js", "board.css", "i18n.js", "fonts.css"})
+BOARD_ASSETS: Final = frozenset(
+    {"board.js", "board.css", "screen.js", "screen.css", "i18n.js", "fonts.css"}
+)
 
 
-class SnapshotSource(Protocol):
-    """Where the table is now (the table procedure)."""
-
-    def snapshot(self) -> TableSnapshot: ...
-
-
-class ShownTable(Protocol):
-    """What the board needs of the table it shows (the table service)."""
-
-    @property
-    def procedure(self) -> SnapshotSource: ...
-
-    @property
-    def listeners(self) -> list[Callable[[OutgoingMessage], None]]:
-        """Called with every message the table publishes, in order."""
-        ...
-
-
-class BoardFeed:
-    """The board of one table: its view model and its open streams; its routes for an app.
+class BoardFeed(ViewFeed[BoardModel]):
+    """The board of one table: its view and its open streams (:class:`ViewFeed`); its routes.
 
     It follows the service from construction (it listens to every message), so create it
     before ``TableService.recover()`` and the replayed shoe fills its scoreboards.
@@ -76,55 +57,19 @@ class BoardFeed:
         table_id: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        self._service = service
-        self.model = BoardModel(service.procedure.snapshot(), table_id=table_id)
-        self.hub = StreamHub("board", heartbeat_s=heartbeat_s)
-        service.listeners.append(self._on_message)
-
-    @property
-    def open_streams(self) -> int:
-        """The boards following the table now."""
-        return self.hub.open_streams
+        model = BoardModel(service.procedure.snapshot(), table_id=table_id)
+        super().__init__(service, model, screen="board", heartbeat_s=heartbeat_s)
 
     def add_routes(self, app: web.Application) -> None:
         """The board's page, state and events on ``app``."""
-        app.router.add_get("/board", self._page)
-        app.router.add_get("/board/api/state", self._state)
-        app.router.add_get("/board/api/events", self._events)
+        app.router.add_get("/board", _page)
+        app.router.add_get("/board/api/state", self.state)
+        app.router.add_get("/board/api/events", self.events)
 
-    async def close_streams(self) -> None:
-        await self.hub.close_all()
 
-    def detach(self) -> None:
-        """Stop following the service (when the board is retired)."""
-        with contextlib.suppress(ValueError):
-            self._service.listeners.remove(self._on_message)
-
-    def _on_message(self, message: OutgoingMessage) -> None:
-        """Called by the service for each message it publishes: never raises, never waits."""
-        try:
-            if isinstance(message.payload, TableState):
-                events = self.model.show(self._service.procedure.snapshot())
-            else:
-                events = self.model.apply(message)
-            self.hub.broadcast(events)
-        except Exception:  # noqa: BLE001 - the board must never stop the table
-            _LOG.exception("board could not show a message", topic=message.topic)
-
-    async def _page(self, request: web.Request) -> web.StreamResponse:
-        del request
-        return web.FileResponse(STATIC_DIR / "board.html", headers={"Cache-Control": "no-cache"})
-
-    async def _state(self, request: web.Request) -> web.Response:
-        del request
-        view = self.model.view() | {"seq": self.hub.seq}
-        return web.Response(text=json_text(view), content_type="application/json")
-
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        heartbeat_ms = round(self.hub.heartbeat_s * 1000)
-        return await self.hub.serve(
-            request, lambda: self.model.view() | {"heartbeat_ms": heartbeat_ms}
-        )
+async def _page(request: web.Request) -> web.StreamResponse:
+    del request
+    return web.FileResponse(STATIC_DIR / "board.html", headers={"Cache-Control": "no-cache"})
 
 
 async def _asset(request: web.Request) -> web.StreamResponse:
@@ -139,7 +84,7 @@ async def _to_board(request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/board" + (f"?{request.query_string}" if request.query_string else ""))
 
 
-class BoardServer:
+class BoardServer(SiteServer):
     """The board alone on its own address (the ``board_address`` setting).
 
     Args:
@@ -152,6 +97,9 @@ class BoardServer:
         heartbeat_s: Seconds between heartbeats on an idle event stream.
     """
 
+    site_name = "players' board"
+    site_path = "/board"
+
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: ShownTable,
@@ -163,21 +111,13 @@ class BoardServer:
         catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port, log=_LOG)
         self._texts = screen_texts(
             Catalogues.packaged() if catalogues is None else catalogues,
             {"board": language},
             ("board",),
         )
         self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
-        self._runner: web.AppRunner | None = None
-
-    @property
-    def url(self) -> str:
-        """The board's address (after :meth:`start`, with the port actually bound)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/board"
 
     def make_app(self) -> web.Application:
         """The board's routes, its own assets and nothing else."""
@@ -190,35 +130,8 @@ class BoardServer:
         app.on_shutdown.append(self._on_shutdown)
         return app
 
-    async def _on_shutdown(self, app: web.Application) -> None:
-        del app
+    async def _close_streams(self) -> None:
         await self.feed.close_streams()
-
-    async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port.
-
-        Raises:
-            AddressUnusableError: the address cannot be bound (logged once, critical).
-        """
-        if self._runner is not None:
-            return
-        try:
-            self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=1.0
-            )
-        except AddressUnusableError as error:
-            _LOG.critical("board address unusable", url=self.url, error=str(error))
-            raise
-        _LOG.info("players' board serving", url=self.url)
-
-    async def stop(self) -> None:
-        """End every event stream and stop serving."""
-        runner, self._runner = self._runner, None
-        if runner is None:
-            return
-        await self.feed.close_streams()
-        await runner.cleanup()
-        _LOG.info("players' board stopped", url=self.url)
 
     def detach(self) -> None:
         """Stop following the service (after :meth:`stop`)."""

@@ -31,16 +31,16 @@ Routes:
 - ``GET /board``, ``/board/api/state``, ``/board/api/events``: the players' board of the same
   table (``publishing/board_web.py``).
 
-The event streams are ``publishing/event_streams.py``'s, shared with the board. What the page
-shows is worked out by the pure view model (``publishing/display_view.py``); the PIN and its
-lockout by ``publishing/pin_lockout.py``. The server reads the table through the small
+The view kept up with the table's messages and its event streams are
+``publishing/view_feed.py``'s, shared with the board. What the page shows is worked out by the
+pure view model (``publishing/display_view.py``); the PIN and its lockout by
+``publishing/pin_lockout.py``. The server reads the table through the small
 :class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -50,17 +50,16 @@ from urllib.parse import urlsplit
 import structlog
 from aiohttp import web
 
-from table_controller.procedure.payloads import TableSnapshot, TableState
 from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
-from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
-from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.event_streams import HEARTBEAT_S, json_text
+from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
 from table_controller.publishing.models import CommandErrorCode
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.recall import RecallBook
+from table_controller.publishing.view_feed import ShownTable, ViewFeed
 from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
 _LOG = structlog.get_logger("table_controller.display")
@@ -75,27 +74,12 @@ MAX_BODY_BYTES: Final = 4096
 COMMAND_TIMEOUT_S: Final = 10.0
 
 
-
-class SnapshotSource(Protocol):
-    """Where the table is now (the table procedure)."""
-
-    def snapshot(self) -> TableSnapshot: ...
-
-
-class DisplayedTable(Protocol):
+class DisplayedTable(ShownTable, Protocol):
     """What the display needs of the table it shows (the table service)."""
-
-    @property
-    def procedure(self) -> SnapshotSource: ...
 
     @property
     def virtual(self) -> bool:
         """The table draws its own cards."""
-        ...
-
-    @property
-    def listeners(self) -> list[Callable[[OutgoingMessage], None]]:
-        """Called with every message the table publishes, in order."""
         ...
 
     @property
@@ -115,7 +99,7 @@ class DisplayedTable(Protocol):
 # --- the server (adapter) ----------------------------------------------------------------
 
 
-class DisplayServer:
+class DisplayServer(SiteServer):
     """The dealer display of one table, served with aiohttp on ``host:port``.
 
     The display follows the service from construction (it listens to every message), so
@@ -136,6 +120,9 @@ class DisplayServer:
         table_id: The table's id, shown on the players' board.
     """
 
+    site_name = "dealer display"
+    site_path = "/"
+
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: DisplayedTable,
@@ -150,30 +137,22 @@ class DisplayServer:
         clock: Callable[[], float] = time.monotonic,
         table_id: str | None = None,
     ) -> None:
+        super().__init__(host, port, log=_LOG)
         self._service = service
-        self.host = host
-        self.port = port
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
-        self._model = DisplayModel(
+        model = DisplayModel(
             service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
         )
-        self._hub = StreamHub("display", heartbeat_s=heartbeat_s)
-        self._runner: web.AppRunner | None = None
+        #: The dealer display's view of the table and its open streams.
+        self.feed = ViewFeed(service, model, screen="display", heartbeat_s=heartbeat_s)
         #: Bodies refused before they were read as a command (bad JSON, oversized ...).
         self._bad_bodies = 0
-        service.listeners.append(self._on_message)
         #: The players' board of the same table, at ``/board`` of this server.
         self.board = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
 
-    # --- life cycle ---------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """The page's address (after :meth:`start`, with the port actually bound)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+    # --- life cycle (start, stop and url: SiteServer's) ---------------------------------
 
     @property
     def pin_refusals(self) -> int:
@@ -188,24 +167,24 @@ class DisplayServer:
     @property
     def open_streams(self) -> int:
         """The dealer pages following the table now (the board's are :attr:`board`'s)."""
-        return self._hub.open_streams
+        return self.feed.open_streams
 
     @property
     def streams_dropped(self) -> int:
         """Streams cut off because their browser fell too far behind."""
-        return self._hub.streams_dropped
+        return self.feed.hub.streams_dropped
 
     @property
     def model(self) -> DisplayModel:
-        return self._model
+        return self.feed.model
 
     def make_app(self) -> web.Application:
         """The aiohttp application (routes, security headers, stream clean-up)."""
         app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[security_headers])
         app.router.add_get("/", self._index)
         app.router.add_get("/favicon.ico", no_icon)
-        app.router.add_get("/api/state", self._state)
-        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/state", self.feed.state)
+        app.router.add_get("/api/events", self.feed.events)
         app.router.add_post("/api/commands", self._command)
         app.router.add_get("/i18n/{screen}.json", screen_texts(self._catalogues, self._languages))
         app.router.add_static("/static", STATIC_DIR, follow_symlinks=False)
@@ -213,75 +192,20 @@ class DisplayServer:
         app.on_shutdown.append(self._on_shutdown)
         return app
 
-    async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port.
-
-        Raises:
-            AddressUnusableError: the address cannot be bound (logged once, critical).
-        """
-        if self._runner is not None:
-            return
-        try:
-            self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=1.0
-            )
-        except AddressUnusableError as error:
-            _LOG.critical("dealer display address unusable", url=self.url, error=str(error))
-            raise
-        _LOG.info("dealer display serving", url=self.url)
-
-    async def stop(self) -> None:
-        """End every event stream and stop serving."""
-        runner, self._runner = self._runner, None
-        if runner is None:
-            return
-        await self._close_streams()
-        await runner.cleanup()
-        _LOG.info("dealer display stopped", url=self.url)
-
     def detach(self) -> None:
         """Stop following the service (after :meth:`stop`, when the display is retired)."""
-        with contextlib.suppress(ValueError):
-            self._service.listeners.remove(self._on_message)
+        self.feed.detach()
         self.board.detach()
 
-    async def _on_shutdown(self, app: web.Application) -> None:
-        del app
-        await self._close_streams()
-
     async def _close_streams(self) -> None:
-        await self._hub.close_all()
+        await self.feed.close_streams()
         await self.board.close_streams()
-
-    # --- the table's messages -------------------------------------------------------------
-
-    def _on_message(self, message: OutgoingMessage) -> None:
-        """Called by the service for each message it publishes: never raises, never waits."""
-        try:
-            if isinstance(message.payload, TableState):
-                events = self._model.show(self._service.procedure.snapshot())
-            else:
-                events = self._model.apply(message)
-            self._hub.broadcast(events)
-        except Exception:  # noqa: BLE001 - the display must never stop the table
-            _LOG.exception("display could not show a message", topic=message.topic)
 
     # --- handlers ----------------------------------------------------------------------------
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         del request
         return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
-
-    async def _state(self, request: web.Request) -> web.Response:
-        del request
-        view = self._model.view() | {"seq": self._hub.seq}
-        return web.Response(text=json_text(view), content_type="application/json")
-
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        heartbeat_ms = round(self._hub.heartbeat_s * 1000)
-        return await self._hub.serve(
-            request, lambda: self._model.view() | {"heartbeat_ms": heartbeat_ms}
-        )
 
     async def _command(self, request: web.Request) -> web.Response:
         try:

@@ -38,7 +38,7 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from table_controller.publishing.http_site import AddressUnusableError, start_site
+from table_controller.publishing.http_site import SiteServer
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
@@ -133,7 +133,7 @@ def health_document(vitals: Vitals) -> dict[str, object]:
     }
 
 
-class HealthServer:
+class HealthServer(SiteServer):
     """Serves ``/health``, ``/health/live`` and ``/metrics`` on ``host:port``.
 
     Args:
@@ -143,6 +143,9 @@ class HealthServer:
         port: the port; 0 picks a free one (read :attr:`port` after :meth:`start`).
     """
 
+    site_name = "health and metrics"
+    shutdown_timeout = SHUTDOWN_TIMEOUT_S
+
     def __init__(
         self,
         vitals: Callable[[], Vitals],
@@ -151,17 +154,9 @@ class HealthServer:
         host: str,
         port: int,
     ) -> None:
+        super().__init__(host, port, log=_LOG)
         self._vitals = vitals
         self._registry = registry
-        self.host = host
-        self.port = port
-        self._runner: web.AppRunner | None = None
-
-    @property
-    def url(self) -> str:
-        """The server's address (after :meth:`start`, with the port actually bound)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
 
     def make_app(self) -> web.Application:
         app = web.Application()
@@ -169,29 +164,6 @@ class HealthServer:
         app.router.add_get("/health/live", self._live)
         app.router.add_get("/metrics", self._metrics)
         return app
-
-    async def start(self) -> None:
-        """Bind and serve; :attr:`port` becomes the bound port.
-
-        Raises:
-            AddressUnusableError: the address cannot be bound (logged once, critical).
-        """
-        if self._runner is not None:
-            return
-        try:
-            self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=SHUTDOWN_TIMEOUT_S
-            )
-        except AddressUnusableError as error:
-            _LOG.critical("health and metrics address unusable", url=self.url, error=str(error))
-            raise
-        _LOG.info("health and metrics serving", url=self.url)
-
-    async def stop(self) -> None:
-        """Stop serving (requests in progress get :data:`SHUTDOWN_TIMEOUT_S`)."""
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
 
     async def __aenter__(self) -> Self:
         await self.start()

@@ -10,14 +10,13 @@ from table_controller.procedure.codes import HoldReason, PromptAction
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import RoundSettled, TableState
 from table_controller.publishing.board_view import (
-    BET_NAMES,
-    MAIN_BETS,
     STATUS_TEXTS,
     BoardModel,
     bets_view,
     limits_view,
     status_kind,
 )
+from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
 from table_controller.publishing.languages import Catalogues
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter

@@ -241,7 +241,7 @@ async def test_a_message_the_display_cannot_show_never_reaches_the_table(table: 
     )
     broken = OutgoingMessage(key="x", payload=roads, ts="t")
     with capture_logs() as logs:
-        table.display._on_message(broken)  # a listener call must not raise into the service
+        table.display.feed._on_message(broken)  # a listener call must not raise into the service
     assert any(entry["event"] == "display could not show a message" for entry in logs)
     assert (await table.command("new_shoe"))["ok"]  # and the table goes on
 

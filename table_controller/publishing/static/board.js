@@ -1,11 +1,12 @@
 // The players' board: draws what the controller sends; decides nothing, takes no command.
 // One event stream (/board/api/events): a whole "view" on connect, then "board" and "roads"
 // events, and a "heartbeat" while the table is quiet. Every text comes from the catalogue
-// (I18n, static/i18n.js); no framework, nothing from the internet.
+// (I18n, static/i18n.js); the stream, the cards and the roads' grids are the dealer display's
+// (Screens, static/screen.js). No framework, nothing from the internet.
 "use strict";
 
 (() => {
-  const SUITS = { H: "\u2665", D: "\u2666", S: "\u2660", C: "\u2663" };
+  const { $, make, card, fill, pairs, ring } = Screens;
   const ROADS = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ROWS = 6;
   // The letters on the bead plate and the last results, in the board's language.
@@ -21,88 +22,34 @@
     cockroach_pig: () => I18n.t("game.road.cockroach_pig"),
   };
 
-  const $ = (id) => document.getElementById(id);
-  const make = (tag, className, text) => {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  };
   // A catalogue text sent by the controller: {key, args}.
   const say = (text) => (text && text.key ? I18n.t(text.key, text.args || {}) : "");
   const number = (value) => (value === null || value === undefined ? "–" : I18n.number(value));
 
-  let source = null;
-  let reachable = false;
-  let lastWord = 0;
-  let heartbeatMs = 5000;
   let board = null;
   let roads = null;
   let lastResults = [];
 
   // --- the connection ------------------------------------------------------------------------
 
-  function setReachable(yes) {
-    reachable = yes;
-    document.body.classList.toggle("live", yes);
-    document.body.classList.toggle("unreachable", !yes);
-    document.body.classList.remove("connecting");
-    $("offline").hidden = yes;
-  }
-
-  function heard() {
-    lastWord = performance.now();
-    if (!reachable) setReachable(true);
-  }
-
-  function listen(name, handler) {
-    source.addEventListener(name, (event) => {
-      heard();
-      handler(JSON.parse(event.data));
+  function follow() {
+    Screens.follow("/board/api/events", {
+      view: (view) => {
+        renderBoard(view.board);
+        renderRoads(view);
+      },
+      board: renderBoard,
+      roads: renderRoads,
+    }, (reachable) => {
+      $("offline").hidden = reachable;
     });
   }
-
-  function connect() {
-    if (source) source.close();
-    source = new EventSource("/board/api/events");
-    listen("view", (view) => {
-      if (view.heartbeat_ms) heartbeatMs = view.heartbeat_ms;
-      renderBoard(view.board);
-      renderRoads(view);
-    });
-    listen("board", renderBoard);
-    listen("roads", renderRoads);
-    listen("heartbeat", () => {});
-    source.onerror = () => {
-      // EventSource retries by itself while CONNECTING; once CLOSED it will not: start anew.
-      setReachable(false);
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
-    };
-  }
-
-  // A stream gone silent without closing: after two and a half heartbeats, reconnect.
-  setInterval(() => {
-    if (reachable && performance.now() - lastWord > heartbeatMs * 2.5) {
-      setReachable(false);
-      connect();
-    }
-  }, 500);
 
   // --- the round -------------------------------------------------------------------------------
 
-  function cardNode(code) {
-    if (typeof code !== "string" || code.length !== 2) return make("span", "card unread", "?");
-    const rank = code[0] === "T" ? "10" : code[0];
-    const suit = code[1];
-    const node = make("span", "card" + (suit === "H" || suit === "D" ? " red" : ""), rank);
-    node.dataset.code = code;
-    node.append(make("small", null, SUITS[suit] || suit));
-    return node;
-  }
-
   function renderHand(name, hand) {
     const cards = (hand && hand.cards) || [];
-    $(name + "-cards").replaceChildren(...cards.map(cardNode));
+    $(name + "-cards").replaceChildren(...cards.map(card));
     const total = hand && hand.total !== null && hand.total !== undefined ? hand.total : null;
     $(name + "-total").textContent = total === null ? "" : I18n.number(total);
   }
@@ -189,43 +136,10 @@
     return Math.max(8, Math.floor(Math.min(room.clientHeight / ROWS, room.clientWidth / minColumns)));
   }
 
-  // Each road shows its newest columns, as many whole ones as its board has room for; the
-  // earliest give way as a shoe goes on. data-first-column: the road's first column drawn.
-  function fill(grid, cells, width, size, draw) {
-    const columns = Math.max(1, Math.floor(grid.parentElement.clientWidth / size));
-    const first = Math.max(0, width - columns);
-    grid.style.setProperty("--size", size + "px");
-    grid.style.gridTemplateColumns = "repeat(" + columns + ", var(--size))";
-    grid.dataset.firstColumn = String(first);
-    grid.replaceChildren(...cells.filter((cell) => cell.x >= first).map((cell) => {
-      const node = draw(cell);
-      node.style.gridColumnStart = String(cell.x - first + 1);
-      node.style.gridRowStart = String(cell.y + 1);
-      return node;
-    }));
-  }
-
-  function pairs(node, cell) {
-    if (cell.banker_pair) node.append(make("i", "pair bp"));
-    if (cell.player_pair) node.append(make("i", "pair pp"));
-    return node;
-  }
-
   function bead(cell) {
     const letter = BEAD_LETTERS[cell.winner];
     const node = make("span", "bead " + cell.winner, letter ? letter() : cell.winner);
     node.dataset.winner = cell.winner;
-    return pairs(node, cell);
-  }
-
-  function ring(cell) {
-    const node = make("span", "ring " + cell.winner);
-    node.dataset.winner = cell.winner;
-    node.dataset.ties = String(cell.ties || 0);
-    if (cell.ties > 0) {
-      node.append(make("i", "slash"));
-      if (cell.ties > 1) node.append(make("b", "ties", I18n.number(cell.ties)));
-    }
     return pairs(node, cell);
   }
 
@@ -291,7 +205,7 @@
 
   I18n.load("board").then(() => {
     for (const room of document.querySelectorAll(".board, .last-results")) fitAgain.observe(room);
-    connect();
+    follow();
   }, (error) => {
     console.error("board: the catalogue did not load", error);
     setTimeout(() => window.location.reload(), 5000);

@@ -2,11 +2,12 @@
 // One event stream (/api/events): a whole "view" on connect, then "table", "roads" and
 // "alarm" events, and a "heartbeat" while idle. No framework, nothing from the internet.
 // Every word comes from the catalogues (i18n.js): the view's texts are {key, args}, and the
-// page's own are the literal keys below.
+// page's own are the literal keys below. The stream, the cards and the roads' grids are the
+// players' board's too (Screens, screen.js).
 "use strict";
 
 (() => {
-  const SUITS = { H: "\u2665", D: "\u2666", S: "\u2660", C: "\u2663" };
+  const { $, make, card, fill, pairs, ring } = Screens;
   const ROADS = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ALARMS_SHOWN = 6;
   const ROWS = 6;
@@ -187,95 +188,38 @@
   const say = (value) =>
     Array.isArray(value) ? value.map(I18n.text).filter(Boolean).join(" · ") : I18n.text(value);
 
-  const $ = (id) => document.getElementById(id);
-  const make = (tag, className, text) => {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  };
-
-  let source = null;
-  let reachable = false;
-  let lastWord = 0;
-  let heartbeatMs = 5000;
   let table = null;
   let roads = null;
   let alarms = [];
 
   // --- the connection --------------------------------------------------------------------
 
-  function setReachable(yes) {
-    reachable = yes;
-    document.body.classList.toggle("live", yes);
-    document.body.classList.toggle("unreachable", !yes);
-    document.body.classList.remove("connecting");
-    $("unreachable").hidden = yes;
-    $("link").textContent = yes ? I18n.t("display.link.live") : I18n.t("display.link.lost");
-  }
-
-  function heard() {
-    lastWord = performance.now();
-    if (!reachable) setReachable(true);
-  }
-
-  function listen(name, handler) {
-    source.addEventListener(name, (event) => {
-      heard();
-      handler(JSON.parse(event.data));
+  function follow() {
+    Screens.follow("/api/events", {
+      view: (view) => {
+        renderTable(view.table);
+        renderRoads(view.roads);
+        alarms = view.alarms || [];
+        renderAlarms();
+      },
+      table: renderTable,
+      roads: renderRoads,
+      alarm: (alarm) => {
+        alarms.unshift(alarm);
+        alarms = alarms.slice(0, 20);
+        renderAlarms();
+      },
+    }, (reachable) => {
+      $("unreachable").hidden = reachable;
+      $("link").textContent = reachable ? I18n.t("display.link.live") : I18n.t("display.link.lost");
     });
   }
-
-  function connect() {
-    if (source) source.close();
-    source = new EventSource("/api/events");
-    listen("view", (view) => {
-      if (view.heartbeat_ms) heartbeatMs = view.heartbeat_ms;
-      renderTable(view.table);
-      renderRoads(view.roads);
-      alarms = view.alarms || [];
-      renderAlarms();
-    });
-    listen("table", renderTable);
-    listen("roads", renderRoads);
-    listen("alarm", (alarm) => {
-      alarms.unshift(alarm);
-      alarms = alarms.slice(0, 20);
-      renderAlarms();
-    });
-    listen("heartbeat", () => {});
-    source.onerror = () => {
-      // The stream dropped: say so at once. EventSource retries by itself while it is
-      // CONNECTING; once CLOSED (an HTTP error) it will not, so start a new one.
-      setReachable(false);
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
-    };
-  }
-
-  // A stream can also go silent without closing (a cable pulled out somewhere): the heartbeat
-  // stops, and after two and a half of its periods the page says so and reconnects.
-  setInterval(() => {
-    if (reachable && performance.now() - lastWord > heartbeatMs * 2.5) {
-      setReachable(false);
-      connect();
-    }
-  }, 500);
 
   // --- the table ---------------------------------------------------------------------------
 
-  function cardNode(code) {
-    if (typeof code !== "string" || code.length !== 2) return make("span", "card unread", "?");
-    const rank = code[0] === "T" ? "10" : code[0];
-    const suit = code[1];
-    const node = make("span", "card" + (suit === "H" || suit === "D" ? " red" : ""), rank);
-    node.dataset.code = code;
-    node.append(make("small", null, SUITS[suit] || suit));
-    return node;
-  }
-
   function renderHand(name, hand) {
     const cards = (hand && hand.cards) || [];
-    $(name + "-cards").replaceChildren(...cards.map(cardNode));
+    $(name + "-cards").replaceChildren(...cards.map(card));
     const total = hand && hand.total !== null && hand.total !== undefined ? hand.total : "";
     $(name + "-total").textContent = total;
   }
@@ -428,28 +372,6 @@
     return { cell, derived };
   }
 
-  // Each road shows its newest columns, as many whole ones as its board has room for: the
-  // earliest give way as a shoe goes on, as on a casino's scoreboard. data-first-column says
-  // which column of the road is drawn first.
-  function fill(grid, cells, width, size, draw) {
-    const columns = Math.max(1, Math.floor(grid.parentElement.clientWidth / size));
-    const first = Math.max(0, width - columns);
-    grid.style.gridTemplateColumns = "repeat(" + columns + ", var(--size))";
-    grid.dataset.firstColumn = String(first);
-    grid.replaceChildren(...cells.filter((cell) => cell.x >= first).map((cell) => {
-      const node = draw(cell);
-      node.style.gridColumnStart = String(cell.x - first + 1);
-      node.style.gridRowStart = String(cell.y + 1);
-      return node;
-    }));
-  }
-
-  function pairs(node, cell) {
-    if (cell.banker_pair) node.append(make("i", "pair bp"));
-    if (cell.player_pair) node.append(make("i", "pair pp"));
-    return node;
-  }
-
   function derivedMark(road, colour) {
     const node = make("span", "mark " + road + " " + colour);
     node.title = named(ROAD_NAMES, road) + ": " + named(COLOURS, colour);
@@ -458,16 +380,6 @@
 
   function bead(cell) {
     return pairs(make("span", "bead " + cell.winner, named(BEADS, cell.winner)), cell);
-  }
-
-  function ring(cell) {
-    const node = make("span", "ring " + cell.winner);
-    node.dataset.winner = cell.winner;
-    if (cell.ties > 0) {
-      node.append(make("i", "slash"));
-      if (cell.ties > 1) node.append(make("b", "ties", cell.ties));
-    }
-    return pairs(node, cell);
   }
 
   function renderRoads(view) {
@@ -849,8 +761,8 @@
   });
 
   // The texts first (the address's ?lang=, else the display's setting): then the table.
-  I18n.load("display").then(connect, (error) => {
+  I18n.load("display").then(follow, (error) => {
     console.error(error);
-    connect();
+    follow();
   });
 })();
