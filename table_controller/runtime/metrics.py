@@ -270,31 +270,35 @@ class _VitalsCollector(Collector):
         if vitals is not None and vitals.broker is None:
             return families  # no broker: no broker series at all
         broker = None if vitals is None else vitals.broker
+
+        def of_broker(read: Callable[[BrokerVitals], float]) -> float:
+            return 0.0 if broker is None else read(broker)
+
         families += [
             _gauge(
                 "table_broker_connected",
                 "1 while the MQTT link is connected to the broker, else 0.",
-                0.0 if broker is None else float(broker.connected),
+                of_broker(lambda b: float(b.connected)),
             ),
             _gauge(
                 "table_outbox_depth",
                 "Messages waiting for the broker to acknowledge them.",
-                0.0 if broker is None else float(broker.outbox_depth),
+                of_broker(lambda b: float(b.outbox_depth)),
             ),
             _counter(
                 "table_mqtt_reconnects",
                 "Connections to the broker after the first one.",
-                0.0 if broker is None else float(broker.reconnects),
+                of_broker(lambda b: float(b.reconnects)),
             ),
             _counter(
                 "table_mqtt_connection_errors",
                 "Connections to the broker lost or refused.",
-                0.0 if broker is None else float(broker.errors),
+                of_broker(lambda b: float(b.errors)),
             ),
             _counter(
                 "table_mqtt_published",
                 "Messages the broker acknowledged.",
-                0.0 if broker is None else float(broker.published),
+                of_broker(lambda b: float(b.published)),
             ),
         ]
         return families
@@ -328,9 +332,7 @@ class _PaceCollector(Collector):
 
     @staticmethod
     def _families(stats: Stats | None) -> list[Metric]:
-        gauges = [
-            GaugeMetricFamily(name, words, labels=["span"]) for name, words, _ in PACE_GAUGES
-        ]
+        gauges = [GaugeMetricFamily(name, words, labels=["span"]) for name, words, _ in PACE_GAUGES]
         counts = GaugeMetricFamily(
             "table_pace_events",
             "Voids, misdeals, exposed cards, misreads and unnecessary cards in the span.",
