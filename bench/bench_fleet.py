@@ -68,6 +68,7 @@ from bench import fleet_checks  # noqa: E402
 from bench.load_tables import Backend, LoadError, TableView, command  # noqa: E402
 from table_controller.ingest.store import IngestStore  # noqa: E402
 from table_controller.publishing.mqtt_client import new_client  # noqa: E402
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX  # noqa: E402
 from table_controller.publishing.mqtt_subscriber import Subscription  # noqa: E402
 from tests.deploy.rendered_brokers import Broker, rendered_broker  # noqa: E402
 from tests.support.postgres import (  # noqa: E402
@@ -77,7 +78,6 @@ from tests.support.postgres import (  # noqa: E402
     stop_postgres,
 )
 
-PREFIX: Final = "baccarat/tables"
 MOSQUITTO: Final = ROOT / "deploy" / "mosquitto"
 FLOOR_BRIDGE: Final = "bridge-floor1"
 VARIANT: Final = "commission"
@@ -108,8 +108,8 @@ def central_acl(tables: list[str]) -> str:
     floor = []
     for table_id in tables:
         floor += [
-            f"topic write {PREFIX}/{table_id}/#",
-            f"topic read {PREFIX}/{table_id}/commands",
+            f"topic write {DEFAULT_TOPIC_PREFIX}/{table_id}/#",
+            f"topic read {DEFAULT_TOPIC_PREFIX}/{table_id}/commands",
         ]
     return "\n".join(lines[:start] + floor + lines[end:]) + "\n"
 
@@ -337,7 +337,7 @@ class Fleet:
         victim = self.victim
         acl = self.central.directory / "acl"
         full = acl.read_text()
-        acl.write_text(full.replace(f"topic write {PREFIX}/{victim}/#\n", ""))
+        acl.write_text(full.replace(f"topic write {DEFAULT_TOPIC_PREFIX}/{victim}/#\n", ""))
         self.reload_central()
         self.note(f"central broker drops {victim}'s messages for {self.options.drop} s")
         await asyncio.sleep(self.options.drop)
@@ -475,7 +475,7 @@ async def run(fleet: Fleet) -> dict[str, Any]:
         sampler = asyncio.create_task(fleet.sample_workers(stop_sampling))
         async with Subscription(
             fleet.pit.endpoint("monitor"),
-            [f"{PREFIX}/+/#"],
+            [f"{DEFAULT_TOPIC_PREFIX}/+/#"],
             client_id="fleet-driver",
             persistent=True,
             backoff_max_s=1.0,

@@ -79,7 +79,7 @@ from simulators.virtual_shoe.server import PortEvents, PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.integrity.signing import create_key_file, load_key_file
 from table_controller.publishing.mqtt_client import NO_DELAY
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ from tests.mosquitto import Mosquitto, mosquitto_missing, start_broker  # noqa: 
 from tests.wakeups import Wakeups  # noqa: E402
 
 TABLE_ID: Final = "T07"
-TABLE_ROOT: Final = f"baccarat/tables/{TABLE_ID}"
+TABLE_ROOT: Final = f"{DEFAULT_TOPIC_PREFIX}/{TABLE_ID}"
 HOP_TOPIC: Final = "baccarat/bench/hop"
 DECKS: Final = 8
 TARGET_START_S: Final = 1.5

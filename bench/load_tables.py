@@ -50,11 +50,11 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the test suite's broker set-up lives in tests/
 
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX  # noqa: E402
 from tests.mosquitto import PASSWORDS, Mosquitto, start_broker  # noqa: E402
 from tests.reliability.harness import outbox_last_seq  # noqa: E402
 from tests.wakeups import Wakeups  # noqa: E402
 
-PREFIX: Final = "baccarat/tables"
 STEP_TIMEOUT_S: Final = 60.0
 SYS_TOPICS: Final = (
     "$SYS/broker/messages/received",
@@ -177,7 +177,7 @@ async def collect(broker: Mosquitto, backend: Backend, ready: asyncio.Event) -> 
         identifier="load-backend",
         clean_session=False,
     ) as subscriber:
-        await subscriber.subscribe(f"{PREFIX}/+/#", qos=1)
+        await subscriber.subscribe(f"{DEFAULT_TOPIC_PREFIX}/+/#", qos=1)
         await subscriber.subscribe("$SYS/broker/#", qos=0)
         ready.set()
         async for message in subscriber.messages:
@@ -193,7 +193,9 @@ async def command(
 ) -> dict[str, Any]:
     command_id = uuid.uuid4().hex
     body = {"id": command_id, "command": name, "operator": "backend", "args": args}
-    await publisher.publish(f"{PREFIX}/{view.table_id}/commands", json.dumps(body), qos=1)
+    await publisher.publish(
+        f"{DEFAULT_TOPIC_PREFIX}/{view.table_id}/commands", json.dumps(body), qos=1
+    )
     await backend.until(lambda: command_id in view.replies, f"{view.table_id} {name}")
     reply = view.replies.pop(command_id)
     if not reply.get("ok"):

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
@@ -54,6 +53,7 @@ from table_controller.procedure.payloads import BetLimits
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window
+from table_controller.toml_file import TomlFileError, read_toml
 
 
 class VariantFileError(ValueError):
@@ -237,10 +237,6 @@ def load_variants(path: Path | None) -> dict[str, Variant]:
 
 def _read_document(path: Path) -> dict[str, object]:
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise VariantFileError(f"{path}: cannot read: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        # ValueError: an integer too long to read; RecursionError: nesting too deep.
-        raise VariantFileError(f"{path}: not valid TOML: {type(error).__name__}: {error}") from None
-    return document
+        return read_toml(path)
+    except TomlFileError as error:
+        raise VariantFileError(str(error)) from None

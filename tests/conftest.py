@@ -15,10 +15,10 @@ import trustme
 from tests.mosquitto import (
     BrokerUnavailableError,
     Mosquitto,
-    is_ci,
     mosquitto_missing,
     start_broker,
 )
+from tests.support.installed import require, unavailable
 
 #: The PostgreSQL fixtures (``postgres_url``, ``pg_database_url``) for every suite.
 pytest_plugins = ["tests.support.postgres"]
@@ -52,17 +52,11 @@ def broker(test_ca: trustme.CA) -> Iterator[Mosquitto]:
 
     Skipped when mosquitto is not installed, except in CI (``CI`` set), where it fails.
     """
-    missing = mosquitto_missing()
-    if missing is not None:
-        if is_ci():
-            pytest.fail(f"the broker tests must run in CI: {missing}")
-        pytest.skip(missing)
+    require(mosquitto_missing(), in_ci="the broker tests must run in CI")
     try:
         server = start_broker(test_ca)
     except BrokerUnavailableError as error:
-        if is_ci():
-            raise
-        pytest.skip(str(error))
+        unavailable(error)
     try:
         yield server
     finally:

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import UsageError, whole_number
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
-#: Exit status when the database cannot be opened (operations.md "Exit statuses": 1).
 if TYPE_CHECKING:
     from table_controller.ingest.worker import WorkerSettings
 
+#: Exit status when the database cannot be opened (operations.md "Exit statuses": 1).
 DATABASE_FAILED: Final = 1
 DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
 
@@ -109,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="seconds the broker keeps the worker's session while it is away (%(default)s)",
     )
     parser.add_argument(
-        "--prefix", default="baccarat/tables", metavar="P", help="topic prefix (%(default)s)"
+        "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
     )
     parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
     parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")

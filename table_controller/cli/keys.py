@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import sys
-import tomllib
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +28,7 @@ from table_controller.integrity.signing import (
     load_key_file,
 )
 from table_controller.runtime.config import environment_variable
+from table_controller.toml_file import TomlFileError, read_toml
 
 FAILED: Final = 1
 KEY_VARIABLE: Final = environment_variable("device_key")
@@ -64,9 +64,9 @@ def key_path(key: Path | None, config: Path | None) -> Path:
         return Path(named)
     if config is not None:
         try:
-            settings = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            raise UsageError(f"config: {config}: {error}") from None
+            settings = read_toml(config)
+        except TomlFileError as error:
+            raise UsageError(f"config: {error}") from None
         value = settings.get("device_key")
         if isinstance(value, str) and value:
             return Path(value)

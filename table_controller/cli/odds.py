@@ -13,7 +13,6 @@ import argparse
 import json
 import re
 import sys
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from table_controller.rules.composition import Composition, CompositionError
 from table_controller.rules.exact import ShoeOdds, ShoeTooSmallError, analyse
 from table_controller.rules.variants import VARIANTS, Variant
 from table_controller.table_limits import LimitsError, load_limits
+from table_controller.toml_file import TomlFileError, read_toml
 from table_controller.variant_file import VariantFileError, load_variants
 
 
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = load_variants(args.paytable)[args.variant]
         currency, by_settings = _settings_limits(args.config)
-        limits = load_limits(variant, paytable=args.paytable, currency=currency,
-                             limits=by_settings)
+        limits = load_limits(variant, paytable=args.paytable, currency=currency, limits=by_settings)
     except (VariantFileError, LimitsError) as error:
         raise UsageError(str(error)) from None
     if args.batch is not None:
@@ -96,7 +95,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(
             render_table(
-                variant, odds, decks=args.decks or variant.decks, removed=args.remove,
+                variant,
+                odds,
+                decks=args.decks or variant.decks,
+                removed=args.remove,
                 limits=limits,
             )
         )
@@ -108,11 +110,9 @@ def _settings_limits(path: Path | None) -> tuple[str, dict[str, Any]]:
     if path is None:
         return DEFAULT_CURRENCY, {}
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"--config: cannot read {path}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise UsageError(f"--config: {path}: not valid TOML: {error}") from None
+        document = read_toml(path)
+    except TomlFileError as error:
+        raise UsageError(f"--config: {error}") from None
     currency = document.get("currency", DEFAULT_CURRENCY)
     if not isinstance(currency, str) or not re.fullmatch(CURRENCY_PATTERN, currency):
         raise UsageError(f"--config: {path}: currency = {currency!r}: must be an ISO 4217 code")
@@ -246,8 +246,11 @@ def render_table(
         )
         if stakes:
             stake = stakes.get(offer.bet_id)
-            limit = "none" if stake is None else (
-                f"{format_amount(stake.min)}-{format_amount(stake.max)}")
+            limit = (
+                "none"
+                if stake is None
+                else (f"{format_amount(stake.min)}-{format_amount(stake.max)}")
+            )
             offered = f"{offered:<14} {limit}"
         lines.append(
             f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import UsageError
-from table_controller.publishing.asyncapi import DEFAULT_TOPIC_PREFIX, generated_files
+from table_controller.publishing.asyncapi import generated_files
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 DEFAULT_OUT: Final = Path("docs/api")
 #: ``--check`` found a file missing or different.

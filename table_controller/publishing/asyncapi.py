@@ -21,11 +21,10 @@ from pydantic.json_schema import models_json_schema
 
 from table_controller.publishing.messages import SCHEMA
 from table_controller.publishing.models import CommandMessage
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 
 ASYNCAPI_VERSION: Final = "3.0.0"
-#: Topics are ``<prefix>/<table_id>/...``; the prefix is a setting (``--topic-prefix``).
-DEFAULT_TOPIC_PREFIX: Final = "baccarat/tables"
 MQTT_BINDING_VERSION: Final = "0.2.0"
 _SCHEMA_REF: Final = "#/components/schemas/{model}"
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"

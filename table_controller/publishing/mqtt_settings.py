@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from drivers.backoff import Backoff
 
+#: Topics are ``<prefix>/<table_id>/...``; the prefix is a setting (``--topic-prefix``).
 DEFAULT_TOPIC_PREFIX: Final = "baccarat/tables"
 MQTT_PORT: Final = 1883
 MQTTS_PORT: Final = 8883

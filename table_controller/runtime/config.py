@@ -30,6 +30,7 @@ from pydantic_settings import SettingsError as SourceError
 
 from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
 from table_controller.procedure.payloads import DEFAULT_CURRENCY, BetLimits
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
@@ -124,7 +125,7 @@ class Settings(BaseSettings):
     sign_all_commands: bool = Field(
         default=False, description="In signed mode, require a signature on every command."
     )
-    topic_prefix: str = Field("baccarat/tables", description="Topics are `<P>/<table_id>/...`.")
+    topic_prefix: str = Field(DEFAULT_TOPIC_PREFIX, description="Topics are `<P>/<table_id>/...`.")
     display: str = Field(
         "127.0.0.1:8080", description="Serve the dealer display at `HOST:PORT`; `off` to disable."
     )

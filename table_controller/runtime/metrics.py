@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -196,12 +196,57 @@ class TableProbe:
         )
 
 
-def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
-    return GaugeMetricFamily(name, documentation, value=value)
+#: A kind of series: a gauge (a level now) or a counter (a total since start).
+_Kind: TypeAlias = type[GaugeMetricFamily] | type[CounterMetricFamily]
 
-
-def _counter(name: str, documentation: str, value: float) -> CounterMetricFamily:
-    return CounterMetricFamily(name, documentation, value=value)
+#: The series read from the vitals: kind, name, what it measures, how it reads the vitals.
+VITALS_SERIES: Final[tuple[tuple[_Kind, str, str, Callable[[Vitals], float]], ...]] = (
+    (GaugeMetricFamily, "table_reader_connected",
+     ("1 while the shoe reader is connected and well (a virtual table's card source always is),"
+      " else 0."),
+     lambda v: float(v.reader_state == READER_CONNECTED)),
+    (GaugeMetricFamily, "table_journal_ok",
+     "1 while the journal records, 0 while it refuses writes (the table is held).",
+     lambda v: float(v.journal_ok)),
+    (GaugeMetricFamily, "table_input_queue_depth",
+     "Inputs (cards, commands) waiting to be journaled and handled.",
+     lambda v: float(v.input_queue_depth)),
+    (GaugeMetricFamily, "table_procedure_faulted",
+     ("1 while the table is faulted (an input could not be carried out; held until a supervisor's"
+      " void_shoe), else 0."),
+     lambda v: float(v.phase == "faulted")),
+    (CounterMetricFamily, "table_rejected_frames",
+     "Lines or frames from the shoe reader rejected (bad checksum, garbage, resends).",
+     lambda v: float(v.rejected_frames)),
+    (CounterMetricFamily, "table_analyses_failed",
+     ("Assessments of the next round (odds, shoe alarms) that failed; play goes on without them,"
+      " and each is logged."),
+     lambda v: float(v.analyses_failed)),
+    (CounterMetricFamily, "table_staff_wrong_pins",
+     "Staff ids or PINs refused (sign-in, a supervisor's approval), each logged.",
+     lambda v: float(v.staff_wrong_pins)),
+    (CounterMetricFamily, "table_staff_register_reload_failures",
+     "Reloads of the staff register that failed (the register in use was kept).",
+     lambda v: float(v.staff_reload_failures)),
+)  # fmt: skip
+#: The series of the MQTT link, as :data:`VITALS_SERIES`; a table without a broker has none.
+BROKER_SERIES: Final[tuple[tuple[_Kind, str, str, Callable[[BrokerVitals], float]], ...]] = (
+    (GaugeMetricFamily, "table_broker_connected",
+     "1 while the MQTT link is connected to the broker, else 0.",
+     lambda b: float(b.connected)),
+    (GaugeMetricFamily, "table_outbox_depth",
+     "Messages waiting for the broker to acknowledge them.",
+     lambda b: float(b.outbox_depth)),
+    (CounterMetricFamily, "table_mqtt_reconnects",
+     "Connections to the broker after the first one.",
+     lambda b: float(b.reconnects)),
+    (CounterMetricFamily, "table_mqtt_connection_errors",
+     "Connections to the broker lost or refused.",
+     lambda b: float(b.errors)),
+    (CounterMetricFamily, "table_mqtt_published",
+     "Messages the broker acknowledged.",
+     lambda b: float(b.published)),
+)  # fmt: skip
 
 
 class _VitalsCollector(Collector):
@@ -219,85 +264,17 @@ class _VitalsCollector(Collector):
 
     @staticmethod
     def _families(vitals: Vitals | None) -> list[Metric]:
-        def value(read: Callable[[Vitals], float]) -> float:
-            return 0.0 if vitals is None else read(vitals)
-
         families: list[Metric] = [
-            _gauge(
-                "table_reader_connected",
-                "1 while the shoe reader is connected and well (a virtual table's card source"
-                " always is), else 0.",
-                value(lambda v: float(v.reader_state == READER_CONNECTED)),
-            ),
-            _gauge(
-                "table_journal_ok",
-                "1 while the journal records, 0 while it refuses writes (the table is held).",
-                value(lambda v: float(v.journal_ok)),
-            ),
-            _gauge(
-                "table_input_queue_depth",
-                "Inputs (cards, commands) waiting to be journaled and handled.",
-                value(lambda v: float(v.input_queue_depth)),
-            ),
-            _gauge(
-                "table_procedure_faulted",
-                "1 while the table is faulted (an input could not be carried out; held until"
-                " a supervisor's void_shoe), else 0.",
-                value(lambda v: float(v.phase == "faulted")),
-            ),
-            _counter(
-                "table_rejected_frames",
-                "Lines or frames from the shoe reader rejected (bad checksum, garbage, resends).",
-                value(lambda v: float(v.rejected_frames)),
-            ),
-            _counter(
-                "table_analyses_failed",
-                "Assessments of the next round (odds, shoe alarms) that failed; play goes on"
-                " without them, and each is logged.",
-                value(lambda v: float(v.analyses_failed)),
-            ),
-            _counter(
-                "table_staff_wrong_pins",
-                "Staff ids or PINs refused (sign-in, a supervisor's approval), each logged.",
-                value(lambda v: float(v.staff_wrong_pins)),
-            ),
-            _counter(
-                "table_staff_register_reload_failures",
-                "Reloads of the staff register that failed (the register in use was kept).",
-                value(lambda v: float(v.staff_reload_failures)),
-            ),
+            kind(name, words, value=0.0 if vitals is None else read(vitals))
+            for kind, name, words, read in VITALS_SERIES
         ]
         if vitals is not None and vitals.broker is None:
             return families  # no broker: no broker series at all
         broker = None if vitals is None else vitals.broker
-        families += [
-            _gauge(
-                "table_broker_connected",
-                "1 while the MQTT link is connected to the broker, else 0.",
-                0.0 if broker is None else float(broker.connected),
-            ),
-            _gauge(
-                "table_outbox_depth",
-                "Messages waiting for the broker to acknowledge them.",
-                0.0 if broker is None else float(broker.outbox_depth),
-            ),
-            _counter(
-                "table_mqtt_reconnects",
-                "Connections to the broker after the first one.",
-                0.0 if broker is None else float(broker.reconnects),
-            ),
-            _counter(
-                "table_mqtt_connection_errors",
-                "Connections to the broker lost or refused.",
-                0.0 if broker is None else float(broker.errors),
-            ),
-            _counter(
-                "table_mqtt_published",
-                "Messages the broker acknowledged.",
-                0.0 if broker is None else float(broker.published),
-            ),
+        return families + [
+            kind(name, words, value=0.0 if broker is None else read(broker))
+            for kind, name, words, read in BROKER_SERIES
         ]
-        return families
 
 
 #: The counts of the pace figures, by the ``kind`` label they are published under.
@@ -328,9 +305,7 @@ class _PaceCollector(Collector):
 
     @staticmethod
     def _families(stats: Stats | None) -> list[Metric]:
-        gauges = [
-            GaugeMetricFamily(name, words, labels=["span"]) for name, words, _ in PACE_GAUGES
-        ]
+        gauges = [GaugeMetricFamily(name, words, labels=["span"]) for name, words, _ in PACE_GAUGES]
         counts = GaugeMetricFamily(
             "table_pace_events",
             "Voids, misdeals, exposed cards, misreads and unnecessary cards in the span.",

@@ -22,7 +22,8 @@ from typing import Any, Final
 
 import pytest
 
-from tests.mosquitto import is_ci, mosquitto_missing
+from tests.mosquitto import mosquitto_missing
+from tests.support.installed import require
 from tests.support.postgres import postgres_missing
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -32,11 +33,7 @@ TABLES: Final = 5
 
 
 async def fleet(tmp_path: Path) -> dict[str, Any]:
-    for missing in (mosquitto_missing(), postgres_missing()):
-        if missing is not None:
-            if is_ci():
-                pytest.fail(missing)
-            pytest.skip(missing)
+    require(mosquitto_missing() or postgres_missing())
     report = tmp_path / "report.json"
     process = await asyncio.create_subprocess_exec(
         sys.executable, str(SCRIPT),

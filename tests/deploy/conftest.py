@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.installed import not_installed
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -25,18 +26,11 @@ MOSQUITTO_DIR = DEPLOY / "mosquitto"
 OPERATIONS_GUIDE = ROOT / "docs" / "operations.md"
 
 
-def is_ci() -> bool:
-    return bool(os.environ.get("CI"))
-
-
 def require_program(name: str, package: str) -> str:
     """The program's path; skips the test when it is missing, but fails it in CI."""
     path = shutil.which(name)
     if path is None:
-        message = f"{name} is not installed (apt-get install {package})"
-        if is_ci():
-            pytest.fail(f"this test must run in CI: {message}")
-        pytest.skip(message)
+        not_installed(f"{name} is not installed (apt-get install {package})")
     return path
 
 

@@ -360,6 +360,12 @@ SHOWN_BUTTONS = (
     "buttons => buttons.filter(b => !b.closest('[hidden]')).map(b => b.textContent.trim())"
 )
 DROPPED = ["Dropped card: read", "Dropped card: not read"]
+#: The command buttons a table shows: its shoe burnt and betting still to open, betting open,
+#: a round being dealt, a round's result shown and betting to open next.
+BURNT = ["Open betting", "Void shoe", "Set limits", "Open dispute"]
+BETTING = ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
+DEALING = ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
+RESULT = ["Open betting", "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
 
 
 async def expect_buttons(page: Page, labels: list[str]) -> None:
@@ -394,15 +400,11 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
         await expect_buttons(page, ["Void shoe", "Open dispute"])
         while table.prompt == "burn":
             await table.next_card()
-        await expect_buttons(page, ["Open betting", "Void shoe", "Set limits", "Open dispute"])
+        await expect_buttons(page, BURNT)
         await page.get_by_role("button", name="Open betting").click()
-        await expect_buttons(
-            page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
-        )
+        await expect_buttons(page, BETTING)
         await page.get_by_role("button", name="Close betting").click()
-        await expect_buttons(
-            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
-        )
+        await expect_buttons(page, DEALING)
         await table.next_card()
         await table.misread()  # the second card came out unread: held until it is entered
         await expect(page.locator("#prompt")).to_have_text("HOLD")
@@ -419,24 +421,12 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
             ],
         )
         assert (await table.command("manual_card", card=next(table.shoe)))["ok"]
-        await expect_buttons(
-            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
-        )
+        await expect_buttons(page, DEALING)
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
         await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
-        await expect_buttons(
-            page,
-            [
-                "Open betting",
-                "Void round",
-                "Void shoe",
-                "Correct result",
-                "Set limits",
-                "Open dispute",
-            ],
-        )
+        await expect_buttons(page, RESULT)
 
 
 async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_button(
@@ -453,9 +443,7 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         )  # the dealer's first card starts the round
         await table.next_card()
         await expect(page.locator("#phase")).to_have_text("dealing")
-        await expect_buttons(
-            page, ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
-        )
+        await expect_buttons(page, DEALING)
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
@@ -494,21 +482,9 @@ async def test_a_virtual_table_with_a_betting_phase_has_no_deal_button(
     async with running_table(tmp_path, seed=5, virtual=True) as table:
         await page.goto(table.display.url)
         await page.get_by_role("button", name="New shoe").click()
-        await expect_buttons(page, ["Open betting", "Void shoe", "Set limits", "Open dispute"])
+        await expect_buttons(page, BURNT)
         await page.get_by_role("button", name="Open betting").click()
-        await expect_buttons(
-            page, ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
-        )
+        await expect_buttons(page, BETTING)
         await page.get_by_role("button", name="Close betting").click()  # the table deals itself
         await expect(page.locator("#prompt")).to_have_text(result_words(await nth_result(table, 1)))
-        await expect_buttons(
-            page,
-            [
-                "Open betting",
-                "Void round",
-                "Void shoe",
-                "Correct result",
-                "Set limits",
-                "Open dispute",
-            ],
-        )
+        await expect_buttons(page, RESULT)

@@ -63,10 +63,7 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
 
         # Round 1: the result waits for the dealer; "Cards match" publishes it.
         first = await deal_a_round_waiting_for_its_confirmation(table, page)
-        await expect_buttons(
-            page, ["Cards match", "Cards differ", "Void round", "Void shoe", "Correct result",
-                   "Set limits", "Open dispute"]
-        )  # fmt: skip
+        await expect_buttons(page, ["Cards match", "Cards differ", *BETWEEN_ROUNDS_SUPERVISOR])
         await asyncio.sleep(0.2)  # nothing goes out meanwhile
         assert table.messages("round_result") == []
         await assert_fits(page, artifacts / "fit", "1280x800-7-confirm-result")

@@ -24,7 +24,8 @@ from typing import Final
 import pytest
 
 from tests.docs.markdown import CodeBlock, code_blocks
-from tests.mosquitto import is_ci, mosquitto_missing
+from tests.mosquitto import mosquitto_missing
+from tests.support.installed import require
 from tests.support.ports import free_port
 
 pytestmark = pytest.mark.broker
@@ -146,10 +147,7 @@ def _needs_the_programs() -> None:
         ),
         None,
     )
-    if missing is not None:
-        if is_ci():
-            pytest.fail(f"the broker tests must run in CI: {missing}")
-        pytest.skip(missing)
+    require(missing, in_ci="the broker tests must run in CI")
 
 
 def test_the_page_is_a_script_of_every_kind_of_step() -> None:

@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +30,7 @@ from table_controller.publishing.mqtt_subscriber import Subscription, publish_on
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend
 from tests.support.ports import free_port
+from tests.support.table_process import table_run
 
 pytestmark = pytest.mark.broker
 
@@ -84,16 +83,14 @@ async def running_table(broker: Mosquitto, tmp_path: Path) -> AsyncIterator[Runn
         aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http,
     ):  # fmt: skip
         await feed.wait_subscribed()
-        with (tmp_path / "run.log").open("ab") as log:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "table_controller", "run",
-                "--table-id", "T07", "--variant", "commission", "--card-source", "rng",
-                "--journal", str(tmp_path / "T07.journal"),
-                "--broker", broker.url("T07"),
-                "--display", f"127.0.0.1:{port}",
-                env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log,
-            )  # fmt: skip
-        try:
+        async with table_run(
+            tmp_path / "run.log",
+            "--table-id", "T07", "--variant", "commission", "--card-source", "rng",
+            "--journal", str(tmp_path / "T07.journal"),
+            "--broker", broker.url("T07"),
+            "--display", f"127.0.0.1:{port}",
+            env=env,
+        ) as process:  # fmt: skip
             async with asyncio.timeout(20):
                 while True:  # the birth: connected and subscribed to its commands
                     received = await feed.get()
@@ -105,14 +102,6 @@ async def running_table(broker: Mosquitto, tmp_path: Path) -> AsyncIterator[Runn
             yield RunningTable(
                 broker=broker, replies=feed, http=http, display=f"http://127.0.0.1:{port}"
             )
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.wait_for(process.wait(), 10)
-                except TimeoutError:  # pragma: no cover - a hang fails the exit check below
-                    process.kill()
-                    await process.wait()
     assert process.returncode == 0, (tmp_path / "run.log").read_text()
 
 

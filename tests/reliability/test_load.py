@@ -20,7 +20,8 @@ from typing import Any, Final
 
 import pytest
 
-from tests.mosquitto import is_ci, mosquitto_missing
+from tests.mosquitto import mosquitto_missing
+from tests.support.installed import require
 
 pytestmark = pytest.mark.broker
 
@@ -28,11 +29,7 @@ SCRIPT: Final = Path(__file__).resolve().parents[2] / "bench" / "load_tables.py"
 
 
 async def load(tmp_path: Path, tables: int, minutes: float, interval_s: float) -> dict[str, Any]:
-    missing = mosquitto_missing()
-    if missing is not None:
-        if is_ci():
-            pytest.fail(missing)
-        pytest.skip(missing)
+    require(mosquitto_missing())
     report = tmp_path / "report.json"
     process = await asyncio.create_subprocess_exec(
         sys.executable, str(SCRIPT),

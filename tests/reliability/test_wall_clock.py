@@ -30,7 +30,7 @@ import pytest
 
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from tests.mosquitto import Mosquitto, is_ci
+from tests.mosquitto import Mosquitto
 from tests.reliability.harness import (
     backend,
     check_each_card_kept_once,
@@ -41,6 +41,7 @@ from tests.reliability.harness import (
     run_args,
     service,
 )
+from tests.support.installed import not_installed
 
 pytestmark = pytest.mark.broker
 
@@ -56,9 +57,7 @@ def libfaketime() -> Path:
         candidates = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
         found = candidates[0] if candidates else None
     if found is None:
-        if is_ci():
-            pytest.fail("libfaketime must be installed in CI (apt-get install faketime)")
-        pytest.skip("libfaketime is not installed (apt-get install faketime)")
+        not_installed("libfaketime is not installed (apt-get install faketime)")
     return found
 
 

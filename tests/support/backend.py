@@ -36,7 +36,7 @@ class Backend:
 
     async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
         """Publish a command as given (a repeated id, say); the table's reply to its id."""
-        await publish_once(self.endpoint, f"{self.root}/commands", json.dumps(body))
+        await self.publish_command(json.dumps(body))
         async with asyncio.timeout(15):
             while True:
                 message = await self.feed.get()
@@ -45,6 +45,10 @@ class Backend:
                     reply: dict[str, Any] = json.loads(message.payload)
                     if reply["id"] == body["id"]:
                         return reply
+
+    async def publish_command(self, payload: str) -> None:
+        """Publish on the table's command topic, on a connection of its own."""
+        await publish_once(self.endpoint, f"{self.root}/commands", payload)
 
     async def wait_online(self, session_after: int = 0) -> int:
         """Wait for the table's birth (a status online with a newer session); its session."""

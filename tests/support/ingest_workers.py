@@ -14,11 +14,10 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import aiomqtt
 
@@ -31,7 +30,7 @@ from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
 from tests.support.ingest_table import replayed_rounds
-from tests.support.table_process import table_run
+from tests.support.table_process import stop, table_run
 
 TABLE: Final = "V1"
 ROOT: Final = f"baccarat/tables/{TABLE}"
@@ -53,13 +52,7 @@ async def ingest_process(
     try:
         yield process
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except TimeoutError:  # pragma: no cover - a hang shows in the exit status
-                process.kill()
-                await process.wait()
+        await stop(process)
 
 
 @contextlib.asynccontextmanager
@@ -87,16 +80,8 @@ class CommandingBackend(Backend):
         super().__init__(broker, feed, ROOT)
         self.client = client
 
-    async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
-        await self.client.publish(f"{self.root}/commands", json.dumps(body), qos=1)
-        async with asyncio.timeout(15):
-            while True:
-                message = await self.feed.get()
-                self.received.append(message)
-                if message.topic == f"{self.root}/commands/replies":
-                    reply: dict[str, Any] = json.loads(message.payload)
-                    if reply["id"] == body["id"]:
-                        return reply
+    async def publish_command(self, payload: str) -> None:
+        await self.client.publish(f"{self.root}/commands", payload, qos=1)
 
 
 @contextlib.asynccontextmanager

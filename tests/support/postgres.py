@@ -28,7 +28,7 @@ from typing import Final
 
 import pytest
 
-from tests.mosquitto import is_ci
+from tests.support.installed import require, unavailable
 from tests.support.ports import free_port
 
 #: Where Debian's ``postgresql-15`` puts its programs.
@@ -124,19 +124,13 @@ def psql(server: Postgres, sql: str) -> None:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Postgres]:
-    missing = postgres_missing()
-    if missing is not None:
-        if is_ci():
-            pytest.fail(f"the PostgreSQL tests must run in CI: {missing}")
-        pytest.skip(missing)
+    require(postgres_missing(), in_ci="the PostgreSQL tests must run in CI")
     root = Path(tempfile.mkdtemp(prefix="tc-postgres-"))
     try:
         server = start_postgres(root)
     except PostgresUnavailableError as error:
         shutil.rmtree(root, ignore_errors=True)
-        if is_ci():
-            raise
-        pytest.skip(str(error))
+        unavailable(error)
     try:
         yield server
     finally:

@@ -27,8 +27,7 @@ async def table_run(
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """``table-controller run ARGS``, its log appended to ``log``, stopped by SIGTERM at the end.
 
-    A process that does not exit within ``STOP_TIMEOUT_S`` is killed, so a hang shows as a
-    failed exit status rather than a stuck test.
+    A process that does not exit within ``STOP_TIMEOUT_S`` is killed (:func:`stop`).
     """
     with log.open("ab") as written:
         process = await asyncio.create_subprocess_exec(
@@ -40,13 +39,21 @@ async def table_run(
     try:
         yield process
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), STOP_TIMEOUT_S)
-            except TimeoutError:  # pragma: no cover - a hang fails the test's exit check
-                process.kill()
-                await process.wait()
+        await stop(process)
+
+
+async def stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM to a process still running, SIGKILL if it has not exited ``STOP_TIMEOUT_S`` later.
+
+    A hang then shows as a failed exit status rather than a stuck test.
+    """
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), STOP_TIMEOUT_S)
+        except TimeoutError:  # pragma: no cover - a hang fails the test's exit check
+            process.kill()
+            await process.wait()
 
 
 async def table_controller(
