@@ -47,6 +47,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from table_controller.ingest.projections import ranges_of, without
 from table_controller.ingest.schema import gap_leases, gap_requests, messages, table_status
 from table_controller.ingest.store import IngestStore, SeqRange
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 log = structlog.get_logger("table_controller.ingest.gap_repair")
 
@@ -144,7 +145,7 @@ class RepairSettings:
 
     worker: str
     operator: str = "ingest"
-    prefix: str = "baccarat/tables"
+    prefix: str = DEFAULT_TOPIC_PREFIX
     gap_wait_s: float = 10.0
     max_outstanding: int = 2
     per_minute: int = 4

@@ -54,7 +54,7 @@ from table_controller.ingest.schema import table_status
 from table_controller.ingest.store import IngestStore, Received, StoreOutcome
 from table_controller.integrity.signing import public_key_from_text, verify
 from table_controller.publishing.mqtt_client import error_text, new_client, payload_bytes
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
 
 log = structlog.get_logger("table_controller.ingest.worker")
 
@@ -159,7 +159,7 @@ class WorkerSettings:
     endpoint: BrokerEndpoint
     client_id: str
     group: str = "ingest"
-    prefix: str = "baccarat/tables"
+    prefix: str = DEFAULT_TOPIC_PREFIX
     concurrency: int = 4
     session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S
     repair: RepairSettings | None = None
