@@ -18,14 +18,14 @@ from playwright.async_api import Browser
 from table_controller.publishing.languages import LANGUAGES
 from tests.board.board_pages import FULL_HD, board_page, shown, to_a_result
 from tests.display.display_harness import ROOT, running_table
-from tests.support.glyphs import assert_drawn_in
+from tests.support.glyphs import assert_drawn_in, on_one_screen
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = ROOT / "artifacts" / "board" / "glyphs"
 
 
-@pytest.mark.parametrize("lang", [language.tag for language in LANGUAGES])
+@pytest.mark.parametrize("lang", [on_one_screen(language.tag, "board") for language in LANGUAGES])
 async def test_the_board_draws_every_character_in_every_language(
     tmp_path: Path, browser: Browser, lang: str
 ) -> None:

@@ -202,6 +202,7 @@ async def test_sigterm_before_the_table_is_up_stops_everything_cleanly() -> None
 
 
 @pytest.mark.broker
+@pytest.mark.slow  # a second demo start; the embedded broker's runs are default
 async def test_an_external_broker_is_used_instead_of_the_embedded_one(broker: Mosquitto) -> None:
     demo = await start_demo(
         "--broker", broker.url("backend"), "--rounds", "3", "--speed", "50",

@@ -25,6 +25,7 @@ from tests.display.display_harness import Table, assert_fits, running_table
 from tests.display.test_display_limits import LIMITS
 from tests.display.texts import in_words
 from tests.support.dealing import dealer_inputs, seeded_shoe
+from tests.support.glyphs import on_one_screen
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +75,7 @@ async def fits_every_size(page: Page, folder: Path, tag: str, state: str) -> Non
         await assert_fits(page, folder, f"{tag}-{width}x{height}-{state}")
 
 
-@pytest.mark.parametrize("tag", [language.tag for language in LANGUAGES])
+@pytest.mark.parametrize("tag", [on_one_screen(language.tag, "display") for language in LANGUAGES])
 async def test_the_display_fits_the_screen_in_every_state_and_language(
     tmp_path: Path, display_page: Page, artifacts: Path, tag: str
 ) -> None:

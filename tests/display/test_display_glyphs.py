@@ -18,7 +18,7 @@ from playwright.async_api import Page, expect
 
 from table_controller.publishing.languages import LANGUAGES
 from tests.display.display_harness import SETTLED, running_table
-from tests.support.glyphs import assert_drawn_in
+from tests.support.glyphs import assert_drawn_in, on_one_screen
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 RESULT_TONE = re.compile("^(banker|player|tie)$")
 
 
-@pytest.mark.parametrize("lang", [language.tag for language in LANGUAGES])
+@pytest.mark.parametrize("lang", [on_one_screen(language.tag, "display") for language in LANGUAGES])
 async def test_the_display_draws_every_character_in_every_language(
     tmp_path: Path, display_page: Page, artifacts: Path, lang: str
 ) -> None:

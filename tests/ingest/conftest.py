@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 
 from table_controller.ingest.store import IngestStore
+from tests.ingest.databases import url_of
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'ingest.db'}"
-    return str(request.getfixturevalue("pg_database_url"))
+    return url_of(request, tmp_path)
 
 
 @pytest.fixture

@@ -119,6 +119,7 @@ async def run_virtual_table(tmp_path: Path, broker: Mosquitto, rounds: int) -> N
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow  # the virtual shoe through run over MQTT: test_table_run covers run by default
 async def test_a_virtual_mini_table_over_mqtt(tmp_path: Path, broker: Mosquitto) -> None:
     await run_virtual_table(tmp_path, broker, rounds_from_env(120))
 

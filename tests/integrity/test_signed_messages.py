@@ -67,6 +67,7 @@ async def signed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[dict[
         await process.wait()
 
 
+@pytest.mark.slow  # a whole eight-deck shoe, about a minute; the tampered copy below is default
 async def test_every_message_of_a_whole_shoe_is_signed_by_the_device_key(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
@@ -80,9 +81,13 @@ async def test_every_message_of_a_whole_shoe_is_signed_by_the_device_key(
                 assert reply["ok"], (reply["error"], reply["message"])
                 # The cut card may be the round's first card: then the shoe ends instead.
                 async with asyncio.timeout(15):
-                    while not (backend.messages("shoe_ended") or any(
+                    while not (
+                        backend.messages("shoe_ended")
+                        or any(
                             e["round_id"] == f"S-1-{round_no}"
-                            for e in backend.messages("round_result"))):
+                            for e in backend.messages("round_result")
+                        )
+                    ):
                         backend.received.append(await backend.feed.get())
                 if backend.messages("last_round"):
                     await backend.until_event("shoe_ended")
@@ -148,9 +153,7 @@ async def test_watch_verify_catches_a_tampered_copy_of_a_real_message(
             await backend.until_result("S-1-1")
             (result,) = backend.messages("round_result")
             forged = {**result, "winner": "tie" if result["winner"] != "tie" else "banker"}
-            await publish_once(
-                backend.endpoint, f"{ROOT}/events/round_result", json.dumps(forged)
-            )
+            await publish_once(backend.endpoint, f"{ROOT}/events/round_result", json.dumps(forged))
             flagged = await read_until(watch.stdout, "SIGNATURE FAILED")
             assert f"round_result seq {result['seq']}" in flagged[-1]
             assert "signature does not match" in flagged[-1]
@@ -164,5 +167,3 @@ async def test_watch_verify_catches_a_tampered_copy_of_a_real_message(
     assert watch.returncode == SIGNATURE_FAILED, err.decode()
     assert "SIGNATURE FAILED" not in out.decode()  # the real messages all checked out
     assert "1 failed" in err.decode()
-
-

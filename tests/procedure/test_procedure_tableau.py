@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
+
 from table_controller.procedure.decisions import Announce, Decision, SetLamp
 from table_controller.procedure.events import CardDrawn, Input, StartNewShoe
 from table_controller.procedure.machine import TableProcedure
@@ -105,6 +107,7 @@ def card(point: int, index: int) -> Card:
     return Card(rank, SUITS[index % 4])
 
 
+@pytest.mark.slow  # every situation through the procedure; tests/rules/test_tableau.py is default
 def test_the_procedure_deals_every_situation_as_the_independent_tableau() -> None:
     machine = TableProcedure(VARIANTS["mini"], table_id="T07", betting_phase=False)
     lamp = "OFF"

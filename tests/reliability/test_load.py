@@ -56,6 +56,7 @@ def check(figures: dict[str, Any], tables: int) -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.slow  # a load figure, not a behaviour
 async def test_load_two_tables_briefly(tmp_path: Path) -> None:
     """CI subset: 2 tables, about 8 s of play, a round a second each."""
     check(await load(tmp_path, tables=2, minutes=0.13, interval_s=1.0), tables=2)

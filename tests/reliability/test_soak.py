@@ -212,8 +212,9 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.slow  # random faults; each kind of fault has a default test (test_shoe_link)
 async def test_soak_two_short_shoes_with_random_faults(tmp_path: Path, broker: Mosquitto) -> None:
-    """CI subset: 2 one-deck shoes, 6 random faults each."""
+    """The short soak: 2 one-deck shoes, 6 random faults each."""
     figures = await soak(tmp_path, broker, CI)
     assert figures["faults"] >= CI.shoes * (CI.faults_per_shoe - 1)
     assert figures["rounds"]

@@ -95,6 +95,7 @@ def test_fast_and_plain_agree_on_a_full_shoe() -> None:
     assert {bet_id: odds.ev for bet_id, odds in fast.bets.items()} == plain
 
 
+@pytest.mark.slow  # the plain enumeration takes seconds a shoe; full and small shoes are default
 @settings(max_examples=6, deadline=None)
 @given(st.lists(st.sampled_from(CARD_ORDER), min_size=1, max_size=150))
 def test_fast_and_plain_agree_on_depleted_shoes(removed: list[Card]) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
 from fontTools.ttLib import TTFont
 from playwright.async_api import CDPSession, Error, Page
 
@@ -412,3 +413,18 @@ async def assert_drawn_in(page: Page, tag: str, where: str) -> GlyphReport:
     wrong = wrong_faces(report, tag)
     assert not wrong, f"{where}: wrong faces:\n  " + "\n  ".join(wrong)
     return report
+
+
+#: The screen that checks each language in the default suite (every script on one of the two);
+#: the slow suite checks every language on both.
+DEFAULT_SCREEN: Final = {
+    "en": "display", "zh-Hant": "display", "th": "display",
+    "zh-Hans": "board", "vi": "board", "ko": "board",
+}  # fmt: skip
+
+
+def on_one_screen(tag: str, screen: str) -> Any:
+    """``tag`` as a test parameter of ``screen``'s tests: ``slow`` unless it is its screen."""
+    if DEFAULT_SCREEN[tag] == screen:
+        return pytest.param(tag, id=tag)
+    return pytest.param(tag, id=tag, marks=pytest.mark.slow)
