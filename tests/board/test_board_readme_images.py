@@ -63,6 +63,7 @@ def visibly_different(before: bytes, after: bytes) -> bool:
     return int((changed > 0).sum()) > NOISE_PIXELS or int(changed.max()) > NOISE_LEVEL
 
 
+@pytest.mark.slow  # rewrites the README's images; the board's fit and glyph tests are default
 @pytest.mark.parametrize("lang", ["en", "zh-Hans"])
 async def test_the_readme_shows_the_board_as_it_is(
     tmp_path: Path, browser: Browser, lang: str

@@ -116,7 +116,12 @@ SMALL_SHOES = [
 
 
 @pytest.mark.parametrize(
-    "shoe", SMALL_SHOES, ids=["pairs-and-naturals", "mixed", "zeros-and-sixes"]
+    "shoe",
+    [
+        pytest.param(SMALL_SHOES[0], id="pairs-and-naturals", marks=pytest.mark.slow),
+        pytest.param(SMALL_SHOES[1], id="mixed"),
+        pytest.param(SMALL_SHOES[2], id="zeros-and-sixes", marks=pytest.mark.slow),
+    ],
 )
 def test_all_three_agree_with_a_card_by_card_brute_force(shoe: tuple[Card, ...]) -> None:
     composition = composition_of(list(shoe))
