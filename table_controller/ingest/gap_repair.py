@@ -242,8 +242,8 @@ class GapRepair:
         for table_id in await self._held_tables(now):
             await self._repair(table_id, now)
 
-    async def _tables(self) -> list[str]:
-        """Every table: those with a status each tick, those with only messages each minute.
+    async def _tables(self, with_status: set[str]) -> list[str]:
+        """Every table: ``with_status`` (read each tick), those with only messages each minute.
 
         Listing the tables of ``messages`` reads its whole key, so it is done once a minute;
         a table announces itself with its retained ``status`` anyway.
@@ -251,8 +251,6 @@ class GapRepair:
         if self._clock() >= self._tables_listed_at + TABLES_LISTED_EVERY_S:
             self._tables_listed_at = self._clock()
             self._known_tables = set(await self.store.tables())
-        async with self.store.engine.connect() as connection:
-            with_status = set(await connection.scalars(select(table_status.c.table_id)))
         self._known_tables |= with_status
         return sorted(self._known_tables)
 
@@ -265,14 +263,14 @@ class GapRepair:
                 row.table_id: (row.worker, _utc(row.expires_at))
                 for row in await connection.execute(select(gap_leases))
             }
-            offline = set(
-                await connection.scalars(
-                    select(table_status.c.table_id).where(~table_status.c.online)
-                )
+            statuses = await connection.execute(
+                select(table_status.c.table_id, table_status.c.online)
             )
+            online: dict[str, bool] = dict(statuses.all())
+        offline = {table_id for table_id, is_online in online.items() if not is_online}
         wanted = [
             table_id
-            for table_id in await self._tables()
+            for table_id in await self._tables(set(online))
             if (holder := leases.get(table_id)) is None or holder[0] == me or holder[1] < now
         ]
         if not wanted:
