@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
 import signal
 import socket
 import sys
@@ -87,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the operator resend commands carry; the tables' resenders must name it (%(default)s)",
     )
     parser.add_argument(
+        "--command-secrets",
+        type=Path,
+        metavar="FILE",
+        help='TOML file: table id = that table\'s command_secret ("*" for any other table);'
+        " resend commands to those tables are signed, as sign_all_commands requires",
+    )
+    parser.add_argument(
         "--no-gap-repair", action="store_true", help="store only; never ask for gaps"
     )
     parser.add_argument(
@@ -132,6 +140,34 @@ def _check_name(flag: str, value: str, forbidden: str) -> None:
         raise UsageError(f"{flag} {value!r}: not empty, without {' '.join(forbidden)}")
 
 
+def read_command_secrets(path: Path) -> dict[str, bytes]:
+    """The tables' command secrets in ``path`` by table id; a bad file is a :class:`UsageError`."""
+    # Imported here: the TOML reader and the command contract only when the flag is given.
+    from table_controller.ingest.gap_repair import ANY_TABLE  # noqa: PLC0415
+    from table_controller.publishing.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
+    from table_controller.runtime.config import TABLE_ID_PATTERN  # noqa: PLC0415
+    from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
+
+    flag = "--command-secrets"
+    try:
+        document = read_toml(path)
+    except TomlFileError as error:
+        raise UsageError(f"{flag} {error}") from None
+    secrets: dict[str, bytes] = {}
+    for table_id, value in document.items():
+        where = f"{flag} {path}: {table_id!r}"
+        if table_id != ANY_TABLE and re.fullmatch(TABLE_ID_PATTERN, table_id) is None:
+            raise UsageError(f"{where}: not a table id (nor {ANY_TABLE!r} for any other table)")
+        if not isinstance(value, str):
+            raise UsageError(f"{where}: the table's command_secret, as a string")
+        if len(value.encode()) < MIN_SECRET_BYTES:
+            raise UsageError(f"{where}: a command_secret has at least {MIN_SECRET_BYTES} bytes")
+        secrets[table_id] = value.encode()
+    if not secrets:
+        raise UsageError(f"{flag} {path}: names no table")
+    return secrets
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
     from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
@@ -154,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
     client_id = args.client_id or f"ingest-{args.group}-{socket.gethostname()}"
     _check_name("--client-id", client_id, "/+#")
     _check_name("--operator", args.operator, "")
+    secrets = {} if args.command_secrets is None else read_command_secrets(args.command_secrets)
     repair = (
         None
         if args.no_gap_repair
@@ -163,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
             prefix=args.prefix,
             gap_wait_s=args.gap_wait,
             max_outstanding=args.max_requests,
+            secrets=secrets,
         )
     )
     settings = WorkerSettings(

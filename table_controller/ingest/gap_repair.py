@@ -22,6 +22,8 @@ the database and the broker:
   above the ``seq`` up to which it was complete at the last look, and its whole history only
   one look in :data:`FULL_SCAN_EVERY`; the tables that have messages but no status are listed
   once a minute.
+* **Signed when the table asks.** A table under ``sign_all_commands`` takes a ``resend`` only
+  signed with its ``command_secret``; :attr:`RepairSettings.secrets` holds those by table id.
 * **The reply** is a message like any other, so the shared subscription may hand it to
   another worker: whichever worker stores it calls :meth:`GapRepair.on_reply`, which records
   the answer and turns ``gone`` into a permanent gap (``IngestStore.record_gone``). A permanent
@@ -36,7 +38,7 @@ import json
 import math
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol, TypeAlias
 
@@ -47,12 +49,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 from table_controller.ingest.projections import ranges_of, without
 from table_controller.ingest.schema import gap_leases, gap_requests, messages, table_status
 from table_controller.ingest.store import IngestStore, SeqRange
+from table_controller.publishing.authorisation import sign
+from table_controller.publishing.models import CommandMessage
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 log = structlog.get_logger("table_controller.ingest.gap_repair")
 
 #: The widest range one ``resend`` takes: ``to_seq - from_seq`` stays below it.
 MAX_RESEND_SPAN: Final = 10_000
+#: The key of :attr:`RepairSettings.secrets` that stands for every table not named.
+ANY_TABLE: Final = "*"
 #: Seconds between two listings of the tables that have messages (see ``GapRepair._tables``).
 TABLES_LISTED_EVERY_S: Final = 60.0
 #: One look in this many at a table's gaps reads its whole history; the others read above the
@@ -125,14 +131,21 @@ def gone_of(reply: Mapping[str, object]) -> list[int] | None:
     return [int(seq) for seq in gone]
 
 
-def resend_command(command_id: str, operator: str, gap: SeqRange) -> bytes:
-    """The ``resend`` command for ``gap`` (mqtt-api.md, "Commands")."""
-    body = {
-        "id": command_id,
-        "command": "resend",
-        "operator": operator,
-        "args": {"from_seq": gap.first, "to_seq": gap.last},
-    }
+def resend_command(
+    command_id: str, operator: str, gap: SeqRange, *, secret: bytes | None = None
+) -> bytes:
+    """The ``resend`` command for ``gap`` (mqtt-api.md, "Commands"), signed with ``secret``."""
+    command = CommandMessage.model_validate(
+        {
+            "id": command_id,
+            "command": "resend",
+            "operator": operator,
+            "args": {"from_seq": gap.first, "to_seq": gap.last},
+        }
+    )
+    if secret is not None:
+        command = sign(command, secret)
+    body = command.model_dump(mode="json", exclude_none=True)
     return json.dumps(body, separators=(",", ":")).encode()
 
 
@@ -150,6 +163,12 @@ class RepairSettings:
     max_outstanding: int = 2
     per_minute: int = 4
     request_timeout_s: float = 60.0
+    #: The tables' ``command_secret`` by table id (``*``: any other table), for signed mode.
+    secrets: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+
+    def secret_for(self, table_id: str) -> bytes | None:
+        """The key a ``resend`` to ``table_id`` is signed with; None: sent unsigned."""
+        return self.secrets.get(table_id, self.secrets.get(ANY_TABLE))
 
     @property
     def tick_s(self) -> float:
@@ -344,7 +363,13 @@ class GapRepair:
             )
         topic = f"{self.settings.prefix.rstrip('/')}/{table_id}/commands"
         try:
-            await self._publish(topic, resend_command(command_id, self.settings.operator, gap))
+            command = resend_command(
+                command_id,
+                self.settings.operator,
+                gap,
+                secret=self.settings.secret_for(table_id),
+            )
+            await self._publish(topic, command)
         except ConnectionError as error:
             self.not_sent += 1
             await self._answered(command_id, outcome="not_sent", resent=None, gone=None)

@@ -132,3 +132,34 @@ async def test_lost_messages_come_back_with_resend_and_pruned_ones_are_recorded_
     after = set(await stored(database_url))
     assert set(seen) - set(range(5, 10)) <= after
     assert not after & set(range(5, 10))
+
+
+async def test_a_table_that_takes_only_signed_commands_takes_the_ingests_signed_resend(
+    database_url: str, broker: Mosquitto, tmp_path: Path
+) -> None:
+    """``sign_all_commands``: the worker signs each resend with the key its secrets file names."""
+    secret = "V1's command_secret, 16+ bytes"
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(f'V1 = "{secret}"\n')
+    signing = {
+        **RESENDERS_ENV,
+        "TABLE_CONTROLLER_COMMAND_SECRET": secret,
+        "TABLE_CONTROLLER_SIGN_ALL_COMMANDS": "true",
+    }
+    log = tmp_path / "ingest.log"
+    async with (
+        observing(broker, secret=secret.encode()) as backend,
+        ingest_process(log, broker, database_url, "--command-secrets", str(secrets), *GAP_WAIT),
+    ):
+        await wait_logged(log, "ingest_connected")
+        async with virtual_table(tmp_path, broker, signing):
+            await backend.wait_online()
+            await deal_shoe(backend, "S-1", rounds=2)
+            await drain(backend)
+            seen = seen_messages(backend)
+            await wait_stored(database_url, set(seen))
+            await delete_stored(database_url, 10, 19)
+            held = await wait_stored(database_url, set(seen))
+            assert all(held[seq].encode() == seen[seq] for seq in range(10, 20))
+            assert [row[2:] for row in await requests(database_url)] == [("ok", 0)]
+    assert closing_counts(log)["resend_refused"] == 0

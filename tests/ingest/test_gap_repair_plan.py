@@ -8,8 +8,10 @@ import json
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from table_controller.ingest.gap_repair import (
+    ANY_TABLE,
     MAX_RESEND_SPAN,
     GapAges,
+    RepairSettings,
     chunks,
     gone_of,
     plan_requests,
@@ -18,6 +20,13 @@ from table_controller.ingest.gap_repair import (
 from table_controller.ingest.store import SeqRange
 from table_controller.ingest.worker import AckQueue, TableKeys, subscriptions
 from table_controller.integrity.signing import DeviceKey
+from table_controller.publishing.authorisation import (
+    AuthorisationPolicy,
+    Authorised,
+    Refused,
+    authorise,
+)
+from table_controller.publishing.models import CommandMessage
 
 
 def test_a_gap_keeps_its_age_while_it_shrinks_and_a_new_one_starts_young() -> None:
@@ -67,6 +76,26 @@ def test_the_resend_command_is_a_command_of_the_contract() -> None:
         "operator": "ingest",
         "args": {"from_seq": 20, "to_seq": 45},
     }
+
+
+def test_a_resend_to_a_signing_table_is_signed_with_that_tables_secret() -> None:
+    """Under ``sign_all_commands`` the table takes the ingest's resend only signed, by its key."""
+    keys = {"T1": b"t1-secret-0123456789", ANY_TABLE: b"floor-secret-0123456789"}
+    settings = RepairSettings(worker="w1", secrets=keys)
+    for table_id, key in (("T1", keys["T1"]), ("T9", keys[ANY_TABLE])):
+        secret = settings.secret_for(table_id)
+        raw = resend_command("ingest-2", "ingest", SeqRange(5, 9), secret=secret)
+        command = CommandMessage.model_validate_json(raw)
+        assert command.signature is not None
+        policy = AuthorisationPolicy(
+            resenders={"ingest": frozenset({"backend"})}, shared_secret=key, sign_all=True
+        )
+        assert isinstance(authorise(command, policy), Authorised)
+        other = AuthorisationPolicy(
+            resenders={"ingest": frozenset({"backend"})}, shared_secret=b"x" * 16, sign_all=True
+        )
+        assert isinstance(authorise(command, other), Refused)
+    assert RepairSettings(worker="w1", secrets={"T1": keys["T1"]}).secret_for("T2") is None
 
 
 def test_acknowledgements_go_in_the_order_the_messages_came() -> None:

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from table_controller.cli import UsageError
+from table_controller.cli.ingest import read_command_secrets
 from tests.support.ports import free_port
 from tests.support.table_process import table_controller
 
@@ -28,6 +31,42 @@ async def test_a_wrong_flag_is_one_line_and_status_2(args: list[str], says: str)
     assert says in err
     assert "Traceback" not in err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ('T1 = "too-short"', "'T1': a command_secret has at least 16 bytes"),
+        ("T1 = 12345678901234567890", "'T1': the table's command_secret, as a string"),
+        ('"a/b" = "0123456789abcdef"', "'a/b': not a table id"),
+        ("", "names no table"),
+        ("T1 = ", "not valid TOML"),
+    ],
+)
+def test_a_bad_command_secrets_file_is_named_with_its_problem(
+    tmp_path: Path, content: str, says: str
+) -> None:
+    path = tmp_path / "secrets.toml"
+    path.write_text(content)
+    with pytest.raises(UsageError, match=re.escape(says)):
+        read_command_secrets(path)
+
+
+def test_the_deploy_kits_command_secrets_example_reads() -> None:
+    path = Path(__file__).parents[2] / "deploy" / "ingest-command-secrets.example.toml"
+    assert read_command_secrets(path) == {
+        "T01": b"T01's command_secret, 16+ bytes",
+        "*": b"every other table's command_secret",
+    }
+
+
+async def test_a_missing_command_secrets_file_stops_the_start(tmp_path: Path) -> None:
+    missing = tmp_path / "none.toml"
+    code, _, err = await table_controller(
+        "ingest", "--broker", "mqtt://h", "--command-secrets", str(missing)
+    )
+    assert (code, err.count("\n")) == (2, 1), err
+    assert f"--command-secrets {missing}: cannot read" in err
 
 
 async def test_a_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from table_controller.publishing.authorisation import signature
+from table_controller.publishing.models import CommandMessage
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from tests.mosquitto import Mosquitto
@@ -17,8 +19,12 @@ from tests.mosquitto import Mosquitto
 class Backend:
     """Sends commands and waits for their replies; keeps every message it received."""
 
-    def __init__(self, broker: Mosquitto, feed: Subscription, root: str) -> None:
+    def __init__(
+        self, broker: Mosquitto, feed: Subscription, root: str, *, secret: bytes | None = None
+    ) -> None:
         self.endpoint = BrokerEndpoint.from_url(broker.url("backend"))
+        #: The table's ``command_secret``: every command is signed with it (signed mode).
+        self.secret = secret
         self.feed = feed
         self.root = root
         self.received: list[Received] = []
@@ -30,9 +36,10 @@ class Backend:
         self, name: str, *, operator: str = "backend", **args: object
     ) -> dict[str, Any]:
         self.sent += 1
-        return await self.send(
-            {"id": f"b-{self.sent}", "command": name, "operator": operator, "args": args}
-        )
+        body = {"id": f"b-{self.sent}", "command": name, "operator": operator, "args": args}
+        if self.secret is not None:
+            body["signature"] = signature(CommandMessage.model_validate(body), self.secret)
+        return await self.send(body)
 
     async def send(self, body: Mapping[str, object]) -> dict[str, Any]:
         """Publish a command as given (a repeated id, say); the table's reply to its id."""

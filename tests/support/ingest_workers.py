@@ -76,8 +76,15 @@ class CommandingBackend(Backend):
     A shoe of commands then takes seconds, not a connection per command.
     """
 
-    def __init__(self, broker: Mosquitto, feed: Subscription, client: aiomqtt.Client) -> None:
-        super().__init__(broker, feed, ROOT)
+    def __init__(
+        self,
+        broker: Mosquitto,
+        feed: Subscription,
+        client: aiomqtt.Client,
+        *,
+        secret: bytes | None = None,
+    ) -> None:
+        super().__init__(broker, feed, ROOT, secret=secret)
         self.client = client
 
     async def publish_command(self, payload: str) -> None:
@@ -85,13 +92,18 @@ class CommandingBackend(Backend):
 
 
 @contextlib.asynccontextmanager
-async def observing(broker: Mosquitto) -> AsyncIterator[CommandingBackend]:
-    """A backend that hears everything of table ``V1`` (its subscription in place) and commands."""
+async def observing(
+    broker: Mosquitto, *, secret: bytes | None = None
+) -> AsyncIterator[CommandingBackend]:
+    """A backend that hears everything of table ``V1`` (its subscription in place) and commands.
+
+    With ``secret``, its commands are signed with it (the table's ``command_secret``).
+    """
     endpoint = BrokerEndpoint.from_url(broker.url("backend"))
     async with Subscription(endpoint, [f"{ROOT}/#"], client_id="observer") as feed:
         await feed.wait_subscribed()
         async with new_client(endpoint, identifier="commander", persistent=False) as client:
-            yield CommandingBackend(broker, feed, client)
+            yield CommandingBackend(broker, feed, client, secret=secret)
 
 
 async def deal_shoe(backend: Backend, shoe_id: str, rounds: int | None = None) -> int:
