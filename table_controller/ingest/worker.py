@@ -53,7 +53,12 @@ from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_status
 from table_controller.ingest.store import IngestStore, Received, StoreOutcome
 from table_controller.integrity.signing import public_key_from_text, verify
-from table_controller.publishing.mqtt_client import error_text, new_client, payload_bytes
+from table_controller.publishing.mqtt_client import (
+    ManualAcks,
+    error_text,
+    new_client,
+    payload_bytes,
+)
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
 
 log = structlog.get_logger("table_controller.ingest.worker")
@@ -273,8 +278,7 @@ class IngestWorker:
             receive_maximum=RECEIVE_MAXIMUM,
             timeout_s=BROKER_TIMEOUT_S,
         )
-        # aiomqtt 2.5 has no manual acknowledgement of its own; paho's, on the client it wraps.
-        client._client.manual_ack_set(on=True)  # noqa: SLF001
+        manual = ManualAcks(client)
         shared, retained = subscriptions(settings.group, settings.prefix)
         async with client:
             self._generation += 1
@@ -291,7 +295,7 @@ class IngestWorker:
             # and nothing is acknowledged before it is stored.
             queue: asyncio.Queue[_Work | None] = asyncio.Queue()
             consumers = [
-                asyncio.create_task(self._consume(client, acks, queue), name=f"ingest-{n}")
+                asyncio.create_task(self._consume(client, manual, acks, queue), name=f"ingest-{n}")
                 for n in range(settings.concurrency)
             ]
             dropper = asyncio.create_task(_drop_later(client, retained), name="retained-window")
@@ -303,7 +307,11 @@ class IngestWorker:
                 await _stop(consumers, queue)
 
     async def _consume(
-        self, client: aiomqtt.Client, acks: AckQueue, queue: asyncio.Queue[_Work | None]
+        self,
+        client: aiomqtt.Client,
+        manual: ManualAcks,
+        acks: AckQueue,
+        queue: asyncio.Queue[_Work | None],
     ) -> None:
         generation = self._generation
         stopping = False
@@ -323,7 +331,7 @@ class IngestWorker:
             for _, entry in batch:
                 for mid, qos in acks.done(entry):
                     if qos > 0 and generation == self._generation and client is self._client:
-                        client._client.ack(mid, qos)  # noqa: SLF001 - see _session
+                        manual.ack(mid, qos)
 
     async def handle_batch(self, batch: Sequence[aiomqtt.Message]) -> list[StoreOutcome]:
         """Store messages in one transaction; live copies of the retained subscription skipped."""

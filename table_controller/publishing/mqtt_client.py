@@ -73,6 +73,24 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
     )
 
 
+class ManualAcks:
+    """Acknowledge received QoS 1 messages when the application says, not on arrival.
+
+    aiomqtt 2.5 has no API for it (its issue 345 asks for one); paho 2, which it wraps, has
+    ``manual_ack_set`` and ``ack``. This is the one place that reaches paho's client inside
+    aiomqtt's; ``pyproject.toml`` keeps aiomqtt below 2.6 for it, and a test checks the
+    attribute is there. Set on a client before it connects.
+    """
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self._paho: paho.Client = client._client  # noqa: SLF001 - see the class
+        self._paho.manual_ack_set(on=True)
+
+    def ack(self, mid: int, qos: int) -> None:
+        """Acknowledge the message ``mid`` (a no-op for QoS 0, as paho's own)."""
+        self._paho.ack(mid, qos)
+
+
 def payload_bytes(payload: object) -> bytes:
     """A received message's payload as bytes, whatever type paho handed over."""
     if isinstance(payload, bytes | bytearray):
@@ -102,4 +120,3 @@ def error_text(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         return "; ".join(error_text(inner) for inner in error.exceptions)
     return f"{type(error).__name__}: {error}"
-
