@@ -4,13 +4,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 marker="not slow"
+# The default suite runs in two pytest-xdist processes: most of its time is spent waiting on
+# real brokers, browsers and table processes. The long suites measure under load of their own,
+# so they run one test at a time. TEST_WORKERS overrides either.
+workers=2
 args=()
 for arg in "$@"; do
     case "$arg" in
-        --slow) marker="" ;;
+        --slow) marker="" workers=1 ;;
         *) args+=("$arg") ;;
     esac
 done
+workers="${TEST_WORKERS:-$workers}"
+parallel=()
+[ "$workers" -gt 1 ] && parallel=(-n "$workers")
 # The fonts the screens' six languages are drawn with (the glyph tests check every character).
 fonts=(fonts-dejavu-core fonts-noto-cjk fonts-thai-tlwg)
 system=(mosquitto mosquitto-clients socat chromium systemd faketime postgresql "${fonts[@]}")
@@ -23,7 +30,7 @@ echo "== ruff" && ruff check .
 echo "== mypy" && mypy
 echo "== pytest"
 if [ -n "$marker" ]; then
-    python -m pytest -m "$marker" "${args[@]}"
+    python -m pytest "${parallel[@]}" -m "$marker" "${args[@]}"
 else
-    python -m pytest "${args[@]}"
+    python -m pytest "${parallel[@]}" "${args[@]}"
 fi

@@ -159,11 +159,16 @@ def engine_url(url: str) -> str:
     return parsed.set(drivername=f"{name}+{driver}").render_as_string(hide_password=False)
 
 
-def _upgrade(connection: Connection) -> None:
+def migrate(connection: Connection, revision: str = "head", *, down: bool = False) -> None:
+    """Bring the schema up (or ``down``) to alembic's ``revision``: ``head``, ``0001``, ``base``.
+
+    Down is for rolling a release back: each revision's ``downgrade`` drops what it added,
+    its data included.
+    """
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["connection"] = connection
-    command.upgrade(config, "head")
+    (command.downgrade if down else command.upgrade)(config, revision)
 
 
 def _lock_key(*parts: str) -> int:
@@ -216,7 +221,7 @@ class IngestStore:
                         await connection.execute(
                             select(func.pg_advisory_xact_lock(_MIGRATION_LOCK))
                         )
-                    await connection.run_sync(_upgrade)
+                    await connection.run_sync(migrate)
             except OperationalError:
                 # Another SQLite process migrating at the same moment: its schema will do.
                 if self._postgres or attempt == 4:

@@ -31,6 +31,7 @@ from tests.display.display_harness import (
     seed_for_the_scoreboards,
 )
 from tests.display.texts import in_words
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -196,10 +197,12 @@ async def test_a_hold_and_the_supervisor_pin(
         enter = page.get_by_role("button", name="Enter card")
         await enter.click()  # no PIN
         await expect(page.locator("#command-status")).to_contain_text("PIN")
+        await until(lambda: table.display.pin_refusals == 1)
         await page.locator("#pin").fill("1111")
         await enter.click()  # a wrong PIN
+        # The status already says so since the first refusal: wait for the second one.
+        await until(lambda: table.display.pin_refusals == 2)
         await expect(page.locator("#command-status")).to_contain_text("PIN is missing or wrong")
-        assert table.display.pin_refusals == 2
         assert table.journal.head[0] == head
         await expect(page.locator("#prompt")).to_have_text("HOLD")
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Connection
+from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from table_controller.ingest.schema import metadata
@@ -21,6 +21,7 @@ from table_controller.ingest.store import (
     StoreOutcome,
     StoreUrlError,
     engine_url,
+    migrate,
 )
 
 TOPIC = "baccarat/tables/T07/events/{}"
@@ -226,6 +227,28 @@ async def test_the_migrated_schema_is_the_declared_one(
             assert await connection.run_sync(_differences) == []
             version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
             assert version.all() == [("0002",)]  # the newest revision
+    finally:
+        await engine.dispose()
+
+
+async def test_each_migration_goes_down_and_up_again(database_url: str) -> None:
+    """A release rolled back: ``downgrade`` drops what each revision added, and up rebuilds it."""
+    opened = await IngestStore.open(database_url)
+    await opened.close()
+    engine = create_async_engine(engine_url(database_url))
+
+    def tables(connection: Connection) -> set[str]:
+        return set(inspect(connection).get_table_names()) - {"alembic_version"}
+
+    try:
+        for revision, gone in (("0001", {"gap_requests", "gap_leases"}), ("base", set())):
+            async with engine.begin() as connection:
+                await connection.run_sync(migrate, revision, down=True)
+                left = await connection.run_sync(tables)
+            assert left == (set(metadata.tables) - gone if gone else set()), revision
+        async with engine.begin() as connection:
+            await connection.run_sync(migrate)
+            assert await connection.run_sync(_differences) == []
     finally:
         await engine.dispose()
 

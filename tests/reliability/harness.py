@@ -260,8 +260,9 @@ class Feed:
         """``seq`` numbers from 1 to the highest received that never arrived."""
         seen = self.by_seq.get(table, {})
         top = max(seen, default=0)
-        return [seq for seq in range(self._contiguous.get(table, 0) + 1, top + 1)
-                if seq not in seen]
+        return [
+            seq for seq in range(self._contiguous.get(table, 0) + 1, top + 1) if seq not in seen
+        ]
 
     def contiguous_to(self, seq: int, table: str = TABLE_ID) -> bool:
         return self._contiguous.get(table, 0) >= seq
@@ -444,11 +445,15 @@ class MqttTable:
 
     def lost_cards(self) -> list[str]:
         """Cards whose frames the shoe gave up on, in draw order, not yet entered by hand."""
-        abandoned = [e.card for e in self.shoe.events if isinstance(e, FrameAbandoned)]
+        # Card frames only: a heartbeat given up on (a table slow to acknowledge, under load)
+        # carries no card and must not shift the count of those entered.
+        abandoned = [
+            e.card for e in self.shoe.events if isinstance(e, FrameAbandoned) and e.card is not None
+        ]
         by_number = {d.number: d for d in self.shoe.dealt}
         lost: list[str] = []
         for number in abandoned[self._lost_handled :]:
-            drawn = by_number.get(number) if number is not None else None
+            drawn = by_number.get(number)
             if isinstance(drawn, DealtCard):
                 lost.append(drawn.card)
             elif isinstance(drawn, DealtMisread):
