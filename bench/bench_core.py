@@ -104,8 +104,9 @@ def _command(cls: type[OpenBetting | CloseBetting], number: int) -> Input:
     return cls(at=float(number), command_id=f"c{number}", operator="bench")
 
 
-def _deal_round(stream: list[Card], position: int, cut_at: int | None,
-                inputs: list[Input]) -> tuple[int, bool]:
+def _deal_round(
+    stream: list[Card], position: int, cut_at: int | None, inputs: list[Input]
+) -> tuple[int, bool]:
     """Append one round's cards, and the cut card if it falls inside the round.
 
     Returns the new position in the stream and whether the cut card came out.
@@ -128,8 +129,7 @@ def shoe_inputs(variant_name: str, rng: random.Random, shoe_no: int) -> tuple[li
     variant = VARIANTS[variant_name]
     deck = [card for _ in range(variant.decks) for card in all_cards()]
     inputs: list[Input] = [
-        StartNewShoe(at=0.0, command_id=f"shoe-{shoe_no}", operator="bench",
-                     shoe_id=f"B-{shoe_no}")
+        StartNewShoe(at=0.0, command_id=f"shoe-{shoe_no}", operator="bench", shoe_id=f"B-{shoe_no}")
     ]
     rounds = 0
     if variant.reshuffle is Reshuffle.EVERY_ROUND:
@@ -190,8 +190,20 @@ def installed_engine() -> Iterator[tuple[str, Path] | None]:
         return
     with tempfile.TemporaryDirectory(prefix="bench-baccarat-engine-") as folder:
         subprocess.run(  # noqa: S603 - fixed arguments, our own temporary directory
-            [npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", folder,
-             "baccarat-engine@1.1.5"], check=True, capture_output=True, timeout=300)
+            [
+                npm,
+                "install",
+                "--silent",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                folder,
+                "baccarat-engine@1.1.5",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
         script = Path(folder) / "bench.js"
         script.write_text(NODE_SCRIPT, encoding="utf-8")
         yield node, script
@@ -202,7 +214,12 @@ def time_node(engine: tuple[str, Path], shoes: int, repeat: int, *, roads: bool)
     node, script = engine
     done = subprocess.run(  # noqa: S603 - fixed arguments, our own script
         [node, str(script), str(shoes), "roads" if roads else "results", str(repeat)],
-        check=True, capture_output=True, text=True, cwd=script.parent, timeout=600)
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=script.parent,
+        timeout=600,
+    )
     return [float(run["rounds"]) / float(run["seconds"]) for run in json.loads(done.stdout)]
 
 
@@ -223,29 +240,40 @@ class Series:
 
     def line(self, label: str) -> str:
         medians = self.medians
-        return (f"  {label:42s} best median {self.best_median:9,.0f} rounds/s  (round medians "
-                f"{min(medians):,.0f} to {max(medians):,.0f}; "
-                f"{1e6 / self.best_median:.1f} us/round)")
+        return (
+            f"  {label:42s} best median {self.best_median:9,.0f} rounds/s  (round medians "
+            f"{min(medians):,.0f} to {max(medians):,.0f}; "
+            f"{1e6 / self.best_median:.1f} us/round)"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
     parser.add_argument("--shoes", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=7,
-                        help="interleaved rounds, each side timed --repeat times in each")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=7,
+        help="interleaved rounds, each side timed --repeat times in each",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="passes per side in each round")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--node", action="store_true",
-                        help="also time baccarat-engine 1.1.5 (npm install into a temp dir)")
+    parser.add_argument(
+        "--node",
+        action="store_true",
+        help="also time baccarat-engine 1.1.5 (npm install into a temp dir)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     built = [shoe_inputs(args.variant, rng, number) for number in range(args.shoes)]
     shoes = [inputs for inputs, _ in built]
     rounds = sum(count for _, count in built)
     inputs = sum(len(shoe) for shoe in shoes)
-    print(f"variant {args.variant}: {args.shoes} shoes, {rounds} rounds, {inputs} inputs; "
-          f"{args.rounds} interleaved rounds of {args.repeat} passes a side")
+    print(
+        f"variant {args.variant}: {args.shoes} shoes, {rounds} rounds, {inputs} inputs; "
+        f"{args.rounds} interleaved rounds of {args.repeat} passes a side"
+    )
 
     def ours(roads: bool) -> list[float]:
         return [rounds / time_core(args.variant, shoes, roads=roads) for _ in range(args.repeat)]
@@ -263,21 +291,28 @@ def main() -> None:
                     sides[name].append(ours(roads=name == OURS))
                 elif engine is not None:
                     sides[name].append(
-                        time_node(engine, args.shoes, args.repeat, roads=name == THEIRS))
+                        time_node(engine, args.shoes, args.repeat, roads=name == THEIRS)
+                    )
     figures = {name: Series(runs) for name, runs in sides.items() if runs}
     for name, series in figures.items():
         print(series.line(name))
-    print(f"  ours with roads / the published baseline {BASELINE_ROUNDS_PER_S:,} rounds/s: "
-          f"{figures[OURS].best_median / BASELINE_ROUNDS_PER_S:.2f}x")
+    print(
+        f"  ours with roads / the published baseline {BASELINE_ROUNDS_PER_S:,} rounds/s: "
+        f"{figures[OURS].best_median / BASELINE_ROUNDS_PER_S:.2f}x"
+    )
     if THEIRS not in figures:
         return
     ratios = [a / b for a, b in zip(figures[OURS].medians, figures[THEIRS].medians, strict=True)]
     reported = figures[OURS].best_median / figures[THEIRS].best_median
     verdict = "met" if reported >= TARGET_RATIO else "MISSED"
-    print(f"  reported: best median of ours with roads / best median of {THEIRS}: "
-          f"{reported:.2f}x (target at least {TARGET_RATIO:g}x): {verdict}")
-    print(f"  for information, the same ratio round by round: median "
-          f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}x to {max(ratios):.2f}x")
+    print(
+        f"  reported: best median of ours with roads / best median of {THEIRS}: "
+        f"{reported:.2f}x (target at least {TARGET_RATIO:g}x): {verdict}"
+    )
+    print(
+        f"  for information, the same ratio round by round: median "
+        f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}x to {max(ratios):.2f}x"
+    )
 
 
 if __name__ == "__main__":

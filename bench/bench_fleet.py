@@ -32,7 +32,9 @@ in PostgreSQL exactly once with the bytes the table published, and every round's
 settlements) equals the table's own journal replayed with ``table-controller replay``. The
 figures: messages stored per second during play, delay from a message's ``ts`` (the table
 made it) to its row's ``received_at`` (the worker's transaction), p50 and p99 (all messages,
-and those made outside the fault windows), each worker's CPU and peak memory.
+and those made outside the fault windows), each worker's CPU and peak memory, and the
+catch-up rate: what was left to store when play ended, stored while the tables sat idle,
+per second up to the moment 95 % of it was in.
 
 Usage: python bench/bench_fleet.py [--tables N] [--minutes M] [--round-interval S]
        [--central-outage S] [--drop S] [--gap-wait S] [--workers N] [--report FILE]

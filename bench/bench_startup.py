@@ -168,18 +168,20 @@ async def measure(args: argparse.Namespace, workdir: Path) -> tuple[list[float],
 def report(fresh: list[float], results: list[SizeResult]) -> None:
     base = statistics.median(fresh)
     print(f"fresh journal: spawn -> birth median {base:.3f} s (of {len(fresh)})")
-    print("| shoes | journal rows | first start (outbox empty) | restart, median | restart / "
-          "fresh | replay per 1,000 rows | restart < 1.5 s |")
+    print(
+        "| shoes | journal rows | first start (outbox empty) | restart, median | restart / "
+        "fresh | replay per 1,000 rows | restart < 1.5 s |"
+    )
     print("|---|---|---|---|---|---|---|")
     for result in results:
         restart = statistics.median(result.restarts_s)
         per_thousand = (restart - base) / result.rows * 1000
         met = "met" if restart < TARGET_START_S else "missed"
-        print(f"| {result.shoes} | {result.rows:,} | {result.first_s:.2f} s | {restart:.2f} s | "
-              f"{restart / base:.1f}x | {per_thousand:.3f} s | {met} |")
-    slope = statistics.median(
-        (statistics.median(r.restarts_s) - base) / r.rows for r in results
-    )
+        print(
+            f"| {result.shoes} | {result.rows:,} | {result.first_s:.2f} s | {restart:.2f} s | "
+            f"{restart / base:.1f}x | {per_thousand:.3f} s | {met} |"
+        )
+    slope = statistics.median((statistics.median(r.restarts_s) - base) / r.rows for r in results)
     if slope > 0:
         rows_at_target = (TARGET_START_S - base) / slope
         print(f"a restart reaches {TARGET_START_S} s at about {rows_at_target:,.0f} journal rows")
