@@ -3,7 +3,8 @@
 
 Runtime. A command's reply is kept by its id, so a repeated id is answered again and never
 carried out twice; an answer journaled as an audit row (a command refused before the
-procedure, a repeated id) is published under its journal row, live and in every replay.
+procedure, a ``recall`` or ``resend`` answered at the edge, a repeated id) is published under
+its journal row, live and in every replay, and kept by its id too.
 """
 
 from __future__ import annotations
@@ -47,12 +48,14 @@ class CommandReplies:
     def publish_answer(
         self, answer: Mapping[str, object], *, key: str, ts: str, live: bool
     ) -> None:
-        """Publish a journaled answer; one that is no reply is logged and published as none."""
+        """Publish a journaled answer, kept by its id; one that is no reply is logged only."""
         try:
             reply = reply_from_wire(answer)
         except ValueError as error:
             _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
             return
+        if reply.id is not None:
+            self._replies[reply.id] = reply
         self._publish([answer_message(reply, key=key, ts=ts)], live)
 
     def settle(self, work: QueuedInput, seq: int, ts: str) -> None:

@@ -114,11 +114,19 @@ class CommandIngress:
         if resends is None:
             return await self._refuse(command_id, "resend", CommandErrorCode.RESEND_FAILED,
                                       "this table has no outbox to publish messages again from")
+        taken = {"id": command_id, "ok": True, "command": "resend"}
+        # A repeated id is answered again (or, still republishing, answered once it is out):
+        # nothing is republished twice, and it does not count against the limit.
+        given = self._service.answered(command_id)
+        if given is not None:
+            return await self._service.answer(given)
+        if resends.in_progress(command_id):
+            return taken
         refusal = resends.refusal(operator, args)
         if refusal is not None:
             return await self._refuse(command_id, "resend", *refusal)
         resends.start(command_id, args, self._service.answer)
-        return {"id": command_id, "ok": True, "command": "resend"}
+        return taken
 
     async def _refuse(
         self, command_id: str | None, command: str | None, code: CommandErrorCode, message: str

@@ -54,7 +54,7 @@ class Resends:
         self._republish = republish
         self._limit = RequestRateLimit(per_minute)
         self._clock = clock
-        self._running: set[asyncio.Task[None]] = set()
+        self._running: dict[str, asyncio.Task[None]] = {}
         #: Resends that failed (the outbox could not be read).
         self.failed = 0
 
@@ -76,8 +76,12 @@ class Resends:
         task = asyncio.create_task(
             self._resend(command_id, args, answer), name=f"resend {command_id}"
         )
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        self._running[command_id] = task
+        task.add_done_callback(lambda _: self._running.pop(command_id, None))
+
+    def in_progress(self, command_id: str) -> bool:
+        """Whether the resend of this command id was taken and is not answered yet."""
+        return command_id in self._running
 
     @property
     def running(self) -> int:
@@ -102,7 +106,8 @@ class Resends:
 
     async def aclose(self) -> None:
         """Stop the resends still running (the table stops); their replies are not given."""
-        for task in list(self._running):
+        tasks = set(self._running.values())
+        for task in tasks:
             task.cancel()
-        if self._running:
-            await asyncio.wait(set(self._running))
+        if tasks:
+            await asyncio.wait(tasks)

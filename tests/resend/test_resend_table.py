@@ -121,6 +121,17 @@ async def test_a_resend_gives_back_the_stored_bytes_never_retained_and_names_wha
                 assert not by_seq[seq].retain
             await the_retained_state_is_the_newest(broker, backend)
 
+            # The same id again: the same answer, nothing republished, no request counted.
+            heard_from = len(backend.received)
+            repeated = await backend.send({"id": reply["id"], "command": "resend",
+                                           "operator": RESENDER,
+                                           "args": {"from_seq": 1, "to_seq": last}})
+            assert {k: v for k, v in repeated.items() if k not in {"seq", "ts", "sig"}} == {
+                k: v for k, v in reply.items() if k not in {"seq", "ts", "sig"}}
+            copies = [json.loads(m.payload).get("seq") for m in
+                      copies_after(backend.received, heard_from)]
+            assert not [seq for seq in copies if seq is not None and seq <= last], copies
+
             too_wide = await backend.command("resend", operator=RESENDER, from_seq=1,
                                              to_seq=20_000)
             assert (too_wide["ok"], too_wide["error"]) == (False, "bad_range")
