@@ -167,8 +167,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = load_variants(settings.paytable)[settings.variant]
         dynamic_windows = load_dynamic_windows(settings.paytable).get(settings.variant)
-        limits = load_limits(variant, paytable=settings.paytable, currency=settings.currency,
-                             limits=settings.bet_limits)
+        limits = load_limits(
+            variant,
+            paytable=settings.paytable,
+            currency=settings.currency,
+            limits=settings.bet_limits,
+        )
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
     except LimitsError as error:
@@ -205,8 +209,16 @@ def run(args: argparse.Namespace) -> int:
             edge = EdgeSigning(software, key)
             try:
                 return asyncio.run(
-                    _serve(settings, variant, journal, mqtt, advisor, desk=desk, edge=edge,
-                           limits=limits)
+                    _serve(
+                        settings,
+                        variant,
+                        journal,
+                        mqtt,
+                        advisor,
+                        desk=desk,
+                        edge=edge,
+                        limits=limits,
+                    )
                 )
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
@@ -488,6 +500,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                 port=port,
                 link=link,
                 staff=desk,
+                resends=None if ingress is None else ingress.resends,
             )
         _LOG.info(
             "table service starting",

@@ -112,8 +112,12 @@ class CommandIngress:
             return await self._service.answer(own if given is None else given)
         resends = self.resends
         if resends is None:
-            return await self._refuse(command_id, "resend", CommandErrorCode.RESEND_FAILED,
-                                      "this table has no outbox to publish messages again from")
+            return await self._refuse(
+                command_id,
+                "resend",
+                CommandErrorCode.RESEND_FAILED,
+                "this table has no outbox to publish messages again from",
+            )
         taken = {"id": command_id, "ok": True, "command": "resend"}
         # A repeated id is answered again (or, still republishing, answered once it is out):
         # nothing is republished twice, and it does not count against the limit.

@@ -42,6 +42,7 @@ from table_controller.publishing.http_site import SiteServer
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
+    ResendCounts,
     StaffCounts,
     TableMetrics,
     TableProbe,
@@ -203,9 +204,12 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     port: int,
     link: LinkView | None = None,
     staff: StaffCounts | None = None,
+    resends: ResendCounts | None = None,
 ) -> HealthServer:
     """Metrics attached to ``service`` (after its recovery) and a server for them, not started."""
-    probe = TableProbe(service, table_id=table_id, version=version, link=link, staff=staff)
+    probe = TableProbe(
+        service, table_id=table_id, version=version, link=link, staff=staff, resends=resends
+    )
     metrics = TableMetrics(probe.vitals, table_id=table_id, version=version)
     metrics.attach(service)
     return HealthServer(probe.vitals, metrics.registry, host=host, port=port)

@@ -377,7 +377,6 @@ class Journal:
         )
         return verify_chain(reading(cursor, self.path), table_id)
 
-
     def backup(self, target: Path) -> None:
         """A consistent copy while the journal is in use (never copy a WAL file by hand)."""
         destination = sqlite3.connect(target)

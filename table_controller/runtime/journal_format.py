@@ -168,7 +168,6 @@ class FileCheck:
         return self.fault is None
 
 
-
 StoredRow = tuple[int, str | None, str, int, str, str, str, str]
 
 
@@ -199,9 +198,7 @@ def verify_chain(rows: Iterable[StoredRow], table_id: str | None) -> VerifyRepor
         if type_ in counts:
             counts[type_] += 1
         if seq != expected_seq:
-            problems.append(
-                f"row {seq}: expected seq {expected_seq} (rows missing or inserted)"
-            )
+            problems.append(f"row {seq}: expected seq {expected_seq} (rows missing or inserted)")
         if seq == 1 and prev_hash == ZERO_GENESIS_HASH:
             table_id_covered = False
         elif seq == 1 and prev_hash != genesis:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, Info
@@ -88,6 +88,12 @@ class BrokerVitals:
     published: int
     #: Messages waiting for the broker (the outbox's unacknowledged rows).
     outbox_depth: int
+    #: ``resend`` requests taken since start, messages they published again, and failures.
+    resend_requests: int = 0
+    resent_messages: int = 0
+    resend_failures: int = 0
+    #: ``resend`` requests taken and not yet answered.
+    resends_running: int = 0
 
     @property
     def reconnects(self) -> int:
@@ -135,6 +141,19 @@ class StaffCounts(Protocol):
     def reload_failures(self) -> int: ...
 
 
+class ResendCounts(Protocol):
+    """What :class:`~table_controller.runtime.resends.Resends` counts, read at each scrape."""
+
+    @property
+    def taken(self) -> int: ...
+    @property
+    def resent(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def running(self) -> int: ...
+
+
 class TableProbe:
     """Reads :class:`Vitals` from the live service and MQTT link; cheap, no I/O.
 
@@ -144,6 +163,7 @@ class TableProbe:
         version: the software's version.
         link: the MQTT link, if the table has a broker.
         staff: the staff desk.
+        resends: the ``resend`` requests of a table with a broker.
         clock: monotonic seconds (for the uptime).
     """
 
@@ -155,11 +175,13 @@ class TableProbe:
         version: str,
         link: LinkView | None = None,
         staff: StaffCounts | None = None,
+        resends: ResendCounts | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._service = service
         self._link = link
         self._staff = staff
+        self._resends = resends
         self._table_id = table_id
         self._version = version
         self._clock = clock
@@ -179,6 +201,15 @@ class TableProbe:
                 published=counters.published,
                 outbox_depth=link.depth,
             )
+            resends = self._resends
+            if resends is not None:
+                broker = replace(
+                    broker,
+                    resend_requests=resends.taken,
+                    resent_messages=resends.resent,
+                    resend_failures=resends.failed,
+                    resends_running=resends.running,
+                )
         return Vitals(
             table_id=self._table_id,
             version=self._version,
@@ -246,6 +277,18 @@ BROKER_SERIES: Final[tuple[tuple[_Kind, str, str, Callable[[BrokerVitals], float
     (CounterMetricFamily, "table_mqtt_published",
      "Messages the broker acknowledged.",
      lambda b: float(b.published)),
+    (CounterMetricFamily, "table_resend_requests",
+     "resend requests taken (a backend asking for messages again); refused ones are not.",
+     lambda b: float(b.resend_requests)),
+    (CounterMetricFamily, "table_resent_messages",
+     "Messages published again for resend requests.",
+     lambda b: float(b.resent_messages)),
+    (CounterMetricFamily, "table_resend_failures",
+     "resend requests the outbox could not serve (answered resend_failed), each logged.",
+     lambda b: float(b.resend_failures)),
+    (GaugeMetricFamily, "table_resends_running",
+     "resend requests taken and not yet answered.",
+     lambda b: float(b.resends_running)),
 )  # fmt: skip
 
 

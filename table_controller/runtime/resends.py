@@ -55,6 +55,10 @@ class Resends:
         self._limit = RequestRateLimit(per_minute)
         self._clock = clock
         self._running: dict[str, asyncio.Task[None]] = {}
+        #: Requests taken since start (refused ones are counted by the ingress).
+        self.taken = 0
+        #: Messages published again since start.
+        self.resent = 0
         #: Resends that failed (the outbox could not be read).
         self.failed = 0
 
@@ -76,6 +80,7 @@ class Resends:
         task = asyncio.create_task(
             self._resend(command_id, args, answer), name=f"resend {command_id}"
         )
+        self.taken += 1
         self._running[command_id] = task
         task.add_done_callback(lambda _: self._running.pop(command_id, None))
 
@@ -102,6 +107,7 @@ class Resends:
                 "message": f"the outbox could not be read: {error}",
             })  # fmt: skip
             return
+        self.resent += done.resent
         await answer(resend_reply(command_id, done))
 
     async def aclose(self) -> None:

@@ -134,14 +134,14 @@ class TableService:
         #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``);
         #: a virtual table's card source is always there, a test's table may have none.
         self.reader_state: ReaderState | None = (
-            ReaderState.OFFLINE if link is not None
-            else ReaderState.CONNECTED if card_source is not None
+            ReaderState.OFFLINE
+            if link is not None
+            else ReaderState.CONNECTED
+            if card_source is not None
             else None
         )
         #: Called after ``reader_state`` changed (the MQTT link republishes its status).
-        self.reader_listeners: list[Callable[[ReaderState | None], None]] = list(
-            reader_listeners
-        )
+        self.reader_listeners: list[Callable[[ReaderState | None], None]] = list(reader_listeners)
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
         #: Called after each live input was handled (its messages handed out), with the seconds

@@ -21,7 +21,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
@@ -29,6 +31,7 @@ from table_controller.publishing.outbox import Outbox
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
+from tests.support.ports import free_port
 from tests.support.table_process import table_controller, table_run
 
 pytestmark = pytest.mark.broker
@@ -41,9 +44,10 @@ RESENDER = "ingest-1"
 
 @asynccontextmanager
 async def resending_table(
-    tmp_path: Path, broker: Mosquitto, **settings: object
+    tmp_path: Path, broker: Mosquitto, *, metrics_port: int | None = None, **settings: object
 ) -> AsyncIterator[None]:
     """A virtual table (no betting phase) whose ``ingest-1`` may resend, with a device key."""
+    metrics = () if metrics_port is None else ("--metrics", f"127.0.0.1:{metrics_port}")
     key = tmp_path / "device.key"
     if not key.exists():
         status, _, err = await table_controller("keys", "init", "--key", str(key))
@@ -59,10 +63,19 @@ async def resending_table(
         tmp_path / "run.log",
         "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
         "--no-betting-phase", "--broker", broker.url("backend"),
-        "--journal", str(tmp_path / f"{TABLE}.journal"), "--display", "off",
+        "--journal", str(tmp_path / f"{TABLE}.journal"), "--display", "off", *metrics,
         env=env,
     ):  # fmt: skip
         yield
+
+
+async def scrape(port: int) -> dict[str, float]:
+    """The table's ``/metrics``: each sample without labels, by name."""
+    async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/metrics") as got:
+        text = await got.text()
+    return {sample.name: sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples
+            if not sample.labels}
 
 
 def first_deliveries(received: list[Received]) -> dict[int, Received]:
@@ -95,7 +108,9 @@ async def test_a_resend_gives_back_the_stored_bytes_never_retained_and_names_wha
     tmp_path: Path, broker: Mosquitto
 ) -> None:
     async with listening(broker, ROOT, "backend-resend") as backend:
-        async with resending_table(tmp_path, broker, resend_requests_per_minute=3):
+        metrics_port = free_port()
+        async with resending_table(tmp_path, broker, metrics_port=metrics_port,
+                                   resend_requests_per_minute=3):
             await backend.wait_online()
             await start_shoe(backend)
             await deal_rounds(backend, 1, 3)
@@ -131,6 +146,10 @@ async def test_a_resend_gives_back_the_stored_bytes_never_retained_and_names_wha
             copies = [json.loads(m.payload).get("seq") for m in
                       copies_after(backend.received, heard_from)]
             assert not [seq for seq in copies if seq is not None and seq <= last], copies
+            scraped = await scrape(metrics_port)
+            assert scraped["table_resend_requests_total"] == 1  # not the refused, nor the repeat
+            assert scraped["table_resent_messages_total"] == last
+            assert scraped["table_resends_running"] == 0
 
             too_wide = await backend.command("resend", operator=RESENDER, from_seq=1,
                                              to_seq=20_000)

@@ -43,6 +43,7 @@ from tests.support.waiting import until
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
+
 def message(event_type: str, **fields: str) -> OutgoingMessage:
     """A message of this type; the metrics read only its type, an alarm's code, a prompt."""
     payload: Payload
@@ -180,6 +181,33 @@ def test_broker_series_appear_only_with_a_broker() -> None:
     assert sample(with_broker, "table_mqtt_reconnects_total") == 2
     assert sample(with_broker, "table_mqtt_connection_errors_total") == 4
     assert sample(with_broker, "table_mqtt_published_total") == 120
+    assert sample(with_broker, "table_resend_requests_total") == 0
+
+
+def test_resends_are_read_from_the_requests_at_each_scrape(tmp_path: Path) -> None:
+    counts = ResendTally(taken=3, resent=250, failed=1, running=1)
+    broker = FakeLink(connected=True, depth=0, counters=FakeCounters(connects=1))
+    with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
+        service, _ = make_service(tmp_path, journal, MemoryLink())
+        probe = TableProbe(service, table_id="T07", version="0.1.0", link=broker, resends=counts)
+        metrics = TableMetrics(probe.vitals, table_id="T07", version="0.1.0")
+        assert sample(metrics, "table_resend_requests_total") == 3
+        assert sample(metrics, "table_resent_messages_total") == 250
+        assert sample(metrics, "table_resend_failures_total") == 1
+        assert sample(metrics, "table_resends_running") == 1
+        counts.running, counts.resent = 0, 300
+        assert sample(metrics, "table_resends_running") == 0
+        assert sample(metrics, "table_resent_messages_total") == 300
+
+
+@dataclass
+class ResendTally:
+    """What a table's resend requests counted (the ``ResendCounts`` the probe reads)."""
+
+    taken: int
+    resent: int
+    failed: int
+    running: int
 
 
 def test_the_exposition_parses_and_names_the_table() -> None:
