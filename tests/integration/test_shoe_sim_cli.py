@@ -162,6 +162,8 @@ async def test_the_sub_command_deals_from_a_script_on_stdin_over_a_pty(tmp_path:
             events = await read_until(reader, CardSeen | CardMisread, count=3)
         process.stdin.write(b"quit\n")
         await process.stdin.drain()
+        async with asyncio.timeout(20):  # it ends by itself (a loaded machine takes a while)
+            await process.wait()
     finally:
         status = await stop(process)
     assert status == 0
