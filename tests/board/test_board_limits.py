@@ -30,7 +30,6 @@ TABLE = "T8"
 ROOT = f"baccarat/tables/{TABLE}"
 
 
-@pytest.mark.slow  # set_limits through run: tests/integration/test_limits_table.py is default
 async def test_a_limit_changed_between_rounds_shows_on_the_board_at_once(
     tmp_path: Path, broker: Mosquitto, browser: Browser
 ) -> None:

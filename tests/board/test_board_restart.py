@@ -55,7 +55,6 @@ async def nothing_for_the_staff(http: aiohttp.ClientSession, url: str) -> None:
         assert "script-src 'self'" in response.headers["Content-Security-Policy"]
 
 
-@pytest.mark.slow  # screen.js reconnects both screens; the display's reconnect test is default
 async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
     tmp_path: Path, broker: Mosquitto, browser: Browser
 ) -> None:

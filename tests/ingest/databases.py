@@ -14,7 +14,3 @@ def url_of(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'ingest.db'}"
     return str(request.getfixturevalue("pg_database_url"))
 
-
-#: For the tests with real workers, tables and brokers: PostgreSQL (what a casino runs) in the
-#: default suite, SQLite in the slow one (its store is tested by the default suite anyway).
-PROCESS_DATABASES = [pytest.param("sqlite", marks=pytest.mark.slow), "postgresql"]

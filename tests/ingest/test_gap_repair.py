@@ -21,7 +21,6 @@ from sqlalchemy import text
 from table_controller.ingest.store import IngestStore, SeqRange
 from table_controller.publishing.outbox import Outbox
 from table_controller.runtime.clock import utc_now
-from tests.ingest.databases import PROCESS_DATABASES, url_of
 from tests.mosquitto import Mosquitto
 from tests.support.ingest_workers import (
     RESENDERS_ENV,
@@ -39,11 +38,6 @@ from tests.support.ingest_workers import (
 )
 
 pytestmark = pytest.mark.broker
-
-
-@pytest.fixture(params=PROCESS_DATABASES)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return url_of(request, tmp_path)
 
 
 #: Gaps are asked for a second after they open (10 s by default).

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from table_controller.ingest.store import IngestStore
-from tests.ingest.databases import PROCESS_DATABASES, url_of
 from tests.mosquitto import Mosquitto
 from tests.support.ingest_workers import (
     RESENDERS_ENV,
@@ -36,11 +35,6 @@ from tests.support.ingest_workers import (
 from tests.support.table_process import table_controller
 
 pytestmark = pytest.mark.broker
-
-
-@pytest.fixture(params=PROCESS_DATABASES)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return url_of(request, tmp_path)
 
 
 @pytest.mark.slow
