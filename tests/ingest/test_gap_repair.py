@@ -26,11 +26,9 @@ from tests.support.ingest_workers import (
     RESENDERS_ENV,
     TABLE,
     closing_counts,
-    deal_shoe,
-    drain,
+    deal_and_store,
     ingest_process,
     observing,
-    seen_messages,
     stored,
     virtual_table,
     wait_logged,
@@ -85,11 +83,7 @@ async def test_lost_messages_come_back_with_resend_and_pruned_ones_are_recorded_
         for log in logs:
             await wait_logged(log, "ingest_connected")
         async with virtual_table(tmp_path, broker, RESENDERS_ENV):
-            await backend.wait_online()
-            await deal_shoe(backend, "S-1", rounds=3)
-            await drain(backend)
-            seen = seen_messages(backend)
-            await wait_stored(database_url, set(seen))
+            seen = await deal_and_store(backend, database_url, rounds=3)
             await delete_stored(database_url, 20, 45)
             await delete_stored(database_url, 60, 60)
             held = await wait_stored(database_url, set(seen))
@@ -147,11 +141,7 @@ async def test_a_table_that_takes_only_signed_commands_takes_the_ingests_signed_
     ):
         await wait_logged(log, "ingest_connected")
         async with virtual_table(tmp_path, broker, signing):
-            await backend.wait_online()
-            await deal_shoe(backend, "S-1", rounds=2)
-            await drain(backend)
-            seen = seen_messages(backend)
-            await wait_stored(database_url, set(seen))
+            seen = await deal_and_store(backend, database_url, rounds=2)
             await delete_stored(database_url, 10, 19)
             held = await wait_stored(database_url, set(seen))
             assert all(held[seq].encode() == seen[seq] for seq in range(10, 20))

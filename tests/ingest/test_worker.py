@@ -22,6 +22,7 @@ from tests.support.ingest_workers import (
     RESENDERS_ENV,
     assert_rounds_are_the_journal_replayed,
     closing_counts,
+    deal_and_store,
     deal_shoe,
     drain,
     ingest_process,
@@ -129,11 +130,7 @@ async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is
         async with ingest_process(log, broker, database_url, "--no-gap-repair") as worker:
             await wait_logged(log, "ingest_connected")
             async with virtual_table(tmp_path, broker, signing):
-                await backend.wait_online()
-                await deal_shoe(backend, "S-1", rounds=2)
-                await drain(backend)
-                seen = seen_messages(backend)
-                await wait_stored(database_url, set(seen))
+                seen = await deal_and_store(backend, database_url, rounds=2)
                 prompt = next(m for m in backend.received if m.topic.endswith("/events/prompt"))
                 forged = json.loads(prompt.payload) | {"seq": max(seen) + 1}  # its sig unchanged
                 await backend.client.publish(prompt.topic, json.dumps(forged), qos=1)

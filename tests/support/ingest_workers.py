@@ -122,6 +122,19 @@ async def deal_shoe(backend: Backend, shoe_id: str, rounds: int | None = None) -
     return dealt
 
 
+async def deal_and_store(backend: Backend, database: str, rounds: int) -> dict[int, bytes]:
+    """The table online, ``rounds`` rounds of shoe ``S-1``, each message heard and stored.
+
+    Returns what the backend heard, by ``seq``.
+    """
+    await backend.wait_online()
+    await deal_shoe(backend, "S-1", rounds=rounds)
+    await drain(backend)
+    seen = seen_messages(backend)
+    await wait_stored(database, set(seen))
+    return seen
+
+
 def seen_messages(backend: Backend) -> dict[int, bytes]:
     """Every message with a ``seq`` the backend received, by ``seq`` (the first copy)."""
     seen: dict[int, bytes] = {}
