@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.cli import run as run_command
+from table_controller.cli.run_adapters import round_advisor
 from table_controller.protection.advisor import AdvisorSettings
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.config import load_settings
@@ -179,6 +179,6 @@ def test_replay_of_recorded_inputs_runs_the_live_tables_assessments(
 
 def test_replay_assesses_with_the_settings_run_has_by_default() -> None:
     settings = load_settings({"table_id": "T1", "port": "/dev/x"})
-    advisor = run_command._advisor(settings, COMMISSION, None)  # what run builds
+    advisor = round_advisor(settings, COMMISSION, None)  # what run builds
     assert advisor is not None, "run has live odds by default"
     assert advisor.settings == AdvisorSettings()

@@ -26,7 +26,7 @@ import socket
 from typing import Final
 
 from table_controller.cli import UsageError, whole_number
-from table_controller.cli.run import add_settings_flags
+from table_controller.cli.settings_flags import add_settings_flags
 from table_controller.demo.runner import DemoSettings, run_demo
 from table_controller.rules.variants import Reshuffle
 from table_controller.runtime.config import Settings, SettingsError, load_settings

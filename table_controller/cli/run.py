@@ -1,10 +1,11 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller run``: the table service (docs/operations.md).
 
-Edge module: reads settings (flags, environment, TOML file), builds the adapters, replays the
-journal, and runs until SIGINT or SIGTERM. A wrong setting, or a journal whose directory is
-missing or not writable, stops the start with one line naming it (exit status 2); a display
-or metrics address that cannot be bound stops it with one log line naming it (exit status 1).
+Edge module: reads settings (flags, environment, TOML file: ``settings_flags.py``), builds the
+adapters (``run_adapters.py``), replays the journal, and runs until SIGINT or SIGTERM
+(``run_loop.py``). A wrong setting, or a journal whose directory is missing or not writable,
+stops the start with one line naming it (exit status 2); a display or metrics address that
+cannot be bound stops it with one log line naming it (exit status 1).
 
 At start the installed files are checked (``integrity/identity.py``) and a start row is
 journaled (:func:`start_record`); files that differ from those recorded stop the start
@@ -17,15 +18,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import tempfile
 import time
-from dataclasses import replace
-from datetime import timedelta
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +30,18 @@ import structlog
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import UsageError
+from table_controller.cli.run_adapters import (
+    authorisation_policy,
+    dealer_display,
+    message_sink,
+    mqtt_link,
+    mqtt_settings,
+    players_board,
+    round_advisor,
+    staff_desk,
+)
+from table_controller.cli.run_loop import run_until_stopped
+from table_controller.cli.settings_flags import add_settings_flags, settings_from
 from table_controller.integrity.at_start import (
     EdgeSigning,
     checked_software,
@@ -44,39 +52,24 @@ from table_controller.integrity.at_start import (
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payloads import TableLimits
-from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
-from table_controller.protection.edge import DynamicWindows
+from table_controller.protection.advisor import RoundAdvisor
 from table_controller.publishing.http_site import AddressUnusableError
 from table_controller.publishing.messages import utc_text
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.config import (
-    Settings,
-    SettingsError,
-    load_settings,
-    unknown_variables,
-)
+from table_controller.runtime.config import Settings
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import AUDIT_ROW, JournalError, JournalInUseError
 from table_controller.runtime.journal_lock import JournalLock
-from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.logs import configure_logging
-from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
 from table_controller.runtime.service import TableService
-from table_controller.runtime.service_ports import MessageSink
-from table_controller.runtime.systemd import notify_systemd
 from table_controller.staff.desk import StaffDesk
-from table_controller.staff.register import RegisterError
 from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.publishing.authorisation import AuthorisationPolicy
-    from table_controller.publishing.board_web import BoardServer
-    from table_controller.publishing.mqtt_link import MqttLink
     from table_controller.publishing.mqtt_settings import MqttSettings
-    from table_controller.publishing.web import DisplayServer
     from table_controller.runtime.commands import CommandIngress
     from table_controller.runtime.health import HealthServer
 
@@ -89,60 +82,6 @@ ADDRESS_UNUSABLE = 1
 JOURNAL_IN_USE = 4
 #: Exit status when the installed files differ from those recorded and software_check is refuse.
 SOFTWARE_MODIFIED = 5
-#: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
-SHUTDOWN_GRACE_S = 5.0
-
-
-def add_settings_flags(parser: argparse.ArgumentParser) -> None:
-    """The settings shared by ``run`` and ``demo``; a flag left out defers to env and file."""
-    parser.add_argument("--config", type=Path, metavar="FILE", help="TOML settings file")
-    parser.add_argument("--table-id", metavar="ID", help="the table's id (topics, client id)")
-    parser.add_argument("--variant", help="commission, super_six, lucky or mini")
-    parser.add_argument("--port", help="shoe reader: device path or socket://host:port")
-    parser.add_argument("--protocol", help="srp or beetek")
-    parser.add_argument("--baud", type=int, help="serial speed (default 9600)")
-    parser.add_argument("--journal", type=Path, metavar="FILE", help="the durable journal")
-    parser.add_argument(
-        "--broker", metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
-    )
-    parser.add_argument("--topic-prefix", metavar="P", help="topics are <P>/<table_id>/...")
-    parser.add_argument("--display", metavar="HOST:PORT", help="dealer display address, or off")
-    parser.add_argument(
-        "--display-pin",
-        metavar="PIN",
-        help="PIN for supervisor commands on the display (prefer the environment or the file)",
-    )
-    parser.add_argument(
-        "--betting-phase",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="rounds have a betting period opened and closed by commands (default on); "
-        "without one, a virtual table deals each round on the deal command",
-    )
-    parser.add_argument("--card-source", help="reader or rng")
-    parser.add_argument("--paytable", type=Path, metavar="FILE", help="variant file overrides")
-    parser.add_argument(
-        "--events-log", type=Path, metavar="FILE", help="JSON-lines copy of every message"
-    )
-    parser.add_argument("--log-format", help="json (default) or console")
-    parser.add_argument("--log-level", help="debug, info (default), warning or error")
-    parser.add_argument(
-        "--metrics", metavar="HOST:PORT", help="serve /health and /metrics there, or off (default)"
-    )
-
-
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings from the parsed flags, the environment and ``--config``.
-
-    A ``TABLE_CONTROLLER_*`` variable that names no setting gets one warning line on stderr.
-    """
-    names = tuple(Settings.model_fields)
-    for warning in unknown_variables(os.environ):
-        print(f"table-controller {args.subcommand}: warning: {warning}", file=sys.stderr)
-    try:
-        return load_settings({name: getattr(args, name, None) for name in names}, args.config)
-    except SettingsError as error:
-        raise UsageError(str(error)) from None
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -177,9 +116,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"paytable: {error}") from None
     except LimitsError as error:
         raise UsageError(str(error)) from None
-    advisor = _advisor(settings, variant, dynamic_windows)
-    mqtt = _mqtt_settings(settings)
-    desk = _desk(settings)
+    advisor = round_advisor(settings, variant, dynamic_windows)
+    mqtt = mqtt_settings(settings)
+    desk = staff_desk(settings)
     problem = journal_directory_problem(settings.journal_path)
     if problem is not None:
         raise UsageError(f"journal: {settings.journal_path}: {problem}")
@@ -260,167 +199,6 @@ def journal_directory_problem(path: Path) -> str | None:
     return None
 
 
-def _advisor(
-    settings: Settings, variant: Variant, dynamic_windows: DynamicWindows | None
-) -> RoundAdvisor | None:
-    """The live odds and shoe alarms, unless turned off."""
-    if not settings.live_odds:
-        return None
-    below = Fraction(Decimal(repr(settings.edge_alarm_below))) / 100
-    return RoundAdvisor(
-        variant,
-        AdvisorSettings(
-            edge_threshold=below,
-            dynamic_windows=dynamic_windows,
-            shuffle_false_alarm_rate=settings.shuffle_false_alarm_rate,
-            repeat_false_alarm_rate=settings.repeat_false_alarm_rate,
-        ),
-    )
-
-
-def _mqtt_settings(settings: Settings) -> MqttSettings | None:
-    if settings.broker is None:
-        return None
-    from table_controller.publishing.mqtt_settings import MqttSettings  # noqa: PLC0415
-
-    try:
-        mqtt = MqttSettings.from_url(
-            settings.broker,
-            table_id=settings.table_id,
-            ca_file=settings.mqtt_ca_file,
-            cert_file=settings.mqtt_cert_file,
-            key_file=settings.mqtt_key_file,
-            protocol=settings.mqtt_protocol,
-            topic_prefix=settings.topic_prefix,
-            client_id=settings.mqtt_client_id,
-        )
-        return replace(
-            mqtt,
-            retention=timedelta(days=settings.outbox_retention_days),
-            resend_per_second=settings.resend_messages_per_second,
-        )
-    except ValueError as error:
-        raise UsageError(f"broker: {error}") from None
-
-
-def _desk(settings: Settings) -> StaffDesk:
-    """The staff desk, its register read now: an unreadable register stops the start."""
-    try:
-        return StaffDesk(
-            settings.staff_register,
-            max_failures=settings.sign_in_max_failures,
-            lockout_s=settings.sign_in_lockout_seconds,
-        )
-    except RegisterError as error:
-        raise UsageError(f"staff_register: {error}") from None
-
-
-def _policy(settings: Settings) -> AuthorisationPolicy:
-    from table_controller.publishing.authorisation import AuthorisationPolicy  # noqa: PLC0415
-
-    secret = settings.command_secret
-    return AuthorisationPolicy(
-        supervisors={
-            operator: frozenset(users) for operator, users in settings.supervisors.items()
-        },
-        confirmers={
-            operator: frozenset(users) for operator, users in settings.result_confirmers.items()
-        },
-        resenders={operator: frozenset(users) for operator, users in settings.resenders.items()},
-        shared_secret=None if secret is None else secret.get_secret_value().encode(),
-        sign_all=settings.sign_all_commands,
-    )
-
-
-def _display(settings: Settings, service: TableService, desk: StaffDesk) -> DisplayServer | None:
-    address = settings.display_address
-    if address is None:
-        return None
-    pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
-    from table_controller.publishing.web import DisplayServer  # noqa: PLC0415 - only when shown
-
-    languages = {"display": settings.display_language, "board": settings.board_language}
-    return DisplayServer(
-        service,
-        host=address[0],
-        port=address[1],
-        pin=pin,
-        staff=desk,
-        languages=languages,
-        table_id=settings.table_id,
-    )
-
-
-def _board(settings: Settings, service: TableService) -> BoardServer | None:
-    """The players' board on its own address, when ``board_address`` names one."""
-    address = settings.board_host_port
-    if address is None:
-        return None
-    from table_controller.publishing.board_web import BoardServer  # noqa: PLC0415 - only when shown
-
-    return BoardServer(
-        service,
-        host=address[0],
-        port=address[1],
-        table_id=settings.table_id,
-        language=settings.board_language,
-    )
-
-
-def _link(
-    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings, edge: EdgeSigning
-) -> tuple[MqttLink, OutboxSink]:
-    """The MQTT link and the sink that fills its outbox (two connections to the outbox).
-
-    The writer's outbox signs each message as it numbers it; the link signs its statuses.
-    """
-    from table_controller.publishing.mqtt_link import MqttLink  # noqa: PLC0415 - with a broker
-    from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
-
-    # The writer's outbox syncs its rows when it stores them, after the card's event is out:
-    # left unsynced, they would go to the disk with the next card's journal commit.
-    seal = edge.seal
-    writer_outbox = stack.enter_context(
-        Outbox.open(settings.journal_path, clock=utc_now, seal=seal)
-    )
-    link_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
-    link = MqttLink(mqtt, link_outbox, status_fields=edge.status_fields, seal=seal)
-    root = f"{settings.topic_prefix}/{settings.table_id}"
-    sink = OutboxSink(
-        writer_outbox,
-        link=link,
-        table_id=settings.table_id,
-        topic_root=root,
-        edge_fields=edge.message_fields,
-    )
-    return link, sink
-
-
-def _sink(
-    settings: Settings,
-    stack: contextlib.ExitStack,
-    outbox_sink: OutboxSink | None,
-    edge: EdgeSigning,
-) -> MessageSink:
-    """The outbox sink, the JSON-lines copy (always, without a broker), or both."""
-    sinks: list[MessageSink] = [] if outbox_sink is None else [outbox_sink]
-    events_log = settings.events_log
-    if events_log is None and outbox_sink is None:
-        events_log = Path(f"table-{settings.table_id}.events.jsonl")
-    if events_log is not None:
-        root = f"{settings.topic_prefix}/{settings.table_id}"
-        log = JsonLinesSink(
-            events_log,
-            table_id=settings.table_id,
-            topic_root=root,
-            edge_fields=edge.message_fields,
-            seal=edge.seal,
-        )
-        stack.callback(log.close)
-        sinks.insert(0, log)
-    return sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
-
-
 async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     settings: Settings,
     variant: Variant,
@@ -451,19 +229,19 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             confirm_results=settings.confirm_results,
             limits=limits,
         )
-        link, outbox_sink = (None, None) if mqtt is None else _link(settings, stack, mqtt, edge)
+        link, outbox_sink = (None, None) if mqtt is None else mqtt_link(settings, stack, mqtt, edge)
         service = TableService(
             procedure=procedure,
             journal=journal,
-            sink=_sink(settings, stack, outbox_sink, edge),
+            sink=message_sink(settings, stack, outbox_sink, edge),
             outlet=link,
             link=reader,
             card_source=card_source,
             advisor=advisor,
             reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
         )
-        display = _display(settings, service, desk)  # follows the service from the replay on
-        board = _board(settings, service)
+        display = dealer_display(settings, service, desk)  # follows the service from the replay on
+        board = players_board(settings, service)
         replayed = service.recover()
         held = hold_input(edge.software)  # software_check "hold": held until acknowledged
         if held is not None:
@@ -480,7 +258,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
 
             ingress = CommandIngress(
                 service,
-                _policy(settings),
+                authorisation_policy(settings),
                 desk,
                 resends=Resends(
                     link.republisher.republish,
@@ -515,99 +293,6 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             software_status=edge.software.status.value,
             kid=None if edge.key is None else edge.key.kid,
         )
-        return await _run_until_stopped(
+        return await run_until_stopped(
             service, reader, display, link, ingress, health=health, desk=desk, board=board
         )
-
-
-def _watch_staff(group: asyncio.TaskGroup, desk: StaffDesk | None) -> asyncio.Task[None] | None:
-    """Reload the staff register on SIGHUP and whenever its file changes.
-
-    SIGHUP is taken (and logged) on a table without a register too: it never stops the table.
-    """
-    if desk is None:
-        return None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, desk.reload)
-    if desk.path is None:
-        return None
-    return group.create_task(desk.watch(), name="staff register")
-
-
-def _start_broker_tasks(
-    group: asyncio.TaskGroup,
-    service: TableService,
-    link: MqttLink | None,
-    ingress: CommandIngress | None,
-) -> tuple[asyncio.Task[None] | None, asyncio.Task[None] | None]:
-    """The MQTT link's task and the command ingress's, when there is a broker."""
-    if link is None or ingress is None:
-        return None, None
-    link_task = group.create_task(
-        link.run(
-            on_command=ingress.receive,
-            reader=lambda: service.reader_state,
-        ),
-        name="mqtt link",
-    )
-    return link_task, group.create_task(ingress.run(), name="commands")
-
-
-async def _start_screens(display: DisplayServer | None, board: BoardServer | None) -> None:
-    """Serve the dealer display and the players' board's own address, those configured."""
-    if display is not None:
-        await display.start()
-        _LOG.info("dealer display", url=display.url)
-    if board is not None:
-        await board.start()
-        _LOG.info("players' board", url=board.url)
-
-
-async def _run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
-    service: TableService,
-    reader: ShoeReader | None,
-    display: DisplayServer | None,
-    link: MqttLink | None,
-    ingress: CommandIngress | None,
-    *,
-    health: HealthServer | None = None,
-    desk: StaffDesk | None = None,
-    board: BoardServer | None = None,
-) -> int:
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    try:
-        await _start_screens(display, board)
-        async with contextlib.AsyncExitStack() as running:
-            if health is not None:  # serving before READY=1, stopped after everything else
-                await running.enter_async_context(health)
-            if reader is not None:
-                await running.enter_async_context(reader)
-            group = await running.enter_async_context(asyncio.TaskGroup())
-            # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the way out.
-            await running.enter_async_context(notify_systemd())
-            table = group.create_task(service.run(), name="table")
-            watcher = _watch_staff(group, desk)
-            link_task, commands = _start_broker_tasks(group, service, link, ingress)
-            await stop.wait()
-            _LOG.info("table service stopping")
-            # The table first: no input after this, and the messages of the last ones are
-            # written; then the link sends them, publishes offline itself and stops.
-            for task in (watcher, commands, table):
-                if task is not None:
-                    task.cancel()
-                    await asyncio.wait({task})
-            if link is not None and link_task is not None:
-                link.request_stop()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
-                link_task.cancel()
-    finally:
-        for screen in (display, board):
-            if screen is not None:
-                await screen.stop()
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(ValueError, RuntimeError):
-                loop.remove_signal_handler(signum)
-    return 0
