@@ -30,7 +30,8 @@ from typing import TypeAlias
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_controller.ingest.store import IngestStore, Received, StoreOutcome
+from table_controller.ingest.checked_messages import Received
+from table_controller.ingest.store import IngestStore, StoreOutcome
 from tests.support.ingest_table import play_table
 from tests.support.postgres import (
     Postgres,

@@ -170,8 +170,8 @@ def read_command_secrets(path: Path) -> dict[str, bytes]:
 
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
+    from table_controller.ingest.database import StoreUrlError, engine_url  # noqa: PLC0415
     from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
-    from table_controller.ingest.store import StoreUrlError, engine_url  # noqa: PLC0415
     from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
     from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: PLC0415
 

@@ -46,9 +46,10 @@ import structlog
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.projections import ranges_of, without
 from table_controller.ingest.schema import gap_leases, gap_requests, messages, table_status
-from table_controller.ingest.store import IngestStore, SeqRange
+from table_controller.ingest.store import IngestStore
 from table_controller.publishing.authorisation import sign
 from table_controller.publishing.models import CommandMessage
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX

@@ -1,63 +1,45 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The ingest's store: every message exactly once, and the projections a casino queries.
 
-Adapter: SQLAlchemy 2 Core on an async engine, PostgreSQL (asyncpg) or SQLite (aiosqlite).
+Adapter: SQLAlchemy 2 Core on an async engine, PostgreSQL (asyncpg) or SQLite (aiosqlite);
+the URL, the engine and the migrations are ``database.py``'s.
 
 * **Exactly once.** A message is inserted keyed by ``(table_id, seq)`` with ``ON CONFLICT DO
   NOTHING``; only when that insert added a row are the projections updated, in the same
   transaction. A duplicate changes nothing, and a crash before the commit leaves nothing.
 * **Any order.** A round's row (and a shoe's) is rebuilt from all its stored messages ordered
-  by ``seq`` (``projections.py``), never patched. On PostgreSQL two workers storing messages of
-  one round take turns on a transaction-scoped advisory lock (round first, then its shoe), so
-  the second rebuild sees the first's message; SQLite runs one writer at a time anyway.
-* **Gaps** come from what is stored: the ``seq`` runs of a table (a window function, on both
-  databases), up to the highest held or the newest ``status``'s ``last_seq``, without the ranges
-  recorded as permanent.
-* A payload that is not a message of the contract is rejected, counted and logged; it never
-  raises.
+  by ``seq`` (``rebuilds.py``, folding with ``projections.py``), never patched. On PostgreSQL
+  two workers storing messages of one round take turns on a transaction-scoped advisory lock
+  (round first, then its shoe), so the second rebuild sees the first's message; SQLite runs
+  one writer at a time anyway.
+* **Gaps** come from what is stored (``gap_queries.py``): the ``seq`` runs of a table, up to
+  the highest held or the newest ``status``'s ``last_seq``, without the ranges recorded as
+  permanent.
+* A payload that is not a message of the contract is rejected (``checked_messages.py``),
+  counted and logged; it never raises.
 """
 
 from __future__ import annotations
 
-import asyncio
 import enum
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Final, Self
+from typing import Self
 
 import structlog
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Column, Connection, Table, and_, delete, func, or_, select, text
+from sqlalchemy import Table, and_, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import make_url
-from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.exc import ArgumentError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from table_controller.ingest import projections as p
-from table_controller.ingest.schema import (
-    alarms,
-    messages,
-    permanent_gaps,
-    round_history,
-    round_settlements,
-    rounds,
-    shoes,
-    table_status,
-)
+from table_controller.ingest.checked_messages import NumberedMessage, Received, check
+from table_controller.ingest.database import dialect_insert, migrate_to_head, open_engine
+from table_controller.ingest.gap_queries import SeqRange, permanent_ranges, scan_gaps
+from table_controller.ingest.rebuilds import project
+from table_controller.ingest.schema import messages, permanent_gaps, table_status
 
 log = structlog.get_logger("table_controller.ingest")
-
-#: How long an SQLite writer waits for another process's transaction.
-SQLITE_BUSY_TIMEOUT_MS: Final = 30_000
-#: The advisory lock that lets one process at a time migrate a PostgreSQL database.
-_MIGRATION_LOCK: Final = 0x7461626C65  # "table"
-_MIGRATIONS: Final = Path(__file__).with_name("migrations")
 
 
 class StoreOutcome(enum.StrEnum):
@@ -67,114 +49,6 @@ class StoreOutcome(enum.StrEnum):
     DUPLICATE = "duplicate"
     STATUS = "status"
     REJECTED = "rejected"
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class SeqRange:
-    """The ``seq`` numbers from ``first`` to ``last``, both included."""
-
-    first: int
-    last: int
-
-
-@dataclass(frozen=True, slots=True)
-class Received:
-    """A message as the broker delivered it, and the verdict on its signature (or None)."""
-
-    topic: str
-    payload: bytes
-    verified: bool | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Item:
-    """A message checked against the contract, with what its projections need."""
-
-    envelope: p.Envelope
-    status: dict[str, object] | None = None
-    version: p.RoundVersion | None = None
-    alarm: dict[str, object] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Checked:
-    """A message with a ``seq`` to insert: where it stands in its batch, and its check."""
-
-    index: int
-    received: Received
-    item: _Item
-
-    @property
-    def table_id(self) -> str:
-        return self.item.envelope.table_id
-
-    @property
-    def seq(self) -> int:
-        assert self.item.envelope.seq is not None
-        return self.item.envelope.seq
-
-
-def _uniform(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-    """Rows for one executemany: every row with every column any of them sets (None if not)."""
-    columns = dict.fromkeys(key for row in rows for key in row)
-    return [{key: row.get(key) for key in columns} for row in rows]
-
-
-def _check(received: Received) -> _Item:
-    """Parse and check one message; raises :class:`projections.BadMessage`."""
-    data = p.parse(received.payload)
-    envelope = p.envelope(data, received.topic)
-    kind = envelope.type
-    if kind == "status":
-        return _Item(envelope, status=p.status_row(data))
-    if kind in p.ROUND_TYPES:
-        return _Item(envelope, version=p.round_version(data, envelope.seq or 0, kind))
-    if kind in p.SHOE_TYPES:
-        p.shoe_fields(data, kind)
-    elif kind == "alarm":
-        return _Item(envelope, alarm=p.alarm_row(data))
-    return _Item(envelope)
-
-
-class StoreUrlError(ValueError):
-    """A database URL the ingest cannot use; the message says which ones it takes."""
-
-
-def engine_url(url: str) -> str:
-    """``postgresql://`` -> ``postgresql+asyncpg://``, ``sqlite:///f`` -> ``sqlite+aiosqlite:///f``."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError as error:
-        raise StoreUrlError(f"{url!r} is not a database URL: {error}") from None
-    drivers = {"postgresql": "asyncpg", "postgres": "asyncpg", "sqlite": "aiosqlite"}
-    backend = parsed.get_backend_name()
-    driver = drivers.get(backend)
-    if driver is None or parsed.drivername not in {backend, f"{backend}+{driver}"}:
-        raise StoreUrlError(
-            f"{parsed.drivername!r}: use postgresql://user@host/db or sqlite:///path/to/file"
-        )
-    if backend == "sqlite" and parsed.database in {None, "", ":memory:"}:
-        raise StoreUrlError("sqlite needs a file (sqlite:///path/to/file), shared by workers")
-    name = "postgresql" if backend == "postgres" else backend
-    return parsed.set(drivername=f"{name}+{driver}").render_as_string(hide_password=False)
-
-
-def migrate(connection: Connection, revision: str = "head", *, down: bool = False) -> None:
-    """Bring the schema up (or ``down``) to alembic's ``revision``: ``head``, ``0001``, ``base``.
-
-    Down is for rolling a release back: each revision's ``downgrade`` drops what it added,
-    its data included.
-    """
-    config = Config()
-    config.set_main_option("script_location", str(_MIGRATIONS))
-    config.attributes["connection"] = connection
-    (command.downgrade if down else command.upgrade)(config, revision)
-
-
-def _lock_key(*parts: str) -> int:
-    """A 64-bit advisory-lock key for a table's round or shoe (stable across processes)."""
-    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
 
 
 class IngestStore:
@@ -193,42 +67,14 @@ class IngestStore:
         Raises:
             StoreUrlError: the URL is not a PostgreSQL or SQLite one.
         """
-        target = engine_url(url)
-        engine = create_async_engine(target, pool_pre_ping=True)
-        if engine.dialect.name == "sqlite":
-            from sqlalchemy import event  # noqa: PLC0415 - only SQLite needs it
-
-            @event.listens_for(engine.sync_engine, "connect")
-            def _sqlite_settings(dbapi_connection: DBAPIConnection, _record: object) -> None:
-                cursor = dbapi_connection.cursor()
-                cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-                cursor.execute("PRAGMA journal_mode = WAL")
-                cursor.close()
-
+        engine = open_engine(url)
         store = cls(engine)
         try:
-            await store._migrate()
+            await migrate_to_head(engine)
         except BaseException:
             await engine.dispose()
             raise
         return store
-
-    async def _migrate(self) -> None:
-        for attempt in range(5):
-            try:
-                async with self._engine.begin() as connection:
-                    if self._postgres:
-                        await connection.execute(
-                            select(func.pg_advisory_xact_lock(_MIGRATION_LOCK))
-                        )
-                    await connection.run_sync(migrate)
-            except OperationalError:
-                # Another SQLite process migrating at the same moment: its schema will do.
-                if self._postgres or attempt == 4:
-                    raise
-                await asyncio.sleep(0.2 * (attempt + 1))
-            else:
-                return
 
     async def close(self) -> None:
         await self._engine.dispose()
@@ -243,7 +89,7 @@ class IngestStore:
         return self._postgres
 
     def _insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
-        return (postgresql.insert if self._postgres else sqlite.insert)(table)
+        return dialect_insert(table, postgres=self._postgres)
 
     def _reject(self, topic: str, reason: str) -> StoreOutcome:
         self.counts[StoreOutcome.REJECTED] += 1
@@ -264,11 +110,11 @@ class IngestStore:
         of a ``seq`` in the batch is a duplicate. Statuses are kept after the messages.
         """
         outcomes: list[StoreOutcome | None] = [None] * len(batch)
-        checked: dict[tuple[str, int], _Checked] = {}
+        checked: dict[tuple[str, int], NumberedMessage] = {}
         statuses: list[tuple[int, str, dict[str, object]]] = []
         for index, received in enumerate(batch):
             try:
-                item = _check(received)
+                item = check(received)
             except p.BadMessage as error:
                 outcomes[index] = self._reject(received.topic, str(error))
                 continue
@@ -279,14 +125,14 @@ class IngestStore:
             elif (item.envelope.table_id, seq) in checked:
                 outcomes[index] = StoreOutcome.DUPLICATE
             else:
-                checked[item.envelope.table_id, seq] = _Checked(index, received, item)
+                checked[item.envelope.table_id, seq] = NumberedMessage(index, received, item)
         now = datetime.now(UTC)
         if checked:
             ordered = [checked[key] for key in sorted(checked)]
             async with self._engine.begin() as connection:
                 added = await self._insert_messages(connection, ordered, now)
                 new = [one for one in ordered if (one.table_id, one.seq) in added]
-                await self._project(connection, new)
+                await project(connection, new, postgres=self._postgres)
             for one in ordered:
                 fresh = (one.table_id, one.seq) in added
                 outcomes[one.index] = StoreOutcome.STORED if fresh else StoreOutcome.DUPLICATE
@@ -300,7 +146,7 @@ class IngestStore:
         return done
 
     async def _insert_messages(
-        self, connection: AsyncConnection, ordered: Sequence[_Checked], now: datetime
+        self, connection: AsyncConnection, ordered: Sequence[NumberedMessage], now: datetime
     ) -> set[tuple[str, int]]:
         """Insert the messages; the ``(table_id, seq)`` of those that were not held yet."""
         rows = [
@@ -325,132 +171,6 @@ class IngestStore:
         )
         found = await connection.execute(statement, rows)
         return {(table_id, seq) for table_id, seq in found}
-
-    async def _project(self, connection: AsyncConnection, new: Sequence[_Checked]) -> None:
-        """The rows of ``round_history`` and ``alarms``, then each round and shoe rebuilt."""
-        history: list[dict[str, object]] = []
-        alarm_rows: list[dict[str, object]] = []
-        round_keys: set[tuple[str, str]] = set()
-        shoe_keys: set[tuple[str, str]] = set()
-        for one in new:
-            envelope, table_id = one.item.envelope, one.table_id
-            if one.item.version is not None:
-                assert envelope.round_id is not None
-                history.append(
-                    {"table_id": table_id, "seq": one.seq, "round_id": envelope.round_id}
-                    | one.item.version.history_row
-                )
-                round_keys.add((table_id, envelope.round_id))
-                shoe_keys.add((table_id, one.item.version.shoe_id))
-            elif envelope.type in p.SHOE_TYPES and envelope.shoe_id is not None:
-                shoe_keys.add((table_id, envelope.shoe_id))
-            elif one.item.alarm is not None:
-                alarm_rows.append(
-                    {
-                        "table_id": table_id,
-                        "seq": one.seq,
-                        "shoe_id": envelope.shoe_id,
-                        "round_id": envelope.round_id,
-                    }
-                    | one.item.alarm
-                )
-        if history:
-            await connection.execute(
-                self._insert(round_history).on_conflict_do_nothing(), _uniform(history)
-            )
-        if alarm_rows:
-            await connection.execute(
-                self._insert(alarms).on_conflict_do_nothing(), _uniform(alarm_rows)
-            )
-        for table_id, round_id in sorted(round_keys):
-            await self._rebuild_round(connection, table_id, round_id)
-        for table_id, shoe_id in sorted(shoe_keys):
-            await self._rebuild_shoe(connection, table_id, shoe_id)
-
-    async def _lock(self, connection: AsyncConnection, *parts: str) -> None:
-        if self._postgres:
-            await connection.execute(select(func.pg_advisory_xact_lock(_lock_key(*parts))))
-
-    async def _payloads(
-        self,
-        connection: AsyncConnection,
-        table_id: str,
-        column: Column[str],
-        key: str,
-        types: Sequence[str],
-    ) -> list[tuple[int, str, dict[str, object]]]:
-        found = await connection.execute(
-            select(messages.c.seq, messages.c.type, messages.c.payload)
-            .where(messages.c.table_id == table_id, column == key, messages.c.type.in_(types))
-            .order_by(messages.c.seq)
-        )
-        return [(seq, kind, p.parse(payload.encode())) for seq, kind, payload in found]
-
-    async def _rebuild_round(
-        self, connection: AsyncConnection, table_id: str, round_id: str
-    ) -> None:
-        await self._lock(connection, "round", table_id, round_id)
-        stored = await self._payloads(
-            connection, table_id, messages.c.round_id, round_id, sorted(p.ROUND_TYPES)
-        )
-        folded = p.fold_round([p.round_version(data, seq, kind) for seq, kind, data in stored])
-        statement = self._insert(rounds).values(table_id=table_id, round_id=round_id, **folded.row)
-        await connection.execute(
-            statement.on_conflict_do_update(
-                index_elements=[rounds.c.table_id, rounds.c.round_id], set_=folded.row
-            )
-        )
-        key = and_(
-            round_settlements.c.table_id == table_id, round_settlements.c.round_id == round_id
-        )
-        await connection.execute(delete(round_settlements).where(key))
-        if folded.settlement:
-            await connection.execute(
-                round_settlements.insert(),
-                [
-                    {
-                        "table_id": table_id,
-                        "round_id": round_id,
-                        "bet": bet,
-                        "offered": value is not None,
-                        "numerator": None if value is None else value.numerator,
-                        "denominator": None if value is None else value.denominator,
-                    }
-                    for bet, value in folded.settlement.items()
-                ],
-            )
-
-    async def _rebuild_shoe(self, connection: AsyncConnection, table_id: str, shoe_id: str) -> None:
-        await self._lock(connection, "shoe", table_id, shoe_id)
-        stored = await self._payloads(
-            connection, table_id, messages.c.shoe_id, shoe_id, sorted(p.SHOE_TYPES)
-        )
-        row = p.fold_shoe(
-            [
-                (seq, kind, p.timestamp(data), p.shoe_fields(data, kind))
-                for seq, kind, data in stored
-            ]
-        )
-        counted = await connection.execute(
-            select(
-                func.count(),
-                func.count().filter(rounds.c.status == "settled"),
-                func.count().filter(rounds.c.status == "voided"),
-                func.count().filter(rounds.c.status == "corrected"),
-            ).where(rounds.c.table_id == table_id, rounds.c.shoe_id == shoe_id)
-        )
-        total, settled, voided, corrected = counted.one()
-        row |= {
-            "rounds": total,
-            "rounds_settled": settled,
-            "rounds_voided": voided,
-            "rounds_corrected": corrected,
-        }
-        await connection.execute(
-            self._insert(shoes)
-            .values(table_id=table_id, shoe_id=shoe_id, **row)
-            .on_conflict_do_update(index_elements=[shoes.c.table_id, shoes.c.shoe_id], set_=row)
-        )
 
     async def _store_statuses(
         self, statuses: Sequence[tuple[int, str, dict[str, object]]], now: datetime
@@ -495,33 +215,7 @@ class IngestStore:
         never deleted, so what was complete stays complete.
         """
         async with self._engine.connect() as connection:
-            above = and_(messages.c.table_id == table_id, messages.c.seq > floor)
-            following = func.lead(messages.c.seq).over(order_by=messages.c.seq)
-            runs = (
-                select(messages.c.seq.label("seq"), following.label("next_seq"))
-                .where(above)
-                .subquery()
-            )
-            holes = await connection.execute(
-                select(runs.c.seq, runs.c.next_seq).where(runs.c.next_seq > runs.c.seq + 1)
-            )
-            missing = [(seq + 1, next_seq - 1) for seq, next_seq in holes]
-            bounds = await connection.execute(
-                select(func.min(messages.c.seq), func.max(messages.c.seq)).where(above)
-            )
-            lowest, highest = bounds.one()
-            announced = await connection.scalar(
-                select(table_status.c.last_seq).where(table_status.c.table_id == table_id)
-            )
-            permanent = await self._permanent(connection, table_id)
-        if lowest is not None and lowest > floor + 1:
-            missing.append((floor + 1, lowest - 1))
-        held_to = max(highest or 0, floor)
-        top = max(held_to, announced or 0)
-        if top > held_to:
-            missing.append((held_to + 1, top))
-        gaps = [SeqRange(first, last) for first, last in p.without(missing, permanent)]
-        return gaps, (gaps[0].first - 1 if gaps else top)
+            return await scan_gaps(connection, table_id, floor)
 
     async def tables(self) -> list[str]:
         """Every table the store has a message or a status of."""
@@ -555,17 +249,8 @@ class IngestStore:
 
     async def permanent_gaps(self, table_id: str) -> list[SeqRange]:
         async with self._engine.connect() as connection:
-            ranges = await self._permanent(connection, table_id)
+            ranges = await permanent_ranges(connection, table_id)
         return [SeqRange(first, last) for first, last in ranges]
-
-    @staticmethod
-    async def _permanent(connection: AsyncConnection, table_id: str) -> list[tuple[int, int]]:
-        found = await connection.execute(
-            select(permanent_gaps.c.first_seq, permanent_gaps.c.last_seq)
-            .where(permanent_gaps.c.table_id == table_id)
-            .order_by(permanent_gaps.c.first_seq)
-        )
-        return [(first, last) for first, last in found]
 
     async def execute(self, sql: str, **parameters: object) -> list[tuple[object, ...]]:
         """Run one read-only SQL query (the documented ones); its rows."""

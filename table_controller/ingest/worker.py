@@ -49,9 +49,10 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from sqlalchemy import select
 
 from drivers.backoff import Backoff
+from table_controller.ingest.checked_messages import Received
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_status
-from table_controller.ingest.store import IngestStore, Received, StoreOutcome
+from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.integrity.signing import public_key_from_text, verify
 from table_controller.publishing.mqtt_client import (
     ManualAcks,

@@ -7,9 +7,10 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.gap_repair import BEHIND_WAIT_FACTOR, GapRepair, RepairSettings
 from table_controller.ingest.schema import gap_requests
-from table_controller.ingest.store import IngestStore, SeqRange, StoreOutcome
+from table_controller.ingest.store import IngestStore, StoreOutcome
 
 
 async def never_published(topic: str, payload: bytes) -> None:

@@ -7,6 +7,7 @@ import json
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.gap_repair import (
     ANY_TABLE,
     MAX_RESEND_SPAN,
@@ -17,7 +18,6 @@ from table_controller.ingest.gap_repair import (
     plan_requests,
     resend_command,
 )
-from table_controller.ingest.store import SeqRange
 from table_controller.ingest.worker import AckQueue, TableKeys, subscriptions
 from table_controller.integrity.signing import DeviceKey
 from table_controller.publishing.authorisation import (

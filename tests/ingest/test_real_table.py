@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.ingest.store import IngestStore, Received, StoreOutcome
+from table_controller.ingest.checked_messages import Received
+from table_controller.ingest.store import IngestStore, StoreOutcome
 from tests.support.ingest_table import PlayedTable, play_table, replayed_rounds
 
 #: The projections, each with an order that makes its dump comparable.

@@ -13,16 +13,11 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from table_controller.ingest.checked_messages import Received
+from table_controller.ingest.database import StoreUrlError, engine_url, migrate
+from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.schema import metadata
-from table_controller.ingest.store import (
-    IngestStore,
-    Received,
-    SeqRange,
-    StoreOutcome,
-    StoreUrlError,
-    engine_url,
-    migrate,
-)
+from table_controller.ingest.store import IngestStore, StoreOutcome
 
 TOPIC = "baccarat/tables/T07/events/{}"
 

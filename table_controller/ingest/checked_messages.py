@@ -1,0 +1,66 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""A message as the ingest received it, and the same message checked against the contract.
+
+:func:`check` parses a payload and keeps what the projections will need of it (the envelope,
+a status's row, a round's version, an alarm's row); a message that is not one of the
+contract raises :class:`projections.BadMessage`. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from table_controller.ingest import projections as p
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A message as the broker delivered it, and the verdict on its signature (or None)."""
+
+    topic: str
+    payload: bytes
+    verified: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedMessage:
+    """A message checked against the contract, with what its projections need."""
+
+    envelope: p.Envelope
+    status: dict[str, object] | None = None
+    version: p.RoundVersion | None = None
+    alarm: dict[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NumberedMessage:
+    """A message with a ``seq`` to insert: where it stands in its batch, and its check."""
+
+    index: int
+    received: Received
+    item: CheckedMessage
+
+    @property
+    def table_id(self) -> str:
+        return self.item.envelope.table_id
+
+    @property
+    def seq(self) -> int:
+        assert self.item.envelope.seq is not None
+        return self.item.envelope.seq
+
+
+def check(received: Received) -> CheckedMessage:
+    """Parse and check one message; raises :class:`projections.BadMessage`."""
+    data = p.parse(received.payload)
+    envelope = p.envelope(data, received.topic)
+    kind = envelope.type
+    if kind == "status":
+        return CheckedMessage(envelope, status=p.status_row(data))
+    if kind in p.ROUND_TYPES:
+        return CheckedMessage(envelope, version=p.round_version(data, envelope.seq or 0, kind))
+    if kind in p.SHOE_TYPES:
+        p.shoe_fields(data, kind)
+    elif kind == "alarm":
+        return CheckedMessage(envelope, alarm=p.alarm_row(data))
+    return CheckedMessage(envelope)

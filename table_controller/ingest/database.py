@@ -1,0 +1,109 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The ingest's database: its URL, its engine, its migrations and its dialect's insert.
+
+PostgreSQL is reached through asyncpg and SQLite through aiosqlite, on SQLAlchemy 2's async
+engine; :func:`engine_url` turns the URL an operator writes into the driver's. An SQLite
+connection waits :data:`SQLITE_BUSY_TIMEOUT_MS` for another process's writer and uses WAL.
+The schema is brought to alembic's newest revision at every open (``migrations/``): on
+PostgreSQL one process at a time, under an advisory lock; on SQLite a second process
+migrating at the same moment retries and finds the schema done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Final
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Table, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+#: How long an SQLite writer waits for another process's transaction.
+SQLITE_BUSY_TIMEOUT_MS: Final = 30_000
+#: The advisory lock that lets one process at a time migrate a PostgreSQL database.
+_MIGRATION_LOCK: Final = 0x7461626C65  # "table"
+_MIGRATIONS: Final = Path(__file__).with_name("migrations")
+
+
+class StoreUrlError(ValueError):
+    """A database URL the ingest cannot use; the message says which ones it takes."""
+
+
+def engine_url(url: str) -> str:
+    """``postgresql://`` -> ``postgresql+asyncpg://``, ``sqlite:///f`` -> ``sqlite+aiosqlite:///f``."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as error:
+        raise StoreUrlError(f"{url!r} is not a database URL: {error}") from None
+    drivers = {"postgresql": "asyncpg", "postgres": "asyncpg", "sqlite": "aiosqlite"}
+    backend = parsed.get_backend_name()
+    driver = drivers.get(backend)
+    if driver is None or parsed.drivername not in {backend, f"{backend}+{driver}"}:
+        raise StoreUrlError(
+            f"{parsed.drivername!r}: use postgresql://user@host/db or sqlite:///path/to/file"
+        )
+    if backend == "sqlite" and parsed.database in {None, "", ":memory:"}:
+        raise StoreUrlError("sqlite needs a file (sqlite:///path/to/file), shared by workers")
+    name = "postgresql" if backend == "postgres" else backend
+    return parsed.set(drivername=f"{name}+{driver}").render_as_string(hide_password=False)
+
+
+def migrate(connection: Connection, revision: str = "head", *, down: bool = False) -> None:
+    """Bring the schema up (or ``down``) to alembic's ``revision``: ``head``, ``0001``, ``base``.
+
+    Down is for rolling a release back: each revision's ``downgrade`` drops what it added,
+    its data included.
+    """
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["connection"] = connection
+    (command.downgrade if down else command.upgrade)(config, revision)
+
+
+def open_engine(url: str) -> AsyncEngine:
+    """The engine of ``url``, its SQLite connections set up as the ingest needs them.
+
+    Raises:
+        StoreUrlError: the URL is not a PostgreSQL or SQLite one.
+    """
+    engine = create_async_engine(engine_url(url), pool_pre_ping=True)
+    if engine.dialect.name == "sqlite":
+        from sqlalchemy import event  # noqa: PLC0415 - only SQLite needs it
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_settings(dbapi_connection: DBAPIConnection, _record: object) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.close()
+
+    return engine
+
+
+async def migrate_to_head(engine: AsyncEngine) -> None:
+    """Migrate the schema to its newest revision, one process at a time."""
+    postgres = engine.dialect.name == "postgresql"
+    for attempt in range(5):
+        try:
+            async with engine.begin() as connection:
+                if postgres:
+                    await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+                await connection.run_sync(migrate)
+        except OperationalError:
+            # Another SQLite process migrating at the same moment: its schema will do.
+            if postgres or attempt == 4:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+        else:
+            return
+
+
+def dialect_insert(table: Table, *, postgres: bool) -> postgresql.Insert | sqlite.Insert:
+    """An insert into ``table`` that can say ``ON CONFLICT`` in the database's own dialect."""
+    return (postgresql.insert if postgres else sqlite.insert)(table)
