@@ -25,7 +25,7 @@ def main() -> None:
         import drivers.srp.host  # noqa: PLC0415
         import drivers.textline  # noqa: F401, PLC0415
         import table_controller.procedure.records  # noqa: PLC0415
-        import table_controller.publishing.models  # noqa: PLC0415
+        import table_controller.publishing.command_parsing  # noqa: PLC0415
         import table_controller.runtime.config  # noqa: PLC0415
         import table_controller.variant_file  # noqa: F401, PLC0415
     from fuzz.targets import TARGETS  # noqa: PLC0415

@@ -18,6 +18,7 @@ PURE = [
     "table_controller/publishing/outgoing.py",
     "table_controller/publishing/display_view.py",
     "table_controller/publishing/pin_lockout.py",
+    "table_controller/publishing/command_errors.py",
     "table_controller/protection/__init__.py",
     "table_controller/protection/edge.py",
     "table_controller/protection/shuffle_checks.py",

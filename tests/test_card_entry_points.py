@@ -18,7 +18,8 @@ import pytest
 from table_controller.cli import UsageError, main
 from table_controller.cli.replay_inputs import read_inputs
 from table_controller.procedure.events import CardDrawn, CorrectResult, EnterCard
-from table_controller.publishing.models import CommandMessage, CommandRejection, parse_command
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import CommandRejection, parse_command
 from table_controller.rules.cards import Card, CardError, parse_card_list
 from tests.display.display_harness import PIN, Table, running_table
 

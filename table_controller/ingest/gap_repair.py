@@ -51,7 +51,7 @@ from table_controller.ingest.projections import ranges_of, without
 from table_controller.ingest.schema import gap_leases, gap_requests, messages, table_status
 from table_controller.ingest.store import IngestStore
 from table_controller.publishing.authorisation import sign
-from table_controller.publishing.models import CommandMessage
+from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 log = structlog.get_logger("table_controller.ingest.gap_repair")

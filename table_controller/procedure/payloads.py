@@ -3,8 +3,9 @@
 
 Pure: no I/O, no clock, no randomness. The procedure builds these; the publishing edge puts the
 envelope on them and turns them into JSON (``publishing/messages.py``), and generates the JSON
-Schemas and the AsyncAPI document from them (``publishing/models.py``). A field added here is
-published, described and validated with no other edit.
+Schemas and the AsyncAPI document from them (``publishing/schemas.py``,
+``publishing/asyncapi.py``). A field added here is published, described and validated with no
+other edit.
 
 Fields are written in the order they are published. Values keep the core's own types (cards,
 enums, exact ``Fraction`` settlements); ``None`` is published as ``null``, and a field whose

@@ -4,10 +4,10 @@
 Edge layer, but pure: no I/O, no clock, no randomness; the ``schema`` sub-command writes what
 this module returns. ``components.schemas`` comes from pydantic in serialization mode (what
 the table sends), over the models ``publishing/schemas.py`` generates from the core's payload
-types and the command model of ``publishing/models.py``; channels and operations come from
-:data:`CHANNELS`, one row per topic of mqtt-api.md with its model, direction, QoS and retain
-flag. The output is deterministic, so
-the documents committed under ``docs/api`` can be checked against the types.
+types and the command model of ``publishing/command_message.py``; channels and operations
+come from :data:`CHANNELS`, one row per topic of mqtt-api.md with its model, direction, QoS
+and retain flag. The output is deterministic, so the documents committed under ``docs/api``
+can be checked against the types.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.messages import SCHEMA
-from table_controller.publishing.models import CommandMessage
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 

@@ -40,11 +40,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
-from table_controller.publishing.models import (
-    SUPERVISOR_COMMANDS,
-    CommandErrorCode,
-    CommandMessage,
-)
+from table_controller.publishing.command_args import SUPERVISOR_COMMANDS
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
 
 #: The second source's command: over MQTT only from ``confirmers``.
 CONFIRM_RESULT: Final = "confirm_result"

@@ -26,16 +26,15 @@ from typing import Final, Protocol
 import structlog
 
 from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.display_view import StaffDirectory, StaffMemberLike
-from table_controller.publishing.models import (
+from table_controller.publishing.command_args import (
     ARGS_MODELS,
     MQTT_ONLY_COMMANDS,
     SUPERVISOR_COMMANDS,
-    CommandErrorCode,
-    CommandMessage,
-    CommandRejection,
-    validate_command,
 )
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import CommandRejection, validate_command
+from table_controller.publishing.display_view import StaffDirectory, StaffMemberLike
 from table_controller.publishing.pin_lockout import PinLockout, PinRefusal
 from table_controller.publishing.recall import DEFAULT_ROUNDS, RecallBook, recall_reply
 

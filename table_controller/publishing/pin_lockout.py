@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from table_controller.publishing.models import CommandErrorCode
+from table_controller.publishing.command_errors import CommandErrorCode
 
 #: Wrong PINs in a row before supervisor commands are locked for :data:`PIN_LOCKOUT_S`.
 MAX_PIN_FAILURES: Final = 5

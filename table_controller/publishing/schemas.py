@@ -9,9 +9,10 @@ to a payload is described and validated with no edit here. The reading:
 * the envelope (``schema``, ``type``, ``table_id``, ``seq``, ``ts``) comes first; ``status``
   has no ``seq`` (its ``last_seq`` is a field of its payload), and one with a ``seq`` is
   refused;
-* a card is its code (the pattern of :data:`~table_controller.publishing.models.CardCode`),
-  a ``Fraction`` a number, an enum its values, a tuple or ``Sequence`` an array, a
-  ``Mapping`` an object, a part (a dataclass or ``TypedDict``) a model of its own;
+* a card is its code (the pattern of
+  :data:`~table_controller.publishing.command_args.CardCode`), a ``Fraction`` a number, an
+  enum its values, a tuple or ``Sequence`` an array, a ``Mapping`` an object, a part (a
+  dataclass or ``TypedDict``) a model of its own;
 * a field whose value may be :data:`~table_controller.procedure.payloads.ABSENT` is not
   required, and never ``null`` unless its type says so;
 * a field with ``FLATTEN`` metadata is spliced into its parent: a part's fields, or for an open
@@ -45,8 +46,9 @@ from pydantic.fields import FieldInfo
 
 from table_controller.procedure.codes import EventType, RefusalCode
 from table_controller.procedure.payloads import PAYLOAD_TYPES, Absent, CommandReply, OneOf, Payload
+from table_controller.publishing.command_args import CardCode, CommandName
+from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.messages import SCHEMA, to_wire
-from table_controller.publishing.models import CardCode, CommandErrorCode, CommandName
 from table_controller.publishing.resend import EdgeReply
 from table_controller.rules.cards import Card
 

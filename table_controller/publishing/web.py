@@ -51,13 +51,13 @@ import structlog
 from aiohttp import web
 
 from table_controller.publishing.board_web import BoardFeed
+from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, json_text
 from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
-from table_controller.publishing.models import CommandErrorCode
 from table_controller.publishing.recall import RecallBook
 from table_controller.publishing.view_feed import ShownTable, ViewFeed
 from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers

@@ -7,10 +7,11 @@ a ``sign_in``'s staff id and PIN checked by the staff desk (the PIN goes no furt
 then handed to the table service. ``recall`` never reaches the procedure: it is answered from
 the service's recall book, in any state (holds and faults included), its reply journaled;
 nor does ``resend``, which the MQTT link republishes aside (``runtime/resends.py``). A
-command refused here (with a :class:`~table_controller.publishing.models.CommandErrorCode`, the
-display's codes for the same faults) changes nothing, is counted and logged, and its reply is
-journaled and published like every other message; a repeated ``id`` is answered again by the
-service and never carried out twice. Commands are taken one at a time, in the order they
+command refused here (with a
+:class:`~table_controller.publishing.command_errors.CommandErrorCode`, the display's codes for
+the same faults) changes nothing, is counted and logged, and its reply is journaled and
+published like every other message; a repeated ``id`` is answered again by the service and
+never carried out twice. Commands are taken one at a time, in the order they
 arrived.
 """
 
@@ -23,13 +24,10 @@ from typing import Final
 import structlog
 
 from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
-from table_controller.publishing.models import (
-    CommandErrorCode,
-    CommandMessage,
-    RecallArgs,
-    ResendArgs,
-    parse_command,
-)
+from table_controller.publishing.command_args import RecallArgs, ResendArgs
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 from table_controller.publishing.pin_lockout import PinRefusal
 from table_controller.publishing.recall import recall_reply
 from table_controller.runtime.resends import Resends

@@ -18,7 +18,8 @@ from typing import TypeAlias
 
 import structlog
 
-from table_controller.publishing.models import CommandErrorCode, ResendArgs
+from table_controller.publishing.command_args import ResendArgs
+from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.outbox import OutboxError
 from table_controller.publishing.resend import (
     Republished,

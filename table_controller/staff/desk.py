@@ -26,7 +26,7 @@ import structlog
 from pwdlib import PasswordHash
 
 from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.models import CommandErrorCode
+from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.pin_lockout import (
     MAX_PIN_FAILURES,
     PIN_LOCKOUT_S,

@@ -17,9 +17,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from table_controller.procedure.payloads import AskMarks, Roads
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_parsing import CommandRejection, parse_command
 from table_controller.publishing.event_streams import STREAM_BACKLOG
 from table_controller.publishing.event_streams import EventStream as QueuedStream
-from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
 from table_controller.publishing.web import (

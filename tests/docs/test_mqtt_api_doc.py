@@ -25,9 +25,12 @@ from table_controller.procedure.codes import (
     VoidReason,
 )
 from table_controller.procedure.states import Phase
-from table_controller.publishing import models
 from table_controller.publishing.asyncapi import CHANNELS
 from table_controller.publishing.authorisation import AuthorisationPolicy, Authorised, authorise
+from table_controller.publishing.command_args import ARGS_MODELS, SUPERVISOR_COMMANDS, CommandName
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +66,7 @@ def _first_column(level: int, title: str, header: str) -> set[str]:
 
 def error_codes_in_code() -> set[str]:
     """Every ``error`` a command reply can carry: refused as read, or by the procedure."""
-    return {code.value for code in models.CommandErrorCode} | {code.value for code in RefusalCode}
+    return {code.value for code in CommandErrorCode} | {code.value for code in RefusalCode}
 
 
 def test_the_topics_are_those_of_the_generated_contract() -> None:
@@ -113,17 +116,17 @@ def _schema_names() -> set[str]:
 def test_the_commands_are_the_ones_the_table_takes() -> None:
     table = table_with(_section(2, "Commands"), "command")
     names = [code_spans(cell)[0] for cell in table.column(0)]
-    assert sorted(names) == sorted(get_args(models.CommandName))
+    assert sorted(names) == sorted(get_args(CommandName))
     supervisor = {name for name, row in zip(names, table.rows, strict=True) if row[2] == "yes"}
-    assert supervisor == models.SUPERVISOR_COMMANDS
-    assert set(names) == set(models.ARGS_MODELS)
+    assert supervisor == SUPERVISOR_COMMANDS
+    assert set(names) == set(ARGS_MODELS)
 
 
 def test_each_command_documents_its_arguments() -> None:
     table = table_with(_section(2, "Commands"), "command")
     for row in table.rows:
         name = code_spans(row[0])[0]
-        arguments = set(models.ARGS_MODELS[name].model_fields)
+        arguments = set(ARGS_MODELS[name].model_fields)
         assert arguments <= set(code_spans(row[1])), name
         if not arguments:
             assert row[1] == "none", name
@@ -188,8 +191,8 @@ def test_the_command_examples_are_commands_the_table_accepts() -> None:
     commands = [example for _, example in _json_examples() if "type" not in example]
     assert len(commands) >= 5
     for example in commands:
-        parsed = models.parse_command(json.dumps(example).encode())
-        assert isinstance(parsed, models.CommandMessage), parsed
+        parsed = parse_command(json.dumps(example).encode())
+        assert isinstance(parsed, CommandMessage), parsed
 
 
 def test_the_signing_example_signs_as_the_table_checks() -> None:
@@ -197,8 +200,8 @@ def test_the_signing_example_signs_as_the_table_checks() -> None:
     namespace: dict[str, Any] = {}
     exec(snippet, namespace)  # the page's own example, run as a reader would run it
     signed = json.dumps(namespace["command"]).encode()
-    parsed = models.parse_command(signed)
-    assert isinstance(parsed, models.CommandMessage), parsed
+    parsed = parse_command(signed)
+    assert isinstance(parsed, CommandMessage), parsed
     policy = AuthorisationPolicy(
         supervisors={parsed.operator: frozenset({"pit"})},
         shared_secret=b"the table's command secret",

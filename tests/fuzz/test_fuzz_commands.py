@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.publishing.models import (
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import (
     MAX_COMMAND_BYTES,
-    CommandMessage,
     CommandRejection,
     parse_command,
 )

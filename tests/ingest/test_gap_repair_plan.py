@@ -26,7 +26,7 @@ from table_controller.publishing.authorisation import (
     Refused,
     authorise,
 )
-from table_controller.publishing.models import CommandMessage
+from table_controller.publishing.command_message import CommandMessage
 
 
 def test_a_gap_keeps_its_age_while_it_shrinks_and_a_new_one_starts_young() -> None:

@@ -16,7 +16,9 @@ from table_controller.publishing.authorisation import (
     sign,
     signature,
 )
-from table_controller.publishing.models import CommandErrorCode, CommandMessage, parse_command
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 
 SECRET = b"a-shared-secret-of-32-bytes-long"
 POLICY = AuthorisationPolicy(supervisors={"sup-1": frozenset({"pit"})})

@@ -20,12 +20,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from table_controller.publishing.models import (
-    MAX_COMMAND_ID_LENGTH,
-    CommandErrorCode,
-    CommandRejection,
-    parse_command,
-)
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH
+from table_controller.publishing.command_parsing import CommandRejection, parse_command
 from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend

@@ -22,8 +22,9 @@ from table_controller.publishing.authorisation import (
     authorise,
     sign,
 )
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 from table_controller.publishing.messages import JsonValue, envelope
-from table_controller.publishing.models import CommandMessage, parse_command
 from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from table_controller.publishing.outbox import OutboxMessage

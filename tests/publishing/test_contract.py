@@ -42,8 +42,9 @@ from table_controller.publishing.asyncapi import (
     generated_files,
     payload_schemas,
 )
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.models import CommandMessage, parse_command
 from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 from table_controller.rules.cards import Card, all_cards

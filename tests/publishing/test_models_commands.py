@@ -26,14 +26,11 @@ from table_controller.procedure.events import (
     StartNewShoe,
     VoidRound,
 )
-from table_controller.publishing.models import (
-    ARGS_MODELS,
-    EDGE_COMMANDS,
+from table_controller.publishing.command_args import ARGS_MODELS, EDGE_COMMANDS, SUPERVISOR_COMMANDS
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH, CommandMessage
+from table_controller.publishing.command_parsing import (
     MAX_COMMAND_BYTES,
-    MAX_COMMAND_ID_LENGTH,
-    SUPERVISOR_COMMANDS,
-    CommandErrorCode,
-    CommandMessage,
     CommandRejection,
     parse_command,
     validate_command,

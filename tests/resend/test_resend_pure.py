@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.publishing.command_args import ResendArgs
+from table_controller.publishing.command_message import CommandMessage
+from table_controller.publishing.command_parsing import parse_command
 from table_controller.publishing.messages import envelope
-from table_controller.publishing.models import CommandMessage, ResendArgs, parse_command
 from table_controller.publishing.outbox import Outbox, OutboxMessage
 from table_controller.publishing.outgoing import reply_from_wire
 from table_controller.publishing.resend import (

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.models import CommandErrorCode
+from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.pin_lockout import PinRefusal
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError, StaffMember

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from table_controller.publishing.authorisation import signature
-from table_controller.publishing.models import CommandMessage
+from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
 from tests.mosquitto import Mosquitto

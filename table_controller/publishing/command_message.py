@@ -1,0 +1,291 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The command published to ``<root>/commands``, and the procedure input it becomes.
+
+Edge layer: pure (no I/O, no clock, no randomness). :class:`CommandMessage` checks ``args``
+against the model of its ``command`` (``publishing/command_args.py``), says in its JSON Schema
+which arguments go with which command, gives the bytes a signature covers, and turns into the
+table procedure's input (:meth:`CommandMessage.to_procedure_command`). It is read from bytes,
+never raising, by ``publishing/command_parsing.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Final, assert_never
+
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+
+from table_controller.procedure.events import (
+    Acknowledge,
+    CloseBetting,
+    Command,
+    ConfirmResult,
+    CorrectResult,
+    Deal,
+    DroppedCard,
+    EnterCard,
+    Misdeal,
+    OpenBetting,
+    OpenDispute,
+    ResolveDispute,
+    SetLimits,
+    SignOut,
+    StartNewShoe,
+    VoidRound,
+    VoidShoe,
+)
+from table_controller.publishing.command_args import (
+    ARGS_MODELS,
+    SUPERVISOR_COMMANDS,
+    AcknowledgeArgs,
+    CommandArgs,
+    CommandName,
+    ConfirmResultArgs,
+    CorrectResultArgs,
+    DisputeArgs,
+    DroppedCardArgs,
+    IncomingModel,
+    ManualCardArgs,
+    NewShoeArgs,
+    NoArgs,
+    RecallArgs,
+    ResendArgs,
+    ResolveDisputeArgs,
+    SetLimitsArgs,
+    SignInArgs,
+    SignOutArgs,
+    VoidRoundArgs,
+)
+from table_controller.rules.cards import Card, parse_cards
+
+MAX_COMMAND_ID_LENGTH: Final = 128
+MAX_OPERATOR_LENGTH: Final = 64
+
+_ARGS_UNION: Final = (
+    NoArgs,
+    NewShoeArgs,
+    VoidRoundArgs,
+    ManualCardArgs,
+    CorrectResultArgs,
+    DroppedCardArgs,
+    SignInArgs,
+    SignOutArgs,
+    DisputeArgs,
+    ResolveDisputeArgs,
+    AcknowledgeArgs,
+    ConfirmResultArgs,
+    SetLimitsArgs,
+    RecallArgs,
+    ResendArgs,
+)
+
+
+def _link_args_to_command(schema: dict[str, Any]) -> None:
+    """Say in the JSON Schema which ``args`` model goes with which ``command`` (if/then)."""
+    choices = schema["properties"]["args"]["anyOf"]
+    rules: list[Any] = []
+    for name, model in ARGS_MODELS.items():
+        then: dict[str, Any] = {"properties": {"args": choices[_ARGS_UNION.index(model)]}}
+        if any(field.is_required() for field in model.model_fields.values()):
+            then["required"] = ["args"]  # a missing args is {}, which lacks them
+        rules.append({"if": {"properties": {"command": {"const": name}}}, "then": then})
+    schema["allOf"] = rules
+
+
+class CommandMessage(IncomingModel):
+    """A command published to ``<root>/commands`` (mqtt-api.md "Commands").
+
+    ``args`` is checked against the model of ``command`` (:data:`ARGS_MODELS`); a missing
+    ``args`` is read as ``{}``, so it is refused for a command that needs arguments.
+    """
+
+    model_config = ConfigDict(json_schema_extra=_link_args_to_command)
+
+    id: Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=MAX_COMMAND_ID_LENGTH),
+        Field(description="Chosen by the sender; a repeated id is answered again, not redone."),
+    ]
+    command: CommandName
+    operator: Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=MAX_OPERATOR_LENGTH),
+        Field(description="Who gives the command; supervisor commands need an authorised one."),
+    ]
+    args: Annotated[
+        CommandArgs,
+        Field(default_factory=dict, validate_default=True),
+    ]
+    signature: Annotated[
+        str | None,
+        StringConstraints(pattern=r"^[0-9a-f]{64}$"),
+        Field(
+            description=(
+                "Signed mode: lowercase hex HMAC-SHA256 of canonical_bytes(), the command "
+                "without its signature as compact JSON with sorted keys and no null values."
+            )
+        ),
+    ] = None
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _args_of_the_command(cls, value: object, info: ValidationInfo) -> object:
+        command = info.data.get("command")
+        if command is None:  # the command itself was refused; that error is the one to report
+            return value
+        return ARGS_MODELS[command].model_validate(value, strict=True)
+
+    @property
+    def is_supervisor_command(self) -> bool:
+        """Whether only an authorised supervisor may give this command."""
+        return self.command in SUPERVISOR_COMMANDS
+
+    def canonical_bytes(self) -> bytes:
+        """What a signature covers: the command without ``signature``, as canonical JSON.
+
+        Compact separators, keys sorted at every level, ``null`` values left out, ``args``
+        always present (``{}`` when empty), UTF-8 without escaping.
+        """
+        data = self.model_dump(mode="json", exclude={"signature"}, exclude_none=True)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode()
+
+    def to_record(self) -> dict[str, object]:
+        """The command as the table service takes it: a supervisor command names its supervisor.
+
+        Over MQTT the operator a supervisor command names is the supervisor who authorised it
+        (``authorise`` has checked it); the signature stays at the edge.
+        """
+        record = self.model_dump(mode="json", exclude={"signature"})
+        if self.is_supervisor_command:
+            record["supervisor"] = self.operator
+        return record
+
+    def to_procedure_command(self, *, at: float) -> Command:  # noqa: C901, PLR0911 - a case each
+        """The table procedure's input for this command, received at monotonic time ``at``.
+
+        Raises:
+            ValueError: for ``sign_in``, whose PIN only the staff desk checks and which becomes
+                an input only with the staff member it identified; for ``recall`` and
+                ``resend``, which the edge answers.
+        """
+        command_id, operator = self.id, self.operator
+        supervisor = operator if self.is_supervisor_command else None
+        args = self.args
+        match args:
+            case NoArgs():
+                no_args_command = _NO_ARGS_COMMANDS[self.command]
+                return no_args_command(
+                    at=at, command_id=command_id, operator=operator, supervisor=supervisor
+                )
+            case NewShoeArgs():
+                return StartNewShoe(
+                    at=at, command_id=command_id, operator=operator, shoe_id=args.shoe_id
+                )
+            case VoidRoundArgs():
+                return VoidRound(
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    round_id=args.round_id,
+                )
+            case ManualCardArgs():
+                card = Card.parse(args.card)
+                return EnterCard(
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    card=card,
+                )
+            case CorrectResultArgs():
+                return CorrectResult(
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    round_id=args.round_id,
+                    player=parse_cards(args.player),
+                    banker=parse_cards(args.banker),
+                )
+            case DroppedCardArgs():
+                return DroppedCard(at=at, command_id=command_id, operator=operator, read=args.read)
+            case SignOutArgs():
+                return SignOut(
+                    at=at, command_id=command_id, operator=operator, staff_id=args.staff_id
+                )
+            case SignInArgs():
+                raise ValueError("sign_in becomes an input only through the staff desk")
+            case DisputeArgs() | ResolveDisputeArgs() | AcknowledgeArgs() | ConfirmResultArgs():
+                return _oversight_command(
+                    args, at=at, command_id=command_id, operator=operator, supervisor=supervisor
+                )
+            case SetLimitsArgs():
+                return SetLimits(
+                    at=at,
+                    command_id=command_id,
+                    operator=operator,
+                    supervisor=supervisor,
+                    limits={bet: pair.exact() for bet, pair in args.limits.items()},
+                )
+            case RecallArgs() | ResendArgs():
+                raise ValueError(f"{self.command} is answered at the edge, never by the procedure")
+        assert_never(args)
+
+
+def _oversight_command(
+    args: DisputeArgs | ResolveDisputeArgs | AcknowledgeArgs | ConfirmResultArgs,
+    *,
+    at: float,
+    command_id: str,
+    operator: str,
+    supervisor: str | None,
+) -> Command:
+    match args:
+        case DisputeArgs():
+            return OpenDispute(
+                at=at,
+                command_id=command_id,
+                operator=operator,
+                supervisor=supervisor,
+                reason=args.reason,
+                round_ids=tuple(args.rounds),
+            )
+        case ResolveDisputeArgs():
+            return ResolveDispute(
+                at=at,
+                command_id=command_id,
+                operator=operator,
+                supervisor=supervisor,
+                dispute_id=args.dispute_id,
+                outcome=args.outcome,
+            )
+        case AcknowledgeArgs():
+            return Acknowledge(
+                at=at,
+                command_id=command_id,
+                operator=operator,
+                supervisor=supervisor,
+                alarm=args.alarm,
+            )
+        case ConfirmResultArgs():
+            return ConfirmResult(
+                at=at,
+                command_id=command_id,
+                operator=operator,
+                round_id=args.round_id,
+                agrees=args.agrees,
+            )
+    assert_never(args)
+
+
+_NO_ARGS_COMMANDS: Final[
+    dict[str, type[OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe]]
+] = {
+    "open_betting": OpenBetting,
+    "close_betting": CloseBetting,
+    "deal": Deal,
+    "misdeal": Misdeal,
+    "void_shoe": VoidShoe,
+}

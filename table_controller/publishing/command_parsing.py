@@ -1,0 +1,153 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""Reading one command from bytes (MQTT) or data (the display): a command or a rejection.
+
+Edge layer: pure (no I/O, no clock, no randomness). :func:`parse_command` never raises and
+turns any refusal into a :class:`CommandRejection`: oversized payloads before they are parsed,
+then JSON that is not UTF-8 or not an object, then the first field a person should read, each
+with its :class:`~table_controller.publishing.command_errors.CommandErrorCode` and a message
+naming the offending field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails, from_json
+
+from table_controller.publishing.command_args import ARGS_MODELS
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH, CommandMessage
+
+#: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
+MAX_COMMAND_BYTES: Final = 4096
+
+
+class CommandRejection(BaseModel):
+    """Why a command was refused as read: the ``error`` and ``message`` of the reply.
+
+    ``id`` is the command's id when it has a usable one, so the reply can name it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: CommandErrorCode
+    message: str
+    id: str | None = None
+
+
+def parse_command(
+    raw: bytes, *, max_bytes: int = MAX_COMMAND_BYTES
+) -> CommandMessage | CommandRejection:
+    """Read one payload of ``<root>/commands``; any bytes give a command or a rejection.
+
+    Never raises. Oversized payloads are refused before they are parsed; JSON nested deeper
+    than the parser's limit, text that is not UTF-8, and every type or key the contract does
+    not allow are refused with a message naming the offending field.
+    """
+    if len(raw) > max_bytes:
+        return CommandRejection(
+            code=CommandErrorCode.OVERSIZED,
+            message=f"the command has {len(raw)} bytes; at most {max_bytes} are accepted",
+        )
+    try:
+        return CommandMessage.model_validate_json(raw, strict=True)
+    except ValidationError as error:
+        try:
+            data = from_json(raw)
+        except ValueError:
+            data = None
+        return _rejection(error, _usable_id(data))
+
+
+def validate_command(record: Mapping[str, object]) -> CommandMessage | CommandRejection:
+    """A command given as data (the display's), read as its JSON text over MQTT would be.
+
+    Never raises: the same fault gets the same code and message on every channel.
+    """
+    try:
+        raw = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    except (TypeError, ValueError, RecursionError):
+        return CommandRejection(
+            code=CommandErrorCode.MALFORMED_JSON, message="the command is not JSON data"
+        )
+    return parse_command(raw)
+
+
+def _usable_id(data: object) -> str | None:
+    """The ``id`` of a refused command, if it has a usable one, for the reply."""
+    if not isinstance(data, Mapping):
+        return None
+    command_id = data.get("id")
+    if isinstance(command_id, str) and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH:
+        return command_id
+    return None
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value as a refusal names it: ``the number 7``, ``an object`` ..."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters" if value else "an empty string"
+    if value is None:
+        return "null"
+    return "an object" if isinstance(value, Mapping) else "a list"
+
+
+def _id_message(detail: ErrorDetails) -> str:
+    """Why the ``id`` was refused: ids are strings (the reply carries the id it answers)."""
+    length = f"1 to {MAX_COMMAND_ID_LENGTH} characters"
+    if detail["type"] == "missing":
+        return f"field id: missing; a command needs a string id of {length}"
+    return f"field id: must be a string of {length}; got {_json_kind(detail.get('input'))}"
+
+
+def _field_path(error: ErrorDetails) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "(the message)"
+
+
+def _rejection(error: ValidationError, command_id: str | None) -> CommandRejection:
+    """The one error a person should read first, as a rejection code and message."""
+    errors = error.errors(include_url=False)
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        return CommandRejection(
+            code=CommandErrorCode.MALFORMED_JSON,
+            message=f"the command is not UTF-8 JSON text: {first['msg']}",
+            id=command_id,
+        )
+    if first["type"] in {"model_type", "model_attributes_type", "dict_type"} and not first["loc"]:
+        return CommandRejection(
+            code=CommandErrorCode.MALFORMED_JSON,
+            message="the command must be a JSON object",
+            id=command_id,
+        )
+    for detail in errors:
+        if detail["loc"] == ("command",) and detail["type"] == "literal_error":
+            given = repr(detail["input"])
+            given = given if len(given) <= 40 else given[:37] + "..."
+            return CommandRejection(
+                code=CommandErrorCode.UNKNOWN_COMMAND,
+                message=f"unknown command {given}; expected one of {', '.join(ARGS_MODELS)}",
+                id=command_id,
+            )
+    message_errors = [detail for detail in errors if detail["loc"][:1] != ("args",)]
+    if message_errors:
+        detail = message_errors[0]
+        text = (
+            _id_message(detail)
+            if detail["loc"] == ("id",)
+            else f"field {_field_path(detail)}: {detail['msg']}"
+        )
+        return CommandRejection(code=CommandErrorCode.INVALID_MESSAGE, message=text, id=command_id)
+    detail = errors[0]
+    return CommandRejection(
+        code=CommandErrorCode.INVALID_ARGS,
+        message=f"field {_field_path(detail)}: {detail['msg']}",
+        id=command_id,
+    )
