@@ -43,7 +43,7 @@ from table_controller.integrity.at_start import (
 )
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableLimits
+from table_controller.procedure.state_payloads import TableLimits
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.publishing.http_site import AddressUnusableError

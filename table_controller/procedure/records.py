@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
+from table_controller.procedure.board_payloads import BetOdds, Odds
 from table_controller.procedure.codes import StaffRole
 from table_controller.procedure.events import (
     COMMANDS,
@@ -67,7 +68,8 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.limits import CURRENCY_PATTERN, limits_data, limits_from_data
-from table_controller.procedure.payloads import ABSENT, BetLimits, BetOdds, Odds
+from table_controller.procedure.payload_base import ABSENT
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.rules.cards import Card, CardError, parse_cards
 
 INPUT_RECORD_VERSION: Final = 1

@@ -46,8 +46,9 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.limits import MAX_LIMITED_BETS, amount
-from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH, BetLimits
+from table_controller.procedure.payload_base import MAX_ROUND_ID_LENGTH
 from table_controller.procedure.records import MAX_DISPUTED_ROUNDS
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 from table_controller.rules.cards import Card, parse_cards
 

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.procedure.payloads import AskMarks, Roads
+from table_controller.procedure.board_payloads import AskMarks, Roads
 from table_controller.publishing.event_streams import STREAM_BACKLOG
 from table_controller.publishing.event_streams import EventStream as QueuedStream
 from table_controller.publishing.models import CommandErrorCode, CommandRejection, parse_command
