@@ -25,6 +25,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, from_json
 
+from table_controller.procedure.command_records import MAX_DISPUTED_ROUNDS
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.events import (
     Acknowledge,
@@ -47,7 +48,6 @@ from table_controller.procedure.events import (
 )
 from table_controller.procedure.limits import MAX_LIMITED_BETS, amount
 from table_controller.procedure.payload_base import MAX_ROUND_ID_LENGTH
-from table_controller.procedure.records import MAX_DISPUTED_ROUNDS
 from table_controller.procedure.state_payloads import BetLimits
 from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 from table_controller.rules.cards import Card, parse_cards
