@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from table_controller.procedure.events import LimitsConfigured
-from table_controller.procedure.payloads import BetLimits, TableLimits
+from table_controller.procedure.state_payloads import BetLimits, TableLimits
 from table_controller.rules.variants import Variant
 from table_controller.variant_file import load_bet_limits
 

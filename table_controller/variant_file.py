@@ -49,7 +49,7 @@ from pydantic import (
 )
 
 from table_controller.procedure.limits import limits_from_data, limits_problem
-from table_controller.procedure.payloads import BetLimits
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window

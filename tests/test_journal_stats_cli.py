@@ -11,8 +11,8 @@ from table_controller.procedure.codes import StaffRole
 from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import SignIn
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled
 from table_controller.procedure.records import input_to_record
+from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal
 from tests.support.dealing import dealer_inputs, seeded_shoe

@@ -24,7 +24,7 @@ from table_controller.cli import main
 from table_controller.cli.replay import edge_rows, edge_table
 from table_controller.procedure.events import CardDrawn, Input
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableSnapshot
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.procedure.states import Phase
 from table_controller.protection import plot
 from table_controller.protection.edge import RoundEdges, ShoeLeft, round_edges, shoe_left

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+from table_controller.procedure.board_payloads import PaceFigures
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import PaceFigures
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.publishing.pace import (

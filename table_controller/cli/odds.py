@@ -24,7 +24,7 @@ from table_controller.procedure.limits import (
     limits_from_data,
     limits_problem,
 )
-from table_controller.procedure.payloads import DEFAULT_CURRENCY, TableLimits
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, TableLimits
 from table_controller.rules.bets import LOSE, PUSH
 from table_controller.rules.cards import CardError, parse_card_list
 from table_controller.rules.composition import Composition, CompositionError

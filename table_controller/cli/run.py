@@ -51,7 +51,7 @@ from table_controller.integrity.at_start import (
 )
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableLimits
+from table_controller.procedure.state_payloads import TableLimits
 from table_controller.protection.advisor import RoundAdvisor
 from table_controller.publishing.http_site import AddressUnusableError
 from table_controller.publishing.messages import utc_text

@@ -23,14 +23,9 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.payload_parts import result_of
-from table_controller.procedure.payloads import (
-    OriginalResult,
-    ResultCorrected,
-    RoundVoided,
-    ShoeStarted,
-    ShoeVoided,
-)
+from table_controller.procedure.round_payloads import OriginalResult, ResultCorrected, RoundVoided
 from table_controller.procedure.shoe import Burn, CardAccounting, Shoe
+from table_controller.procedure.shoe_payloads import ShoeStarted, ShoeVoided
 from table_controller.procedure.states import COMMANDS_WHILE_HELD, Phase, Trigger, accepts
 from table_controller.procedure.table import Out, Refusal, Table
 from table_controller.rules.cards import Card

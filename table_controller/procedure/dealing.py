@@ -18,7 +18,8 @@ from table_controller.procedure.codes import AlarmCode, VoidReason
 from table_controller.procedure.events import RoundAssessed
 from table_controller.procedure.frozen import builder
 from table_controller.procedure.payload_parts import result_of
-from table_controller.procedure.payloads import (
+from table_controller.procedure.round import RoundCards, RoundOffer
+from table_controller.procedure.round_payloads import (
     BettingClosed,
     BettingOpened,
     CardPlaced,
@@ -26,7 +27,6 @@ from table_controller.procedure.payloads import (
     RoundVoided,
     SuspendedBet,
 )
-from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table, Unconfirmed

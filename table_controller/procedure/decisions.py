@@ -5,7 +5,8 @@ Pure: no I/O, no clock, no randomness.
 
 A small closed set, each thing said once: an alarm is one ``RaiseAlarm`` and a prompt one
 ``Announce``, which the adapters both act on and publish. Payloads are the typed values of
-:mod:`~table_controller.procedure.payloads`; the publishing edge adds the envelope.
+the ``*_payloads`` modules (:mod:`~table_controller.procedure.payload_base`); the publishing
+edge adds the envelope.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import TypeAlias
 
 from table_controller.procedure.codes import EventType, HoldReason, Lamp, RefusalCode
 from table_controller.procedure.frozen import fast_init
-from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised
+from table_controller.procedure.round_payloads import PromptShown
 
 
 @fast_init

@@ -22,16 +22,15 @@ from collections.abc import Callable
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
 from table_controller.procedure.frozen import builder
-from table_controller.procedure.payloads import (
-    ABSENT,
-    Absent,
+from table_controller.procedure.payload_base import ABSENT, Absent
+from table_controller.procedure.round import OPENING_CARDS
+from table_controller.procedure.round_payloads import PromptShown
+from table_controller.procedure.state_payloads import (
     CardsOnTable,
     PromptFields,
-    PromptShown,
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand

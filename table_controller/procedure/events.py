@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeAlias
 
+from table_controller.procedure.board_payloads import Odds
 from table_controller.procedure.codes import StaffRole
-from table_controller.procedure.payloads import BetLimits, Odds
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.rules.cards import Card
 
 # --- what the shoe reports ----------------------------------------------------------------

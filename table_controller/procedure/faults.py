@@ -16,7 +16,8 @@ from __future__ import annotations
 from table_controller.procedure.codes import AlarmCode, RefusalCode, VoidReason
 from table_controller.procedure.decisions import CommandRefused
 from table_controller.procedure.events import Command, VoidShoe
-from table_controller.procedure.payloads import RoundVoided, ShoeVoided
+from table_controller.procedure.round_payloads import RoundVoided
+from table_controller.procedure.shoe_payloads import ShoeVoided
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table
 

@@ -26,7 +26,7 @@ from typing import Final
 
 from table_controller.procedure.codes import RefusalCode
 from table_controller.procedure.events import LimitsConfigured, SetLimits
-from table_controller.procedure.payloads import BetLimits, TableLimits
+from table_controller.procedure.state_payloads import BetLimits, TableLimits
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Refusal, Table
 

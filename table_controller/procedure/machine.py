@@ -125,10 +125,7 @@ from table_controller.procedure.events import (
     not_carried_out,
 )
 from table_controller.procedure.frozen import builder
-from table_controller.procedure.payloads import (
-    TableLimits,
-    TableSnapshot,
-)
+from table_controller.procedure.state_payloads import TableLimits, TableSnapshot
 from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
 from table_controller.procedure.table import (

@@ -36,7 +36,8 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.payloads import DisputeFields, DisputeOpened, DisputeResolved
+from table_controller.procedure.pit_payloads import DisputeOpened, DisputeResolved
+from table_controller.procedure.state_payloads import DisputeFields
 from table_controller.procedure.table import Out, Refusal, Table
 
 #: The commands that start a round (or a shoe): not while a result waits.

@@ -9,12 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from table_controller.procedure.frozen import builder
-from table_controller.procedure.payloads import (
-    BetId,
-    HandResult,
-    ResultOfCards,
-    Settled,
-)
+from table_controller.procedure.payload_base import BetId, Settled
+from table_controller.procedure.round_payloads import HandResult, ResultOfCards
 from table_controller.rules.tableau import Coup
 
 #: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from table_controller.procedure.codes import RefusalCode, StaffRole
 from table_controller.procedure.events import SignIn, SignOut
-from table_controller.procedure.payloads import StaffChanged
+from table_controller.procedure.pit_payloads import StaffChanged
 from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Refusal, Table
 

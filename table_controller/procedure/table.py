@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from table_controller.procedure.board_payloads import AskMarks, Roads
 from table_controller.procedure.codes import (
     AlarmCode,
     CutCardWhen,
@@ -29,21 +30,13 @@ from table_controller.procedure.codes import (
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.frozen import builder
-from table_controller.procedure.payloads import (
-    ABSENT,
-    Absent,
-    AlarmRaised,
-    AskMarks,
-    DisputeFields,
-    LastRound,
-    Payload,
-    PromptShown,
-    Roads,
-    ShoeEnded,
-    TableLimits,
-)
+from table_controller.procedure.payload_base import ABSENT, Absent, Payload
+from table_controller.procedure.pit_payloads import AlarmRaised
 from table_controller.procedure.round import RoundCards
+from table_controller.procedure.round_payloads import PromptShown
 from table_controller.procedure.shoe import Shoe
+from table_controller.procedure.shoe_payloads import LastRound, ShoeEnded
+from table_controller.procedure.state_payloads import DisputeFields, TableLimits
 from table_controller.procedure.states import HOLDABLE, Phase
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import DerivedRoad

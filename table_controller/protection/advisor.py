@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from table_controller.procedure.board_payloads import BetOdds, Odds
 from table_controller.procedure.codes import AlarmCode
 from table_controller.procedure.events import (
     AssessmentAlarm,
@@ -46,7 +47,7 @@ from table_controller.procedure.events import (
     RoundAssessed,
 )
 from table_controller.procedure.machine import ShoeCount
-from table_controller.procedure.payloads import BetOdds, Odds, TableSnapshot
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.protection.edge import (
     DEFAULT_EDGE_THRESHOLD,
     DynamicWindows,

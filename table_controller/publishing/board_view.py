@@ -16,16 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from table_controller.procedure.board_payloads import Roads
 from table_controller.procedure.codes import PromptAction
-from table_controller.procedure.payloads import (
-    BettingOpened,
-    ResultCorrected,
-    Roads,
-    RoundSettled,
-    ShoeStarted,
-    ShoeVoided,
-    TableSnapshot,
-)
+from table_controller.procedure.round_payloads import BettingOpened, ResultCorrected, RoundSettled
+from table_controller.procedure.shoe_payloads import ShoeStarted, ShoeVoided
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.procedure.states import Phase
 from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
 from table_controller.publishing.display_roads import roads_view

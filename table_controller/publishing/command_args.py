@@ -15,10 +15,11 @@ from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from table_controller.procedure.command_records import MAX_DISPUTED_ROUNDS
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.limits import MAX_LIMITED_BETS, amount
-from table_controller.procedure.payloads import MAX_ROUND_ID_LENGTH, BetLimits
-from table_controller.procedure.records import MAX_DISPUTED_ROUNDS
+from table_controller.procedure.payload_base import MAX_ROUND_ID_LENGTH
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 
 #: Longest free text a command carries (a dispute's reason, its outcome).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from table_controller.procedure.payloads import TableLimits
+from table_controller.procedure.state_payloads import TableLimits
 from table_controller.publishing.languages import localised
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.rules.variants import VARIANTS

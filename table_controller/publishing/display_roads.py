@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from table_controller.procedure.payloads import Roads
+from table_controller.procedure.board_payloads import Roads
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
 

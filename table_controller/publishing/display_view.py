@@ -3,8 +3,8 @@
 
 Pure: no I/O, no clock, no randomness. It decides nothing about the game: every prompt, card,
 result and scoreboard mark comes from the typed messages the procedure publishes and from its
-:class:`~table_controller.procedure.payloads.TableSnapshot`; the only rules it calls are the
-pure ones of ``table_controller.rules`` (hand totals,
+:class:`~table_controller.procedure.state_payloads.TableSnapshot`; the only rules it calls
+are the pure ones of ``table_controller.rules`` (hand totals,
 :func:`~table_controller.rules.roads.layout_grid`) and the transition table of
 ``procedure/states.py`` (which commands a phase takes). The server (``publishing/web.py``)
 sends what :class:`DisplayModel` returns to every open page.
@@ -20,20 +20,19 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Protocol, assert_never
 
+from table_controller.procedure.board_payloads import Roads, Stats
 from table_controller.procedure.codes import HoldReason, PromptAction
-from table_controller.procedure.payloads import (
-    ABSENT,
-    AlarmRaised,
-    DisputeFields,
+from table_controller.procedure.payload_base import ABSENT
+from table_controller.procedure.pit_payloads import AlarmRaised, StaffChanged
+from table_controller.procedure.round_payloads import (
     PromptShown,
     ResultCorrected,
-    Roads,
     RoundSettled,
     RoundVoided,
-    ShoeStarted,
-    ShoeVoided,
-    StaffChanged,
-    Stats,
+)
+from table_controller.procedure.shoe_payloads import ShoeStarted, ShoeVoided
+from table_controller.procedure.state_payloads import (
+    DisputeFields,
     TableLimits,
     TableSnapshot,
     TableState,

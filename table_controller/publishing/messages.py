@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any, Final, TypeAlias, cast
 
-from table_controller.procedure.payloads import ABSENT, Payload
+from table_controller.procedure.payload_base import ABSENT, Payload
 from table_controller.rules.cards import Card
 
 SCHEMA: Final = "baccarat-table/1"

@@ -32,7 +32,8 @@ import aiomqtt
 
 from table_controller import __version__
 from table_controller.procedure.codes import ReaderState
-from table_controller.procedure.payloads import ABSENT, Status
+from table_controller.procedure.controller_payloads import Status
+from table_controller.procedure.payload_base import ABSENT
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.outbox import OutboxRow
 from table_controller.publishing.sealing import Seal, sealed

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final, assert_never
 
 from table_controller.procedure.codes import EventType, Lamp, RefusalCode
+from table_controller.procedure.controller_payloads import CommandReply
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
@@ -35,13 +36,8 @@ from table_controller.procedure.decisions import (
     ResumeTable,
     SetLamp,
 )
-from table_controller.procedure.payloads import (
-    ABSENT,
-    CommandReply,
-    Payload,
-    TableSnapshot,
-    TableState,
-)
+from table_controller.procedure.payload_base import ABSENT, Payload
+from table_controller.procedure.state_payloads import TableSnapshot, TableState
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.pace import Pace
 from table_controller.publishing.recall_shape import RecallReply

@@ -27,23 +27,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
+from table_controller.procedure.board_payloads import PaceFigures, Stats
 from table_controller.procedure.codes import AlarmCode, PromptAction, VoidReason
-from table_controller.procedure.payloads import (
-    AlarmRaised,
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised, StaffChanged
+from table_controller.procedure.round_payloads import (
     BettingClosed,
     BettingOpened,
     CardPlaced,
-    PaceFigures,
-    Payload,
     PromptShown,
     RoundSettled,
     RoundVoided,
-    ShoeEnded,
-    ShoeStarted,
-    ShoeVoided,
-    StaffChanged,
-    Stats,
 )
+from table_controller.procedure.shoe_payloads import ShoeEnded, ShoeStarted, ShoeVoided
 from table_controller.publishing.messages import utc_text
 
 HOUR_S: Final = 3600.0

@@ -49,36 +49,39 @@ from typing import (
     cast,
 )
 
+from table_controller.procedure.controller_payloads import CommandReply
 from table_controller.procedure.events import (
     CardDrawn,
     CardMisread,
     EnterCard,
     Input,
 )
-from table_controller.procedure.payloads import (
-    ABSENT,
+from table_controller.procedure.payload_base import ABSENT, Payload
+from table_controller.procedure.pit_payloads import (
     AlarmRaised,
-    BettingClosed,
-    BettingOpened,
-    BurnAnnounced,
-    CardPlaced,
-    CommandReply,
     DisputeOpened,
     DisputeResolved,
+    StaffChanged,
+)
+from table_controller.procedure.records import input_to_record
+from table_controller.procedure.round_payloads import (
+    BettingClosed,
+    BettingOpened,
+    CardPlaced,
     HandResult,
-    LastRound,
-    Payload,
     PromptShown,
     ResultCorrected,
     ResultOfCards,
     RoundSettled,
     RoundVoided,
+)
+from table_controller.procedure.shoe_payloads import (
+    BurnAnnounced,
+    LastRound,
     ShoeEnded,
     ShoeStarted,
     ShoeVoided,
-    StaffChanged,
 )
-from table_controller.procedure.records import input_to_record
 from table_controller.publishing.recall_shape import (
     CardPosition,
     Recall,

@@ -14,7 +14,8 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 
 from annotated_types import Interval
 
-from table_controller.procedure.payloads import ABSENT, Absent, CommandReply
+from table_controller.procedure.controller_payloads import CommandReply
+from table_controller.procedure.payload_base import ABSENT, Absent
 
 StepKind = Literal[
     "card", "prompt", "command", "betting_opened", "betting_closed", "result", "void",

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from table_controller.procedure.payloads import ABSENT, Absent
+from table_controller.procedure.payload_base import ABSENT, Absent
 from table_controller.publishing.recall_shape import RecallReply
 
 #: The widest range one ``resend`` may ask for: ``to_seq - from_seq`` stays below it.

@@ -2,9 +2,10 @@
 """The published messages as pydantic models, generated from the core's payload types.
 
 Edge layer, pure: no I/O, no clock, no randomness. The core describes each payload once, as a
-frozen dataclass of ``procedure/payloads.py``; this module reads those types and writes the
-models the JSON Schemas, the AsyncAPI document and the contract tests use, so a field added
-to a payload is described and validated with no edit here. The reading:
+frozen dataclass of the ``procedure/*_payloads.py`` modules, listed by ``type`` in
+``procedure/payload_types.py``; this module reads those types and writes the models the JSON
+Schemas, the AsyncAPI document and the contract tests use, so a field added to a payload is
+described and validated with no edit here. The reading:
 
 * the envelope (``schema``, ``type``, ``table_id``, ``seq``, ``ts``) comes first; ``status``
   has no ``seq`` (its ``last_seq`` is a field of its payload), and one with a ``seq`` is
@@ -13,11 +14,11 @@ to a payload is described and validated with no edit here. The reading:
   :data:`~table_controller.publishing.command_args.CardCode`), a ``Fraction`` a number, an
   enum its values, a tuple or ``Sequence`` an array, a ``Mapping`` an object, a part (a
   dataclass or ``TypedDict``) a model of its own;
-* a field whose value may be :data:`~table_controller.procedure.payloads.ABSENT` is not
+* a field whose value may be :data:`~table_controller.procedure.payload_base.ABSENT` is not
   required, and never ``null`` unless its type says so;
 * a field with ``FLATTEN`` metadata is spliced into its parent: a part's fields, or for an open
   mapping the keys its ``TypedDict`` metadata names (more keys are allowed);
-* ``annotated_types`` bounds are kept; :class:`~table_controller.procedure.payloads.OneOf`
+* ``annotated_types`` bounds are kept; :class:`~table_controller.procedure.payload_base.OneOf`
   becomes an enumeration; the ``#:`` comment above a field is its description;
 * what only the edge knows is added from :data:`EDGE_FIELDS`: a reply's refusal codes include
   those of commands refused as read; and from :data:`EDGE_ADDED`: the software identity and
@@ -45,7 +46,9 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model, 
 from pydantic.fields import FieldInfo
 
 from table_controller.procedure.codes import EventType, RefusalCode
-from table_controller.procedure.payloads import PAYLOAD_TYPES, Absent, CommandReply, OneOf, Payload
+from table_controller.procedure.controller_payloads import CommandReply
+from table_controller.procedure.payload_base import Absent, OneOf, Payload
+from table_controller.procedure.payload_types import PAYLOAD_TYPES
 from table_controller.publishing.command_args import CardCode, CommandName
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.messages import SCHEMA, to_wire

@@ -16,7 +16,7 @@ from typing import Generic, Protocol, TypeVar
 import structlog
 from aiohttp import web
 
-from table_controller.procedure.payloads import TableSnapshot, TableState
+from table_controller.procedure.state_payloads import TableSnapshot, TableState
 from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
 from table_controller.publishing.messages import JsonValue
 from table_controller.publishing.outgoing import OutgoingMessage

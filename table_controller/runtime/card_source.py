@@ -26,7 +26,7 @@ import secrets
 from dataclasses import dataclass
 
 from table_controller.procedure.events import CardDrawn, CutCardDrawn, Input
-from table_controller.procedure.payloads import TableSnapshot
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.rules.composition import CARD_INDEX, CARD_ORDER
 from table_controller.rules.variants import Reshuffle, Variant
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 import structlog
 
 from table_controller.procedure.codes import RefusalCode
-from table_controller.procedure.payloads import CommandReply
+from table_controller.procedure.controller_payloads import CommandReply
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
 from table_controller.runtime.journal_format import ANSWER_KEY

@@ -29,7 +29,7 @@ from pydantic_settings import (
 from pydantic_settings import SettingsError as SourceError
 
 from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
-from table_controller.procedure.payloads import DEFAULT_CURRENCY, BetLimits
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 ENV_PREFIX = "TABLE_CONTROLLER_"

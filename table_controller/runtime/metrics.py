@@ -27,9 +27,10 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from table_controller.procedure.board_payloads import PaceFigures, Stats
 from table_controller.procedure.codes import AlarmCode, EventType, ReaderState
 from table_controller.procedure.events import CardDrawn, Input
-from table_controller.procedure.payloads import AlarmRaised, PaceFigures, Stats
+from table_controller.procedure.pit_payloads import AlarmRaised
 from table_controller.publishing.outgoing import OutgoingMessage
 
 if TYPE_CHECKING:

@@ -38,13 +38,14 @@ import structlog
 
 from drivers.events import LineRejected, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
+from table_controller.procedure.board_payloads import Stats
 from table_controller.procedure.codes import Lamp, ReaderState
 from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.events import Input, RuntimeFailed, not_carried_out
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import Stats, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.publishing.recall import RecallBook, with_disputes_sealed

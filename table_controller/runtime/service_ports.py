@@ -10,7 +10,7 @@ from drivers.events import Delivery, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
 from table_controller.procedure.events import Input, RoundAssessed
 from table_controller.procedure.machine import ShoeCount
-from table_controller.procedure.payloads import TableSnapshot
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.protection.advisor import Analysis, AssessmentRequest
 from table_controller.publishing.outgoing import OutgoingMessage
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from table_controller.procedure.codes import HoldReason, PromptAction
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled, TableState
+from table_controller.procedure.round_payloads import RoundSettled
+from table_controller.procedure.state_payloads import TableState
 from table_controller.publishing.board_view import (
     STATUS_TEXTS,
     BoardModel,

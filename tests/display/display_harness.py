@@ -22,19 +22,15 @@ import pytest
 from playwright.async_api import Page
 
 from drivers.events import CardMisread, CardSeen, CutCardSeen, ReaderEvent
+from table_controller.procedure.board_payloads import Roads
 from table_controller.procedure.codes import CutCardWhen
 from table_controller.procedure.decisions import Decision, Publish
 from table_controller.procedure.events import (
     Input,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import (
-    LastRound,
-    Roads,
-    TableLimits,
-    TableSnapshot,
-    TableState,
-)
+from table_controller.procedure.shoe_payloads import LastRound
+from table_controller.procedure.state_payloads import TableLimits, TableSnapshot, TableState
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.procedure.payloads import AskMarks, Roads
+from table_controller.procedure.board_payloads import AskMarks, Roads
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_parsing import CommandRejection, parse_command
 from table_controller.publishing.event_streams import STREAM_BACKLOG

@@ -18,7 +18,7 @@ from playwright.async_api import Page, expect
 
 from table_controller.procedure.decisions import Publish
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled
+from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.publishing.languages import LANGUAGES
 from table_controller.rules.variants import VARIANTS
 from tests.display.display_harness import Table, assert_fits, running_table

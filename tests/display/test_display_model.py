@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
+from table_controller.procedure.controller_payloads import CommandReply
 from table_controller.procedure.decisions import CommandRefused, Publish
 from table_controller.procedure.events import (
     Acknowledge,
@@ -41,17 +42,14 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import (
-    AlarmRaised,
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised
+from table_controller.procedure.round_payloads import BettingOpened, RoundSettled, RoundVoided
+from table_controller.procedure.shoe_payloads import ShoeStarted
+from table_controller.procedure.state_payloads import (
     BetLimits,
-    BettingOpened,
     CardsOnTable,
-    CommandReply,
     DisputeFields,
-    Payload,
-    RoundSettled,
-    RoundVoided,
-    ShoeStarted,
     TableLimits,
     TableSnapshot,
 )

@@ -18,8 +18,8 @@ from typing import Final
 from drivers.events import ReaderAlarm, ReaderEvent, ReaderHello, ReaderStatus, ShoeState
 from table_controller.procedure import events
 from table_controller.procedure.codes import StaffRole
-from table_controller.procedure.payloads import BetLimits
 from table_controller.procedure.records import input_to_record
+from table_controller.procedure.state_payloads import BetLimits
 from table_controller.rules.cards import Card
 from table_controller.runtime.journal_format import (
     ANSWER_KEY,

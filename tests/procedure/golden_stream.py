@@ -47,7 +47,7 @@ from table_controller.procedure.events import (
     VoidShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled
+from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.procedure.states import Phase
 from table_controller.publishing.messages import to_wire
 from table_controller.rules.cards import Card, all_cards

@@ -27,7 +27,7 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import RoundSettled
+from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
 from tests.procedure.wire import payloads

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from table_controller.procedure.decisions import Announce, Decision, Publish, RaiseAlarm
-from table_controller.procedure.payloads import Payload
+from table_controller.procedure.payload_base import Payload
 from table_controller.publishing.messages import to_wire
 
 

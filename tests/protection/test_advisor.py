@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from table_controller.procedure.board_payloads import Odds
 from table_controller.procedure.codes import EventType
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.events import (
@@ -25,7 +26,7 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import AlarmRaised, Odds
+from table_controller.procedure.pit_payloads import AlarmRaised
 from table_controller.procedure.records import input_from_record, input_to_record
 from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor, analyse_request

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from table_controller.procedure.board_payloads import Stats
 from table_controller.procedure.codes import AlarmCode, HoldReason, PromptAction, VoidReason
-from table_controller.procedure.payloads import (
-    AlarmRaised,
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised, StaffChanged
+from table_controller.procedure.round_payloads import (
     BettingClosed,
     BettingOpened,
-    Payload,
     PromptShown,
     RoundVoided,
-    ShoeStarted,
-    StaffChanged,
-    Stats,
 )
+from table_controller.procedure.shoe_payloads import ShoeStarted
 from table_controller.publishing.pace import Pace, seconds_of
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import DisputeOpened
+from table_controller.procedure.pit_payloads import DisputeOpened
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.publishing.recall import RecallBook, with_disputes_sealed

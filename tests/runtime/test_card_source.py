@@ -20,8 +20,8 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import TableSnapshot
 from table_controller.procedure.records import input_to_record
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS

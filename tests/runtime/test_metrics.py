@@ -22,7 +22,9 @@ from drivers.events import CardSeen, Delivery, ReaderOffline, ReaderOnline
 from table_controller.procedure.codes import AlarmCode, EventType, PromptAction, ReaderState
 from table_controller.procedure.events import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import AlarmRaised, Payload, PromptShown
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised
+from table_controller.procedure.round_payloads import PromptShown
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from table_controller.procedure.codes import AlarmCode
-from table_controller.procedure.payloads import AlarmRaised, CardPlaced, CommandReply, Payload
+from table_controller.procedure.controller_payloads import CommandReply
+from table_controller.procedure.payload_base import Payload
+from table_controller.procedure.pit_payloads import AlarmRaised
+from table_controller.procedure.round_payloads import CardPlaced
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
 from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card

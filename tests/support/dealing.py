@@ -29,8 +29,9 @@ from table_controller.procedure.codes import PromptAction
 from table_controller.procedure.decisions import Publish
 from table_controller.procedure.events import CardDrawn, CloseBetting, Input, OpenBetting
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payloads import ResultOfCards, RoundSettled, TableSnapshot
 from table_controller.procedure.records import RecordRejected, input_from_record
+from table_controller.procedure.round_payloads import ResultOfCards, RoundSettled
+from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card

@@ -12,17 +12,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from table_controller.procedure.board_payloads import AskMarks, Roads
 from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
-from table_controller.procedure.payloads import (
-    ABSENT,
-    Absent,
-    AskMarks,
+from table_controller.procedure.payload_base import ABSENT, Absent
+from table_controller.procedure.round_payloads import HandResult, ResultOfCards, RoundSettled
+from table_controller.procedure.state_payloads import (
     CardsOnTable,
-    HandResult,
     PromptFields,
-    ResultOfCards,
-    Roads,
-    RoundSettled,
     TableSnapshot,
     TableState,
 )
