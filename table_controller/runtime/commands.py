@@ -87,13 +87,16 @@ class CommandIngress:
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
+        if parsed.command == "sign_in" or isinstance(parsed.args, RecallArgs | ResendArgs):
+            # Answered or checked here, not by the procedure: a repeated id gets its reply
+            # again, with no second PIN check, recall or republishing.
+            given = self._service.answered(parsed.id)
+            if given is not None:
+                return await self._service.answer(given)
         if isinstance(parsed.args, RecallArgs | ResendArgs):  # answered here, in any state
             return await self._at_the_edge(parsed.id, parsed.operator, parsed.args)
         record = parsed.to_record()
         if parsed.command == "sign_in":
-            given = self._service.answered(parsed.id)  # a repeated id: no second PIN check
-            if given is not None:
-                return await self._service.answer(given)
             checked = await self._desk.verified_sign_in(record)
             if isinstance(checked, PinRefusal):
                 return await self._refuse(parsed.id, parsed.command, checked.error, checked.message)
@@ -105,9 +108,9 @@ class CommandIngress:
     ) -> dict[str, object]:
         """``recall`` (read-only: answered now) and ``resend`` (its reply once it is out)."""
         if isinstance(args, RecallArgs):
-            given = self._service.answered(command_id)
-            own = recall_reply(self._service.recall, command_id, args.rounds)
-            return await self._service.answer(own if given is None else given)
+            return await self._service.answer(
+                recall_reply(self._service.recall, command_id, args.rounds)
+            )
         resends = self.resends
         if resends is None:
             return await self._refuse(
@@ -117,12 +120,7 @@ class CommandIngress:
                 "this table has no outbox to publish messages again from",
             )
         taken = {"id": command_id, "ok": True, "command": "resend"}
-        # A repeated id is answered again (or, still republishing, answered once it is out):
-        # nothing is republished twice, and it does not count against the limit.
-        given = self._service.answered(command_id)
-        if given is not None:
-            return await self._service.answer(given)
-        if resends.in_progress(command_id):
+        if resends.in_progress(command_id):  # repeated while republishing: its reply follows
             return taken
         refusal = resends.refusal(operator, args)
         if refusal is not None:
