@@ -110,36 +110,32 @@ def sign(command: CommandMessage, secret: bytes) -> CommandMessage:
     return command.model_copy(update={"signature": signature(command, secret)})
 
 
+def _operator_refusal(
+    command: CommandMessage, policy: AuthorisationPolicy, *, supervisor: bool
+) -> str | None:
+    """Why the command's operator may not give it under the policy, or None if it may."""
+    operator = command.operator
+    if supervisor and operator not in policy.supervisors:
+        return (
+            f"{command.command} is a supervisor command and operator "
+            f"{operator!r} is not an authorised supervisor"
+        )
+    if command.command == CONFIRM_RESULT and operator not in policy.confirmers:
+        return (
+            f"operator {operator!r} is not a second source allowed to confirm "
+            "results (result_confirmers)"
+        )
+    if command.command == RESEND and operator not in policy.resenders:
+        return f"operator {operator!r} is not allowed to ask for messages again (resenders)"
+    return None
+
+
 def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorised | Refused:
     """Allow or refuse one parsed command under the deployment's policy."""
     supervisor = command.command in SUPERVISOR_COMMANDS
-    if supervisor and command.operator not in policy.supervisors:
-        return Refused(
-            id=command.id,
-            code=CommandErrorCode.NOT_AUTHORISED,
-            message=(
-                f"{command.command} is a supervisor command and operator "
-                f"{command.operator!r} is not an authorised supervisor"
-            ),
-        )
-    if command.command == CONFIRM_RESULT and command.operator not in policy.confirmers:
-        return Refused(
-            id=command.id,
-            code=CommandErrorCode.NOT_AUTHORISED,
-            message=(
-                f"operator {command.operator!r} is not a second source allowed to confirm "
-                "results (result_confirmers)"
-            ),
-        )
-    if command.command == RESEND and command.operator not in policy.resenders:
-        return Refused(
-            id=command.id,
-            code=CommandErrorCode.NOT_AUTHORISED,
-            message=(
-                f"operator {command.operator!r} is not allowed to ask for messages again "
-                "(resenders)"
-            ),
-        )
+    refusal = _operator_refusal(command, policy, supervisor=supervisor)
+    if refusal is not None:
+        return Refused(id=command.id, code=CommandErrorCode.NOT_AUTHORISED, message=refusal)
     if policy.shared_secret is not None and (supervisor or policy.sign_all):
         if command.signature is None:
             return Refused(
