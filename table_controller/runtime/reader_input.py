@@ -3,20 +3,7 @@
 
 from __future__ import annotations
 
-from drivers.events import (
-    CardMisread as ReaderCardMisread,
-)
-from drivers.events import (
-    CardSeen,
-    CutCardSeen,
-    ReaderAlarm,
-    ReaderEvent,
-    ReaderHello,
-    ReaderOffline,
-    ReaderOnline,
-    ReaderStatus,
-)
-from drivers.events import FramesLost as ReaderFramesLost
+from drivers import events as reader
 from table_controller.procedure.codes import ReaderState
 from table_controller.procedure.events import (
     CardDrawn,
@@ -30,46 +17,46 @@ from table_controller.procedure.events import (
 from table_controller.rules.cards import Card
 
 
-def reader_input(event: ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
+def reader_input(event: reader.ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each
     """The procedure input a reader event stands for, or None if it is not one."""
     match event:
-        case CardSeen(card=card):
+        case reader.CardSeen(card=card):
             return CardDrawn(at=at, card=Card.parse(card))
-        case CutCardSeen():
+        case reader.CutCardSeen():
             return CutCardDrawn(at=at)
-        case ReaderCardMisread():
+        case reader.CardMisread():
             return CardMisread(at=at)
-        case ReaderFramesLost(count=count):
+        case reader.FramesLost(count=count):
             return FramesLost(at=at, count=count)
-        case ReaderOffline():
+        case reader.ReaderOffline():
             return ReaderWentOffline(at=at)
-        case ReaderOnline():
+        case reader.ReaderOnline():
             return ReaderCameBack(at=at)
         case _:
             return None
 
 
-def audit_record(event: ReaderEvent) -> dict[str, object] | None:
+def audit_record(event: reader.ReaderEvent) -> dict[str, object] | None:
     """Reader facts worth keeping for compliance though the procedure does not act on them."""
     match event:
-        case ReaderHello(model=model, firmware=firmware, serial=serial):
+        case reader.ReaderHello(model=model, firmware=firmware, serial=serial):
             return {"reader_hello": {"model": model, "firmware": firmware, "serial": serial}}
-        case ReaderStatus(state=state, code=code):
+        case reader.ReaderStatus(state=state, code=code):
             return {"reader_status": {"state": str(state), "code": code}}
-        case ReaderAlarm(code=code, text=text):
+        case reader.ReaderAlarm(code=code, text=text):
             return {"reader_alarm": {"code": code, "text": text}}
         case _:
             return None
 
 
-def reader_state_after(event: ReaderEvent) -> ReaderState | None:
+def reader_state_after(event: reader.ReaderEvent) -> ReaderState | None:
     """The reader's state an event tells of (``reader`` in the status), or None if none."""
     match event:
-        case ReaderOnline():
+        case reader.ReaderOnline():
             return ReaderState.CONNECTED
-        case ReaderOffline():
+        case reader.ReaderOffline():
             return ReaderState.OFFLINE
-        case ReaderStatus(state=shoe_state):
+        case reader.ReaderStatus(state=shoe_state):
             faulty = str(shoe_state) == "FAULT"
             return ReaderState.FAULT if faulty else ReaderState.CONNECTED
         case _:

@@ -12,22 +12,7 @@ import sys
 
 import pytest
 
-from drivers.events import (
-    CardMisread,
-    CardSeen,
-    CutCardSeen,
-    Delivery,
-    FramesLost,
-    LineRejected,
-    ReaderAlarm,
-    ReaderEvent,
-    ReaderHello,
-    ReaderOffline,
-    ReaderOnline,
-    ReaderStatus,
-    ReaderWarning,
-    ShoeState,
-)
+from drivers import events
 from drivers.shoe_reader import ShoeProtocol
 from drivers.srp.frames import FrameType
 from table_controller.cli.reader import PORT_FAILED, describe, watch
@@ -38,53 +23,58 @@ from tests.drivers.driver_test_support import PtyShoe, TcpShoe, shoe
     ("event", "expected"),
     [
         (
-            CardSeen(card="QH", delivery=Delivery(epoch=1, seq=4)),
+            events.CardSeen(card="QH", delivery=events.Delivery(epoch=1, seq=4)),
             {"event": "card", "card": "QH", "burn_mode": False, "epoch": 1, "seq": 4},
         ),
-        (CardSeen(card="4S", burn_mode=True), {"event": "card", "card": "4S", "burn_mode": True}),
         (
-            CutCardSeen(delivery=Delivery(epoch=0, seq=9)),
+            events.CardSeen(card="4S", burn_mode=True),
+            {"event": "card", "card": "4S", "burn_mode": True},
+        ),
+        (
+            events.CutCardSeen(delivery=events.Delivery(epoch=0, seq=9)),
             {"event": "cut_card", "epoch": 0, "seq": 9},
         ),
-        (CardMisread(), {"event": "misread"}),
+        (events.CardMisread(), {"event": "misread"}),
         (
-            ReaderHello(model="M", firmware="1", serial="S"),
+            events.ReaderHello(model="M", firmware="1", serial="S"),
             {"event": "hello", "model": "M", "firmware": "1", "serial": "S"},
         ),
         (
-            ReaderStatus(state=ShoeState.FAULT, code="E7"),
+            events.ReaderStatus(state=events.ShoeState.FAULT, code="E7"),
             {"event": "status", "state": "FAULT", "code": "E7"},
         ),
-        (ReaderStatus(state=ShoeState.READY), {"event": "status", "state": "READY"}),
+        (events.ReaderStatus(state=events.ShoeState.READY), {"event": "status", "state": "READY"}),
         (
-            ReaderAlarm(code="E3", text="Card Not Read"),
+            events.ReaderAlarm(code="E3", text="Card Not Read"),
             {"event": "alarm", "code": "E3", "text": "Card Not Read"},
         ),
-        (ReaderWarning(code="W0x01"), {"event": "warning", "code": "W0x01"}),
+        (events.ReaderWarning(code="W0x01"), {"event": "warning", "code": "W0x01"}),
         (
-            FramesLost(expected_seq=5, received_seq=8, count=3),
+            events.FramesLost(expected_seq=5, received_seq=8, count=3),
             {"event": "frames_lost", "expected_seq": 5, "received_seq": 8, "count": 3},
         ),
         (
-            LineRejected(reason="bad_checksum", raw=b"$SH\xff"),
+            events.LineRejected(reason="bad_checksum", raw=b"$SH\xff"),
             {"event": "rejected", "reason": "bad_checksum", "raw": "$SH\\xff"},
         ),
-        (ReaderOffline(reason="unplugged"), {"event": "offline", "reason": "unplugged"}),
-        (ReaderOnline(), {"event": "online"}),
+        (events.ReaderOffline(reason="unplugged"), {"event": "offline", "reason": "unplugged"}),
+        (events.ReaderOnline(), {"event": "online"}),
     ],
 )
-def test_every_event_has_a_json_line(event: ReaderEvent, expected: dict[str, object]) -> None:
+def test_every_event_has_a_json_line(
+    event: events.ReaderEvent, expected: dict[str, object]
+) -> None:
     assert describe(event) == expected
     assert json.loads(json.dumps(describe(event))) == expected
 
 
 async def test_watch_prints_every_event_and_acknowledges_after_printing(pty_shoe: PtyShoe) -> None:
-    printed: list[ReaderEvent] = []
+    printed: list[events.ReaderEvent] = []
     stop = asyncio.Event()
 
-    def emit(event: ReaderEvent) -> None:
+    def emit(event: events.ReaderEvent) -> None:
         printed.append(event)
-        if isinstance(event, CardSeen):
+        if isinstance(event, events.CardSeen):
             stop.set()
 
     watching = asyncio.create_task(

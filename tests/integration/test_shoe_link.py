@@ -16,20 +16,8 @@ from typing import Literal, TypeVar
 
 import pytest
 
+from drivers import events
 from drivers.backoff import Backoff
-from drivers.events import (
-    CardMisread,
-    CardSeen,
-    CutCardSeen,
-    FramesLost,
-    LineRejected,
-    ReaderEvent,
-    ReaderHello,
-    ReaderOffline,
-    ReaderOnline,
-    ReaderStatus,
-    ShoeState,
-)
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.beetek import BeeTekDevice, BeeTekStyle
@@ -52,7 +40,7 @@ TRANSPORTS: list[Transport] = ["pty", "tcp"]
 #: Reopen quickly: an unplugged shoe comes back within a few seconds.
 FAST_BACKOFF = Backoff(initial_s=0.05, factor=2.0, cap_s=0.4)
 TEN_CARDS = ("AS", "2H", "3D", "4C", "5S", "5S", "7D", "8C", "9S", "TH")
-DEALT_CARDS = (CardSeen, CutCardSeen, CardMisread)
+DEALT_CARDS = (events.CardSeen, events.CutCardSeen, events.CardMisread)
 
 
 E = TypeVar("E")
@@ -65,7 +53,7 @@ class Run:
     shoe: VirtualShoe
     #: What the shoe told the person running it (shown when an assertion fails).
     announced: list[str]
-    delivered: list[ReaderEvent] = field(default_factory=list)
+    delivered: list[events.ReaderEvent] = field(default_factory=list)
 
     def of_type(self, cls: type[E]) -> list[E]:
         return [event for event in self.delivered if isinstance(event, cls)]
@@ -81,9 +69,9 @@ async def controller(reader: ShoeReader, run: Run, *, stop_after: int | None) ->
     async for event in reader:
         run.delivered.append(event)
         await reader.confirm(getattr(event, "delivery", None))
-        if isinstance(event, (*DEALT_CARDS, FramesLost)):
+        if isinstance(event, (*DEALT_CARDS, events.FramesLost)):
             await reader.set_lamp(next(lamps))
-        if isinstance(event, ReaderStatus) and event.state is ShoeState.EMPTY:
+        if isinstance(event, events.ReaderStatus) and event.state is events.ShoeState.EMPTY:
             await reader.set_lamp(Lamp.OFF)
             return
         dealt = sum(isinstance(e, DEALT_CARDS) for e in run.delivered)
@@ -141,7 +129,7 @@ def assert_exactly_what_was_dealt(run: Run) -> None:
     assert got == want, run.announced
     # Every card of the shoe was dealt, and it ended with the empty-shoe status.
     assert run.shoe.shoe.remaining == 0
-    assert isinstance(run.delivered[-1], ReaderStatus)
+    assert isinstance(run.delivered[-1], events.ReaderStatus)
     # No delivery handle was handed out twice.
     handles = [getattr(e, "delivery", None) for e in run.delivered]
     handles = [h for h in handles if h is not None]
@@ -153,19 +141,19 @@ async def test_a_whole_seeded_shoe_plays_unattended(transport: Transport, pty_li
     cards = seeded_order(1, seed=7)
     run = await play(transport, pty_link, cards=cards, cut_depth=38, speed=200.0)
     assert_exactly_what_was_dealt(run)
-    assert [e.card for e in run.of_type(CardSeen)] == list(cards)
-    assert len(run.of_type(CutCardSeen)) == 1
-    assert len(run.of_type(ReaderHello)) == 1
-    assert not run.of_type(LineRejected)
-    assert not run.of_type(FramesLost)
-    assert not run.of_type(ReaderOffline)
+    assert [e.card for e in run.of_type(events.CardSeen)] == list(cards)
+    assert len(run.of_type(events.CutCardSeen)) == 1
+    assert len(run.of_type(events.ReaderHello)) == 1
+    assert not run.of_type(events.LineRejected)
+    assert not run.of_type(events.FramesLost)
+    assert not run.of_type(events.ReaderOffline)
 
 
 async def test_an_eight_deck_shoe_plays_to_the_end_over_a_pty(pty_link: Path) -> None:
     cards = seeded_order(8, seed=2024)
     run = await play("pty", pty_link, cards=cards, cut_depth=402, speed=1000.0)
     assert_exactly_what_was_dealt(run)
-    assert len(run.of_type(CardSeen)) == 416
+    assert len(run.of_type(events.CardSeen)) == 416
 
 
 FAULT_CASES = {
@@ -190,10 +178,10 @@ async def test_each_fault_mid_shoe_loses_duplicates_and_invents_nothing(
     run = await play(transport, pty_link, faults=faults)
     assert_exactly_what_was_dealt(run)
     kind = faults.split(":", 1)[0]
-    lost = run.of_type(FramesLost)
-    rejected = run.of_type(LineRejected)
+    lost = run.of_type(events.FramesLost)
+    rejected = run.of_type(events.LineRejected)
     if faults.endswith("times=all"):
-        assert lost == [FramesLost(expected_seq=3, received_seq=4, count=1)]
+        assert lost == [events.FramesLost(expected_seq=3, received_seq=4, count=1)]
     else:
         assert not lost
     if kind == "corrupt":
@@ -202,18 +190,18 @@ async def test_each_fault_mid_shoe_loses_duplicates_and_invents_nothing(
         assert not rejected
     if kind == "misread":
         assert isinstance(run.shoe.dealt[2], DealtMisread)
-        assert len(run.of_type(CardMisread)) == 1
+        assert len(run.of_type(events.CardMisread)) == 1
     if kind == "foreign":
         assert run.shoe.dealt[2] == DealtCard(number=3, card="QH", foreign=True)
     if kind in {"stall", "unplug"}:
         # The reader was reported gone and back, and the card dealt meanwhile still arrived.
         kinds = [type(event) for event in run.delivered]
-        offline = kinds.index(ReaderOffline)
-        assert ReaderOnline in kinds[offline:]
+        offline = kinds.index(events.ReaderOffline)
+        assert events.ReaderOnline in kinds[offline:]
         assert run.shoe.dealt[2] == DealtCard(number=3, card="3D")
     else:
-        assert not run.of_type(ReaderOffline)
-    assert len(run.of_type(ReaderHello)) == (2 if kind == "power-cycle" else 1)
+        assert not run.of_type(events.ReaderOffline)
+    assert len(run.of_type(events.ReaderHello)) == (2 if kind == "power-cycle" else 1)
 
 
 async def test_every_fault_at_once_over_a_pty(pty_link: Path) -> None:
@@ -224,8 +212,8 @@ async def test_every_fault_at_once_over_a_pty(pty_link: Path) -> None:
     )
     run = await play("pty", pty_link, faults=faults)
     assert_exactly_what_was_dealt(run)
-    assert len(run.of_type(FramesLost)) == 1
-    assert len(run.of_type(ReaderHello)) == 2
+    assert len(run.of_type(events.FramesLost)) == 1
+    assert len(run.of_type(events.ReaderHello)) == 2
 
 
 async def test_a_bee_tek_shoe_is_read_in_its_own_dialect(pty_link: Path) -> None:
@@ -239,8 +227,8 @@ async def test_a_bee_tek_shoe_is_read_in_its_own_dialect(pty_link: Path) -> None
         stop_after=9,
     )
     # No cut-card line, no sequence numbers: a corrupted line is reported, never a card.
-    cards = [e.card for e in run.of_type(CardSeen)]
+    cards = [e.card for e in run.of_type(events.CardSeen)]
     assert cards == ["AS", "3D", "4C", "5S", "5S", "7D", "9S", "TH"]
-    assert len(run.of_type(CardMisread)) == 1
-    assert [e.reason for e in run.of_type(LineRejected)] == ["unparseable"]
-    assert all(e.delivery is None for e in run.of_type(CardSeen))
+    assert len(run.of_type(events.CardMisread)) == 1
+    assert [e.reason for e in run.of_type(events.LineRejected)] == ["unparseable"]
+    assert all(e.delivery is None for e in run.of_type(events.CardSeen))

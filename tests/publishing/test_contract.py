@@ -22,18 +22,9 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
+from table_controller.procedure import events
 from table_controller.procedure.codes import AlarmCode, EventType, StaffRole
 from table_controller.procedure.decisions import CommandAccepted
-from table_controller.procedure.events import (
-    CardDrawn,
-    CardMisread,
-    CutCardDrawn,
-    FramesLost,
-    Input,
-    ReaderCameBack,
-    ReaderWentOffline,
-    SignIn,
-)
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.states import Phase
 from table_controller.publishing.asyncapi import (
@@ -120,7 +111,7 @@ class ContractTable:
         self.now += 0.5
         return self.now
 
-    def feed(self, event: Input) -> None:
+    def feed(self, event: events.Input) -> None:
         decisions = self.machine.handle(event)
         self.last_accepted = any(isinstance(d, CommandAccepted) for d in decisions)
         ts = (EPOCH + timedelta(seconds=self.now)).isoformat(timespec="milliseconds")
@@ -140,7 +131,7 @@ class ContractTable:
         """A member of staff signs in, as the staff desk hands it on once the PIN is right."""
         self.commands += 1
         self.feed(
-            SignIn(
+            events.SignIn(
                 at=self._tick(),
                 command_id=f"cmd-{self.commands}",
                 operator="display",
@@ -162,24 +153,24 @@ class ContractTable:
         return self.last_accepted
 
     def card(self, card: Card | None = None) -> None:
-        self.feed(CardDrawn(at=self._tick(), card=card or self.deck.pop()))
+        self.feed(events.CardDrawn(at=self._tick(), card=card or self.deck.pop()))
 
     def misread(self) -> Card:
         """A card leaves the shoe unread; returns it, for a supervisor to enter by hand."""
-        self.feed(CardMisread(at=self._tick()))
+        self.feed(events.CardMisread(at=self._tick()))
         return self.deck.pop()
 
     def lost_frames(self, count: int) -> None:
-        self.feed(FramesLost(at=self._tick(), count=count))
+        self.feed(events.FramesLost(at=self._tick(), count=count))
 
     def cut(self) -> None:
-        self.feed(CutCardDrawn(at=self._tick()))
+        self.feed(events.CutCardDrawn(at=self._tick()))
 
     def reader_offline(self) -> None:
-        self.feed(ReaderWentOffline(at=self._tick()))
+        self.feed(events.ReaderWentOffline(at=self._tick()))
 
     def reader_back(self) -> None:
-        self.feed(ReaderCameBack(at=self._tick()))
+        self.feed(events.ReaderCameBack(at=self._tick()))
 
     # --- a dealer who follows the prompts ---------------------------------------------------
 
