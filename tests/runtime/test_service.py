@@ -14,6 +14,7 @@ import pytest
 
 from drivers.events import CardSeen, Delivery, ReaderHello
 from drivers.srp.constants import Lamp
+from table_controller.procedure.codes import Lamp as ProcedureLamp
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
 from table_controller.publishing.messages import fields_of
@@ -289,3 +290,8 @@ def test_jsonl_sink_replays_without_duplicates_and_keeps_seq(tmp_path: Path) -> 
         second.close()
     assert log.read_text().splitlines() == lines
     assert '"type":"round_result"' in "".join(lines)
+
+
+def test_every_lamp_the_procedure_decides_is_one_the_shoe_can_show() -> None:
+    """The service turns the procedure's lamp into the shoe's by value: the two must agree."""
+    assert [lamp.value for lamp in ProcedureLamp] == [lamp.value for lamp in Lamp]
