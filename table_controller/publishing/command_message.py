@@ -15,25 +15,8 @@ from typing import Annotated, Any, Final, assert_never
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from table_controller.procedure.events import (
-    Acknowledge,
-    CloseBetting,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ResolveDispute,
-    SetLimits,
-    SignOut,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure import events
+from table_controller.procedure.events import Command
 from table_controller.publishing.command_args import (
     ARGS_MODELS,
     SUPERVISOR_COMMANDS,
@@ -179,11 +162,11 @@ class CommandMessage(IncomingModel):
                     at=at, command_id=command_id, operator=operator, supervisor=supervisor
                 )
             case NewShoeArgs():
-                return StartNewShoe(
+                return events.StartNewShoe(
                     at=at, command_id=command_id, operator=operator, shoe_id=args.shoe_id
                 )
             case VoidRoundArgs():
-                return VoidRound(
+                return events.VoidRound(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -192,7 +175,7 @@ class CommandMessage(IncomingModel):
                 )
             case ManualCardArgs():
                 card = Card.parse(args.card)
-                return EnterCard(
+                return events.EnterCard(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -200,7 +183,7 @@ class CommandMessage(IncomingModel):
                     card=card,
                 )
             case CorrectResultArgs():
-                return CorrectResult(
+                return events.CorrectResult(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -210,9 +193,11 @@ class CommandMessage(IncomingModel):
                     banker=parse_cards(args.banker),
                 )
             case DroppedCardArgs():
-                return DroppedCard(at=at, command_id=command_id, operator=operator, read=args.read)
+                return events.DroppedCard(
+                    at=at, command_id=command_id, operator=operator, read=args.read
+                )
             case SignOutArgs():
-                return SignOut(
+                return events.SignOut(
                     at=at, command_id=command_id, operator=operator, staff_id=args.staff_id
                 )
             case SignInArgs():
@@ -222,7 +207,7 @@ class CommandMessage(IncomingModel):
                     args, at=at, command_id=command_id, operator=operator, supervisor=supervisor
                 )
             case SetLimitsArgs():
-                return SetLimits(
+                return events.SetLimits(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -244,7 +229,7 @@ def _oversight_command(
 ) -> Command:
     match args:
         case DisputeArgs():
-            return OpenDispute(
+            return events.OpenDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -253,7 +238,7 @@ def _oversight_command(
                 round_ids=tuple(args.rounds),
             )
         case ResolveDisputeArgs():
-            return ResolveDispute(
+            return events.ResolveDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -262,7 +247,7 @@ def _oversight_command(
                 outcome=args.outcome,
             )
         case AcknowledgeArgs():
-            return Acknowledge(
+            return events.Acknowledge(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -270,7 +255,7 @@ def _oversight_command(
                 alarm=args.alarm,
             )
         case ConfirmResultArgs():
-            return ConfirmResult(
+            return events.ConfirmResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -281,11 +266,20 @@ def _oversight_command(
 
 
 _NO_ARGS_COMMANDS: Final[
-    dict[str, type[OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe]]
+    dict[
+        str,
+        type[
+            events.OpenBetting
+            | events.CloseBetting
+            | events.Deal
+            | events.Misdeal
+            | events.VoidShoe
+        ],
+    ]
 ] = {
-    "open_betting": OpenBetting,
-    "close_betting": CloseBetting,
-    "deal": Deal,
-    "misdeal": Misdeal,
-    "void_shoe": VoidShoe,
+    "open_betting": events.OpenBetting,
+    "close_betting": events.CloseBetting,
+    "deal": events.Deal,
+    "misdeal": events.Misdeal,
+    "void_shoe": events.VoidShoe,
 }
