@@ -9,7 +9,7 @@ Pure: no I/O, no clock, no randomness. A record that does not make a command rai
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, TypeAlias
+from typing import Final
 
 from table_controller.procedure import events
 from table_controller.procedure.codes import StaffRole
@@ -48,21 +48,6 @@ _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
 MAX_DISPUTED_ROUNDS: Final = 50
 
 
-_PlainCommand: TypeAlias = (
-    events.OpenBetting | events.CloseBetting | events.Deal | events.Misdeal | events.VoidShoe
-)
-_PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
-    cls.COMMAND: cls
-    for cls in (
-        events.OpenBetting,
-        events.CloseBetting,
-        events.Deal,
-        events.Misdeal,
-        events.VoidShoe,
-    )
-}
-
-
 def _check_args(name: object, args: object) -> tuple[str, dict[str, object]]:
     if not isinstance(name, str) or name not in COMMANDS:
         raise BadRecord(f"unknown command {name!r} (expected one of {', '.join(COMMANDS)})")
@@ -83,9 +68,9 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
 ) -> Command:
     """The command a record names with its arguments (checked against :data:`_ARGS`)."""
     name, args = _check_args(name, args)
-    plain = _PLAIN_COMMANDS.get(name)
-    if plain is not None:
-        return plain(at=at, command_id=command_id, operator=operator)
+    no_args = events.NO_ARGS_COMMANDS.get(name)
+    if no_args is not None:
+        return no_args(at=at, command_id=command_id, operator=operator)
     match name:
         case "new_shoe":
             shoe_id = args.get("shoe_id")

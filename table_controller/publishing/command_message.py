@@ -157,7 +157,7 @@ class CommandMessage(IncomingModel):
         args = self.args
         match args:
             case NoArgs():
-                no_args_command = _NO_ARGS_COMMANDS[self.command]
+                no_args_command = events.NO_ARGS_COMMANDS[self.command]
                 return no_args_command(
                     at=at, command_id=command_id, operator=operator, supervisor=supervisor
                 )
@@ -263,23 +263,3 @@ def _oversight_command(
                 agrees=args.agrees,
             )
     assert_never(args)
-
-
-_NO_ARGS_COMMANDS: Final[
-    dict[
-        str,
-        type[
-            events.OpenBetting
-            | events.CloseBetting
-            | events.Deal
-            | events.Misdeal
-            | events.VoidShoe
-        ],
-    ]
-] = {
-    "open_betting": events.OpenBetting,
-    "close_betting": events.CloseBetting,
-    "deal": events.Deal,
-    "misdeal": events.Misdeal,
-    "void_shoe": events.VoidShoe,
-}
