@@ -11,7 +11,7 @@ never raising, by ``publishing/command_parsing.py``.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, assert_never
+from typing import Annotated, Any, Final, assert_never, get_args
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
@@ -44,23 +44,8 @@ from table_controller.rules.cards import Card, parse_cards
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
 
-_ARGS_UNION: Final = (
-    NoArgs,
-    NewShoeArgs,
-    VoidRoundArgs,
-    ManualCardArgs,
-    CorrectResultArgs,
-    DroppedCardArgs,
-    SignInArgs,
-    SignOutArgs,
-    DisputeArgs,
-    ResolveDisputeArgs,
-    AcknowledgeArgs,
-    ConfirmResultArgs,
-    SetLimitsArgs,
-    RecallArgs,
-    ResendArgs,
-)
+#: The arguments models in the order of the schema's ``anyOf``.
+_ARGS_UNION: Final = get_args(CommandArgs)
 
 
 def _link_args_to_command(schema: dict[str, Any]) -> None:
