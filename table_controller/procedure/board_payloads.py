@@ -1,8 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """What the boards show besides the state, all retained: roads, next round's odds, game pace.
 
-Pure: no I/O, no clock, no randomness. The fields every payload shares, and what their
-metadata means, are in :mod:`.payload_base`.
+Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -11,9 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from table_controller.procedure.codes import (
-    EventType,
-)
+from table_controller.procedure.codes import EventType
 from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payload_base import (
     ABSENT,

@@ -9,30 +9,11 @@ Pure: no I/O, no clock, no randomness. A record that does not make a command rai
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, TypeAlias
+from typing import Final
 
+from table_controller.procedure import events
 from table_controller.procedure.codes import StaffRole
-from table_controller.procedure.events import (
-    COMMANDS,
-    Acknowledge,
-    CloseBetting,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ResolveDispute,
-    SetLimits,
-    SignIn,
-    SignOut,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure.events import COMMANDS, Command
 from table_controller.procedure.record_fields import (
     BadRecord,
     read_card,
@@ -67,12 +48,6 @@ _ARGS: Final[Mapping[str, Mapping[str, bool]]] = {
 MAX_DISPUTED_ROUNDS: Final = 50
 
 
-_PlainCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
-_PLAIN_COMMANDS: Final[Mapping[str, type[_PlainCommand]]] = {
-    cls.COMMAND: cls for cls in (OpenBetting, CloseBetting, Deal, Misdeal, VoidShoe)
-}
-
-
 def _check_args(name: object, args: object) -> tuple[str, dict[str, object]]:
     if not isinstance(name, str) or name not in COMMANDS:
         raise BadRecord(f"unknown command {name!r} (expected one of {', '.join(COMMANDS)})")
@@ -93,34 +68,34 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
 ) -> Command:
     """The command a record names with its arguments (checked against :data:`_ARGS`)."""
     name, args = _check_args(name, args)
-    plain = _PLAIN_COMMANDS.get(name)
-    if plain is not None:
-        return plain(at=at, command_id=command_id, operator=operator)
+    no_args = events.NO_ARGS_COMMANDS.get(name)
+    if no_args is not None:
+        return no_args(at=at, command_id=command_id, operator=operator)
     match name:
         case "new_shoe":
             shoe_id = args.get("shoe_id")
-            return StartNewShoe(
+            return events.StartNewShoe(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 shoe_id=None if shoe_id is None else read_text(shoe_id, "shoe_id"),
             )
         case "void_round":
-            return VoidRound(
+            return events.VoidRound(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 round_id=read_text(args["round_id"], "round_id"),
             )
         case "manual_card":
-            return EnterCard(
+            return events.EnterCard(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 card=read_card(args["card"], "card"),
             )
         case "correct_result":
-            return CorrectResult(
+            return events.CorrectResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -132,7 +107,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
             role = args["role"]
             if not isinstance(role, str) or role not in frozenset(StaffRole):
                 raise BadRecord(f"'role' must be one of {', '.join(StaffRole)}")
-            return SignIn(
+            return events.SignIn(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -141,7 +116,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
                 role=StaffRole(role),
             )
         case "sign_out":
-            return SignOut(
+            return events.SignOut(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -150,7 +125,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
         case "dispute" | "resolve_dispute" | "acknowledge" | "confirm_result":
             return _oversight_command(name, args, at, command_id, operator)
         case "set_limits":
-            return SetLimits(
+            return events.SetLimits(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -160,7 +135,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
             read = args["read"]
             if not isinstance(read, bool):
                 raise BadRecord("'read' must be true or false")
-            return DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
+            return events.DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
 
 
 def _oversight_command(
@@ -178,7 +153,7 @@ def _oversight_command(
                 raise BadRecord(
                     f"'rounds' must list 1 to {MAX_DISPUTED_ROUNDS} different round ids"
                 )
-            return OpenDispute(
+            return events.OpenDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -186,7 +161,7 @@ def _oversight_command(
                 round_ids=tuple(read_text(item, "rounds") for item in rounds),
             )
         case "resolve_dispute":
-            return ResolveDispute(
+            return events.ResolveDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -194,7 +169,7 @@ def _oversight_command(
                 outcome=read_text(args["outcome"], "outcome"),
             )
         case "acknowledge":
-            return Acknowledge(
+            return events.Acknowledge(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -204,7 +179,7 @@ def _oversight_command(
             agrees = args["agrees"]
             if not isinstance(agrees, bool):
                 raise BadRecord("'agrees' must be true or false")
-            return ConfirmResult(
+            return events.ConfirmResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,

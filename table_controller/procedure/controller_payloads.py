@@ -1,8 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The payloads about the controller, not the game: its ``status`` and its replies to commands.
 
-Pure: no I/O, no clock, no randomness. The fields every payload shares, and what their
-metadata means, are in :mod:`.payload_base`.
+Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -10,18 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from table_controller.procedure.codes import (
-    EventType,
-    ReaderState,
-    RefusalCode,
-)
+from table_controller.procedure.codes import EventType, ReaderState, RefusalCode
 from table_controller.procedure.frozen import fast_init
-from table_controller.procedure.payload_base import (
-    ABSENT,
-    Absent,
-    Count,
-    Payload,
-)
+from table_controller.procedure.payload_base import ABSENT, Absent, Count, Payload
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

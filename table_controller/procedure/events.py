@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, get_args
 
 from table_controller.procedure.board_payloads import Odds
 from table_controller.procedure.codes import StaffRole
@@ -320,28 +320,14 @@ Input: TypeAlias = (
     ShoeInput | RoundAssessed | RuntimeFailed | SoftwareModified | LimitsConfigured | Command
 )
 
+#: The commands that take no arguments: their name is all they say.
+NoArgsCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
+
 #: Every command class, by its mqtt-api.md name.
-COMMANDS: dict[str, type[Command]] = {
-    cls.COMMAND: cls
-    for cls in (
-        StartNewShoe,
-        OpenBetting,
-        CloseBetting,
-        Deal,
-        Misdeal,
-        VoidRound,
-        VoidShoe,
-        EnterCard,
-        CorrectResult,
-        DroppedCard,
-        SignIn,
-        SignOut,
-        OpenDispute,
-        ResolveDispute,
-        Acknowledge,
-        ConfirmResult,
-        SetLimits,
-    )
+COMMANDS: dict[str, type[Command]] = {cls.COMMAND: cls for cls in get_args(Command)}
+#: The commands that take no arguments, by name.
+NO_ARGS_COMMANDS: dict[str, type[NoArgsCommand]] = {
+    cls.COMMAND: cls for cls in get_args(NoArgsCommand)
 }
 
 

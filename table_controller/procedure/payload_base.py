@@ -31,9 +31,7 @@ from typing import Annotated, ClassVar, Final, TypeAlias
 
 from annotated_types import Ge, Interval, Len
 
-from table_controller.procedure.codes import (
-    EventType,
-)
+from table_controller.procedure.codes import EventType
 from table_controller.rules.bets import BETS
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadColour

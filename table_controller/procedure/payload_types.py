@@ -9,41 +9,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from table_controller.procedure.board_payloads import Odds, Roads, Stats
+from table_controller.procedure import (
+    board_payloads,
+    controller_payloads,
+    pit_payloads,
+    round_payloads,
+    shoe_payloads,
+    state_payloads,
+)
 from table_controller.procedure.codes import EventType
-from table_controller.procedure.controller_payloads import CommandReply, Status
 from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import (
-    AlarmRaised,
-    DisputeOpened,
-    DisputeResolved,
-    StaffChanged,
-)
-from table_controller.procedure.round_payloads import (
-    BettingClosed,
-    BettingOpened,
-    CardPlaced,
-    PromptShown,
-    ResultCorrected,
-    RoundSettled,
-    RoundVoided,
-)
-from table_controller.procedure.shoe_payloads import (
-    BurnAnnounced,
-    LastRound,
-    ShoeEnded,
-    ShoeStarted,
-    ShoeVoided,
-)
-from table_controller.procedure.state_payloads import TableLimits, TableState
 
 #: Every payload type by the ``type`` it is published with.
 PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
     cls.TYPE: cls
     for cls in (
-        ShoeStarted, BurnAnnounced, BettingOpened, BettingClosed, CardPlaced, PromptShown,
-        RoundSettled, RoundVoided, ResultCorrected, LastRound, ShoeEnded, ShoeVoided,
-        AlarmRaised, StaffChanged, DisputeOpened, DisputeResolved, Roads, Odds, TableState,
-        Stats, TableLimits, Status, CommandReply,
+        shoe_payloads.ShoeStarted,
+        shoe_payloads.BurnAnnounced,
+        round_payloads.BettingOpened,
+        round_payloads.BettingClosed,
+        round_payloads.CardPlaced,
+        round_payloads.PromptShown,
+        round_payloads.RoundSettled,
+        round_payloads.RoundVoided,
+        round_payloads.ResultCorrected,
+        shoe_payloads.LastRound,
+        shoe_payloads.ShoeEnded,
+        shoe_payloads.ShoeVoided,
+        pit_payloads.AlarmRaised,
+        pit_payloads.StaffChanged,
+        pit_payloads.DisputeOpened,
+        pit_payloads.DisputeResolved,
+        board_payloads.Roads,
+        board_payloads.Odds,
+        state_payloads.TableState,
+        board_payloads.Stats,
+        state_payloads.TableLimits,
+        controller_payloads.Status,
+        controller_payloads.CommandReply,
     )
-}  # fmt: skip
+}

@@ -1,8 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The payloads the pit watches: alarms, disputes opened and resolved, staff signing in and out.
 
-Pure: no I/O, no clock, no randomness. The fields every payload shares, and what their
-metadata means, are in :mod:`.payload_base`.
+Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -13,10 +12,7 @@ from typing import Annotated, ClassVar, TypedDict
 
 from annotated_types import Ge
 
-from table_controller.procedure.codes import (
-    AlarmCode,
-    EventType,
-)
+from table_controller.procedure.codes import AlarmCode, EventType
 from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payload_base import (
     ABSENT,

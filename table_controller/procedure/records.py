@@ -32,34 +32,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
+from table_controller.procedure import events
 from table_controller.procedure.board_payloads import Odds
 from table_controller.procedure.command_records import command_from_record
-from table_controller.procedure.events import (
-    Acknowledge,
-    CardDrawn,
-    CardMisread,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    CutCardDrawn,
-    DroppedCard,
-    EnterCard,
-    FramesLost,
-    Input,
-    LimitsConfigured,
-    OpenDispute,
-    ReaderCameBack,
-    ReaderWentOffline,
-    ResolveDispute,
-    RoundAssessed,
-    RuntimeFailed,
-    SetLimits,
-    SignIn,
-    SignOut,
-    SoftwareModified,
-    StartNewShoe,
-    VoidRound,
-)
+from table_controller.procedure.events import Command, Input
 from table_controller.procedure.limits import limits_data
 from table_controller.procedure.payload_base import ABSENT
 from table_controller.procedure.record_fields import BadRecord, read_text
@@ -132,25 +108,25 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
     """The record of an input; :func:`input_from_record` reads it back to an equal input."""
     record: dict[str, object] = {"v": INPUT_RECORD_VERSION, "at": event.at}
     match event:
-        case CardDrawn(card=card):
+        case events.CardDrawn(card=card):
             record["card"] = card.code
-        case CutCardDrawn():
+        case events.CutCardDrawn():
             record["cut"] = True
-        case CardMisread():
+        case events.CardMisread():
             record["misread"] = True
-        case FramesLost(count=count):
+        case events.FramesLost(count=count):
             record["frames_lost"] = count
-        case ReaderWentOffline():
+        case events.ReaderWentOffline():
             record["reader"] = "offline"
-        case ReaderCameBack():
+        case events.ReaderCameBack():
             record["reader"] = "online"
-        case RuntimeFailed(message=message):
+        case events.RuntimeFailed(message=message):
             record["runtime_failed"] = message
-        case SoftwareModified(message=message, details=details):
+        case events.SoftwareModified(message=message, details=details):
             record["software_modified"] = {"message": message, "details": dict(details)}
-        case LimitsConfigured(currency=currency, limits=limits):
+        case events.LimitsConfigured(currency=currency, limits=limits):
             record["limits_configured"] = {"currency": currency, "limits": limits_data(limits)}
-        case RoundAssessed():
+        case events.RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,
                 "round_no": event.round_no,
@@ -176,33 +152,33 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
 
 def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911, PLR0912
     match command:
-        case StartNewShoe(shoe_id=shoe_id):
+        case events.StartNewShoe(shoe_id=shoe_id):
             return {} if shoe_id is None else {"shoe_id": shoe_id}
-        case VoidRound(round_id=round_id):
+        case events.VoidRound(round_id=round_id):
             return {"round_id": round_id}
-        case EnterCard(card=card):
+        case events.EnterCard(card=card):
             return {"card": card.code}
-        case CorrectResult(round_id=round_id, player=player, banker=banker):
+        case events.CorrectResult(round_id=round_id, player=player, banker=banker):
             return {
                 "round_id": round_id,
                 "player": card_codes(player),
                 "banker": card_codes(banker),
             }
-        case DroppedCard(read=read):
+        case events.DroppedCard(read=read):
             return {"read": read}
-        case SignIn(staff_id=staff_id, name=name, role=role):
+        case events.SignIn(staff_id=staff_id, name=name, role=role):
             return {"staff_id": staff_id, "name": name, "role": role.value}
-        case SignOut(staff_id=staff_id):
+        case events.SignOut(staff_id=staff_id):
             return {"staff_id": staff_id}
-        case OpenDispute(reason=reason, round_ids=round_ids):
+        case events.OpenDispute(reason=reason, round_ids=round_ids):
             return {"reason": reason, "rounds": list(round_ids)}
-        case ResolveDispute(dispute_id=dispute_id, outcome=outcome):
+        case events.ResolveDispute(dispute_id=dispute_id, outcome=outcome):
             return {"dispute_id": dispute_id, "outcome": outcome}
-        case Acknowledge(alarm=alarm):
+        case events.Acknowledge(alarm=alarm):
             return {"alarm": alarm}
-        case ConfirmResult(round_id=round_id, agrees=agrees):
+        case events.ConfirmResult(round_id=round_id, agrees=agrees):
             return {"round_id": round_id, "agrees": agrees}
-        case SetLimits(limits=limits):
+        case events.SetLimits(limits=limits):
             return {"limits": limits_data(limits)}
         case _:
             return {}

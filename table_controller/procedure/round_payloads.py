@@ -1,8 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The payloads of a round: betting, cards, the dealer's prompt, the result, voids, corrections.
 
-Pure: no I/O, no clock, no randomness. The fields every payload shares, and what their
-metadata means, are in :mod:`.payload_base`.
+Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -13,12 +12,7 @@ from typing import Annotated, ClassVar
 
 from annotated_types import Ge, Interval, MaxLen, MinLen
 
-from table_controller.procedure.codes import (
-    EventType,
-    HoldReason,
-    PromptAction,
-    VoidReason,
-)
+from table_controller.procedure.codes import EventType, HoldReason, PromptAction, VoidReason
 from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payload_base import (
     ABSENT,

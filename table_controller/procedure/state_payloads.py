@@ -1,8 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Where the table is: the retained ``state`` and ``limits``, and the snapshot adapters read.
 
-Pure: no I/O, no clock, no randomness. The fields every payload shares, and what their
-metadata means, are in :mod:`.payload_base`.
+Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -14,12 +13,7 @@ from typing import Annotated, ClassVar, Final
 
 from annotated_types import Len
 
-from table_controller.procedure.codes import (
-    EventType,
-    HoldReason,
-    Lamp,
-    PromptAction,
-)
+from table_controller.procedure.codes import EventType, HoldReason, Lamp, PromptAction
 from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.payload_base import (
     ABSENT,

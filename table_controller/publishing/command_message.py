@@ -11,29 +11,12 @@ never raising, by ``publishing/command_parsing.py``.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, assert_never
+from typing import Annotated, Any, Final, assert_never, get_args
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from table_controller.procedure.events import (
-    Acknowledge,
-    CloseBetting,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ResolveDispute,
-    SetLimits,
-    SignOut,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure import events
+from table_controller.procedure.events import Command
 from table_controller.publishing.command_args import (
     ARGS_MODELS,
     SUPERVISOR_COMMANDS,
@@ -61,23 +44,8 @@ from table_controller.rules.cards import Card, parse_cards
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
 
-_ARGS_UNION: Final = (
-    NoArgs,
-    NewShoeArgs,
-    VoidRoundArgs,
-    ManualCardArgs,
-    CorrectResultArgs,
-    DroppedCardArgs,
-    SignInArgs,
-    SignOutArgs,
-    DisputeArgs,
-    ResolveDisputeArgs,
-    AcknowledgeArgs,
-    ConfirmResultArgs,
-    SetLimitsArgs,
-    RecallArgs,
-    ResendArgs,
-)
+#: The arguments models in the order of the schema's ``anyOf``.
+_ARGS_UNION: Final = get_args(CommandArgs)
 
 
 def _link_args_to_command(schema: dict[str, Any]) -> None:
@@ -174,16 +142,16 @@ class CommandMessage(IncomingModel):
         args = self.args
         match args:
             case NoArgs():
-                no_args_command = _NO_ARGS_COMMANDS[self.command]
+                no_args_command = events.NO_ARGS_COMMANDS[self.command]
                 return no_args_command(
                     at=at, command_id=command_id, operator=operator, supervisor=supervisor
                 )
             case NewShoeArgs():
-                return StartNewShoe(
+                return events.StartNewShoe(
                     at=at, command_id=command_id, operator=operator, shoe_id=args.shoe_id
                 )
             case VoidRoundArgs():
-                return VoidRound(
+                return events.VoidRound(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -192,7 +160,7 @@ class CommandMessage(IncomingModel):
                 )
             case ManualCardArgs():
                 card = Card.parse(args.card)
-                return EnterCard(
+                return events.EnterCard(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -200,7 +168,7 @@ class CommandMessage(IncomingModel):
                     card=card,
                 )
             case CorrectResultArgs():
-                return CorrectResult(
+                return events.CorrectResult(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -210,9 +178,11 @@ class CommandMessage(IncomingModel):
                     banker=parse_cards(args.banker),
                 )
             case DroppedCardArgs():
-                return DroppedCard(at=at, command_id=command_id, operator=operator, read=args.read)
+                return events.DroppedCard(
+                    at=at, command_id=command_id, operator=operator, read=args.read
+                )
             case SignOutArgs():
-                return SignOut(
+                return events.SignOut(
                     at=at, command_id=command_id, operator=operator, staff_id=args.staff_id
                 )
             case SignInArgs():
@@ -222,7 +192,7 @@ class CommandMessage(IncomingModel):
                     args, at=at, command_id=command_id, operator=operator, supervisor=supervisor
                 )
             case SetLimitsArgs():
-                return SetLimits(
+                return events.SetLimits(
                     at=at,
                     command_id=command_id,
                     operator=operator,
@@ -244,7 +214,7 @@ def _oversight_command(
 ) -> Command:
     match args:
         case DisputeArgs():
-            return OpenDispute(
+            return events.OpenDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -253,7 +223,7 @@ def _oversight_command(
                 round_ids=tuple(args.rounds),
             )
         case ResolveDisputeArgs():
-            return ResolveDispute(
+            return events.ResolveDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -262,7 +232,7 @@ def _oversight_command(
                 outcome=args.outcome,
             )
         case AcknowledgeArgs():
-            return Acknowledge(
+            return events.Acknowledge(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -270,7 +240,7 @@ def _oversight_command(
                 alarm=args.alarm,
             )
         case ConfirmResultArgs():
-            return ConfirmResult(
+            return events.ConfirmResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -278,14 +248,3 @@ def _oversight_command(
                 agrees=args.agrees,
             )
     assert_never(args)
-
-
-_NO_ARGS_COMMANDS: Final[
-    dict[str, type[OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe]]
-] = {
-    "open_betting": OpenBetting,
-    "close_betting": CloseBetting,
-    "deal": Deal,
-    "misdeal": Misdeal,
-    "void_shoe": VoidShoe,
-}

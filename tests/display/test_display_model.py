@@ -13,34 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.procedure import events
 from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
 from table_controller.procedure.controller_payloads import CommandReply
 from table_controller.procedure.decisions import CommandRefused, Publish
-from table_controller.procedure.events import (
-    Acknowledge,
-    CardDrawn,
-    CardMisread,
-    CloseBetting,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    CutCardDrawn,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    Input,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ReaderCameBack,
-    ReaderWentOffline,
-    ResolveDispute,
-    SetLimits,
-    SoftwareModified,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure.events import Command, Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.payload_base import Payload
 from table_controller.procedure.pit_payloads import AlarmRaised
@@ -215,8 +192,8 @@ def test_the_model_follows_a_whole_shoe(seed: int) -> None:
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
         decisions = procedure.handle(event)
         now = procedure.snapshot()
-        events = shown(model, outgoing(interpreter, decisions, now, n), now)
-        assert events[-1][0] == "table"
+        page_events = shown(model, outgoing(interpreter, decisions, now, n), now)
+        assert page_events[-1][0] == "table"
         table: Any = model.table()
         state: Any = fields_of(now.state)
         assert table["state"] == state
@@ -416,34 +393,38 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
     holds = [hold for hold in state["holds"] if hold in ACKNOWLEDGED_HOLDS]
     match command:
         case "void_round":
-            return VoidRound(**common, round_id=round_id)
+            return events.VoidRound(**common, round_id=round_id)
         case "correct_result":
-            return CorrectResult(**common, round_id=round_id, player=(card, card),
-                                 banker=(card, card))  # fmt: skip
+            return events.CorrectResult(**common, round_id=round_id, player=(card, card),
+                                        banker=(card, card))  # fmt: skip
         case "manual_card":
-            return EnterCard(**common, card=card)
+            return events.EnterCard(**common, card=card)
         case "dropped_card":
-            return DroppedCard(**common, read=False)
+            return events.DroppedCard(**common, read=False)
         case "confirm_result":
-            return ConfirmResult(**common, round_id=round_id, agrees=True)
+            return events.ConfirmResult(**common, round_id=round_id, agrees=True)
         case "dispute":
-            return OpenDispute(**common, reason="a patron's complaint", round_ids=(round_id,))
+            return events.OpenDispute(
+                **common, reason="a patron's complaint", round_ids=(round_id,)
+            )
         case "resolve_dispute":
             dispute = state["dispute"] or {"dispute_id": "T07-D0000"}
-            return ResolveDispute(**common, dispute_id=dispute["dispute_id"], outcome="upheld")
+            return events.ResolveDispute(
+                **common, dispute_id=dispute["dispute_id"], outcome="upheld"
+            )
         case "acknowledge":
-            return Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+            return events.Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
         case "set_limits":
             stake = BetLimits(min=Fraction(10), max=Fraction(1000))
-            return SetLimits(**common, limits={"banker": stake})
+            return events.SetLimits(**common, limits={"banker": stake})
         case _:
             plain: dict[str, type[Command]] = {
-                "new_shoe": StartNewShoe,
-                "open_betting": OpenBetting,
-                "close_betting": CloseBetting,
-                "deal": Deal,
-                "misdeal": Misdeal,
-                "void_shoe": VoidShoe,
+                "new_shoe": events.StartNewShoe,
+                "open_betting": events.OpenBetting,
+                "close_betting": events.CloseBetting,
+                "deal": events.Deal,
+                "misdeal": events.Misdeal,
+                "void_shoe": events.VoidShoe,
             }
             return plain[command](**common)
 
@@ -463,15 +444,15 @@ def a_busy_table(procedure: TableProcedure, seed: int, steps: int) -> Iterator[I
         common: dict[str, Any] = {"at": 0.0, "operator": "dealer", "command_id": f"c-{n}"}
         roll = rng.random()
         if state["missing_cards"] and roll < 0.5:
-            yield EnterCard(**common, card=Card.parse(next(c for c in shoe if c != CUT)))
+            yield events.EnterCard(**common, card=Card.parse(next(c for c in shoe if c != CUT)))
         elif roll < 0.04:
-            yield CardMisread(at=0.0)
+            yield events.CardMisread(at=0.0)
         elif roll < 0.06:
-            yield ReaderWentOffline(at=0.0)
+            yield events.ReaderWentOffline(at=0.0)
         elif roll < 0.12:
-            yield ReaderCameBack(at=0.0)
+            yield events.ReaderCameBack(at=0.0)
         elif roll < 0.125:
-            yield SoftwareModified(at=0.0, message="the installed files differ")
+            yield events.SoftwareModified(at=0.0, message="the installed files differ")
         elif roll < 0.2:
             command = rng.choice(list(DISPLAY_COMMANDS))
             yield as_the_display_sends(command, state, Card.parse("9H"))
@@ -488,17 +469,23 @@ def as_prompted(
     """
     prompt = (state["prompt"] or {}).get("action")
     if prompt == "confirm_result":
-        return ConfirmResult(**common, round_id=state["unconfirmed_round_id"], agrees=agrees)
+        return events.ConfirmResult(**common, round_id=state["unconfirmed_round_id"], agrees=agrees)
     if prompt in {"burn", "deal", "player_draws", "banker_draws"} or (
         prompt in {"open_betting", "result"} and not state["betting_phase"] and not deal
     ):
         code = next(shoe)
-        return CutCardDrawn(at=0.0) if code == CUT else CardDrawn(at=0.0, card=Card.parse(code))
+        return (
+            events.CutCardDrawn(at=0.0)
+            if code == CUT
+            else events.CardDrawn(at=0.0, card=Card.parse(code))
+        )
     if prompt in {"open_betting", "result"} and state["betting_phase"]:
-        return (CloseBetting if state["phase"] == "betting" else OpenBetting)(**common)
+        return (events.CloseBetting if state["phase"] == "betting" else events.OpenBetting)(
+            **common
+        )
     if prompt in {"open_betting", "result"}:
-        return Deal(**common)
-    return StartNewShoe(**common)
+        return events.Deal(**common)
+    return events.StartNewShoe(**common)
 
 
 @pytest.mark.parametrize(
@@ -599,7 +586,7 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     for _ in range(cards):
         procedure.handle(next(inputs))
     if held:
-        procedure.handle(ReaderWentOffline(at=0.0))
+        procedure.handle(events.ReaderWentOffline(at=0.0))
     procedure.fault(None, origin="journal row 9", error="RuntimeError: the virtual shoe is empty")
     now = procedure.snapshot()
     state: Any = fields_of(now.state)

@@ -22,30 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.procedure import events
 from table_controller.procedure.decisions import Decision, Publish
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import (
-    AssessmentAlarm,
-    CardDrawn,
-    CardMisread,
-    CloseBetting,
-    CorrectResult,
-    CutCardDrawn,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    FramesLost,
-    Input,
-    Misdeal,
-    OpenBetting,
-    ReaderCameBack,
-    ReaderWentOffline,
-    RoundAssessed,
-    RuntimeFailed,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.procedure.states import Phase
@@ -136,26 +116,27 @@ class _Player:
         pick = self.rng.randrange(10)
         common = self.common()
         if pick == 0:
-            return OpenBetting(**common)
+            return events.OpenBetting(**common)
         if pick == 1:
-            return CloseBetting(**common)
+            return events.CloseBetting(**common)
         if pick == 2:
-            return Deal(**common)
+            return events.Deal(**common)
         if pick == 3:
-            return Misdeal(**common)
+            return events.Misdeal(**common)
         if pick == 4:
-            return VoidRound(**common, round_id=self.some_round_id())
+            return events.VoidRound(**common, round_id=self.some_round_id())
         if pick == 5:
-            return EnterCard(**common, card=self.rng.choice(list(all_cards())))
+            return events.EnterCard(**common, card=self.rng.choice(list(all_cards())))
         if pick == 6:
             player, banker = self.coup_cards()
-            return CorrectResult(**common, round_id=self.some_round_id(), player=player,
-                                 banker=banker)
+            return events.CorrectResult(**common, round_id=self.some_round_id(), player=player,
+                                        banker=banker)
         if pick == 7:
-            return DroppedCard(**common, read=self.rng.random() < 0.5)
+            return events.DroppedCard(**common, read=self.rng.random() < 0.5)
         if pick == 8:
-            return StartNewShoe(**common, shoe_id=self.rng.choice([None, "S-1", "bad id", ""]))
-        return VoidShoe(**common)
+            shoe_id = self.rng.choice([None, "S-1", "bad id", ""])
+            return events.StartNewShoe(**common, shoe_id=shoe_id)
+        return events.VoidShoe(**common)
 
     def shoe_item(self) -> Input:
         """What comes out of the shoe next: mostly a card."""
@@ -164,17 +145,17 @@ class _Player:
         if roll < 0.03:
             assert self.unread is not None
             self.unread.append(self.next_card())
-            return CardMisread(at=self.at)
+            return events.CardMisread(at=self.at)
         if roll < 0.045:
             count = self.rng.randint(1, 2)
             assert self.unread is not None
             for _ in range(count):
                 if self.rng.random() < 0.6:  # else a heartbeat was lost
                     self.unread.append(self.next_card())
-            return FramesLost(at=self.at, count=count)
+            return events.FramesLost(at=self.at, count=count)
         if roll < 0.052:
-            return CutCardDrawn(at=self.at)
-        return CardDrawn(at=self.at, card=self.next_card())
+            return events.CutCardDrawn(at=self.at)
+        return events.CardDrawn(at=self.at, card=self.next_card())
 
     def choose(self) -> Input:  # noqa: C901, PLR0911, PLR0912 - one case per phase
         """The next input, from what the table shows."""
@@ -187,74 +168,78 @@ class _Player:
         if roll < 0.03:
             self.at += 0.1
             if self.rng.random() < 0.5:
-                return ReaderWentOffline(at=self.at)
-            return ReaderCameBack(at=self.at)
+                return events.ReaderWentOffline(at=self.at)
+            return events.ReaderCameBack(at=self.at)
         if roll < 0.033:
             self.at += 0.1
-            return RuntimeFailed(at=self.at, message=f"draw failed after input {self.command_no}")
+            return events.RuntimeFailed(at=self.at,
+                                        message=f"draw failed after input {self.command_no}")
         if phase in (Phase.NO_SHOE, Phase.SHOE_OVER):
             if self.rng.random() < 0.9:
                 self.shoe_no += 1
                 self.new_deck()
-                return StartNewShoe(**self.common(), shoe_id=f"G-{self.shoe_no}")
+                return events.StartNewShoe(**self.common(), shoe_id=f"G-{self.shoe_no}")
             return self.shoe_item()
         if phase is Phase.FAULTED:
-            return VoidShoe(**self.common()) if self.rng.random() < 0.7 else self.shoe_item()
+            return events.VoidShoe(**self.common()) if self.rng.random() < 0.7 else self.shoe_item()
         if phase is Phase.HELD:
             reasons = set(state.holds)
             if "foreign_card" in reasons:
-                return VoidShoe(**self.common()) if self.rng.random() < 0.6 else self.shoe_item()
+                if self.rng.random() < 0.6:
+                    return events.VoidShoe(**self.common())
+                return self.shoe_item()
             if "reader_offline" in reasons and self.rng.random() < 0.4:
                 self.at += 0.1
-                return ReaderCameBack(at=self.at)
+                return events.ReaderCameBack(at=self.at)
             if state.missing_cards and self.unread and self.rng.random() < 0.8:
-                return EnterCard(**self.common(), card=self.unread.pop(0))
+                return events.EnterCard(**self.common(), card=self.unread.pop(0))
             if state.missing_cards and self.rng.random() < 0.3:
-                return EnterCard(**self.common(), card=self.next_card())
+                return events.EnterCard(**self.common(), card=self.next_card())
             if self.rng.random() < 0.1 and state.round_id is not None:
-                return VoidRound(**self.common(), round_id=state.round_id)
+                return events.VoidRound(**self.common(), round_id=state.round_id)
             if self.rng.random() < 0.05:
-                return DroppedCard(**self.common(), read=False)
+                return events.DroppedCard(**self.common(), read=False)
             return self.shoe_item()  # the dealer deals on: queued
         if state.unresolved_lost_frames and self.unread and self.rng.random() < 0.5:
-            return EnterCard(**self.common(), card=self.unread.pop(0))
+            return events.EnterCard(**self.common(), card=self.unread.pop(0))
         if phase is Phase.BETWEEN_ROUNDS:
             if self.rng.random() < 0.05 and state.shoe_id is not None:
                 return self.assessment(state.shoe_id)
             if self.rng.random() < 0.04 and self.settled:
                 player, banker = self.coup_cards()
-                return CorrectResult(**self.common(), round_id=self.some_round_id(),
-                                     player=player, banker=banker)
+                return events.CorrectResult(**self.common(), round_id=self.some_round_id(),
+                                            player=player, banker=banker)
             if self.rng.random() < 0.03 and self.settled:
-                return VoidRound(**self.common(), round_id=self.some_round_id())
+                return events.VoidRound(**self.common(), round_id=self.some_round_id())
             if self.rng.random() < 0.04:
                 return self.shoe_item()
             if state.betting_phase:
-                return OpenBetting(**self.common())
-            return Deal(**self.common()) if self.rng.random() < 0.6 else self.shoe_item()
+                return events.OpenBetting(**self.common())
+            return events.Deal(**self.common()) if self.rng.random() < 0.6 else self.shoe_item()
         if phase is Phase.BETTING:
             if self.rng.random() < 0.04:
                 return self.shoe_item()
             if self.rng.random() < 0.02 and state.round_id is not None:
-                return VoidRound(**self.common(), round_id=state.round_id)
-            return CloseBetting(**self.common())
+                return events.VoidRound(**self.common(), round_id=state.round_id)
+            return events.CloseBetting(**self.common())
         if phase is Phase.DEALING and self.rng.random() < 0.015:
-            slips: list[Input] = [Misdeal(**self.common()),
-                                  DroppedCard(**self.common(), read=True),
-                                  DroppedCard(**self.common(), read=False)]
+            slips: list[Input] = [events.Misdeal(**self.common()),
+                                  events.DroppedCard(**self.common(), read=True),
+                                  events.DroppedCard(**self.common(), read=False)]
             return self.rng.choice(slips)
         return self.shoe_item()
 
-    def assessment(self, shoe_id: str) -> RoundAssessed:
+    def assessment(self, shoe_id: str) -> events.RoundAssessed:
         self.at += 0.1
         count = self.machine.shoe_count()
         round_no = count.next_round_no if count is not None else 1
         offered = self.machine.variant.offered_on(round_no)
         offer = tuple(bet for bet in offered if self.rng.random() < 0.8)
-        return RoundAssessed(
+        return events.RoundAssessed(
             at=self.at, shoe_id=shoe_id, round_no=round_no,
-            alarms=(AssessmentAlarm(code="edge_positive", message="the player has the edge",
-                                    details={"bet": "tie", "code": "overridden"}),)
+            alarms=(events.AssessmentAlarm(code="edge_positive",
+                                           message="the player has the edge",
+                                           details={"bet": "tie", "code": "overridden"}),)
             if self.rng.random() < 0.3 else (),
             offer=offer if self.rng.random() < 0.7 else None,
             suspended=tuple((bet, -0.01) for bet in offered if bet not in offer),

@@ -11,26 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from table_controller.procedure import events
 from table_controller.procedure.codes import EventType
-from table_controller.procedure.events import (
-    CardDrawn,
-    CardMisread,
-    CloseBetting,
-    CorrectResult,
-    CutCardDrawn,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    FramesLost,
-    Input,
-    Misdeal,
-    OpenBetting,
-    ReaderCameBack,
-    ReaderWentOffline,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure.events import Input
 from table_controller.procedure.records import (
     RecordRejected,
     input_from_record,
@@ -49,23 +32,23 @@ def _command(cls: Any, **fields: Any) -> st.SearchStrategy[Input]:
 
 
 inputs: st.SearchStrategy[Input] = st.one_of(
-    st.builds(CardDrawn, at=times, card=cards),
-    st.builds(CutCardDrawn, at=times),
-    st.builds(CardMisread, at=times),
-    st.builds(FramesLost, at=times, count=st.integers(1, 50)),
-    st.builds(ReaderWentOffline, at=times),
-    st.builds(ReaderCameBack, at=times),
-    _command(StartNewShoe, shoe_id=st.none() | texts),
-    _command(OpenBetting),
-    _command(CloseBetting),
-    _command(Deal),
-    _command(Misdeal),
-    _command(VoidRound, round_id=texts),
-    _command(VoidShoe),
-    _command(EnterCard, card=cards),
-    _command(CorrectResult, round_id=texts, player=st.tuples(cards, cards),
+    st.builds(events.CardDrawn, at=times, card=cards),
+    st.builds(events.CutCardDrawn, at=times),
+    st.builds(events.CardMisread, at=times),
+    st.builds(events.FramesLost, at=times, count=st.integers(1, 50)),
+    st.builds(events.ReaderWentOffline, at=times),
+    st.builds(events.ReaderCameBack, at=times),
+    _command(events.StartNewShoe, shoe_id=st.none() | texts),
+    _command(events.OpenBetting),
+    _command(events.CloseBetting),
+    _command(events.Deal),
+    _command(events.Misdeal),
+    _command(events.VoidRound, round_id=texts),
+    _command(events.VoidShoe),
+    _command(events.EnterCard, card=cards),
+    _command(events.CorrectResult, round_id=texts, player=st.tuples(cards, cards),
              banker=st.tuples(cards, cards, cards)),
-    _command(DroppedCard, read=st.booleans()),
+    _command(events.DroppedCard, read=st.booleans()),
 )
 
 
@@ -81,18 +64,18 @@ def test_every_input_round_trips_through_its_json_record(event: Input) -> None:
 
 
 def test_the_records_of_the_cli_spec_are_read_with_defaults() -> None:
-    assert read({"card": "KH"}) == CardDrawn(at=7.0, card=Card("K", "H"))
-    assert read({"card": "TH", "at": 3}) == CardDrawn(at=3.0, card=Card("T", "H"))
+    assert read({"card": "KH"}) == events.CardDrawn(at=7.0, card=Card("K", "H"))
+    assert read({"card": "TH", "at": 3}) == events.CardDrawn(at=3.0, card=Card("T", "H"))
     assert isinstance(read({"card": "10h"}), RecordRejected)  # one card rule: as the shoe writes it
-    assert read({"cut": True}) == CutCardDrawn(at=7.0)
-    assert read({"misread": True}) == CardMisread(at=7.0)
-    assert read({"reader": "offline"}) == ReaderWentOffline(at=7.0)
-    assert read({"frames_lost": 2}) == FramesLost(at=7.0, count=2)
-    assert read({"command": "new_shoe", "args": {"shoe_id": "S-1"}}) == StartNewShoe(
+    assert read({"cut": True}) == events.CutCardDrawn(at=7.0)
+    assert read({"misread": True}) == events.CardMisread(at=7.0)
+    assert read({"reader": "offline"}) == events.ReaderWentOffline(at=7.0)
+    assert read({"frames_lost": 2}) == events.FramesLost(at=7.0, count=2)
+    assert read({"command": "new_shoe", "args": {"shoe_id": "S-1"}}) == events.StartNewShoe(
         at=7.0, command_id="line-7", operator="replay", shoe_id="S-1")
     assert read({"command": "close_betting", "id": "x", "operator": "pit-1",
-                 "ts": "2026-11-29T12:00:00Z"}) == CloseBetting(at=7.0, command_id="x",
-                                                                operator="pit-1")
+                 "ts": "2026-11-29T12:00:00Z"}) == events.CloseBetting(at=7.0, command_id="x",
+                                                                       operator="pit-1")
 
 
 @pytest.mark.parametrize(("record", "words"), [

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from table_controller.procedure import events
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
@@ -21,26 +22,7 @@ from table_controller.procedure.decisions import (
     SetLamp,
 )
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import (
-    CardDrawn,
-    CardMisread,
-    CloseBetting,
-    CorrectResult,
-    CutCardDrawn,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    FramesLost,
-    Input,
-    Misdeal,
-    OpenBetting,
-    ReaderCameBack,
-    ReaderWentOffline,
-    RuntimeFailed,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure.events import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
 from table_controller.procedure.states import Phase, Trigger
@@ -85,57 +67,57 @@ class Script:
     def cards(self, text: str) -> list[Decision]:
         out: list[Decision] = []
         for card in parse_cards(text.split()):
-            out += self.feed(CardDrawn(at=self._at(), card=card))
+            out += self.feed(events.CardDrawn(at=self._at(), card=card))
         self.last = out
         return out
 
     def misread(self) -> list[Decision]:
-        return self.feed(CardMisread(at=self._at()))
+        return self.feed(events.CardMisread(at=self._at()))
 
     def cut(self) -> list[Decision]:
-        return self.feed(CutCardDrawn(at=self._at()))
+        return self.feed(events.CutCardDrawn(at=self._at()))
 
     def lost(self, count: int) -> list[Decision]:
-        return self.feed(FramesLost(at=self._at(), count=count))
+        return self.feed(events.FramesLost(at=self._at(), count=count))
 
     def offline(self) -> list[Decision]:
-        return self.feed(ReaderWentOffline(at=self._at()))
+        return self.feed(events.ReaderWentOffline(at=self._at()))
 
     def online(self) -> list[Decision]:
-        return self.feed(ReaderCameBack(at=self._at()))
+        return self.feed(events.ReaderCameBack(at=self._at()))
 
     # commands
     def new_shoe(self, shoe_id: str | None = "S-1") -> list[Decision]:
-        return self.feed(StartNewShoe(**self._common(), shoe_id=shoe_id))
+        return self.feed(events.StartNewShoe(**self._common(), shoe_id=shoe_id))
 
     def open(self) -> list[Decision]:
-        return self.feed(OpenBetting(**self._common()))
+        return self.feed(events.OpenBetting(**self._common()))
 
     def close(self) -> list[Decision]:
-        return self.feed(CloseBetting(**self._common()))
+        return self.feed(events.CloseBetting(**self._common()))
 
     def deal(self) -> list[Decision]:
-        return self.feed(Deal(**self._common()))
+        return self.feed(events.Deal(**self._common()))
 
     def misdeal(self) -> list[Decision]:
-        return self.feed(Misdeal(**self._common()))
+        return self.feed(events.Misdeal(**self._common()))
 
     def void_round(self, round_id: str) -> list[Decision]:
-        return self.feed(VoidRound(**self._common(), round_id=round_id))
+        return self.feed(events.VoidRound(**self._common(), round_id=round_id))
 
     def void_shoe(self) -> list[Decision]:
-        return self.feed(VoidShoe(**self._common()))
+        return self.feed(events.VoidShoe(**self._common()))
 
     def manual(self, card: str) -> list[Decision]:
-        return self.feed(EnterCard(**self._common(), card=Card.parse(card)))
+        return self.feed(events.EnterCard(**self._common(), card=Card.parse(card)))
 
     def correct(self, round_id: str, player: str, banker: str) -> list[Decision]:
-        return self.feed(CorrectResult(**self._common(), round_id=round_id,
-                                       player=parse_cards(player.split()),
-                                       banker=parse_cards(banker.split())))
+        return self.feed(events.CorrectResult(**self._common(), round_id=round_id,
+                                              player=parse_cards(player.split()),
+                                              banker=parse_cards(banker.split())))
 
     def dropped(self, *, read: bool) -> list[Decision]:
-        return self.feed(DroppedCard(**self._common(), read=read))
+        return self.feed(events.DroppedCard(**self._common(), read=read))
 
     # set-ups
     def ready(self, shoe_id: str = "S-1", burn: str = "AS 2C") -> Script:
@@ -807,7 +789,8 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     dealing = routes[Phase.DEALING, Trigger.CARD]
     routes[Phase.DEALING, Trigger.CARD] = (dealing[0], broken)  # a bug in the core, as it were
     with pytest.raises(ProcedureBug) as caught:
-        table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")), origin="journal row 42")
+        table.machine.handle(events.CardDrawn(at=9.0, card=Card.parse("7D")),
+                             origin="journal row 42")
     fault = caught.value.decisions
     assert (holds(fault), lamps(fault), prompts(fault)) == (["procedure_fault"], ["HOLD"], ["hold"])
     alarm = one(fault, "alarm")
@@ -839,21 +822,22 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
 
 
 def test_a_runtime_failure_faults_the_table_and_replays_to_the_same_decisions() -> None:
-    failed = RuntimeFailed(at=2.0, message="the card source could not draw after journal row 4: "
+    failed = events.RuntimeFailed(at=2.0,
+                                  message="the card source could not draw after journal row 4: "
                                           "RuntimeError: the virtual shoe is empty")
     assert input_from_record(input_to_record(failed), default_at=0.0, default_command_id="",
                              default_operator="") == failed
     common = {"operator": "pit-12"}
     inputs: list[Input] = [
-        StartNewShoe(at=0.0, command_id="c-1", shoe_id="S-1", **common),
-        CardDrawn(at=0.5, card=Card.parse("AS")),
-        CardDrawn(at=1.0, card=Card.parse("2C")),
-        OpenBetting(at=1.5, command_id="c-2", **common),
+        events.StartNewShoe(at=0.0, command_id="c-1", shoe_id="S-1", **common),
+        events.CardDrawn(at=0.5, card=Card.parse("AS")),
+        events.CardDrawn(at=1.0, card=Card.parse("2C")),
+        events.OpenBetting(at=1.5, command_id="c-2", **common),
         failed,
-        CloseBetting(at=3.0, command_id="c-3", **common),
+        events.CloseBetting(at=3.0, command_id="c-3", **common),
         failed,
-        VoidShoe(at=4.0, command_id="c-4", **common),
-        StartNewShoe(at=5.0, command_id="c-5", shoe_id="S-2", **common),
+        events.VoidShoe(at=4.0, command_id="c-4", **common),
+        events.StartNewShoe(at=5.0, command_id="c-5", shoe_id="S-2", **common),
     ]
     runs = []
     for _ in range(2):
@@ -879,7 +863,7 @@ def test_the_runtime_faults_the_table_for_a_row_or_a_command_it_could_not_carry_
     assert one(decisions, "alarm")["message"] == (
         "journal row 3 could not be carried out: not an input: record version 2 is not 1")
     assert table.phase() == "faulted"
-    command = Deal(at=1.0, command_id="c-9", operator="pit-12")
+    command = events.Deal(at=1.0, command_id="c-9", operator="pit-12")
     decisions = table.machine.fault(command, origin="journal row 4", error="ValueError: boom")
     assert refusal(decisions).code == "faulted"
     assert holds(decisions) == []
