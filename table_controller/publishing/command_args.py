@@ -147,7 +147,19 @@ class DisputeArgs(IncomingModel):
     """``dispute``: why, and the rounds in question (their recall goes with the event)."""
 
     reason: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
-    rounds: Annotated[list[RoundId], Field(min_length=1, max_length=MAX_DISPUTED_ROUNDS)]
+    rounds: Annotated[
+        list[RoundId],
+        Field(
+            min_length=1, max_length=MAX_DISPUTED_ROUNDS, json_schema_extra={"uniqueItems": True}
+        ),
+    ]
+
+    @field_validator("rounds")
+    @classmethod
+    def _different(cls, rounds: list[str]) -> list[str]:
+        if len(set(rounds)) != len(rounds):
+            raise ValueError("the rounds in question must be different round ids")
+        return rounds
 
 
 class ResolveDisputeArgs(IncomingModel):

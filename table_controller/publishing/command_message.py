@@ -11,35 +11,22 @@ never raising, by ``publishing/command_parsing.py``.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, assert_never, get_args
+from dataclasses import replace
+from typing import Annotated, Any, Final, get_args
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from table_controller.procedure import events
+from table_controller.procedure.command_records import command_from_record
 from table_controller.procedure.events import Command
+from table_controller.procedure.record_fields import BadRecord
 from table_controller.publishing.command_args import (
     ARGS_MODELS,
+    EDGE_COMMANDS,
     SUPERVISOR_COMMANDS,
-    AcknowledgeArgs,
     CommandArgs,
     CommandName,
-    ConfirmResultArgs,
-    CorrectResultArgs,
-    DisputeArgs,
-    DroppedCardArgs,
     IncomingModel,
-    ManualCardArgs,
-    NewShoeArgs,
-    NoArgs,
-    RecallArgs,
-    ResendArgs,
-    ResolveDisputeArgs,
-    SetLimitsArgs,
-    SignInArgs,
-    SignOutArgs,
-    VoidRoundArgs,
 )
-from table_controller.rules.cards import Card, parse_cards
 
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
@@ -129,122 +116,26 @@ class CommandMessage(IncomingModel):
             record["supervisor"] = self.operator
         return record
 
-    def to_procedure_command(self, *, at: float) -> Command:  # noqa: C901, PLR0911 - a case each
+    def to_procedure_command(self, *, at: float) -> Command:
         """The table procedure's input for this command, received at monotonic time ``at``.
+
+        Read as the table service reads it: :meth:`to_record` through the record reader
+        (:func:`~table_controller.procedure.command_records.command_from_record`).
 
         Raises:
             ValueError: for ``sign_in``, whose PIN only the staff desk checks and which becomes
                 an input only with the staff member it identified; for ``recall`` and
-                ``resend``, which the edge answers.
+                ``resend``, which the edge answers; for arguments the record reader refuses.
         """
-        command_id, operator = self.id, self.operator
-        supervisor = operator if self.is_supervisor_command else None
-        args = self.args
-        match args:
-            case NoArgs():
-                no_args_command = events.NO_ARGS_COMMANDS[self.command]
-                return no_args_command(
-                    at=at, command_id=command_id, operator=operator, supervisor=supervisor
-                )
-            case NewShoeArgs():
-                return events.StartNewShoe(
-                    at=at, command_id=command_id, operator=operator, shoe_id=args.shoe_id
-                )
-            case VoidRoundArgs():
-                return events.VoidRound(
-                    at=at,
-                    command_id=command_id,
-                    operator=operator,
-                    supervisor=supervisor,
-                    round_id=args.round_id,
-                )
-            case ManualCardArgs():
-                card = Card.parse(args.card)
-                return events.EnterCard(
-                    at=at,
-                    command_id=command_id,
-                    operator=operator,
-                    supervisor=supervisor,
-                    card=card,
-                )
-            case CorrectResultArgs():
-                return events.CorrectResult(
-                    at=at,
-                    command_id=command_id,
-                    operator=operator,
-                    supervisor=supervisor,
-                    round_id=args.round_id,
-                    player=parse_cards(args.player),
-                    banker=parse_cards(args.banker),
-                )
-            case DroppedCardArgs():
-                return events.DroppedCard(
-                    at=at, command_id=command_id, operator=operator, read=args.read
-                )
-            case SignOutArgs():
-                return events.SignOut(
-                    at=at, command_id=command_id, operator=operator, staff_id=args.staff_id
-                )
-            case SignInArgs():
-                raise ValueError("sign_in becomes an input only through the staff desk")
-            case DisputeArgs() | ResolveDisputeArgs() | AcknowledgeArgs() | ConfirmResultArgs():
-                return _oversight_command(
-                    args, at=at, command_id=command_id, operator=operator, supervisor=supervisor
-                )
-            case SetLimitsArgs():
-                return events.SetLimits(
-                    at=at,
-                    command_id=command_id,
-                    operator=operator,
-                    supervisor=supervisor,
-                    limits={bet: pair.exact() for bet, pair in args.limits.items()},
-                )
-            case RecallArgs() | ResendArgs():
-                raise ValueError(f"{self.command} is answered at the edge, never by the procedure")
-        assert_never(args)
-
-
-def _oversight_command(
-    args: DisputeArgs | ResolveDisputeArgs | AcknowledgeArgs | ConfirmResultArgs,
-    *,
-    at: float,
-    command_id: str,
-    operator: str,
-    supervisor: str | None,
-) -> Command:
-    match args:
-        case DisputeArgs():
-            return events.OpenDispute(
-                at=at,
-                command_id=command_id,
-                operator=operator,
-                supervisor=supervisor,
-                reason=args.reason,
-                round_ids=tuple(args.rounds),
+        if self.command == "sign_in":
+            raise ValueError("sign_in becomes an input only through the staff desk")
+        if self.command in EDGE_COMMANDS:
+            raise ValueError(f"{self.command} is answered at the edge, never by the procedure")
+        supervisor = self.operator if self.is_supervisor_command else None
+        try:
+            command = command_from_record(
+                self.command, self.to_record()["args"], at, self.id, self.operator
             )
-        case ResolveDisputeArgs():
-            return events.ResolveDispute(
-                at=at,
-                command_id=command_id,
-                operator=operator,
-                supervisor=supervisor,
-                dispute_id=args.dispute_id,
-                outcome=args.outcome,
-            )
-        case AcknowledgeArgs():
-            return events.Acknowledge(
-                at=at,
-                command_id=command_id,
-                operator=operator,
-                supervisor=supervisor,
-                alarm=args.alarm,
-            )
-        case ConfirmResultArgs():
-            return events.ConfirmResult(
-                at=at,
-                command_id=command_id,
-                operator=operator,
-                round_id=args.round_id,
-                agrees=args.agrees,
-            )
-    assert_never(args)
+        except BadRecord as bad:
+            raise ValueError(str(bad)) from None
+        return replace(command, supervisor=supervisor)

@@ -116,7 +116,10 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "reason": (True, lambda v: _text(v, 500)),
         "rounds": (
             True,
-            lambda v: isinstance(v, list) and 1 <= len(v) <= 50 and all(_text(r, 96) for r in v),
+            lambda v: isinstance(v, list)
+            and 1 <= len(v) <= 50
+            and all(_text(r, 96) for r in v)
+            and len(set(v)) == len(v),
         ),
     },
     "resolve_dispute": {
@@ -359,6 +362,12 @@ HOSTILE: list[tuple[str, bytes, str, str]] = [
         "args.round_id",
     ),
     ("shoe id empty", command_bytes("new_shoe", {"shoe_id": ""}), "invalid_args", "args.shoe_id"),
+    (
+        "a round disputed twice",
+        command_bytes("dispute", {"reason": "patron", "rounds": ["S-1-2", "S-1-3", "S-1-2"]}),
+        "invalid_args",
+        "different round ids",
+    ),
 ]
 
 
