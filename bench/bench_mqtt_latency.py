@@ -692,20 +692,30 @@ async def born(feed: Feed, spawned: int, process: asyncio.subprocess.Process) ->
     return Start(birth_ns=birth - spawned, rss_kb=vm_status(process.pid)["VmRSS"])
 
 
-async def dealing(  # noqa: PLR0913 - the run's parts, handed down once
-    feed: Feed,
-    spawned: int,
-    *,
-    publisher: aiomqtt.Client,
-    shoe: VirtualShoe,
-    port: TimedPtyPort,
-    seed: int,
-    gap_s: float,
-) -> Table:
-    """The bench's dealer at a table spawned at ``spawned``, once the table has its reader."""
-    await reader_connected(feed, spawned)
-    port.on_data = feed.wake
-    return Table(feed=feed, publisher=publisher, shoe=shoe, port=port, seed=seed, gap_s=gap_s)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BenchRun:
+    """What every table of one run shares: the work directory, broker, feed, publisher, options."""
+
+    workdir: Path
+    broker: Mosquitto
+    feed: Feed
+    publisher: aiomqtt.Client
+    args: argparse.Namespace
+
+    async def dealing(
+        self, spawned: int, *, shoe: VirtualShoe, port: TimedPtyPort, seed: int
+    ) -> Table:
+        """The bench's dealer at a table spawned at ``spawned``, once the table has its reader."""
+        await reader_connected(self.feed, spawned)
+        port.on_data = self.feed.wake
+        return Table(
+            feed=self.feed,
+            publisher=self.publisher,
+            shoe=shoe,
+            port=port,
+            seed=seed,
+            gap_s=self.args.gap_ms / 1000,
+        )
 
 
 async def first_rounds(table: Table) -> None:
@@ -719,35 +729,21 @@ async def first_rounds(table: Table) -> None:
         await table.step()
 
 
-async def fresh_start(  # noqa: PLR0913 - the run's parts, handed down once
-    *,
-    workdir: Path,
-    broker: Mosquitto,
-    feed: Feed,
-    publisher: aiomqtt.Client,
-    args: argparse.Namespace,
-    number: int,
-) -> tuple[Start, int, list[CardSample]]:
+async def fresh_start(run: BenchRun, number: int) -> tuple[Start, int, list[CardSample]]:
     """Start a table with an empty journal, note its birth and memory, play its first rounds.
 
     Returns the start, the nanoseconds it took to stop after SIGTERM, and the cards measured.
     """
-    link = workdir / f"shoe-start-{number}"
+    link = run.workdir / f"shoe-start-{number}"
     virtual, port = new_virtual_shoe(link, number)
-    feed.forget_table()
+    run.feed.forget_table()
     async with virtual:
-        journal = workdir / f"start-{number}.journal"
-        process, spawned = await spawn_service(workdir, broker, link, journal)
+        journal = run.workdir / f"start-{number}.journal"
+        process, spawned = await spawn_service(run.workdir, run.broker, link, journal)
         try:
-            start = await born(feed, spawned, process)
-            table = await dealing(
-                feed,
-                spawned,
-                publisher=publisher,
-                shoe=virtual,
-                port=port,
-                seed=args.seed + 100 + number,
-                gap_s=args.gap_ms / 1000,
+            start = await born(run.feed, spawned, process)
+            table = await run.dealing(
+                spawned, shoe=virtual, port=port, seed=run.args.seed + 100 + number
             )
             await first_rounds(table)
         finally:
@@ -766,27 +762,14 @@ async def play(workdir: Path, broker: Mosquitto, args: argparse.Namespace) -> Re
     ):
         await sub.wait_subscribed()
         collector = asyncio.create_task(collect(sub, feed), name="bench collector")
+        run = BenchRun(workdir=workdir, broker=broker, feed=feed, publisher=publisher, args=args)
         try:
             for number in range(args.startups):
-                start, stop_ns, samples = await fresh_start(
-                    workdir=workdir,
-                    broker=broker,
-                    feed=feed,
-                    publisher=publisher,
-                    args=args,
-                    number=number,
-                )
+                start, stop_ns, samples = await fresh_start(run, number)
                 results.fresh_starts.append(start)
                 results.stops_ns.append(stop_ns)
                 results.after_starts += samples
-            await measure_cards(
-                workdir=workdir,
-                broker=broker,
-                feed=feed,
-                publisher=publisher,
-                args=args,
-                results=results,
-            )
+            await measure_cards(run, results)
         finally:
             collector.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -794,34 +777,18 @@ async def play(workdir: Path, broker: Mosquitto, args: argparse.Namespace) -> Re
     return results
 
 
-async def measure_cards(  # noqa: PLR0913 - the run's parts, handed down once
-    *,
-    workdir: Path,
-    broker: Mosquitto,
-    feed: Feed,
-    publisher: aiomqtt.Client,
-    args: argparse.Namespace,
-    results: Results,
-) -> None:
-    link = workdir / "shoe"
-    journal = workdir / f"{TABLE_ID}.journal"
-    virtual, port = new_virtual_shoe(link, args.seed)
-    feed.forget_table()
+async def measure_cards(run: BenchRun, results: Results) -> None:
+    link = run.workdir / "shoe"
+    journal = run.workdir / f"{TABLE_ID}.journal"
+    virtual, port = new_virtual_shoe(link, run.args.seed)
+    run.feed.forget_table()
     async with virtual:
-        process, spawned = await spawn_service(workdir, broker, link, journal)
+        process, spawned = await spawn_service(run.workdir, run.broker, link, journal)
         try:
-            results.fresh_starts.append(await born(feed, spawned, process))
-            table = await dealing(
-                feed,
-                spawned,
-                publisher=publisher,
-                shoe=virtual,
-                port=port,
-                seed=args.seed,
-                gap_s=args.gap_ms / 1000,
-            )
+            results.fresh_starts.append(await born(run.feed, spawned, process))
+            table = await run.dealing(spawned, shoe=virtual, port=port, seed=run.args.seed)
             results.table = table
-            while len(table.samples) < args.cards:
+            while len(table.samples) < run.args.cards:
                 if table.shoes_started == 2 and not results.rss_after_first_shoe:
                     results.rss_after_first_shoe = vm_status(process.pid)
                 await table.step()
@@ -830,9 +797,9 @@ async def measure_cards(  # noqa: PLR0913 - the run's parts, handed down once
             results.stops_ns.append(await stop_service(process))
         # Once more, replaying the whole journal before its birth.
         results.replayed_rows = journal_rows(journal)
-        process, spawned = await spawn_service(workdir, broker, link, journal)
+        process, spawned = await spawn_service(run.workdir, run.broker, link, journal)
         try:
-            results.replay_start = await born(feed, spawned, process)
+            results.replay_start = await born(run.feed, spawned, process)
         finally:
             await stop_service(process)
     results.outbox_ns = outbox_card_times(journal)

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from table_controller.cli import main
+from tests.support.journal_files import execute_sql
 from tests.test_journal_stats_cli import journal_of
 
 
@@ -55,10 +55,7 @@ def test_a_missing_file_a_broken_chain_and_a_bad_count_exit_2(
     assert "cannot read" in capsys.readouterr().err
     path = tmp_path / "A1.journal"
     journal_of(path, "A1", seed=3, inputs=40)
-    connection = sqlite3.connect(path)
-    connection.execute("UPDATE events SET payload = replace(payload, '\"card\"', '\"card\" ')")
-    connection.commit()
-    connection.close()
+    execute_sql(path, "UPDATE events SET payload = replace(payload, '\"card\"', '\"card\" ')")
     with pytest.raises(SystemExit) as stopped:
         main(["journal", "recall", str(path)])
     assert stopped.value.code == 2

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from table_controller.cli.run_adapters import round_advisor
 from table_controller.protection.advisor import AdvisorSettings
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.config import load_settings
+from tests.support.journal_files import execute_sql
 
 SHOE = [
     {"command": "new_shoe", "args": {"shoe_id": "S-1"}, "ts": "2026-11-29T12:00:00.000Z"},
@@ -126,10 +126,7 @@ def test_a_bad_line_stops_with_its_number_and_status_2(
 def test_an_sqlite_file_that_is_not_a_journal_is_refused_cleanly(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "table.journal"
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY)")
-    connection.commit()
-    connection.close()
+    execute_sql(path, "CREATE TABLE events (seq INTEGER PRIMARY KEY)")
     with pytest.raises(SystemExit) as stopped:
         main(["replay", "--inputs", str(path)])
     assert stopped.value.code == 2

@@ -28,16 +28,7 @@ from table_controller.publishing.command_parsing import (
     CommandRejection,
     parse_command,
 )
-from tests.fuzz.fuzz_support import (
-    card_codes,
-    command_args,
-    count_example,
-    fast_settings,
-    long_rounds,
-    one_in,
-    rarely,
-    run_long_round,
-)
+from tests.fuzz import fuzz_support as fuzz
 
 _CARD: Final = re.compile(r"[A2-9TJQK][SHDC]")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{64}")
@@ -195,20 +186,23 @@ def commands(draw: st.DrawFn) -> dict[str, Any]:
     """A command much as a backend sends it; values may still break the contract."""
     command = draw(st.sampled_from(_ALL_COMMANDS))
     message: dict[str, Any] = {
-        "id": draw(rarely(st.text(min_size=1, max_size=12), st.sampled_from(["", "x" * 129]))),
+        "id": draw(fuzz.rarely(st.text(min_size=1, max_size=12), st.sampled_from(["", "x" * 129]))),
         "command": command,
-        "operator": draw(rarely(st.text(min_size=1, max_size=8), st.just("o" * 65))),
+        "operator": draw(fuzz.rarely(st.text(min_size=1, max_size=8), st.just("o" * 65))),
     }
     if draw(st.booleans()):
         message["args"] = draw(
-            command_args(
-                command, text=short_text, card=rarely(card_codes, near_cards), hand_card=card_codes
+            fuzz.command_args(
+                command,
+                text=short_text,
+                card=fuzz.rarely(fuzz.card_codes, near_cards),
+                hand_card=fuzz.card_codes,
             )
         )
-    if draw(one_in(4)):
+    if draw(fuzz.one_in(4)):
         hex_text = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
         near_hex = st.text(alphabet="0123456789abcdefA", min_size=63, max_size=65)
-        message["signature"] = draw(rarely(st.none() | hex_text, near_hex))
+        message["signature"] = draw(fuzz.rarely(st.none() | hex_text, near_hex))
     return message
 
 
@@ -232,7 +226,7 @@ def broken_commands(draw: st.DrawFn) -> Any:
 
 @st.composite
 def payloads(draw: st.DrawFn) -> bytes:
-    document = draw(rarely(commands(), broken_commands() | json_values, n=3))
+    document = draw(fuzz.rarely(commands(), broken_commands() | json_values, n=3))
     style = draw(st.sampled_from(["compact", "spaced", "ascii", "indented"]))
     text = json.dumps(
         document,
@@ -242,7 +236,7 @@ def payloads(draw: st.DrawFn) -> bytes:
     )
     raw = text.encode("utf-8", "surrogatepass")
     damage = st.sampled_from(["cut", "insert", "pad", "bytes"])
-    match draw(rarely(st.just("none"), damage, n=3)):
+    match draw(fuzz.rarely(st.just("none"), damage, n=3)):
         case "cut":
             raw = raw[: draw(st.integers(0, len(raw)))]
         case "insert":
@@ -259,7 +253,7 @@ def payloads(draw: st.DrawFn) -> bytes:
 
 def check_parse_commands(batch: list[bytes]) -> None:
     accepted = sum(check_parse_command(raw) for raw in batch)
-    count_example("parse_command", len(batch), bytes=sum(map(len, batch)), accepted=accepted)
+    fuzz.count_example("parse_command", len(batch), bytes=sum(map(len, batch)), accepted=accepted)
 
 
 def check_parse_command(raw: bytes) -> bool:
@@ -287,8 +281,12 @@ def check_parse_command(raw: bytes) -> bool:
     return expected is not None
 
 
-@fast_settings(1)
-@given(st.lists(payloads(), min_size=8, max_size=24))
+#: What each example of both profiles checks: a batch of command payloads.
+payload_batches = st.lists(payloads(), min_size=8, max_size=24)
+
+
+@fuzz.fast_settings(1)
+@given(payload_batches)
 def test_parse_command_accepts_exactly_the_contract(batch: list[bytes]) -> None:
     check_parse_commands(batch)
 
@@ -298,7 +296,6 @@ WEIGHT = 0.6
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(WEIGHT))
 def test_long_parse_command(round_no: int) -> None:
-    batches = st.lists(payloads(), min_size=8, max_size=24)
-    run_long_round("parse_command", check_parse_commands, batches, WEIGHT, round_no)
+    fuzz.run_long_round("parse_command", check_parse_commands, payload_batches, WEIGHT, round_no)

@@ -28,16 +28,7 @@ from table_controller.procedure.records import (
     input_from_record,
     input_to_record,
 )
-from tests.fuzz.fuzz_support import (
-    card_codes,
-    command_args,
-    count_example,
-    fast_settings,
-    long_rounds,
-    one_in,
-    rarely,
-    run_long_round,
-)
+from tests.fuzz import fuzz_support as fuzz
 
 _KINDS: Final = (
     "command", "card", "cut", "misread", "frames_lost", "reader", "assessed", "runtime_failed"
@@ -269,7 +260,7 @@ short_text = st.text(max_size=8)
 near_cards = st.sampled_from(
     ["qh", " QH ", "10h", "10S", "\u2003KD", "Q", "QX", "1H", "QHH", "", "Q\u017f", "\u0131H"]
 )
-card_values = rarely(card_codes, near_cards)
+card_values = fuzz.rarely(fuzz.card_codes, near_cards)
 json_scalars = (
     st.none()
     | st.booleans()
@@ -293,46 +284,48 @@ ats = st.floats(min_value=0, max_value=1e6) | st.integers(0, 10**6) | json_scala
 
 bet_odds_values = st.fixed_dictionaries(
     {
-        "ev": rarely(st.floats(-1, 1), json_scalars),
+        "ev": fuzz.rarely(st.floats(-1, 1), json_scalars),
         "house_edge": st.floats(-1, 1),
         "rtp": st.floats(0, 2) | st.integers(0, 2),
         "probabilities": st.dictionaries(
-            rarely(st.sampled_from(["lose", "push", "1"]), short_text),
-            rarely(st.floats(0, 1), json_scalars),
+            fuzz.rarely(st.sampled_from(["lose", "push", "1"]), short_text),
+            fuzz.rarely(st.floats(0, 1), json_scalars),
             max_size=3,
         ),
     },
-    optional={"offered": rarely(st.booleans(), json_scalars)},
+    optional={"offered": fuzz.rarely(st.booleans(), json_scalars)},
 )
 odds_values = st.fixed_dictionaries(
     {
-        "shoe_id": rarely(st.just("S-1"), json_scalars),
-        "round_no": rarely(st.integers(1, 80), json_scalars),
-        "cards_left": rarely(st.integers(0, 416), json_scalars),
-        "bets": st.dictionaries(rarely(st.just("tie"), short_text), bet_odds_values, max_size=2),
+        "shoe_id": fuzz.rarely(st.just("S-1"), json_scalars),
+        "round_no": fuzz.rarely(st.integers(1, 80), json_scalars),
+        "cards_left": fuzz.rarely(st.integers(0, 416), json_scalars),
+        "bets": st.dictionaries(
+            fuzz.rarely(st.just("tie"), short_text), bet_odds_values, max_size=2
+        ),
     }
 )
 assessments = st.fixed_dictionaries(
     {
-        "shoe_id": rarely(st.just("S-1"), json_scalars),
-        "round_no": rarely(st.integers(1, 80), json_scalars),
+        "shoe_id": fuzz.rarely(st.just("S-1"), json_scalars),
+        "round_no": fuzz.rarely(st.integers(1, 80), json_scalars),
     },
     optional={
         "odds": st.none() | st.dictionaries(short_text, json_values, max_size=3) | odds_values,
         "alarms": st.lists(
             st.fixed_dictionaries(
                 {
-                    "code": rarely(st.sampled_from(sorted(_ASSESSMENT_CODES)), json_scalars),
-                    "message": rarely(st.just("an alarm"), json_scalars),
+                    "code": fuzz.rarely(st.sampled_from(sorted(_ASSESSMENT_CODES)), json_scalars),
+                    "message": fuzz.rarely(st.just("an alarm"), json_scalars),
                 },
                 optional={"details": json_values},
             ),
             max_size=2,
         ),
-        "offer": st.none() | st.lists(rarely(st.sampled_from(["tie", "big"]), json_scalars)),
+        "offer": st.none() | st.lists(fuzz.rarely(st.sampled_from(["tie", "big"]), json_scalars)),
         "suspended": st.lists(
             st.fixed_dictionaries(
-                {"bet": rarely(st.just("big"), json_scalars), "house_edge": json_scalars}
+                {"bet": fuzz.rarely(st.just("big"), json_scalars), "house_edge": json_scalars}
             ),
             max_size=2,
         ),
@@ -349,7 +342,7 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         record = {"command": name}
         if draw(st.booleans()):
             record["args"] = draw(
-                command_args(name, text=short_text, card=card_values, hand_card=card_values)
+                fuzz.command_args(name, text=short_text, card=card_values, hand_card=card_values)
             )
         for key in ("id", "operator"):
             if draw(st.booleans()):
@@ -367,9 +360,9 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         record = {kind: draw(value)}
     if draw(st.booleans()):
         record["at"] = draw(ats)
-    if draw(one_in(4)):
+    if draw(fuzz.one_in(4)):
         record["v"] = draw(st.sampled_from([1, 2, 0, "1", None]))
-    if draw(one_in(4)):
+    if draw(fuzz.one_in(4)):
         record["ts"] = draw(short_text)
     return record
 
@@ -397,7 +390,7 @@ values = st.one_of(records(), records(), broken_records(), json_values)
 
 def check_records(batch: list[object]) -> None:
     accepted = sum(check_record(record) for record in batch)
-    count_example("input_from_record", len(batch), accepted=accepted)
+    fuzz.count_example("input_from_record", len(batch), accepted=accepted)
 
 
 def check_record(record: object) -> bool:
@@ -423,8 +416,12 @@ def check_record(record: object) -> bool:
     return not isinstance(result, RecordRejected)
 
 
-@fast_settings(1.5)
-@given(st.lists(values, min_size=8, max_size=24))
+#: What each example of both profiles checks: a batch of records.
+record_batches = st.lists(values, min_size=8, max_size=24)
+
+
+@fuzz.fast_settings(1.5)
+@given(record_batches)
 def test_records_give_an_input_or_a_rejection(batch: list[object]) -> None:
     check_records(batch)
 
@@ -434,7 +431,6 @@ WEIGHT = 0.6
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(WEIGHT))
 def test_long_records(round_no: int) -> None:
-    batches = st.lists(values, min_size=8, max_size=24)
-    run_long_round("input_from_record", check_records, batches, WEIGHT, round_no)
+    fuzz.run_long_round("input_from_record", check_records, record_batches, WEIGHT, round_no)

@@ -36,16 +36,7 @@ from table_controller.runtime.config import (
     SettingsError,
     load_settings,
 )
-from tests.fuzz.fuzz_support import (
-    count_example,
-    count_known_bug,
-    fast_settings,
-    in_a_scratch_directory,
-    long_rounds,
-    one_in,
-    rarely,
-    run_long_round,
-)
+from tests.fuzz import fuzz_support as fuzz
 from tests.fuzz.toml_text import toml_document
 
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -96,7 +87,7 @@ def _values(key: str) -> st.SearchStrategy[Any]:
         "display_pin": short_text.map(lambda pin: _PIN_MARK + pin),
         "betting_phase": st.sampled_from(["maybe", 2, "yes"]),
     }
-    return rarely(good[key], bad.get(key, short_text) | st.integers() | st.booleans())
+    return fuzz.rarely(good[key], bad.get(key, short_text) | st.integers() | st.booleans())
 
 
 _KEYS: Final = [
@@ -123,7 +114,7 @@ _KEYS: Final = [
 def setting_maps(draw: st.DrawFn) -> dict[str, Any]:
     keys = draw(st.lists(st.sampled_from(_KEYS), max_size=6, unique=True))
     values = {key: draw(_values(key)) for key in keys}
-    if draw(one_in(10)):
+    if draw(fuzz.one_in(10)):
         values[draw(st.sampled_from(["tableid", "colour", "Variant"]))] = draw(short_text)
     return values
 
@@ -145,7 +136,7 @@ def sources(draw: st.DrawFn) -> Sources:
     file_values = draw(st.none() | setting_maps())
     file_bytes = None if file_values is None else toml_document(file_values).encode("utf-8")
     if file_bytes is not None:
-        match draw(rarely(st.just("intact"), st.sampled_from(["cut", "bytes"]))):
+        match draw(fuzz.rarely(st.just("intact"), st.sampled_from(["cut", "bytes"]))):
             case "cut":
                 file_bytes = file_bytes[: draw(st.integers(0, len(file_bytes)))]
                 file_values = None
@@ -160,16 +151,18 @@ def sources(draw: st.DrawFn) -> Sources:
         if "\x00" not in _env_text(value)
     }
     flags: dict[str, Any] = {}
-    if not draw(one_in(5)):  # most runs name a table and where its cards come from, as run does
+    if not draw(
+        fuzz.one_in(5)
+    ):  # most runs name a table and where its cards come from, as run does
         flags["table_id"] = draw(_values("table_id"))
         if draw(st.booleans()):
             flags["card_source"] = "rng"
         else:
             flags["port"] = draw(_values("port"))
     flags.update(draw(setting_maps()))
-    if draw(one_in(50)):
+    if draw(fuzz.one_in(50)):
         flags["baud"] = 10**4400  # more digits than int -> str allows
-    if draw(one_in(5)):
+    if draw(fuzz.one_in(5)):
         flags[draw(st.sampled_from(_KEYS))] = None  # a flag not given
     return Sources(file_values, file_bytes, env, flags)
 
@@ -246,18 +239,18 @@ def check_sources(given: Sources, directory: Path) -> None:
         except ValueError:
             if not _huge_int_flag(given.flags):
                 raise
-            count_known_bug("load_settings", "settings-huge-int-flag")
+            fuzz.count_known_bug("load_settings", "settings-huge-int-flag")
             accepted = 0
         else:
             check_accepted(settings, given)
             accepted = 1
-    count_example("load_settings", 1, accepted=accepted)
+    fuzz.count_example("load_settings", 1, accepted=accepted)
 
 
-@fast_settings(1)
+@fuzz.fast_settings(1)
 @given(sources())
 def test_settings_give_settings_or_a_settings_error(given: Sources) -> None:
-    in_a_scratch_directory(check_sources)(given)
+    fuzz.in_a_scratch_directory(check_sources)(given)
 
 
 #: Long-profile weight (examples per unit of ``FUZZ_EXAMPLES``).
@@ -265,8 +258,8 @@ WEIGHT = 0.1
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(WEIGHT))
 def test_long_settings(round_no: int) -> None:
-    run_long_round(
-        "load_settings", in_a_scratch_directory(check_sources), sources(), WEIGHT, round_no
+    fuzz.run_long_round(
+        "load_settings", fuzz.in_a_scratch_directory(check_sources), sources(), WEIGHT, round_no
     )

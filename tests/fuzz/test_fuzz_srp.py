@@ -28,15 +28,7 @@ from drivers.events import CardSeen, Delivery, FramesLost, ReaderEvent
 from drivers.srp.codec import Decoded, FrameDecoder
 from drivers.srp.frames import Frame
 from drivers.srp.host import HostSession
-from tests.fuzz.fuzz_support import (
-    Stream,
-    count_example,
-    fast_settings,
-    long_rounds,
-    one_in,
-    run_long_round,
-    split_into_reads,
-)
+from tests.fuzz import fuzz_support as fuzz
 from tests.fuzz.srp_reference import (
     ACKNOWLEDGED,
     LAMPS,
@@ -126,7 +118,7 @@ def mutated(draw: st.DrawFn, frames: st.SearchStrategy[bytes]) -> bytes:
 
 
 @st.composite
-def streams(draw: st.DrawFn) -> Stream:
+def streams(draw: st.DrawFn) -> fuzz.Stream:
     pieces: list[bytes] = []
     for kind in draw(st.lists(st.integers(0, 9), min_size=4, max_size=40)):
         if kind <= 3:
@@ -142,8 +134,8 @@ def streams(draw: st.DrawFn) -> Stream:
         else:
             pieces.append(draw(garbage))
     data = b"".join(pieces)
-    reads = split_into_reads(draw, data, max_read=120)
-    return Stream(data=data, inputs=len(pieces), reads=reads)
+    reads = fuzz.split_into_reads(draw, data, max_read=120)
+    return fuzz.Stream(data=data, inputs=len(pieces), reads=reads)
 
 
 FrameKey = tuple[str, int, str, tuple[str, ...]]
@@ -166,14 +158,14 @@ def decode_in_reads(reads: tuple[bytes, ...]) -> list[Decoded]:
     return out
 
 
-def check_decoder(stream: Stream) -> None:
+def check_decoder(stream: fuzz.Stream) -> None:
     in_reads = decode_in_reads(stream.reads)
     assert decode_in_reads((stream.data,)) == in_reads
     assert decode_in_reads(tuple(bytes([b]) for b in stream.data)) == in_reads
     decoded = [item for item in in_reads if isinstance(item, Frame)]
     expected = reference_frames(stream.data)
     assert [frame_key(f) for f in decoded] == [reference_key(r) for r in expected]
-    count_example("srp_decoder", stream.inputs, bytes=len(stream.data), frames=len(decoded))
+    fuzz.count_example("srp_decoder", stream.inputs, bytes=len(stream.data), frames=len(decoded))
 
 
 def run_host(reads: tuple[bytes, ...], confirm: bool) -> tuple[list[ReaderEvent], bytes]:
@@ -201,21 +193,21 @@ def invented_cards(delivered: list[str], frames: list[RefFrame]) -> list[str]:
     return [card for card in delivered if not any(card == other for other in available)]
 
 
-def check_host(stream: Stream, confirm: bool) -> None:
+def check_host(stream: fuzz.Stream, confirm: bool) -> None:
     events, sent = run_host(stream.reads, confirm)
     delivered = [event.card for event in events if isinstance(event, CardSeen)]
     assert invented_cards(delivered, reference_frames(stream.data)) == []
     replies = reference_frames(sent)
     assert len(replies) == sent.count(b"$"), sent
     assert all(reply.talker == "HO" for reply in replies)
-    count_example("srp_host", stream.inputs, bytes=len(stream.data), cards=len(delivered))
+    fuzz.count_example("srp_host", stream.inputs, bytes=len(stream.data), cards=len(delivered))
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeScript:
     """What a protocol-following shoe sent and which of its frames the line lost."""
 
-    stream: Stream
+    stream: fuzz.Stream
     #: Cards of the frames that arrived, in the order first sent.
     cards_received: tuple[str, ...]
     lost: int
@@ -235,7 +227,7 @@ def shoe_scripts(draw: st.DrawFn) -> ShoeScript:
         fields = (card,) if kind == "CARD" else ("READY",) if kind == "STATUS" else ()
         frame = build_frame("SH", str(seq), kind, fields)
         seq = (seq + 1) % 65536
-        if delivered_any and draw(one_in(10)):
+        if delivered_any and draw(fuzz.one_in(10)):
             lost += 1
             continue
         delivered_any = True
@@ -250,7 +242,7 @@ def shoe_scripts(draw: st.DrawFn) -> ShoeScript:
     bounds = [0, *cut_points, len(data)]
     reads = tuple(data[a:b] for a, b in itertools.pairwise(bounds))
     return ShoeScript(
-        stream=Stream(data=data, inputs=len(pieces), reads=reads),
+        stream=fuzz.Stream(data=data, inputs=len(pieces), reads=reads),
         cards_received=tuple(received),
         lost=lost,
     )
@@ -264,7 +256,7 @@ def check_protocol_shoe(script: ShoeScript) -> None:
     acks = [r for r in reference_frames(sent) if r.type == "ACK"]
     acknowledged = {(f.seq) for f in reference_frames(script.stream.data) if f.type in ACKNOWLEDGED}
     assert {int(ack.fields[0]) for ack in acks} == acknowledged
-    count_example(
+    fuzz.count_example(
         "srp_host_protocol_shoe",
         script.stream.inputs,
         bytes=len(script.stream.data),
@@ -272,19 +264,19 @@ def check_protocol_shoe(script: ShoeScript) -> None:
     )
 
 
-@fast_settings(2)
+@fuzz.fast_settings(2)
 @given(streams())
-def test_decoder_reads_exactly_the_spec_frames(stream: Stream) -> None:
+def test_decoder_reads_exactly_the_spec_frames(stream: fuzz.Stream) -> None:
     check_decoder(stream)
 
 
-@fast_settings(2)
+@fuzz.fast_settings(2)
 @given(streams(), st.booleans())
-def test_host_session_never_invents_a_card(stream: Stream, confirm: bool) -> None:
+def test_host_session_never_invents_a_card(stream: fuzz.Stream, confirm: bool) -> None:
     check_host(stream, confirm)
 
 
-@fast_settings(1)
+@fuzz.fast_settings(1)
 @given(shoe_scripts())
 def test_host_session_delivers_each_received_card_once(script: ShoeScript) -> None:
     check_protocol_shoe(script)
@@ -294,26 +286,26 @@ def test_host_session_delivers_each_received_card_once(script: ShoeScript) -> No
 DECODER_WEIGHT, HOST_WEIGHT, PROTOCOL_SHOE_WEIGHT = 1.0, 0.6, 0.2
 
 
-def _check_host_case(case: tuple[Stream, bool]) -> None:
+def _check_host_case(case: tuple[fuzz.Stream, bool]) -> None:
     check_host(*case)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(DECODER_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(DECODER_WEIGHT))
 def test_long_decoder(round_no: int) -> None:
-    run_long_round("srp_decoder", check_decoder, streams(), DECODER_WEIGHT, round_no)
+    fuzz.run_long_round("srp_decoder", check_decoder, streams(), DECODER_WEIGHT, round_no)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(HOST_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(HOST_WEIGHT))
 def test_long_host_session(round_no: int) -> None:
     cases = st.tuples(streams(), st.booleans())
-    run_long_round("srp_host", _check_host_case, cases, HOST_WEIGHT, round_no)
+    fuzz.run_long_round("srp_host", _check_host_case, cases, HOST_WEIGHT, round_no)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(PROTOCOL_SHOE_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(PROTOCOL_SHOE_WEIGHT))
 def test_long_protocol_shoe(round_no: int) -> None:
-    run_long_round(
+    fuzz.run_long_round(
         "srp_protocol_shoe", check_protocol_shoe, shoe_scripts(), PROTOCOL_SHOE_WEIGHT, round_no
     )

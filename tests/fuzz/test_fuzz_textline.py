@@ -24,14 +24,7 @@ from hypothesis import strategies as st
 
 from drivers.events import CardMisread, CardSeen, ReaderEvent
 from drivers.textline import MAX_LINE_BYTES, TextLineSession, parse_line
-from tests.fuzz.fuzz_support import (
-    Stream,
-    count_example,
-    fast_settings,
-    long_rounds,
-    run_long_round,
-    split_into_reads,
-)
+from tests.fuzz import fuzz_support as fuzz
 
 _PAD: Final = "[ \t\r]*"
 _RANK: Final = "(?:[A2-9TJQK]|10)"
@@ -136,13 +129,13 @@ lines = st.one_of(
 
 
 @st.composite
-def line_streams(draw: st.DrawFn) -> Stream:
+def line_streams(draw: st.DrawFn) -> fuzz.Stream:
     chosen = draw(st.lists(lines, min_size=4, max_size=32))
     endings = draw(st.lists(st.sampled_from([b"\r\n", b"\n"]), min_size=len(chosen)))
     data = b"".join(line + end for line, end in zip(chosen, endings, strict=False))
     data += draw(st.binary(max_size=6))  # a tail that may never be finished
-    reads = split_into_reads(draw, data, max_read=300)
-    return Stream(data=data, inputs=len(chosen), reads=reads)
+    reads = fuzz.split_into_reads(draw, data, max_read=300)
+    return fuzz.Stream(data=data, inputs=len(chosen), reads=reads)
 
 
 def session_readings(reads: tuple[bytes, ...]) -> list[Reading]:
@@ -162,28 +155,32 @@ def session_readings(reads: tuple[bytes, ...]) -> list[Reading]:
 def check_parse_lines(batch: list[bytes]) -> None:
     for line in batch:
         assert event_reading(parse_line(line)) == reference_reading(line), line
-    count_example("textline_parse_line", len(batch), bytes=sum(map(len, batch)))
+    fuzz.count_example("textline_parse_line", len(batch), bytes=sum(map(len, batch)))
 
 
-def check_session(stream: Stream) -> None:
+def check_session(stream: fuzz.Stream) -> None:
     readings = session_readings(stream.reads)
     assert session_readings((stream.data,)) == readings
     complete_lines = stream.data.split(b"\n")[:-1]
     expected = [reading for line in complete_lines if (reading := reference_reading(line))]
     assert readings == expected
     cards = sum(1 for reading in readings if reading[0] == "card")
-    count_example("textline_session", stream.inputs, bytes=len(stream.data), cards=cards)
+    fuzz.count_example("textline_session", stream.inputs, bytes=len(stream.data), cards=cards)
 
 
-@fast_settings(2)
-@given(st.lists(lines, min_size=8, max_size=32))
+#: What each example of both profiles gives ``parse_line``: a batch of lines.
+line_batches = st.lists(lines, min_size=8, max_size=32)
+
+
+@fuzz.fast_settings(2)
+@given(line_batches)
 def test_parse_line_reads_a_card_only_where_the_spec_does(batch: list[bytes]) -> None:
     check_parse_lines(batch)
 
 
-@fast_settings(2)
+@fuzz.fast_settings(2)
 @given(line_streams())
-def test_session_cards_are_exactly_the_card_lines(stream: Stream) -> None:
+def test_session_cards_are_exactly_the_card_lines(stream: fuzz.Stream) -> None:
     check_session(stream)
 
 
@@ -192,13 +189,14 @@ PARSE_LINE_WEIGHT, SESSION_WEIGHT = 0.6, 0.6
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(PARSE_LINE_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(PARSE_LINE_WEIGHT))
 def test_long_parse_line(round_no: int) -> None:
-    batches = st.lists(lines, min_size=8, max_size=32)
-    run_long_round("textline_parse_line", check_parse_lines, batches, PARSE_LINE_WEIGHT, round_no)
+    fuzz.run_long_round(
+        "textline_parse_line", check_parse_lines, line_batches, PARSE_LINE_WEIGHT, round_no
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(SESSION_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(SESSION_WEIGHT))
 def test_long_textline_session(round_no: int) -> None:
-    run_long_round("textline_session", check_session, line_streams(), SESSION_WEIGHT, round_no)
+    fuzz.run_long_round("textline_session", check_session, line_streams(), SESSION_WEIGHT, round_no)

@@ -35,16 +35,7 @@ from table_controller.variant_file import (
     load_variants,
     parse_variant_overrides,
 )
-from tests.fuzz.fuzz_support import (
-    count_example,
-    count_known_bug,
-    fast_settings,
-    in_a_scratch_directory,
-    long_rounds,
-    one_in,
-    rarely,
-    run_long_round,
-)
+from tests.fuzz import fuzz_support as fuzz
 from tests.fuzz.toml_text import toml_document
 
 #: Fraction("1e999999999") takes forever: the fuzzers never send exponents this large
@@ -191,35 +182,35 @@ def bet_overrides(draw: st.DrawFn, bet_id: str) -> dict[str, Any]:
     override: dict[str, Any] = {}
     known_tiers = BETS[bet_id].tiers if bet_id in BETS else ("win",)
     if draw(st.booleans()):
-        chosen = draw(st.lists(rarely(st.sampled_from(known_tiers), short_text), max_size=3))
-        override["payouts"] = {tier: draw(rarely(good_payouts, payouts)) for tier in chosen}
+        chosen = draw(st.lists(fuzz.rarely(st.sampled_from(known_tiers), short_text), max_size=3))
+        override["payouts"] = {tier: draw(fuzz.rarely(good_payouts, payouts)) for tier in chosen}
     if draw(st.booleans()):
         good_window = st.integers(1, 200).flatmap(
             lambda a: st.tuples(st.just(a), st.integers(a, 200))
         )
-        override["window"] = draw(rarely(good_window.map(list), windows))
-    if draw(one_in(20)):
+        override["window"] = draw(fuzz.rarely(good_window.map(list), windows))
+    if draw(fuzz.one_in(20)):
         override[draw(short_text)] = draw(any_value)
     return override
 
 
 @st.composite
 def documents(draw: st.DrawFn) -> dict[str, Any]:
-    names = draw(st.lists(rarely(st.sampled_from(sorted(VARIANTS)), short_text), max_size=3))
+    names = draw(st.lists(fuzz.rarely(st.sampled_from(sorted(VARIANTS)), short_text), max_size=3))
     document: dict[str, Any] = {}
     for name in names:
         offered = VARIANTS[name].bet_ids if name in VARIANTS else ("tie",)
         bet_ids = draw(
             st.lists(
-                rarely(st.sampled_from(offered), st.sampled_from(sorted(BETS)) | short_text),
+                fuzz.rarely(st.sampled_from(offered), st.sampled_from(sorted(BETS)) | short_text),
                 max_size=3,
             )
         )
         variant: dict[str, Any] = {"bets": {bet: draw(bet_overrides(bet)) for bet in bet_ids}}
-        if draw(one_in(20)):
+        if draw(fuzz.one_in(20)):
             variant = draw(st.sampled_from([{"bet": {}}, {"bets": []}, {"bets": {"tie": 9}}]))
         document[name] = variant
-    if draw(one_in(20)):
+    if draw(fuzz.one_in(20)):
         document[draw(short_text)] = draw(any_value)
     return document
 
@@ -236,7 +227,7 @@ def outcome(document: Mapping[str, object]) -> dict[str, Offers] | None:
 
 def check_documents(batch: list[dict[str, Any]]) -> None:
     accepted = sum(check_document(document) for document in batch)
-    count_example("parse_variant_overrides", len(batch), accepted=accepted)
+    fuzz.count_example("parse_variant_overrides", len(batch), accepted=accepted)
 
 
 def check_document(document: dict[str, Any]) -> bool:
@@ -246,7 +237,7 @@ def check_document(document: dict[str, Any]) -> bool:
     except OverflowError:
         if not infinite_payout(document):
             raise
-        count_known_bug("parse_variant_overrides", "variant-infinite-payout")
+        fuzz.count_known_bug("parse_variant_overrides", "variant-infinite-payout")
         return False
     try:
         expected: dict[str, Offers] | None = reference_variants(document)
@@ -259,7 +250,7 @@ def check_document(document: dict[str, Any]) -> bool:
 @st.composite
 def variant_texts(draw: st.DrawFn) -> str:
     text = toml_document(draw(documents()))
-    match draw(rarely(st.just("intact"), st.sampled_from(["cut", "insert"]), n=3)):
+    match draw(fuzz.rarely(st.just("intact"), st.sampled_from(["cut", "insert"]), n=3)):
         case "cut":
             return text[: draw(st.integers(0, len(text)))]
         case "insert":
@@ -279,7 +270,7 @@ def check_variant_text(text: str, directory: Path) -> None:
     except OverflowError:
         if not _TOML_INFINITY.search(text):
             raise
-        count_known_bug("load_variants", "variant-infinite-payout")
+        fuzz.count_known_bug("load_variants", "variant-infinite-payout")
     else:
         # The reference reads the text with tomllib: the TOML parser is not what is fuzzed.
         # load_variants reads the file in text mode, whose universal newlines turn a bare CR
@@ -290,7 +281,7 @@ def check_variant_text(text: str, directory: Path) -> None:
         except (tomllib.TOMLDecodeError, Invalid):
             expected = None
         assert got == expected, text
-    count_example("load_variants", 1, bytes=len(text.encode("utf-8")))
+    fuzz.count_example("load_variants", 1, bytes=len(text.encode("utf-8")))
 
 
 def outcome_of_file(path: Path) -> dict[str, Offers] | None:
@@ -301,16 +292,16 @@ def outcome_of_file(path: Path) -> dict[str, Offers] | None:
     return {name: _offers(variant) for name, variant in variants.items()}
 
 
-@fast_settings(1)
+@fuzz.fast_settings(1)
 @given(st.lists(documents(), min_size=4, max_size=12))
 def test_variant_documents_give_variants_or_an_error(batch: list[dict[str, Any]]) -> None:
     check_documents(batch)
 
 
-@fast_settings(1)
+@fuzz.fast_settings(1)
 @given(variant_texts())
 def test_variant_files_give_variants_or_an_error(text: str) -> None:
-    in_a_scratch_directory(check_variant_text)(text)
+    fuzz.in_a_scratch_directory(check_variant_text)(text)
 
 
 #: Long-profile weights (examples per unit of ``FUZZ_EXAMPLES``).
@@ -318,9 +309,9 @@ DOCUMENT_WEIGHT, FILE_WEIGHT = 0.4, 0.1
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(DOCUMENT_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(DOCUMENT_WEIGHT))
 def test_long_variant_documents(round_no: int) -> None:
-    run_long_round(
+    fuzz.run_long_round(
         "parse_variant_overrides",
         check_documents,
         st.lists(documents(), min_size=4, max_size=12),
@@ -330,11 +321,11 @@ def test_long_variant_documents(round_no: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_no", long_rounds(FILE_WEIGHT))
+@pytest.mark.parametrize("round_no", fuzz.long_rounds(FILE_WEIGHT))
 def test_long_variant_files(round_no: int) -> None:
-    run_long_round(
+    fuzz.run_long_round(
         "load_variants",
-        in_a_scratch_directory(check_variant_text),
+        fuzz.in_a_scratch_directory(check_variant_text),
         variant_texts(),
         FILE_WEIGHT,
         round_no,

@@ -29,14 +29,7 @@ import pytest
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import (
-    Feed,
-    backend,
-    everything_received,
-    replayed,
-    run_args,
-    service,
-)
+from tests.reliability import harness
 
 pytestmark = pytest.mark.broker
 
@@ -47,7 +40,7 @@ SHOE_ID: Final = "B-1"
 class Commands:
     """Commands over a fresh connection each (the broker may be gone), resent until answered."""
 
-    def __init__(self, broker: Mosquitto, feed: Feed) -> None:
+    def __init__(self, broker: Mosquitto, feed: harness.Feed) -> None:
         self.endpoint = BrokerEndpoint.from_url(broker.url("backend"))
         self.feed = feed
         self.ids = itertools.count(1)
@@ -96,14 +89,14 @@ class Commands:
 
 async def play(broker: Mosquitto, tmp_path: Path, rounds: int, wipe_every: int) -> dict[str, Any]:
     journal = tmp_path / "T07.journal"
-    args = run_args(
+    args = harness.run_args(
         journal=journal, variant="mini", broker_url=broker.url("T07"), card_source="rng"
     )
     wipes = 0
     started = time.monotonic()
     async with (
-        backend(broker, client_id="backend-wipe") as feed,
-        service(args, tmp_path / "run.log") as table,
+        harness.backend(broker, client_id="backend-wipe") as feed,
+        harness.service(args, tmp_path / "run.log") as table,
     ):
         commands = Commands(broker, feed)
         await feed.until(
@@ -140,7 +133,7 @@ async def play(broker: Mosquitto, tmp_path: Path, rounds: int, wipe_every: int) 
         assert late["type"] == "state"
         assert late["round_no"] == rounds
         assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal)
+        await harness.everything_received(feed, journal)
     return {
         "feed": feed,
         "journal": journal,
@@ -161,13 +154,13 @@ async def retained_state(endpoint: BrokerEndpoint) -> dict[str, Any]:
 
 async def check(broker: Mosquitto, tmp_path: Path, rounds: int, wipe_every: int) -> None:
     outcome = await play(broker, tmp_path, rounds, wipe_every)
-    feed: Feed = outcome["feed"]
+    feed: harness.Feed = outcome["feed"]
     assert outcome["wipes"] == rounds // wipe_every
     results = [body["round_id"] for body in feed.events() if body["type"] == "round_result"]
     assert results == [f"{SHOE_ID}-{n}" for n in range(1, rounds + 1)]
     assert feed.missing() == []
     assert feed.unmarked_duplicates == []
-    assert await replayed(outcome["journal"], "mini") == feed.events()
+    assert await harness.replayed(outcome["journal"], "mini") == feed.events()
 
 
 @pytest.mark.timeout(120)
@@ -189,15 +182,15 @@ async def test_the_table_is_back_quickly_after_every_broker_restart(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
     """Ten broker restarts, each after the table was connected again: back within 6 s each."""
-    args = run_args(
+    args = harness.run_args(
         journal=tmp_path / "T07.journal",
         variant="mini",
         broker_url=broker.url("T07"),
         card_source="rng",
     )
     async with (
-        backend(broker, client_id="backend-backoff") as feed,
-        service(args, tmp_path / "run.log"),
+        harness.backend(broker, client_id="backend-backoff") as feed,
+        harness.service(args, tmp_path / "run.log"),
     ):
 
         def session() -> int:

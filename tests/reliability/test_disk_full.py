@@ -44,16 +44,7 @@ from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.device import FrameAbandoned, FrameAcknowledged
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import (
-    MqttTable,
-    backend,
-    check_each_card_kept_once,
-    dealt_cards,
-    everything_received,
-    mqtt_table,
-    run_args,
-    service,
-)
+from tests.reliability import harness
 
 pytestmark = pytest.mark.broker
 
@@ -132,7 +123,7 @@ def _ignore_sigxfsz() -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-async def play_until_dealing(hand: MqttTable, round_no: int) -> None:
+async def play_until_dealing(hand: harness.MqttTable, round_no: int) -> None:
     """Play until the table asks for the first card of round ``round_no``."""
     for _ in range(500):
         state = await hand.barrier()
@@ -143,7 +134,7 @@ async def play_until_dealing(hand: MqttTable, round_no: int) -> None:
     pytest.fail(f"round {round_no} never came: {state}")
 
 
-async def deal_on_full_disk(hand: MqttTable, disk: SmallDisk, *, outage_s: float) -> None:
+async def deal_on_full_disk(hand: harness.MqttTable, disk: SmallDisk, *, outage_s: float) -> None:
     """Fill the disk, deal a card, check it is held unacknowledged, free the disk."""
     shoe = hand.shoe
     disk.fill()
@@ -173,14 +164,14 @@ async def deal_on_full_disk(hand: MqttTable, disk: SmallDisk, *, outage_s: float
 async def check_disk_full(tmp_path: Path, broker: Mosquitto, disk: SmallDisk) -> None:
     link = tmp_path / "shoe"
     journal = disk.path / "T07.journal"
-    args = run_args(journal=journal, port=link, broker_url=broker.url("T07"))
+    args = harness.run_args(journal=journal, port=link, broker_url=broker.url("T07"))
     log = tmp_path / "run.log" if disk.mechanism == "tmpfs" else None
     preexec = _ignore_sigxfsz if disk.mechanism == "rlimit" else None
     cards = seeded_order(1, 7)
     async with (
-        backend(broker) as feed,
-        mqtt_table(broker, feed, link) as hand,
-        service(args, log, preexec_fn=preexec) as table,
+        harness.backend(broker) as feed,
+        harness.mqtt_table(broker, feed, link) as hand,
+        harness.service(args, log, preexec_fn=preexec) as table,
     ):
         assert table.process is not None
         disk.pid = table.process.pid
@@ -207,10 +198,12 @@ async def check_disk_full(tmp_path: Path, broker: Mosquitto, disk: SmallDisk) ->
                 break
         state = await hand.barrier()
         assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal)
+        await harness.everything_received(feed, journal)
     assert state["prompt"]["action"] == "shoe_over"
     assert hand.entered == []  # no card had to be entered by hand
-    await check_each_card_kept_once(feed, journal, dealt_cards(hand.shoe.dealt), SHOE_ID)
+    await harness.check_each_card_kept_once(
+        feed, journal, harness.dealt_cards(hand.shoe.dealt), SHOE_ID
+    )
 
 
 @pytest.mark.timeout(180)

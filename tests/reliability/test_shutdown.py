@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import backend, mqtt_table, run_args, service, unacknowledged
+from tests.reliability import harness
 
 pytestmark = pytest.mark.broker
 
@@ -26,18 +26,18 @@ pytestmark = pytest.mark.broker
 async def test_a_clean_stop_leaves_nothing_unpublished(tmp_path: Path, broker: Mosquitto) -> None:
     link = tmp_path / "shoe"
     journal = tmp_path / "T07.journal"
-    args = run_args(journal=journal, port=link, broker_url=broker.url("T07"))
+    args = harness.run_args(journal=journal, port=link, broker_url=broker.url("T07"))
     left: list[tuple[int, str]] = []
     session = 0
-    async with backend(broker) as feed:
+    async with harness.backend(broker) as feed:
         for attempt in range(3):
-            async with service(args, tmp_path / "run.log") as table:
-                async with mqtt_table(broker, feed, link) as hand:
+            async with harness.service(args, tmp_path / "run.log") as table:
+                async with harness.mqtt_table(broker, feed, link) as hand:
                     session = await hand.online(session)
                     if attempt == 0:
                         await hand.command("new_shoe", shoe_id="N-1")
                     await hand.barrier()
                 # The shoe is unplugged (the reader goes offline): stop at once.
                 assert await table.stop() == 0, table.log_tail()
-            left += unacknowledged(journal)
+            left += harness.unacknowledged(journal)
     assert left == []

@@ -21,18 +21,7 @@ import pytest
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import (
-    MqttTable,
-    Service,
-    backend,
-    check_each_card_kept_once,
-    dealt_cards,
-    everything_received,
-    mqtt_table,
-    run_args,
-    service,
-    without_envelope,
-)
+from tests.reliability import harness
 from tests.support.dealing import Step, step_of_state
 
 pytestmark = pytest.mark.broker
@@ -56,14 +45,14 @@ def game_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     cards. ``replay`` still has to print them exactly as published (checked below).
     """
     return [
-        {k: v for k, v in without_envelope(body).items() if k != "table_id"}
+        {k: v for k, v in harness.without_envelope(body).items() if k != "table_id"}
         for body in events
         if body["type"] != "odds"
     ]
 
 
 async def play_killing(
-    dealer_: MqttTable, table: Service, *, kill_rounds: set[int] | None
+    dealer_: harness.MqttTable, table: harness.Service, *, kill_rounds: set[int] | None
 ) -> tuple[int, int]:
     """Play the stacked shoe, killing the service after each card of the chosen rounds.
 
@@ -93,11 +82,13 @@ async def run_table(
 ) -> dict[str, Any]:
     link = tmp_path / f"{table_id}.shoe"
     journal = tmp_path / f"{table_id}.journal"
-    args = run_args(journal=journal, table_id=table_id, port=link, broker_url=broker.url(table_id))
+    args = harness.run_args(
+        journal=journal, table_id=table_id, port=link, broker_url=broker.url(table_id)
+    )
     async with (
-        backend(broker, client_id=f"backend-{table_id}") as feed,
-        mqtt_table(broker, feed, link) as hand,
-        service(args, tmp_path / f"{table_id}.log") as table,
+        harness.backend(broker, client_id=f"backend-{table_id}") as feed,
+        harness.mqtt_table(broker, feed, link) as hand,
+        harness.service(args, tmp_path / f"{table_id}.log") as table,
     ):
         hand.table_id = table_id
         await hand.online()
@@ -105,13 +96,13 @@ async def run_table(
         _, kills = await play_killing(hand, table, kill_rounds=kill_rounds)
         await hand.barrier()
         assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal, table_id)
+        await harness.everything_received(feed, journal, table_id)
         events = feed.events(table_id)
         return {
             "feed": feed,
             "events": events,
             "state": feed.latest("state", table_id),
-            "dealt": dealt_cards(hand.shoe.dealt),
+            "dealt": harness.dealt_cards(hand.shoe.dealt),
             "kills": kills,
             "journal": journal,
             "starts": table.starts,
@@ -129,7 +120,7 @@ async def check_kills(
     killed = await run_table(tmp_path, broker, "T07", kill_rounds, decks)
     feed = killed["feed"]
     assert killed["kills"] > 0
-    await check_each_card_kept_once(feed, killed["journal"], killed["dealt"], SHOE_ID)
+    await harness.check_each_card_kept_once(feed, killed["journal"], killed["dealt"], SHOE_ID)
     # The same table as an uninterrupted run of the same shoe.
     assert killed["dealt"] == reference["dealt"]
     assert game_events(killed["events"]) == game_events(reference["events"])

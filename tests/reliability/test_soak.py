@@ -53,19 +53,7 @@ from simulators.virtual_shoe.faults import (
 )
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import (
-    Feed,
-    MqttTable,
-    backend,
-    dealt_cards,
-    everything_received,
-    mqtt_table,
-    published_cards,
-    replayed,
-    run_args,
-    service,
-    verified_and_replayed,
-)
+from tests.reliability import harness
 
 pytestmark = pytest.mark.broker
 
@@ -142,13 +130,13 @@ def burn_length(events: Sequence[Mapping[str, Any]], shoe_id: str) -> int:
 
 
 async def assert_every_card_reported(
-    feed: Feed, hand: MqttTable, shoe_id: str, plan: FaultPlan
+    feed: harness.Feed, hand: harness.MqttTable, shoe_id: str, plan: FaultPlan
 ) -> None:
     """The cards the table reported for the shoe are the cards that left it, in order."""
     state = await hand.barrier()
     assert state["unresolved_lost_frames"] == 0, state
-    dealt = dealt_cards(hand.shoe.dealt)
-    reported = published_cards(feed.events(), shoe_id)
+    dealt = harness.dealt_cards(hand.shoe.dealt)
+    reported = harness.published_cards(feed.events(), shoe_id)
     assert len(reported) == len(dealt), f"shoe {shoe_id}: cards lost ({plan})"
     burned = burn_length(feed.events(), shoe_id)
     misread = misread_positions(hand.shoe.dealt)
@@ -167,19 +155,22 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
     rng = random.Random(seed)
     link = tmp_path / "shoe"
     journal = tmp_path / "T07.journal"
-    args = run_args(journal=journal, port=link, broker_url=broker.url("T07"))
+    args = harness.run_args(journal=journal, port=link, broker_url=broker.url("T07"))
     injected: Counter[str] = Counter()
     rounds = 0
     draws = 0
     entered = 0
     started = time.monotonic()
-    async with backend(broker) as feed, service(args, tmp_path / "run.log") as table:
+    async with (
+        harness.backend(broker) as feed,
+        harness.service(args, tmp_path / "run.log") as table,
+    ):
         for number in range(1, size.shoes + 1):
             shoe_id = f"S-{number}"
             cards = seeded_order(size.decks, seed * 1000 + number)
             plan = random_faults(rng, size)
             shoe = Shoe(cards=cards, cut_depth=size.cut_depth)
-            async with mqtt_table(broker, feed, link, faults=plan, shoe=shoe) as hand:
+            async with harness.mqtt_table(broker, feed, link, faults=plan, shoe=shoe) as hand:
                 if number == 1:
                     await hand.online()
                 rounds += await hand.play_shoe(shoe, shoe_id)
@@ -193,10 +184,10 @@ async def soak(tmp_path: Path, broker: Mosquitto, size: SoakSize) -> dict[str, A
                     # Stopped with the shoe still plugged in: a reader going offline during
                     # the stop is test_shutdown.py's subject.
                     assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal)
+        await harness.everything_received(feed, journal)
     seconds = time.monotonic() - started
     assert feed.unmarked_duplicates == []
-    await verified_and_replayed(journal, feed.events())
+    await harness.verified_and_replayed(journal, feed.events())
     return {
         "shoes": size.shoes,
         "decks": size.decks,
@@ -257,19 +248,24 @@ async def test_two_lost_card_frames_of_which_the_round_needed_one(
     plan = FaultPlan(faults=(DropFrame(card=6, times=ALL_TRANSMISSIONS),
                              DropFrame(card=7, times=ALL_TRANSMISSIONS)))  # fmt: skip
     journal = tmp_path / "T07.journal"
-    args = run_args(journal=journal, port=tmp_path / "shoe", broker_url=broker.url("T07"))
-    async with backend(broker) as feed, service(args, tmp_path / "run.log") as table:
+    args = harness.run_args(journal=journal, port=tmp_path / "shoe", broker_url=broker.url("T07"))
+    async with (
+        harness.backend(broker) as feed,
+        harness.service(args, tmp_path / "run.log") as table,
+    ):
         shoe = Shoe(cards=cards, cut_depth=20)
-        async with mqtt_table(broker, feed, tmp_path / "shoe", faults=plan, shoe=shoe) as hand:
+        async with harness.mqtt_table(
+            broker, feed, tmp_path / "shoe", faults=plan, shoe=shoe
+        ) as hand:
             await hand.online()
             await hand.play_shoe(shoe, "S-1")
             await assert_every_card_reported(feed, hand, "S-1", plan)
             assert hand.entered == ["KH", "7H"]
             assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal)
+        await harness.everything_received(feed, journal)
     alarms = [body for body in feed.events() if body["type"] == "alarm"]
     left_over = [body for body in alarms if body["code"] == "lost_frames_left_over"]
     assert [(body["round_id"], body["count"]) for body in left_over] == [("S-1-1", 1)]
     discarded = [body["card"] for body in alarms if body["code"] == "unnecessary_card"]
     assert discarded == ["7H"]
-    assert await replayed(journal) == feed.events()
+    assert await harness.replayed(journal) == feed.events()

@@ -31,16 +31,7 @@ import pytest
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.shuffle import seeded_order
 from tests.mosquitto import Mosquitto
-from tests.reliability.harness import (
-    backend,
-    check_each_card_kept_once,
-    dealt_cards,
-    everything_received,
-    journal_query,
-    mqtt_table,
-    run_args,
-    service,
-)
+from tests.reliability import harness
 from tests.support.installed import not_installed
 
 pytestmark = pytest.mark.broker
@@ -63,7 +54,7 @@ def libfaketime() -> Path:
 
 def journal_rows(journal: Path) -> list[tuple[int, str, int, str]]:
     everything = "SELECT seq, ts_utc, monotonic_ns, payload FROM events ORDER BY seq"
-    rows = journal_query(journal, everything)
+    rows = harness.journal_query(journal, everything)
     return [(int(seq), str(ts), int(ns), str(payload)) for seq, ts, ns, payload in rows]
 
 
@@ -83,12 +74,12 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
     }
     link = tmp_path / "shoe"
     journal = tmp_path / "T07.journal"
-    args = run_args(journal=journal, port=link, broker_url=broker.url("T07"))
+    args = harness.run_args(journal=journal, port=link, broker_url=broker.url("T07"))
     jumped: list[int] = []
     async with (
-        backend(broker) as feed,
-        mqtt_table(broker, feed, link) as hand,
-        service(args, tmp_path / "run.log", env=env) as table,
+        harness.backend(broker) as feed,
+        harness.mqtt_table(broker, feed, link) as hand,
+        harness.service(args, tmp_path / "run.log", env=env) as table,
     ):
         await hand.online()
         hand.shoe.shoe = Shoe(cards=seeded_order(1, 3), cut_depth=36)
@@ -105,7 +96,7 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
                 break
             await hand.step()
         assert await table.stop() == 0, table.log_tail()
-        await everything_received(feed, journal)
+        await harness.everything_received(feed, journal)
     assert jumped == list(JUMPS), "the shoe ended before every jump"
     rows = journal_rows(journal)
     stamps = [parse_ts(ts) for _, ts, _, _ in rows]
@@ -119,4 +110,6 @@ async def test_wall_clock_jumps_change_nothing(tmp_path: Path, broker: Mosquitto
     assert "offline" not in readers
     sessions = {body["session"] for table_id, body in feed.statuses if table_id == "T07"}
     assert sessions == {1}, "the MQTT link reconnected"
-    await check_each_card_kept_once(feed, journal, dealt_cards(hand.shoe.dealt), SHOE_ID)
+    await harness.check_each_card_kept_once(
+        feed, journal, harness.dealt_cards(hand.shoe.dealt), SHOE_ID
+    )

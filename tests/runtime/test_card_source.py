@@ -7,7 +7,6 @@ import json
 import math
 import random
 import shutil
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal import Journal
 from table_controller.runtime.journal_format import INPUT_ROW
 from tests.support.dealing import rng_round
+from tests.support.journal_files import execute_sql
 from tests.support.snapshots import snapshot
 from tests.support.table_process import events_log
 from tests.support.virtual_tables import (
@@ -115,10 +115,7 @@ async def test_a_crash_in_mid_round_resumes_with_the_same_cards(tmp_path: Path) 
     kept = cards[1].seq
     crashed = tmp_path / "crashed.journal"
     shutil.copy(path, crashed)
-    connection = sqlite3.connect(crashed)
-    connection.execute("DELETE FROM events WHERE seq > ?", (kept,))
-    connection.commit()
-    connection.close()
+    execute_sql(crashed, "DELETE FROM events WHERE seq > ?", (kept,))
     restart_log = tmp_path / "restart.jsonl"
     with Journal.open(crashed, table_id="V1") as journal:
         service = virtual_service(journal, restart_log, "mini", seed=99)  # another RNG state

@@ -24,7 +24,7 @@ from table_controller.runtime.journal_format import (
     genesis_hash,
     row_hash,
 )
-from tests.runtime.journal_files import rows_in_the_database_file
+from tests.support.journal_files import execute_sql, rows_in_the_database_file
 
 
 def fill(path: Path, count: int = 5) -> None:
@@ -92,13 +92,6 @@ def test_a_repeated_event_id_is_refused_and_not_recorded(tmp_path: Path) -> None
         assert journal.verify().ok
 
 
-def tamper(path: Path, sql: str) -> None:
-    connection = sqlite3.connect(path)
-    connection.execute(sql)
-    connection.commit()
-    connection.close()
-
-
 @pytest.mark.parametrize(
     ("sql", "problem"),
     [
@@ -120,7 +113,7 @@ def test_tampering_is_detected(tmp_path: Path, sql: str, problem: str | None) ->
     fill(path)
     with Journal.open(path) as journal:
         witness = journal.head
-    tamper(path, sql)
+    execute_sql(path, sql)
     with Journal.open(path, verify=False) as journal:
         report = journal.verify()
     if problem is None:
@@ -167,7 +160,7 @@ def test_cli_verify_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str
         '{"card":"1H","ts":"2026-11-29T12:00:00.000Z"}',
         '{"card":"2H","ts":"2026-11-29T12:00:01.000Z"}',
     ]
-    tamper(path, "UPDATE events SET type = 'cut' WHERE seq = 1")
+    execute_sql(path, "UPDATE events SET type = 'cut' WHERE seq = 1")
     assert main(["journal", "verify", str(path)]) == 1
     assert "BROKEN chain" in capsys.readouterr().out
     (tmp_path / "plain.txt").write_text("hello")
@@ -236,7 +229,7 @@ def test_an_edited_table_id_breaks_the_chain(
 ) -> None:
     path = tmp_path / "t.journal"
     fill(path, 2)
-    tamper(path, "UPDATE meta SET value = 'T08' WHERE key = 'table_id'")
+    execute_sql(path, "UPDATE meta SET value = 'T08' WHERE key = 'table_id'")
     problem = (
         "row 1: prev_hash does not match the chain's beginning for table id 'T08'"
         " (the metadata's table id or row 1 was edited)"
@@ -258,7 +251,7 @@ def test_an_edited_table_id_breaks_the_chain(
 def test_a_removed_table_id_breaks_the_chain(tmp_path: Path) -> None:
     path = tmp_path / "t.journal"
     fill(path, 2)
-    tamper(path, "DELETE FROM meta WHERE key = 'table_id'")
+    execute_sql(path, "DELETE FROM meta WHERE key = 'table_id'")
     check = check_file(path)
     assert check.report is not None
     assert check.report.problems == (
@@ -286,14 +279,14 @@ def test_a_chain_from_the_zero_hash_verifies_but_does_not_cover_the_table_id(
     row = {"seq": 1, "event_id": None, "ts_utc": "t", "monotonic_ns": 0, "type": INPUT_ROW}
     payload = canonical_json({"card": "AS"})
     digest = row_hash(ZERO_GENESIS_HASH, {**row, "payload": payload})
-    tamper(
+    execute_sql(
         path,
         "INSERT INTO events VALUES"
         f" (1, NULL, 't', 0, 'input', '{payload}', '{ZERO_GENESIS_HASH}', '{digest}')",
     )
     with Journal.open(path, table_id="T07") as journal:  # still opens, and the chain goes on
         journal.append(INPUT_ROW, {"card": "KH"}, ts_utc="t", monotonic_ns=1)
-    tamper(path, "UPDATE meta SET value = 'T08' WHERE key = 'table_id'")
+    execute_sql(path, "UPDATE meta SET value = 'T08' WHERE key = 'table_id'")
     assert main(["journal", "verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "ok: 2 rows (2 inputs, 0 audit rows) in the hash chain" in out
@@ -313,7 +306,7 @@ def test_an_edited_outbox_row_is_outside_the_chain_and_verify_says_so(
     fill(path, 2)
     with Outbox.open(path, clock=utc_now) as outbox:
         outbox.add([OutboxMessage(key="1:0", topic="baccarat/tables/T07/events/card", message={})])
-    tamper(path, "UPDATE outbox SET payload = '{\"forged\":true}'")
+    execute_sql(path, "UPDATE outbox SET payload = '{\"forged\":true}'")
     status, summary = verify_json(path, capsys)
     assert (status, summary["ok"], summary["not_covered"]) == (0, True, ["outbox"])
     assert main(["journal", "verify", str(path)]) == 0
@@ -413,7 +406,7 @@ def test_verify_json_names_every_fault(
 def test_a_broken_chain_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "t.journal"
     fill(path, 3)
-    tamper(path, 'UPDATE events SET payload = \'{"card":"9S"}\' WHERE seq = 2')
+    execute_sql(path, 'UPDATE events SET payload = \'{"card":"9S"}\' WHERE seq = 2')
     status, summary = verify_json(path, capsys)
     assert status == 1
     assert summary["fault"] == "chain_broken"

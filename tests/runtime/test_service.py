@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import shutil
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from table_controller.runtime.journal_format import INPUT_ROW
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from table_controller.runtime.service_ports import Outlet
-from tests.runtime.journal_files import rows_in_the_database_file
 from tests.support.dealing import next_records, seeded_shoe
+from tests.support.journal_files import execute_sql, rows_in_the_database_file
 from tests.support.links import MemoryLink, MemorySink
 
 
@@ -259,10 +258,7 @@ def test_recovery_after_a_crash_at_every_input_gives_the_same_state_and_messages
     for cut in cut_points:
         path = tmp_path / f"cut-{cut}.journal"
         shutil.copy(full_path, path)
-        connection = sqlite3.connect(path)
-        connection.execute("DELETE FROM events WHERE seq > ?", (cut,))
-        connection.commit()
-        connection.close()
+        execute_sql(path, "DELETE FROM events WHERE seq > ?", (cut,))
         with Journal.open(path) as journal:
             sink = MemorySink()
             service = make_service(journal, sink)
