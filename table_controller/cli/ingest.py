@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 if TYPE_CHECKING:
@@ -42,17 +42,8 @@ def _seconds(text: str) -> float:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``ingest`` sub-command."""
-    parser = subparsers.add_parser(
-        "ingest",
-        help="store every table's messages once in PostgreSQL or SQLite, repairing gaps",
-        description=(
-            "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
-            "workers of one --group share the load), stores each message once by (table, seq), "
-            "verifies signatures, and asks tables with resend for the seq it lacks."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``ingest`` flags."""
     parser.add_argument(
         "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
     )
@@ -132,7 +123,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="info",
         help="(%(default)s)",
     )
-    parser.set_defaults(handler=run)
 
 
 def _check_name(flag: str, value: str, forbidden: str) -> None:
@@ -216,6 +206,18 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_format, args.log_level)
     return asyncio.run(_ingest(args.database, settings))
+
+
+SUBCOMMAND = Subcommand(
+    help="store every table's messages once in PostgreSQL or SQLite, repairing gaps",
+    description=(
+        "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
+        "workers of one --group share the load), stores each message once by (table, seq), "
+        "verifies signatures, and asks tables with resend for the seq it lacks."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 async def _ingest(database: str, settings: WorkerSettings) -> int:

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.integrity.signing import public_key_from_text
 from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
 from table_controller.publishing.consumer import (
@@ -51,16 +51,8 @@ BROKER_FAILED: Final = 1
 SIGNATURE_FAILED: Final = 6
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``watch`` sub-command."""
-    parser = subparsers.add_parser(
-        "watch",
-        help="subscribe to tables and print their results, flagging gaps and duplicates",
-        description=(
-            "Reference consumer of the MQTT API: prints round results, voids, corrections, "
-            "alarms and status changes; flags gaps and duplicates by seq, and stale wills."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``watch`` flags."""
     parser.add_argument(
         "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
     )
@@ -92,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="B64",
         help="the table's public key (base64, from `keys show`) instead of its status's",
     )
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,6 +111,17 @@ def run(args: argparse.Namespace) -> int:
     )
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
     return asyncio.run(watcher.watch(endpoint, topic_filter))
+
+
+SUBCOMMAND = Subcommand(
+    help="subscribe to tables and print their results, flagging gaps and duplicates",
+    description=(
+        "Reference consumer of the MQTT API: prints round results, voids, corrections, "
+        "alarms and status changes; flags gaps and duplicates by seq, and stale wills."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 class _Watcher:
