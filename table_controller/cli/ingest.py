@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 if TYPE_CHECKING:
@@ -111,9 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
     )
-    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
-    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
-    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    add_tls_flags(parser)
     parser.add_argument(
         "--log-format", choices=["json", "console"], default="json", help="(%(default)s)"
     )
@@ -163,14 +162,8 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.ingest.database import StoreUrlError, engine_url  # noqa: PLC0415
     from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
     from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
-    from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: PLC0415
 
-    try:
-        endpoint = BrokerEndpoint.from_url(
-            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key, protocol="5"
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    endpoint = broker_endpoint(args, protocol="5")
     try:
         engine_url(args.database)
     except StoreUrlError as error:

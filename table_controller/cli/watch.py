@@ -24,10 +24,10 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
 from table_controller.integrity.signing import public_key_from_text
 from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
 from table_controller.publishing.consumer import (
@@ -64,9 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--count", type=whole_number(1), metavar="N", help="exit after N round results"
     )
-    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
-    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
-    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    add_tls_flags(parser)
     parser.add_argument(
         "--once",
         action="store_true",
@@ -88,12 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Watch until interrupted or ``--count`` results were printed."""
-    try:
-        endpoint = BrokerEndpoint.from_url(
-            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    endpoint = broker_endpoint(args)
     table = args.table or "+"
     if any(char in table for char in "/#") or (table != "+" and "+" in table):
         raise UsageError(f"--table {table!r}: a table id, without / + #")
