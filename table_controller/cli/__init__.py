@@ -1,14 +1,14 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The ``table-controller`` console script: one sub-command per module of this package.
 
-Each sub-command module declares a :class:`Subcommand` named ``SUBCOMMAND``: its help, its
-description, the function adding its flags and its handler, which takes the parsed arguments and
-returns the exit status. The sub-command is named after its module (``shoe_sim``: ``shoe-sim``);
-adding one is a module of this package with its ``SUBCOMMAND``, listed in
-``SUBCOMMAND_MODULES``. A wrong
-flag or value stops with a one-line message naming it and exit status 2 (docs/operations.md); an
-unknown flag after a sub-command's name prints that sub-command's usage. A reader of standard
-output that goes away early (``... | head``) ends any sub-command quietly, with status 1.
+Each sub-command module declares a :class:`Subcommand` named ``SUBCOMMAND`` (after its handler,
+which it names): its help, its description, the function adding its flags and its handler, which
+takes the parsed arguments and returns the exit status. The sub-command is named after its module
+(``shoe_sim``: ``shoe-sim``); adding one is a module of this package with its ``SUBCOMMAND``,
+listed in ``SUBCOMMAND_MODULES``. A wrong flag or value stops with a one-line message naming it
+and exit status 2 (docs/operations.md); an unknown flag after a sub-command's name prints that
+sub-command's usage. A reader of standard output that goes away early (``... | head``) ends any
+sub-command quietly, with status 1.
 """
 
 from __future__ import annotations

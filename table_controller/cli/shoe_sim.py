@@ -2,7 +2,7 @@
 """``table-controller shoe-sim``: the virtual shoe on a pseudo-terminal or TCP port.
 
 Edge module: the flags and the shoe live in ``simulators.virtual_shoe.cli`` (shared with
-``python -m simulators``); this module registers them as a sub-command.
+``python -m simulators``); this module declares them as a sub-command.
 """
 
 from __future__ import annotations
