@@ -1,11 +1,14 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The ``table-controller`` console script: one sub-command per module of this package.
 
-Each sub-command module has ``register(subparsers)``, which adds its parser and sets
-``handler`` to a function taking the parsed arguments and returning the exit status. A wrong
-flag or value stops with a one-line message naming it and exit status 2 (docs/operations.md); an
-unknown flag after a sub-command's name prints that sub-command's usage. A reader of standard
-output that goes away early (``... | head``) ends any sub-command quietly, with status 1.
+Each sub-command module declares a :class:`Subcommand` named ``SUBCOMMAND`` (after its handler,
+which it names): its help, its description, the function adding its flags and its handler, which
+takes the parsed arguments and returns the exit status. The sub-command is named after its module
+(``shoe_sim``: ``shoe-sim``); adding one is a module of this package with its ``SUBCOMMAND``,
+listed in ``SUBCOMMAND_MODULES``. A wrong flag or value stops with a one-line message naming it
+and exit status 2 (docs/operations.md); an unknown flag after a sub-command's name prints that
+sub-command's usage. A reader of standard output that goes away early (``... | head``) ends any
+sub-command quietly, with status 1.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeAlias
 
 from table_controller import __version__
@@ -79,6 +83,22 @@ def add_table_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Subcommand:
+    """What a sub-command's module declares; :func:`build_parser` adds the parser from it."""
+
+    #: The one line ``table-controller --help`` shows beside the name.
+    help: str
+    #: The paragraph at the top of ``table-controller NAME --help``.
+    description: str
+    #: Adds the sub-command's flags (or its actions) to its parser.
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    #: Runs the sub-command with the parsed arguments and returns its exit status.
+    handler: Handler
+    #: The paragraph at the end of its ``--help``, if any.
+    epilog: str | None = None
+
+
 class UsageError(Exception):
     """A flag's value that argparse accepted but the sub-command refuses; exits with status 2."""
 
@@ -97,9 +117,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", required=True)
     for name in SUBCOMMAND_MODULES if only is None else (only,):
         module = importlib.import_module(f"table_controller.cli.{name}")
-        module.register(subparsers)
-    for subparser in subparsers.choices.values():  # whose usage an unknown flag prints
-        subparser.set_defaults(subparser=subparser)
+        subcommand: Subcommand = module.SUBCOMMAND
+        subparser = subparsers.add_parser(
+            name.replace("_", "-"),
+            help=subcommand.help,
+            description=subcommand.description,
+            epilog=subcommand.epilog,
+        )
+        subcommand.add_arguments(subparser)
+        # ``subparser``: whose usage an unknown flag prints
+        subparser.set_defaults(handler=subcommand.handler, subparser=subparser)
     return parser
 
 

@@ -25,7 +25,7 @@ import os
 import socket
 from typing import Final
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.settings_flags import add_settings_flags
 from table_controller.demo.runner import DemoSettings, run_demo
 from table_controller.rules.variants import Reshuffle
@@ -64,24 +64,8 @@ def _speed(text: str) -> float:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``demo`` sub-command."""
-    parser = subparsers.add_parser(
-        "demo",
-        help="a whole table on one machine with no hardware and no broker to install",
-        description=(
-            "Run a whole table on this machine: an embedded MQTT broker (unless --broker), "
-            "the virtual shoe on a pseudo-terminal with an automatic dealer, the table "
-            "service and its dealer display, an automatic pit that opens and closes betting "
-            "and starts each shoe, and the results as a backend receives them. Ctrl-C stops."
-        ),
-        epilog=(
-            "The demo's defaults: table id DEMO, a temporary journal (removed at the end), "
-            "an embedded MQTT broker on a free port of 127.0.0.1 (unless --broker), the "
-            "display on 127.0.0.1:8080. The shoe is the demo's own: --port, --protocol, "
-            "--card-source and --no-betting-phase are refused."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``demo`` flags."""
     add_settings_flags(parser)
     parser.set_defaults(table_id=DEFAULT_TABLE_ID)
     parser.add_argument(
@@ -100,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="reproducible shuffles (default: the system's cryptographic RNG)",
     )
-    parser.set_defaults(handler=run)
 
 
 def demo_settings(args: argparse.Namespace) -> DemoSettings:
@@ -182,3 +165,22 @@ def run(args: argparse.Namespace) -> int:
     settings = demo_settings(args)
     check_display_free(settings.display)
     return asyncio.run(run_demo(settings))
+
+
+SUBCOMMAND = Subcommand(
+    help="a whole table on one machine with no hardware and no broker to install",
+    description=(
+        "Run a whole table on this machine: an embedded MQTT broker (unless --broker), "
+        "the virtual shoe on a pseudo-terminal with an automatic dealer, the table "
+        "service and its dealer display, an automatic pit that opens and closes betting "
+        "and starts each shoe, and the results as a backend receives them. Ctrl-C stops."
+    ),
+    epilog=(
+        "The demo's defaults: table id DEMO, a temporary journal (removed at the end), "
+        "an embedded MQTT broker on a free port of 127.0.0.1 (unless --broker), the "
+        "display on 127.0.0.1:8080. The shoe is the demo's own: --port, --protocol, "
+        "--card-source and --no-betting-phase are refused."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)

@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
 if TYPE_CHECKING:
@@ -42,17 +43,8 @@ def _seconds(text: str) -> float:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``ingest`` sub-command."""
-    parser = subparsers.add_parser(
-        "ingest",
-        help="store every table's messages once in PostgreSQL or SQLite, repairing gaps",
-        description=(
-            "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
-            "workers of one --group share the load), stores each message once by (table, seq), "
-            "verifies signatures, and asks tables with resend for the seq it lacks."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``ingest`` flags."""
     parser.add_argument(
         "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
     )
@@ -120,9 +112,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
     )
-    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
-    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
-    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    add_tls_flags(parser)
     parser.add_argument(
         "--log-format", choices=["json", "console"], default="json", help="(%(default)s)"
     )
@@ -132,7 +122,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="info",
         help="(%(default)s)",
     )
-    parser.set_defaults(handler=run)
 
 
 def _check_name(flag: str, value: str, forbidden: str) -> None:
@@ -173,14 +162,8 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.ingest.database import StoreUrlError, engine_url  # noqa: PLC0415
     from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
     from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
-    from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: PLC0415
 
-    try:
-        endpoint = BrokerEndpoint.from_url(
-            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key, protocol="5"
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    endpoint = broker_endpoint(args, protocol="5")
     try:
         engine_url(args.database)
     except StoreUrlError as error:
@@ -216,6 +199,18 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_format, args.log_level)
     return asyncio.run(_ingest(args.database, settings))
+
+
+SUBCOMMAND = Subcommand(
+    help="store every table's messages once in PostgreSQL or SQLite, repairing gaps",
+    description=(
+        "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
+        "workers of one --group share the load), stores each message once by (table, seq), "
+        "verifies signatures, and asks tables with resend for the seq it lacks."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 async def _ingest(database: str, settings: WorkerSettings) -> int:

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.cli import UsageError, add_table_flags, whole_number
+from table_controller.cli import Subcommand, UsageError, add_table_flags, whole_number
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal import Journal, check_file
@@ -35,13 +35,8 @@ COVERED = ("rows", "table_id")
 NOT_COVERED = ("outbox",)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``journal`` sub-command and its actions."""
-    parser = subparsers.add_parser(
-        "journal",
-        help="verify a journal's hash chain, or export its inputs as JSON lines",
-        description="Check or export a table's durable input journal (read-only).",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``journal`` actions and their flags."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     verify = actions.add_parser(
         "verify",
@@ -58,9 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="game pace per dealer, shoe or hour: rounds, rounds per hour, round times, "
         "voids, misdeals, exposed cards, misreads, unnecessary cards, hold time",
     )
-    stats.add_argument(
-        "files", type=Path, nargs="+", metavar="FILE", help="one or more journals"
-    )
+    stats.add_argument("files", type=Path, nargs="+", metavar="FILE", help="one or more journals")
     stats.add_argument("--by", choices=("dealer", "shoe", "hour"), default=None)
     stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
     stats.add_argument(
@@ -82,7 +75,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
     )
     add_table_flags(recall)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,6 +91,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(check)
     return 0 if check.ok else BROKEN
+
+
+SUBCOMMAND = Subcommand(
+    help="verify a journal's hash chain, or export its inputs as JSON lines",
+    description="Check or export a table's durable input journal (read-only).",
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def _export(path: Path) -> int:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError
+from table_controller.cli import Subcommand, UsageError
 from table_controller.integrity.errors import KeyFileError
 from table_controller.integrity.signing import (
     DeviceKey,
@@ -34,13 +34,8 @@ FAILED: Final = 1
 KEY_VARIABLE: Final = environment_variable("device_key")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``keys`` sub-command and its actions."""
-    parser = subparsers.add_parser(
-        "keys",
-        help="create the device's signing key, or show its public key and kid",
-        description="The device's Ed25519 key, which signs every published payload.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``keys`` actions and their flags."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     init = actions.add_parser("init", help="create the key file (mode 0600, never overwritten)")
     show = actions.add_parser("show", help="print the public key (base64) and its kid")
@@ -52,7 +47,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action.add_argument(
             "--config", type=Path, metavar="FILE", help="TOML settings file naming device_key"
         )
-    parser.set_defaults(handler=run)
 
 
 def key_path(key: Path | None, config: Path | None) -> Path:
@@ -86,6 +80,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"created {path} (mode 0600)")
     _show(key, as_json=getattr(args, "json", False))
     return 0
+
+
+SUBCOMMAND = Subcommand(
+    help="create the device's signing key, or show its public key and kid",
+    description="The device's Ed25519 key, which signs every published payload.",
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def _show(key: DeviceKey, *, as_json: bool) -> None:

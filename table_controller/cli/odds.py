@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.procedure.limits import (
     CURRENCY_PATTERN,
     amount_text,
@@ -35,13 +35,8 @@ from table_controller.toml_file import TomlFileError, read_toml
 from table_controller.variant_file import VariantFileError, load_variants
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``odds`` sub-command."""
-    parser = subparsers.add_parser(
-        "odds",
-        help="exact probabilities, house edge and RTP of every bet for a shoe composition",
-        description="Exact odds of every bet of a variant for a full or depleted shoe.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``odds`` flags."""
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
     parser.add_argument(
         "--decks", type=whole_number(1), help="decks in the shoe (default: the variant's)"
@@ -68,7 +63,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the table's settings file: its currency and limits are shown beside each bet",
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per result on stdout")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,6 +97,14 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+SUBCOMMAND = Subcommand(
+    help="exact probabilities, house edge and RTP of every bet for a shoe composition",
+    description="Exact odds of every bet of a variant for a full or depleted shoe.",
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def _settings_limits(path: Path | None) -> tuple[str, dict[str, Any]]:

@@ -21,43 +21,21 @@ import sys
 from collections.abc import Callable
 from typing import Any, assert_never
 
-from drivers.events import (
-    CardMisread,
-    CardSeen,
-    CutCardSeen,
-    Delivery,
-    FramesLost,
-    LineRejected,
-    ReaderAlarm,
-    ReaderEvent,
-    ReaderHello,
-    ReaderOffline,
-    ReaderOnline,
-    ReaderStatus,
-    ReaderWarning,
-)
+from drivers import events
 from drivers.port import parse_port_url
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import DEFAULT_BAUDRATE
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
 
-__all__ = ["describe", "register", "run", "watch"]
+__all__ = ["SUBCOMMAND", "describe", "run", "watch"]
 
 _LOGGER = logging.getLogger(__name__)
 #: Exit status of ``--once`` when the port cannot be opened or is lost.
 PORT_FAILED = 1
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``reader`` sub-command."""
-    parser = subparsers.add_parser(
-        "reader",
-        help="opens a shoe reader's port and prints every event it sends (commissioning tool)",
-        description=(
-            "Open a shoe reader's port, acknowledge frames as the controller would, and print "
-            "one line per event, including every rejected frame and its reason. Ctrl-C stops."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``reader`` flags."""
     parser.add_argument(
         "--port", required=True, help="device path (e.g. /dev/ttyUSB0) or socket://host:port"
     )
@@ -80,7 +58,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"stop with status {PORT_FAILED} when the port cannot be opened or is lost,"
         " instead of retrying",
     )
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     )
     as_json: bool = args.json
 
-    def emit(event: ReaderEvent) -> None:
+    def emit(event: events.ReaderEvent) -> None:
         fields = describe(event)
         stamp = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
         if as_json:
@@ -108,7 +85,18 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_watch_port(args, emit))
 
 
-async def _watch_port(args: argparse.Namespace, emit: Callable[[ReaderEvent], None]) -> int:
+SUBCOMMAND = Subcommand(
+    help="opens a shoe reader's port and prints every event it sends (commissioning tool)",
+    description=(
+        "Open a shoe reader's port, acknowledge frames as the controller would, and print "
+        "one line per event, including every rejected frame and its reason. Ctrl-C stops."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
+
+
+async def _watch_port(args: argparse.Namespace, emit: Callable[[events.ReaderEvent], None]) -> int:
     """Watch until interrupted, or with ``--once`` until the port fails; the exit status."""
     port: str = args.port
     once: bool = args.once
@@ -139,7 +127,7 @@ async def watch(  # noqa: PLR0913 - the port's settings, then what the watch rep
     port: str,
     baudrate: int,
     protocol: ShoeProtocol,
-    emit: Callable[[ReaderEvent], None],
+    emit: Callable[[events.ReaderEvent], None],
     *,
     stop: asyncio.Event | None = None,
     on_retry: Callable[[str, float], None] | None = None,
@@ -169,37 +157,39 @@ async def watch(  # noqa: PLR0913 - the port's settings, then what the watch rep
                 _LOGGER.info("rejected lines by reason: %s", rejected)
 
 
-async def _consume(reader: ShoeReader, emit: Callable[[ReaderEvent], None]) -> None:
+async def _consume(reader: ShoeReader, emit: Callable[[events.ReaderEvent], None]) -> None:
     async for event in reader:
         emit(event)
         await reader.confirm(_delivery(event))
 
 
-def _delivery(event: ReaderEvent) -> Delivery | None:
-    if isinstance(event, CardSeen | CutCardSeen | CardMisread | ReaderHello):
+def _delivery(event: events.ReaderEvent) -> events.Delivery | None:
+    if isinstance(
+        event, events.CardSeen | events.CutCardSeen | events.CardMisread | events.ReaderHello
+    ):
         return event.delivery
     return None
 
 
-def _handle(delivery: Delivery | None) -> dict[str, Any]:
+def _handle(delivery: events.Delivery | None) -> dict[str, Any]:
     return {} if delivery is None else {"epoch": delivery.epoch, "seq": delivery.seq}
 
 
-def describe(event: ReaderEvent) -> dict[str, Any]:  # noqa: C901, PLR0911 - one case per event type
+def describe(event: events.ReaderEvent) -> dict[str, Any]:  # noqa: C901, PLR0911 - one case per event type
     """An event as a flat JSON-ready dict whose ``event`` key names its kind."""
     match event:
-        case CardSeen():
+        case events.CardSeen():
             return {
                 "event": "card",
                 "card": event.card,
                 "burn_mode": event.burn_mode,
                 **_handle(event.delivery),
             }
-        case CutCardSeen():
+        case events.CutCardSeen():
             return {"event": "cut_card", **_handle(event.delivery)}
-        case CardMisread():
+        case events.CardMisread():
             return {"event": "misread", **_handle(event.delivery)}
-        case ReaderHello():
+        case events.ReaderHello():
             return {
                 "event": "hello",
                 "model": event.model,
@@ -207,26 +197,26 @@ def describe(event: ReaderEvent) -> dict[str, Any]:  # noqa: C901, PLR0911 - one
                 "serial": event.serial,
                 **_handle(event.delivery),
             }
-        case ReaderStatus():
+        case events.ReaderStatus():
             code = {} if event.code is None else {"code": event.code}
             return {"event": "status", "state": event.state.value, **code}
-        case ReaderAlarm():
+        case events.ReaderAlarm():
             return {"event": "alarm", "code": event.code, "text": event.text}
-        case ReaderWarning():
+        case events.ReaderWarning():
             return {"event": "warning", "code": event.code}
-        case FramesLost():
+        case events.FramesLost():
             return {
                 "event": "frames_lost",
                 "expected_seq": event.expected_seq,
                 "received_seq": event.received_seq,
                 "count": event.count,
             }
-        case LineRejected():
+        case events.LineRejected():
             raw = event.raw.decode("ascii", errors="backslashreplace")
             return {"event": "rejected", "reason": event.reason, "raw": raw}
-        case ReaderOffline():
+        case events.ReaderOffline():
             return {"event": "offline", "reason": event.reason}
-        case ReaderOnline():
+        case events.ReaderOnline():
             return {"event": "online"}
         case _:
             assert_never(event)

@@ -40,7 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError, add_table_flags
+from table_controller.cli import Subcommand, UsageError, add_table_flags
 from table_controller.cli.replay_inputs import (
     RecordedInput,
     is_journal_file,
@@ -73,17 +73,8 @@ FAULT_STATUS: Final = 1
 PLOT_SUFFIX: Final = ".png"
 
 
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``replay`` sub-command."""
-    parser = subparsers.add_parser(
-        "replay",
-        help="run recorded inputs (or a journal) through the controller offline, printing every "
-        "event",
-        description="Replay recorded inputs through the table procedure and print every event "
-        "it would publish, in order. No clock, no network: the same inputs give the same output.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``replay`` flags."""
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
     parser.add_argument(
         "--inputs",
@@ -134,7 +125,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PCT",
         help="with --edges or --plot: mark (and alarm) a house edge below PCT %% (default 0)",
     )
-    parser.set_defaults(handler=run)
 
 
 def percent(text: str) -> Fraction:
@@ -187,6 +177,19 @@ def run(args: argparse.Namespace) -> int:
         shoe, rounds = replayed[0]
         _draw(variant, shoe, rounds, args.plot)
     return 0
+
+
+SUBCOMMAND = Subcommand(
+    help=(
+        "run recorded inputs (or a journal) through the controller offline, printing every event"
+    ),
+    description=(
+        "Replay recorded inputs through the table procedure and print every event "
+        "it would publish, in order. No clock, no network: the same inputs give the same output."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def holds_assessments(inputs: Sequence[RecordedInput]) -> bool:

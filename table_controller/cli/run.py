@@ -29,7 +29,7 @@ import structlog
 
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
-from table_controller.cli import UsageError
+from table_controller.cli import Subcommand, UsageError
 from table_controller.cli.run_adapters import (
     authorisation_policy,
     dealer_display,
@@ -82,17 +82,6 @@ ADDRESS_UNUSABLE = 1
 JOURNAL_IN_USE = 4
 #: Exit status when the installed files differ from those recorded and software_check is refuse.
 SOFTWARE_MODIFIED = 5
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``run`` sub-command."""
-    parser = subparsers.add_parser(
-        "run",
-        help="the table service: shoe link, journal, controller, results",
-        description="Run one table: read the shoe, record every input, decide, publish.",
-    )
-    add_settings_flags(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,6 +150,14 @@ def run(args: argparse.Namespace) -> int:
                 )
             except AddressUnusableError:
                 return ADDRESS_UNUSABLE  # the server that could not bind logged the address
+
+
+SUBCOMMAND = Subcommand(
+    help="the table service: shoe link, journal, controller, results",
+    description="Run one table: read the shoe, record every input, decide, publish.",
+    add_arguments=add_settings_flags,
+    handler=run,
+)
 
 
 def _open_journal(settings: Settings, started: dict[str, object]) -> Journal:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError
+from table_controller.cli import Subcommand, UsageError
 from table_controller.publishing.asyncapi import generated_files
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 
@@ -22,14 +22,8 @@ DEFAULT_OUT: Final = Path("docs/api")
 OUT_OF_DATE: Final = 1
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``schema`` sub-command."""
-    parser = subparsers.add_parser(
-        "schema",
-        help="write the JSON Schemas and the AsyncAPI document of the MQTT API",
-        description="Write asyncapi.json (AsyncAPI 3.0) and one JSON Schema per payload "
-        "(schemas/<name>.json), generated from the controller's own payload models.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``schema`` flags."""
     parser.add_argument(
         "--out",
         type=Path,
@@ -48,7 +42,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="write nothing; exit 1 if a file under DIR is missing or differs",
     )
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,6 +75,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: cannot write {error.filename}: {error.strerror}") from None
     print(f"wrote {len(files)} files to {out}")
     return 0
+
+
+SUBCOMMAND = Subcommand(
+    help="write the JSON Schemas and the AsyncAPI document of the MQTT API",
+    description=(
+        "Write asyncapi.json (AsyncAPI 3.0) and one JSON Schema per payload "
+        "(schemas/<name>.json), generated from the controller's own payload models."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def _read(path: Path) -> str | None:

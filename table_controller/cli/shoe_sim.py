@@ -2,7 +2,7 @@
 """``table-controller shoe-sim``: the virtual shoe on a pseudo-terminal or TCP port.
 
 Edge module: the flags and the shoe live in ``simulators.virtual_shoe.cli`` (shared with
-``python -m simulators``); this module registers them as a sub-command.
+``python -m simulators``); this module declares them as a sub-command.
 """
 
 from __future__ import annotations
@@ -11,21 +11,7 @@ import argparse
 
 from simulators.virtual_shoe.cli import SimulatorUsageError, add_arguments
 from simulators.virtual_shoe.cli import run as run_shoe
-from table_controller.cli import UsageError
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``shoe-sim`` sub-command."""
-    parser = subparsers.add_parser(
-        "shoe-sim",
-        help="the virtual shoe: serves a shoe on a pseudo-terminal or TCP port",
-        description=(
-            "A virtual card shoe speaking SRP/1 or the Bee-Tek profile, with faults on demand. "
-            "Enter deals a card; type help for the other commands."
-        ),
-    )
-    add_arguments(parser)
-    parser.set_defaults(handler=run)
+from table_controller.cli import Subcommand, UsageError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,3 +20,14 @@ def run(args: argparse.Namespace) -> int:
         return run_shoe(args)
     except SimulatorUsageError as error:
         raise UsageError(str(error)) from None
+
+
+SUBCOMMAND = Subcommand(
+    help="the virtual shoe: serves a shoe on a pseudo-terminal or TCP port",
+    description=(
+        "A virtual card shoe speaking SRP/1 or the Bee-Tek profile, with faults on demand. "
+        "Enter deals a card; type help for the other commands."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)

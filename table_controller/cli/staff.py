@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from table_controller.cli import UsageError
+from table_controller.cli import Subcommand, UsageError
 from table_controller.procedure.codes import StaffRole
 from table_controller.staff.register import RegisterError, StaffRegister, check_pin
 
@@ -28,13 +28,8 @@ FAILED = 1
 REGISTER_VARIABLE = "TABLE_CONTROLLER_STAFF_REGISTER"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``staff`` sub-command and its actions."""
-    parser = subparsers.add_parser(
-        "staff",
-        help="add, remove or list the dealers and supervisors who may sign in",
-        description="Edit the staff register (ids, names, roles and PIN hashes).",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``staff`` actions and their flags."""
     parser.add_argument(
         "--register",
         type=Path,
@@ -52,7 +47,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove.add_argument("staff_id", metavar="ID")
     listing = actions.add_parser("list", help="list the staff (never their PINs)")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +72,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"table-controller staff: cannot write {path}: {error.strerror}", file=sys.stderr)
         return FAILED
     return 0
+
+
+SUBCOMMAND = Subcommand(
+    help="add, remove or list the dealers and supervisors who may sign in",
+    description="Edit the staff register (ids, names, roles and PIN hashes).",
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def _register_path(flag: Path | None) -> Path:

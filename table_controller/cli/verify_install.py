@@ -14,22 +14,16 @@ import argparse
 import json
 from typing import Final
 
+from table_controller.cli import Subcommand
 from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
 
 #: Exit status when a file was added, is missing or was changed.
 MODIFIED: Final = 5
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``verify-install`` sub-command."""
-    parser = subparsers.add_parser(
-        "verify-install",
-        help="check the installed files against the hashes the installer recorded",
-        description="Hash every file of the installed distribution, compare with its RECORD, "
-        "list added, missing and changed files and print the software identity.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``verify-install`` flags."""
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +34,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_report(check)
     return MODIFIED if check.status is InstallStatus.MODIFIED else 0
+
+
+SUBCOMMAND = Subcommand(
+    help="check the installed files against the hashes the installer recorded",
+    description=(
+        "Hash every file of the installed distribution, compare with its RECORD, "
+        "list added, missing and changed files and print the software identity."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 def print_report(check: InstallCheck) -> None:

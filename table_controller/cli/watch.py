@@ -24,10 +24,10 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Final
 
-from table_controller.cli import UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
 from table_controller.integrity.signing import public_key_from_text
 from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
 from table_controller.publishing.consumer import (
@@ -51,16 +51,8 @@ BROKER_FAILED: Final = 1
 SIGNATURE_FAILED: Final = 6
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``watch`` sub-command."""
-    parser = subparsers.add_parser(
-        "watch",
-        help="subscribe to tables and print their results, flagging gaps and duplicates",
-        description=(
-            "Reference consumer of the MQTT API: prints round results, voids, corrections, "
-            "alarms and status changes; flags gaps and duplicates by seq, and stale wills."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``watch`` flags."""
     parser.add_argument(
         "--broker", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
     )
@@ -72,9 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--count", type=whole_number(1), metavar="N", help="exit after N round results"
     )
-    parser.add_argument("--ca", type=Path, metavar="FILE", help="CA certificate (mqtts://)")
-    parser.add_argument("--cert", type=Path, metavar="FILE", help="client certificate (mqtts://)")
-    parser.add_argument("--key", type=Path, metavar="FILE", help="client key (mqtts://)")
+    add_tls_flags(parser)
     parser.add_argument(
         "--once",
         action="store_true",
@@ -92,17 +82,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="B64",
         help="the table's public key (base64, from `keys show`) instead of its status's",
     )
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Watch until interrupted or ``--count`` results were printed."""
-    try:
-        endpoint = BrokerEndpoint.from_url(
-            args.broker, ca_file=args.ca, cert_file=args.cert, key_file=args.key
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    endpoint = broker_endpoint(args)
     table = args.table or "+"
     if any(char in table for char in "/#") or (table != "+" and "+" in table):
         raise UsageError(f"--table {table!r}: a table id, without / + #")
@@ -120,6 +104,17 @@ def run(args: argparse.Namespace) -> int:
     )
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
     return asyncio.run(watcher.watch(endpoint, topic_filter))
+
+
+SUBCOMMAND = Subcommand(
+    help="subscribe to tables and print their results, flagging gaps and duplicates",
+    description=(
+        "Reference consumer of the MQTT API: prints round results, voids, corrections, "
+        "alarms and status changes; flags gaps and duplicates by seq, and stale wills."
+    ),
+    add_arguments=add_arguments,
+    handler=run,
+)
 
 
 class _Watcher:
