@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from table_controller.procedure import commands, dealing, faults, limits, shoe_flow, stream
 from table_controller.procedure.codes import AlarmCode, HoldReason, ShoeEndReason, VoidReason
@@ -31,6 +32,9 @@ from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import CARD_STEPS, Handler, Phase
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
 from table_controller.rules.cards import Card, all_cards
+
+#: A command a step takes, of the one type its handler expects.
+_Given = TypeVar("_Given", bound=Command)
 
 
 @fast_init
@@ -222,10 +226,16 @@ class Steps:
             raise ProcedureBug("a command step without its command")
         return step.command
 
+    @staticmethod
+    def _given_as(step: Step, kind: type[_Given], handler: Handler) -> _Given:
+        """The step's command, which the dispatcher routes to ``handler`` only as a ``kind``."""
+        command = Steps._given(step)
+        if not isinstance(command, kind):
+            raise ProcedureBug(f"{command.COMMAND} routed to {handler}")
+        return command
+
     def _new_shoe(self, step: Step, out: Out) -> Phase | Refusal:
-        command = self._given(step)
-        if not isinstance(command, StartNewShoe):
-            raise ProcedureBug(f"{command.COMMAND} routed to new_shoe")
+        command = self._given_as(step, StartNewShoe, Handler.NEW_SHOE)
         return commands.new_shoe(self._table, out, command)
 
     def _open_betting(self, _step: Step, out: Out) -> Phase:
@@ -251,9 +261,7 @@ class Steps:
 
     def _void_round(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
-        command = self._given(step)
-        if not isinstance(command, VoidRound):
-            raise ProcedureBug(f"{command.COMMAND} routed to void_round")
+        command = self._given_as(step, VoidRound, Handler.VOID_ROUND)
         current = table.round
         if current is not None and command.round_id == current.round_id:
             misread = table.gap_reason is HoldReason.MISREAD
@@ -265,9 +273,7 @@ class Steps:
 
     def _void_shoe(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
-        command = self._given(step)
-        if not isinstance(command, VoidShoe):
-            raise ProcedureBug(f"{command.COMMAND} routed to void_shoe")
+        command = self._given_as(step, VoidShoe, Handler.VOID_SHOE)
         shoe = table.in_play()
         refusal = commands.refuse_void_shoe(shoe)
         if refusal is not None:
@@ -285,9 +291,7 @@ class Steps:
 
     def _manual_card(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
-        command = self._given(step)
-        if not isinstance(command, EnterCard):
-            raise ProcedureBug(f"{command.COMMAND} routed to manual_card")
+        command = self._given_as(step, EnterCard, Handler.MANUAL_CARD)
         refusal = commands.refuse_entry(table, table.in_play(), command.card)
         if refusal is not None:
             return refusal
@@ -303,20 +307,14 @@ class Steps:
 
     def _correct_result(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
-        command = self._given(step)
-        if not isinstance(command, CorrectResult):
-            raise ProcedureBug(f"{command.COMMAND} routed to correct_result")
+        command = self._given_as(step, CorrectResult, Handler.CORRECT_RESULT)
         refusal = commands.correct(table, out, table.in_play(), command)
         return table.phase if refusal is None else refusal
 
     def _set_limits(self, step: Step, out: Out) -> Phase | Refusal:
-        command = self._given(step)
-        if not isinstance(command, SetLimits):
-            raise ProcedureBug(f"{command.COMMAND} routed to set_limits")
+        command = self._given_as(step, SetLimits, Handler.SET_LIMITS)
         return limits.set_limits(self._table, out, command)
 
     def _clear_fault(self, step: Step, out: Out) -> Phase:
-        command = self._given(step)
-        if not isinstance(command, VoidShoe):
-            raise ProcedureBug(f"{command.COMMAND} routed to clear_fault")
+        command = self._given_as(step, VoidShoe, Handler.CLEAR_FAULT)
         return faults.clear(self._table, out, command)
