@@ -28,9 +28,10 @@ _LOG = structlog.get_logger("table_controller.http")
 
 #: Connections one address holds at most.
 MAX_CONNECTIONS: Final = 256
-#: Connections one client (peer address) holds at most on one address: a browser opens six
-#: or so to a server, and a few screens may share an address behind a router.
-MAX_PER_CLIENT: Final = 32
+#: Connections one client (peer address) holds at most on one address: a browser page opens
+#: up to six to a server, and one machine may drive several screens (or several share an
+#: address behind a router); a quarter of :data:`MAX_CONNECTIONS`.
+MAX_PER_CLIENT: Final = 64
 #: Seconds a request has to arrive whole.
 REQUEST_TIMEOUT_S: Final = 10.0
 #: Seconds a kept-alive connection may stay idle.
