@@ -10,7 +10,9 @@ page, its style and its script are files of this package (no CDN, no web fonts),
 Content-Security-Policy forbids anything else. It must not let a supervisor command through
 without the configured PIN: a wrong PIN is refused here and never reaches the core.
 
-Routes:
+Routes (each refused with 421 when the request's ``Host`` is none of the display's names, and
+each connection held to its address's caps and timeouts: ``publishing/web_policy.py``,
+``publishing/http_listener.py``):
 
 - ``GET /``: the page; ``GET /static/...``: its assets.
 - ``GET /api/state``: the whole view (snapshot, prompt text, hands, last result, the commands

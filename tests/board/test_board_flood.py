@@ -112,7 +112,7 @@ async def test_a_failing_accept_is_logged_at_a_bounded_rate_and_the_table_recove
         board,
         http_max_connections="1000",
         http_max_connections_per_client="1000",
-        http_request_timeout_seconds="2",
+        http_request_timeout_seconds="5",
     )
     dealer, _ = urls(args)
     log = tmp_path / "run.log"
