@@ -276,6 +276,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                 link=link,
                 staff=desk,
                 resends=None if ingress is None else ingress.resends,
+                limits=settings.web_limits,
             )
         _LOG.info(
             "table service starting",

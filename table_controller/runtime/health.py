@@ -38,6 +38,7 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.http_site import SiteServer
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
@@ -142,6 +143,7 @@ class HealthServer(SiteServer):
         registry: the metrics to expose (:attr:`TableMetrics.registry`).
         host: the address to listen on.
         port: the port; 0 picks a free one (read :attr:`port` after :meth:`start`).
+        limits: the address's caps and timeouts; None: the defaults.
     """
 
     site_name = "health and metrics"
@@ -154,13 +156,14 @@ class HealthServer(SiteServer):
         *,
         host: str,
         port: int,
+        limits: ListenerLimits | None = None,
     ) -> None:
-        super().__init__(host, port, log=_LOG)
+        super().__init__(host, port, log=_LOG, limits=limits)
         self._vitals = vitals
         self._registry = registry
 
     def make_app(self) -> web.Application:
-        app = web.Application()
+        app = self.application()
         app.router.add_get("/health", self._health)
         app.router.add_get("/health/live", self._live)
         app.router.add_get("/metrics", self._metrics)
@@ -205,6 +208,7 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     link: LinkView | None = None,
     staff: StaffCounts | None = None,
     resends: ResendCounts | None = None,
+    limits: ListenerLimits | None = None,
 ) -> HealthServer:
     """Metrics attached to ``service`` (after its recovery) and a server for them, not started."""
     probe = TableProbe(
@@ -212,4 +216,4 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     )
     metrics = TableMetrics(probe.vitals, table_id=table_id, version=version)
     metrics.attach(service)
-    return HealthServer(probe.vitals, metrics.registry, host=host, port=port)
+    return HealthServer(probe.vitals, metrics.registry, host=host, port=port, limits=limits)
