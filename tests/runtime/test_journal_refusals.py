@@ -218,3 +218,26 @@ async def test_a_command_first_to_find_the_disk_full_is_refused_and_the_hold_sti
             disk.free()
             await table.until_shown(2)
         assert (await service.submit(new_shoe("c-1")))["ok"]  # the refused id is not kept
+
+
+async def test_a_table_stopped_while_its_disk_is_full_stops_and_leaves_nothing_running(
+    disk: SmallDisk, no_leaks: None
+) -> None:
+    """Its retries end with it; the card that waited is not recorded, nor acknowledged."""
+    del no_leaks
+    with Journal.open(disk.path / "T07.journal", table_id="T07") as journal:
+        table = Table(journal)
+        task = asyncio.create_task(table.service.run())
+        assert (await table.service.submit(new_shoe("c-1")))["ok"]
+        with pin_the_log(journal.path):
+            await write_to_the_end_of_the_log(journal.path, partial(refused_again, table.service))
+            head = journal.head[0]
+            disk.fill()
+            await table.link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
+            await table.until_shown(1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            disk.free()
+        assert journal.head[0] == head
+        assert table.link.confirmed == []
