@@ -177,18 +177,18 @@ def check_file(path: Path) -> FileCheck:
     return FileCheck(path=path, fault=None, reason="ok", report=report)
 
 
-def roll_back(connection: sqlite3.Connection) -> None:
+def _roll_back(connection: sqlite3.Connection) -> None:
     """End the transaction a failed statement left open, if it left one.
 
-    SQLite rolls a transaction back by itself when a write fails for want of room or memory
-    (``SQLITE_FULL``, ``SQLITE_IOERR``, ``SQLITE_NOMEM``); a ``ROLLBACK`` then fails with "no
+    SQLite may roll a transaction back by itself when a write fails (``SQLITE_FULL``,
+    ``SQLITE_IOERR``, ``SQLITE_BUSY``, ``SQLITE_NOMEM``); a ``ROLLBACK`` then fails with "no
     transaction is active" and would hide why the write failed.
     """
     if connection.in_transaction:
         connection.execute("ROLLBACK")
 
 
-def free_bytes(path: Path) -> int | None:
+def _free_bytes(path: Path) -> int | None:
     """Bytes an unprivileged writer may still use on the file system of ``path``, if known."""
     try:
         stats = os.statvfs(path.parent)
@@ -217,7 +217,7 @@ class JournalWriteError(JournalError):
         #: The disk, or the room the file may take, is full (``SQLITE_FULL``).
         self.disk_full = isinstance(number, int) and number & 0xFF == sqlite3.SQLITE_FULL
         #: Bytes left on the journal's file system when the write failed (None: unknown).
-        self.free_bytes = free_bytes(path)
+        self.free_bytes = _free_bytes(path)
         super().__init__(f"{path}: {doing}: {self.cause}")
 
     @property
@@ -360,7 +360,7 @@ class Journal:
                 )
                 self._connection.execute("COMMIT")
             except BaseException:
-                roll_back(self._connection)
+                _roll_back(self._connection)
                 raise
         except sqlite3.IntegrityError:
             raise DuplicateEventError(f"input {event_id!r} is already recorded") from None
