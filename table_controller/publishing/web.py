@@ -245,6 +245,8 @@ class DisplayServer(SiteServer):
             )
         if reply.get("ok"):
             status = 200
+        elif reply.get("error") == CommandErrorCode.JOURNAL_UNAVAILABLE:
+            status = 503  # the table cannot record: held until it can
         elif reply.get("error") in frozenset(CommandErrorCode):
             status = 400  # refused as read, before the table procedure
         else:

@@ -9,7 +9,8 @@ are pure: no I/O, no clock.
 Status rules (the ``status`` of ``GET /health``):
 
 * ``failing`` (HTTP 503): the controller cannot take play: the journal refuses writes (so
-  nothing is recorded, acknowledged or acted on; the table is held), or the table is
+  nothing is recorded, acknowledged or acted on; the table is held; the problem and
+  ``journal.cause`` say why, in SQLite's words), or the table is
   ``faulted`` (a bug, or an input not carried out: held until a supervisor's ``void_shoe``;
   a restart replays to the same fault). A person must look.
 * ``degraded`` (HTTP 200): the controller works, but a device it depends on does not: the shoe
@@ -83,7 +84,8 @@ def assess(vitals: Vitals) -> Assessment:
     failing: list[str] = []
     degraded: list[str] = []
     if not vitals.journal_ok:
-        failing.append("journal refuses writes: the table is held")
+        cause = "" if vitals.journal_cause is None else f" ({vitals.journal_cause})"
+        failing.append(f"journal refuses writes{cause}: the table is held")
     if vitals.phase == "faulted":
         failing.append("table faulted: a supervisor's void_shoe releases it")
     if vitals.reader_state != READER_CONNECTED:
@@ -127,7 +129,8 @@ def health_document(vitals: Vitals) -> dict[str, object]:
             "reconnects": broker.reconnects,
             "published": broker.published,
         },
-        "journal": {"ok": vitals.journal_ok},
+        "journal": {"ok": vitals.journal_ok}
+        | ({} if vitals.journal_cause is None else {"cause": vitals.journal_cause}),
         "outbox": None if broker is None else {"depth": broker.outbox_depth},
         "inputs_handled": vitals.inputs_handled,
         "input_queue_depth": vitals.input_queue_depth,
