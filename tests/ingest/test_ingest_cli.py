@@ -100,6 +100,8 @@ def test_a_keys_file_names_each_tables_public_key(tmp_path: Path) -> None:
     path = tmp_path / "table-keys.toml"
     path.write_text(f'T1 = "{PUBLIC_KEY}"\n"T-2.b" = "{PUBLIC_KEY}"\n')
     assert read_table_keys(path) == {"T1": PUBLIC_KEY, "T-2.b": PUBLIC_KEY}
+    example = Path(__file__).parents[2] / "deploy" / "ingest-table-keys.example.toml"
+    assert set(read_table_keys(example)) == {"T01", "T02"}
 
 
 @pytest.mark.parametrize(
