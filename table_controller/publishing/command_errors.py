@@ -58,3 +58,9 @@ class CommandErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"
     #: ``resend``: the outbox could not be read (the message says why); ask again later.
     RESEND_FAILED = "resend_failed"
+    #: The ``id`` was given before to a command with other content (``command``, ``operator``
+    #: or ``args``): nothing is carried out, and the earlier command's reply is not repeated.
+    ID_REUSED = "id_reused"
+    #: MQTT: more commands wait than the table holds (``MAX_WAITING`` of
+    #: ``runtime/commands.py``): this one is not carried out; send it again later.
+    OVERLOADED = "overloaded"

@@ -79,11 +79,36 @@ class WriterThread:
             except JournalError as error:
                 await self._refused(error)
                 continue
-            if self._failing:
-                self._failing = False
-                _LOG.warning("journal records again: resuming")
-                await self._show_resumed()
+            await self._recording_again()
             return seq
+
+    async def record_all(
+        self, row_type: str, records: list[dict[str, object]], *, ts: str
+    ) -> list[int]:
+        """Append rows in one transaction, retrying while the journal fails; their ``seq``."""
+        append = partial(
+            self._journal.append_all,
+            row_type,
+            records,
+            ts_utc=ts,
+            monotonic_ns=int(self._clock() * 1e9),
+        )
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                seqs = await loop.run_in_executor(self._executor, append)
+            except JournalError as error:
+                await self._refused(error)
+                continue
+            await self._recording_again()
+            return seqs
+
+    async def _recording_again(self) -> None:
+        """After a row was recorded: if the journal refused writes until now, resume."""
+        if self._failing:
+            self._failing = False
+            _LOG.warning("journal records again: resuming")
+            await self._show_resumed()
 
     async def _refused(self, error: JournalError) -> None:
         if not self._failing:
