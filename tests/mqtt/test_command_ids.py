@@ -21,6 +21,7 @@ from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import CommandMessage
 from tests.mosquitto import Mosquitto
 from tests.support.command_table import SUPERVISOR, running_table
+from tests.support.staff import STAFF, write_register
 
 pytestmark = pytest.mark.broker
 
@@ -163,3 +164,22 @@ async def test_control_characters_in_an_id_or_operator_are_refused_and_never_ech
         assert await table.phase() == "no_shoe"  # nothing was carried out
         taken = await table.over_mqtt(cmd("c-op", "new_shoe", operator="pit-1"))
         assert (taken["id"], taken["ok"]) == ("c-op", True)  # the refusals kept no id
+
+
+async def test_a_sign_in_is_known_by_its_staff_id_never_by_its_pin(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    """A wrong PIN keeps no id; the sign-in taken keeps it, across a restart, without the PIN."""
+    staffed = {"TABLE_CONTROLLER_STAFF_REGISTER": str(write_register(tmp_path / "staff.json"))}
+    dealer, pin = "D-104", STAFF["D-104"][2]
+    sign_in = cmd("d1", "sign_in", staff_id=dealer, pin=pin)
+    async with running_table(broker, tmp_path, env=staffed) as table:
+        wrong = await table.over_mqtt(cmd("d1", "sign_in", staff_id=dealer, pin="0000"))
+        assert refused(wrong, "d1", CommandErrorCode.WRONG_PIN), wrong
+        first = await table.over_mqtt(sign_in)
+        assert (first["id"], first["ok"]) == ("d1", True), first
+        assert answer(await table.over_mqtt(sign_in)) == answer(first)
+    async with running_table(broker, tmp_path, env=staffed) as table:
+        assert answer(await table.over_mqtt(sign_in)) == answer(first)
+        other = await table.over_mqtt(cmd("d1", "sign_in", staff_id="D-207", pin=STAFF["D-207"][2]))
+        assert refused(other, "d1", CommandErrorCode.ID_REUSED), other
