@@ -8,9 +8,9 @@ its reply and with what the command asked (:class:`Asked`: ``command``, ``operat
 ``args``): the same command again with that id gets the same reply and is never carried out
 twice; another command with it is refused (``id_reused``) and is never answered with the
 first one's reply. A command refused at the edge (malformed, not authorised, a bad signature
-or PIN, ``overloaded``, ``id_reused``) gives its id to nothing, so a guessed id cannot block
-the genuine command. Replaying the journal at start gives the same ids with the same
-contents, so a restart changes none of this.
+or PIN, ``overloaded``, ``id_reused``) gives its id to nothing, so a refused command with a
+guessed id takes nothing from the genuine one. Replaying the journal at start gives the same
+ids with the same contents, so a restart changes none of this.
 
 Every answer journaled as an audit row (refused at the edge, ``recall`` or ``resend``
 answered there, a repeated id) is published under its journal row, live and in every replay.
@@ -62,6 +62,7 @@ class Asked:
 
     @classmethod
     def of(cls, command: str, operator: str, args: Mapping[str, object]) -> Asked:
+        """From a command's name, operator and arguments (JSON data)."""
         if command == "sign_in":
             args = {"staff_id": args.get("staff_id")}
         return cls(command=command, operator=operator, args=canonical_json(args))
@@ -137,8 +138,8 @@ class CommandReplies:
     def repeat(self, command_id: str, asked: Asked) -> dict[str, object] | None:
         """The answer to a command whose id is given: its first reply again, or ``id_reused``.
 
-        None: the id is not given (the command is new). An id given to a command carried out
-        without a reply kept (the table faulted on it) is answered ``ok`` as before.
+        None: the id is not given (the command is new). An id whose command the journal holds
+        without a reply (the table faulted carrying it out) is answered ``ok``: it was taken.
         """
         given = self._given.get(command_id)
         if given is None:

@@ -60,9 +60,11 @@ class CommandIngress:
         desk: checks a ``sign_in``'s staff id and PIN.
         resends: ``resend``'s limit and republishing; None: the table has no outbox.
         max_waiting: commands waiting to be taken before the next is answered ``overloaded``.
+        max_unanswered: ``overloaded`` answers waiting to be journaled before payloads are
+            dropped.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the bounds are keyword-only
         self,
         service: TableService,
         policy: AuthorisationPolicy,
@@ -70,6 +72,7 @@ class CommandIngress:
         *,
         resends: Resends | None = None,
         max_waiting: int = MAX_WAITING,
+        max_unanswered: int = MAX_UNANSWERED,
     ) -> None:
         self._service = service
         #: ``resend``'s limit and republishing; None: the table has no outbox to resend from.
@@ -79,6 +82,7 @@ class CommandIngress:
         self._waiting: asyncio.Queue[bytes] = asyncio.Queue(max_waiting)
         #: The ids (None: none usable) of payloads refused ``overloaded``, to be answered.
         self._unanswered: deque[str | None] = deque()
+        self._max_unanswered = max_unanswered
         self._overload_noted = asyncio.Event()
         #: ``overloaded`` refusals since the queue was last at most half full (logged once it
         #: is again: one line when an overload starts, one when it ends).
@@ -101,10 +105,11 @@ class CommandIngress:
 
     def _overloaded(self, raw: bytes) -> None:
         """Refuse a payload that found the queue full: answered ``overloaded`` soon after."""
-        if len(self._unanswered) >= MAX_UNANSWERED:
+        if len(self._unanswered) >= self._max_unanswered:
             if not self.dropped:
                 _LOG.error(
-                    "command ingress cannot answer: payloads dropped", waiting=MAX_UNANSWERED
+                    "command ingress cannot answer: payloads dropped",
+                    waiting=self._max_unanswered,
                 )
             self.dropped += 1
             return

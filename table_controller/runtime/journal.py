@@ -5,7 +5,8 @@ Adapter: file I/O through sqlite3. It stores *inputs* (the records ``replay`` re
 decisions, so that recovery is "replay the journal through the same core".
 
 * One SQLite file in WAL mode with ``synchronous=FULL``: a committed append survives a power
-  loss. Each append is its own ``BEGIN IMMEDIATE`` ... ``COMMIT`` (one fsync).
+  loss. Each append is its own ``BEGIN IMMEDIATE`` ... ``COMMIT`` (one fsync), whether it
+  writes one row or, with :meth:`Journal.append_all`, several.
 * Every row is chained: ``hash = SHA-256(prev_hash || canonical JSON of the row)``, so an edited,
   inserted, deleted or reordered row breaks the chain (:meth:`Journal.verify`). A rewritten tail
   needs a witness off the table device: the head ``{seq, hash}`` is published for that.
