@@ -62,3 +62,9 @@ class CommandErrorCode(enum.StrEnum):
     #: The table's journal refuses writes (a full disk, say): the table is held and takes no
     #: command until it records again (the message says why it cannot record).
     JOURNAL_UNAVAILABLE = "journal_unavailable"
+    #: The ``id`` was given before to a command with other content (``command``, ``operator``
+    #: or ``args``): nothing is carried out, and the earlier command's reply is not repeated.
+    ID_REUSED = "id_reused"
+    #: MQTT: more commands wait than the table holds (``MAX_WAITING`` of
+    #: ``runtime/commands.py``): this one is not carried out; send it again later.
+    OVERLOADED = "overloaded"

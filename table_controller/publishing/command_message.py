@@ -30,6 +30,11 @@ from table_controller.publishing.command_args import (
 
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
+#: Text without control characters: no C0 control (U+0000 to U+001F), no DEL (U+007F) and no
+#: C1 control (U+0080 to U+009F). An ``id`` or ``operator`` is echoed in replies and stored by
+#: backends (PostgreSQL takes no NUL in text), so neither may hold one. The same pattern in
+#: Python, in pydantic's regular expressions and in JSON Schema's (ECMA-262).
+NO_CONTROL_CHARACTERS: Final = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 
 #: The arguments models in the order of the schema's ``anyOf``.
 _ARGS_UNION: Final = get_args(CommandArgs)
@@ -58,14 +63,29 @@ class CommandMessage(IncomingModel):
 
     id: Annotated[
         str,
-        StringConstraints(min_length=1, max_length=MAX_COMMAND_ID_LENGTH),
-        Field(description="Chosen by the sender; a repeated id is answered again, not redone."),
+        StringConstraints(
+            min_length=1, max_length=MAX_COMMAND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
+        ),
+        Field(
+            description=(
+                "Chosen by the sender, without control characters. The same command again "
+                "with this id is answered again, not redone; another command with it is "
+                "refused (id_reused)."
+            )
+        ),
     ]
     command: CommandName
     operator: Annotated[
         str,
-        StringConstraints(min_length=1, max_length=MAX_OPERATOR_LENGTH),
-        Field(description="Who gives the command; supervisor commands need an authorised one."),
+        StringConstraints(
+            min_length=1, max_length=MAX_OPERATOR_LENGTH, pattern=NO_CONTROL_CHARACTERS
+        ),
+        Field(
+            description=(
+                "Who gives the command, without control characters; supervisor commands "
+                "need an authorised one."
+            )
+        ),
     ]
     args: Annotated[
         CommandArgs,

@@ -11,6 +11,7 @@ naming the offending field.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Final
 
@@ -19,10 +20,17 @@ from pydantic_core import ErrorDetails, from_json
 
 from table_controller.publishing.command_args import ARGS_MODELS
 from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH, CommandMessage
+from table_controller.publishing.command_message import (
+    MAX_COMMAND_ID_LENGTH,
+    NO_CONTROL_CHARACTERS,
+    CommandMessage,
+)
 
 #: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
 MAX_COMMAND_BYTES: Final = 4096
+#: The fields of a command whose text may hold no control character.
+_PLAIN_TEXT_FIELDS: Final = frozenset({"id", "operator"})
+_PLAIN_TEXT: Final = re.compile(NO_CONTROL_CHARACTERS)
 
 
 class CommandRejection(BaseModel):
@@ -76,12 +84,33 @@ def validate_command(record: Mapping[str, object]) -> CommandMessage | CommandRe
     return parse_command(raw)
 
 
+def readable_id(raw: bytes, *, max_bytes: int = MAX_COMMAND_BYTES) -> str | None:
+    """The ``id`` of a payload not otherwise read (refused as ``overloaded``), if usable.
+
+    Only the JSON is parsed, and only for a payload no larger than a command may be; never
+    raises.
+    """
+    if len(raw) > max_bytes:
+        return None
+    try:
+        return _usable_id(from_json(raw))
+    except ValueError:
+        return None
+
+
 def _usable_id(data: object) -> str | None:
-    """The ``id`` of a refused command, if it has a usable one, for the reply."""
+    """The ``id`` of a refused command, if it has a usable one, for the reply.
+
+    An id with a control character is never echoed: the reply names the fault instead.
+    """
     if not isinstance(data, Mapping):
         return None
     command_id = data.get("id")
-    if isinstance(command_id, str) and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH:
+    if (
+        isinstance(command_id, str)
+        and 0 < len(command_id) <= MAX_COMMAND_ID_LENGTH
+        and _PLAIN_TEXT.fullmatch(command_id) is not None
+    ):
         return command_id
     return None
 
@@ -104,7 +133,16 @@ def _id_message(detail: ErrorDetails) -> str:
     length = f"1 to {MAX_COMMAND_ID_LENGTH} characters"
     if detail["type"] == "missing":
         return f"field id: missing; a command needs a string id of {length}"
+    if detail["type"] == "string_pattern_mismatch":
+        return _control_message("id")
     return f"field id: must be a string of {length}; got {_json_kind(detail.get('input'))}"
+
+
+def _control_message(field: str) -> str:
+    """Why a text field was refused for a control character (the text itself is not echoed)."""
+    return (
+        f"field {field}: must not contain control characters (U+0000 to U+001F, U+007F to U+009F)"
+    )
 
 
 def _field_path(error: ErrorDetails) -> str:
@@ -139,11 +177,15 @@ def _rejection(error: ValidationError, command_id: str | None) -> CommandRejecti
     message_errors = [detail for detail in errors if detail["loc"][:1] != ("args",)]
     if message_errors:
         detail = message_errors[0]
-        text = (
-            _id_message(detail)
-            if detail["loc"] == ("id",)
-            else f"field {_field_path(detail)}: {detail['msg']}"
-        )
+        if detail["loc"] == ("id",):
+            text = _id_message(detail)
+        elif (
+            detail["type"] == "string_pattern_mismatch"
+            and _field_path(detail) in _PLAIN_TEXT_FIELDS
+        ):
+            text = _control_message(_field_path(detail))
+        else:
+            text = f"field {_field_path(detail)}: {detail['msg']}"
         return CommandRejection(code=CommandErrorCode.INVALID_MESSAGE, message=text, id=command_id)
     detail = errors[0]
     return CommandRejection(

@@ -142,7 +142,7 @@ def command_reply(decision: CommandAccepted | CommandRefused) -> CommandReply:
 
 
 def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
-    """A reply given at the edge (a journaled answer) as the typed payload.
+    """A reply given at the edge (a journaled answer) as the typed payload, field for field.
 
     Raises:
         ValueError: the mapping is no reply (a journal row of a newer version, say).
@@ -151,7 +151,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
     if not (command_id is None or isinstance(command_id, str)) or not isinstance(ok, bool):
         raise ValueError(f"not a command reply: {dict(reply)!r}")
     optional: dict[str, str] = {}
-    for name in ("command", "error", "message"):
+    for name in ("command", "error", "message", "supervisor"):
         value = reply.get(name)
         if value is None:
             continue
@@ -159,6 +159,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
             raise ValueError(f"a command reply's {name!r} must be text: {value!r}")  # noqa: TRY004
         optional[name] = value
     error = optional.get("error")
+    supervisor = optional.get("supervisor", ABSENT)
     rounds, between = reply.get("rounds"), reply.get("between_rounds")
     resent, gone, last_seq = reply.get("resent"), reply.get("gone"), reply.get("last_seq")
     if isinstance(resent, int) and isinstance(gone, list) and isinstance(last_seq, int):
@@ -166,6 +167,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
             id=command_id,
             ok=ok,
             command=optional.get("command", ABSENT),
+            supervisor=supervisor,
             resent=resent,
             gone=[int(seq) for seq in gone],
             last_seq=last_seq,
@@ -175,6 +177,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
             id=command_id,
             ok=ok,
             command=optional.get("command", ABSENT),
+            supervisor=supervisor,
             rounds=rounds,
             between_rounds=between,
         )
@@ -184,6 +187,7 @@ def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
         command=optional.get("command", ABSENT),
         error=ABSENT if error is None else _refusal_code(error),
         message=optional.get("message", ABSENT),
+        supervisor=supervisor,
     )
 
 

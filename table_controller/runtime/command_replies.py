@@ -1,30 +1,120 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The table service's answers to commands: the replies given by id, and journaled answers.
+"""The table service's answers to commands: the ids given, and journaled answers.
 
-Runtime. A command's reply is kept by its id, so a repeated id is answered again and never
-carried out twice; an answer journaled as an audit row (a command refused before the
-procedure, a ``recall`` or ``resend`` answered at the edge, a repeated id) is published under
-its journal row, live and in every replay, and kept by its id too.
+Runtime. A command id is *given* once a command with it was carried out or refused by the
+procedure (its journal row binds the id for good), or answered ``ok`` at the edge (``recall``,
+``resend``: the journaled answer names what it answered, ``asked``). A given id is kept with
+its reply and with what the command asked (:class:`Asked`: ``command``, ``operator``,
+``args``): the same command again with that id gets the same reply and is never carried out
+twice; another command with it is refused (``id_reused``) and is never answered with the
+first one's reply. A command refused at the edge (malformed, not authorised, a bad signature
+or PIN, ``overloaded``, ``id_reused``) gives its id to nothing, so a refused command with a
+guessed id takes nothing from the genuine one. Replaying the journal at start gives the same
+ids with the same contents, so a restart changes none of this.
+
+Every answer journaled as an audit row (refused at the edge, ``recall`` or ``resend``
+answered there, a repeated id) is published under its journal row, live and in every replay.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
 
 import structlog
 
 from table_controller.procedure.codes import RefusalCode
 from table_controller.procedure.controller_payloads import CommandReply
+from table_controller.procedure.events import COMMANDS, Command, Input
+from table_controller.procedure.records import input_to_record
+from table_controller.publishing.command_errors import CommandErrorCode
+from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
-from table_controller.runtime.journal_format import ANSWER_KEY
+from table_controller.runtime.journal_format import ANSWER_KEY, ASKED_KEY, canonical_json
 from table_controller.runtime.queued_input import QueuedInput
 
 _LOG = structlog.get_logger("table_controller.service")
+#: The ``message`` of an ``id_reused`` refusal.
+ID_REUSED_MESSAGE: Final = (
+    "this id was given to another command (its command, operator or args differ); nothing "
+    "was carried out: send the command with a fresh id"
+)
+#: The procedure's command inputs (each has a ``command_id``).
+COMMAND_TYPES: Final = tuple(COMMANDS.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a command asked: what a repeated id must match to be answered again.
+
+    ``args`` is the canonical JSON of the arguments as the procedure records them, so a
+    command read from the wire and the same command read back from the journal are equal. A
+    ``sign_in`` is known by its staff id alone: its PIN is never kept, and the name and role
+    come from the staff register.
+    """
+
+    command: str
+    operator: str
+    args: str
+
+    @classmethod
+    def of(cls, command: str, operator: str, args: Mapping[str, object]) -> Asked:
+        """From a command's name, operator and arguments (JSON data)."""
+        if command == "sign_in":
+            args = {"staff_id": args.get("staff_id")}
+        return cls(command=command, operator=operator, args=canonical_json(args))
+
+    @classmethod
+    def in_message(cls, message: CommandMessage) -> Asked:
+        """What a command read from the wire asks (``recall``, ``resend``, ``sign_in``)."""
+        args = message.model_dump(mode="json", include={"args"})["args"]
+        return cls.of(message.command, message.operator, args)
+
+    @classmethod
+    def by_command(cls, command: Command) -> Asked:
+        """What a command the procedure takes asks, as the journal records it."""
+        args = input_to_record(command)["args"]
+        assert isinstance(args, Mapping), "a command's record has its args"
+        return cls.of(command.COMMAND, command.operator, args)
+
+    @classmethod
+    def from_record(cls, record: object) -> Asked | None:
+        """Read back from an audit row (:meth:`to_record`); None if it is not one."""
+        if not isinstance(record, Mapping):
+            return None
+        command, operator, args = (record.get(k) for k in ("command", "operator", "args"))
+        if isinstance(command, str) and isinstance(operator, str) and isinstance(args, Mapping):
+            return cls.of(command, operator, args)
+        return None
+
+    def to_record(self) -> dict[str, object]:
+        """As an audit row keeps it, next to the answer (``asked``)."""
+        args: object = json.loads(self.args)
+        return {"command": self.command, "operator": self.operator, "args": args}
+
+
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """A given command id: its reply (None: carried out, no reply kept) and what it asked.
+
+    ``asked`` is None for an answer journaled without it (a display's ``recall``): then only
+    the command's name is known, and a repeat must name the same command.
+    """
+
+    reply: CommandReply | None
+    asked: Asked | None
+
+    def matches(self, asked: Asked) -> bool:
+        if self.asked is not None:
+            return self.asked == asked
+        return self.reply is not None and self.reply.command == asked.command
 
 
 class CommandReplies:
-    """The replies given to command ids, and the publishing of journaled answers.
+    """The command ids given, their replies, and the publishing of journaled answers.
 
     Args:
         publish: hands messages to the sink and the listeners (``live``: a live input's).
@@ -32,43 +122,83 @@ class CommandReplies:
 
     def __init__(self, publish: Callable[[list[OutgoingMessage], bool], None]) -> None:
         self._publish = publish
-        self._replies: dict[str, CommandReply] = {}
+        self._given: dict[str, _Given] = {}
+        #: Commands refused because their id was given to another command (``id_reused``).
+        self.ids_reused = 0
 
-    def keep(self, replies: Iterable[CommandReply]) -> None:
-        """Remember the replies the procedure gave, by command id."""
-        for reply in replies:
-            if reply.id is not None:
-                self._replies[reply.id] = reply
+    def keep(self, replies: tuple[CommandReply, ...], event: Input | None) -> None:
+        """Give the id of a command the procedure took, with its reply (live and replayed)."""
+        if not isinstance(event, COMMAND_TYPES):
+            return
+        command_id = event.command_id
+        reply = next((r for r in replies if r.id == command_id), None)
+        if reply is not None or command_id not in self._given:
+            self._given[command_id] = _Given(reply, Asked.by_command(event))
 
-    def answered(self, command_id: str) -> dict[str, object] | None:
-        """The reply already given to a command id, if it was carried out or refused."""
-        reply = self._replies.get(command_id)
-        return None if reply is None else dict(fields_of(reply))
+    def repeat(self, command_id: str, asked: Asked) -> dict[str, object] | None:
+        """The answer to a command whose id is given: its first reply again, or ``id_reused``.
+
+        None: the id is not given (the command is new). An id whose command the journal holds
+        without a reply (the table faulted carrying it out) is answered ``ok``: it was taken.
+        """
+        given = self._given.get(command_id)
+        if given is None:
+            return None
+        if given.matches(asked):
+            if given.reply is None:
+                return {"id": command_id, "ok": True}
+            return dict(fields_of(given.reply))
+        self.ids_reused += 1
+        _LOG.warning("command refused: id given to another command", id=command_id)
+        return {
+            "id": command_id,
+            "ok": False,
+            "command": asked.command,
+            "error": CommandErrorCode.ID_REUSED.value,
+            "message": ID_REUSED_MESSAGE,
+        }
 
     def publish_answer(
-        self, answer: Mapping[str, object], *, key: str, ts: str, live: bool
+        self,
+        answer: Mapping[str, object],
+        *,
+        key: str,
+        ts: str,
+        live: bool,
+        asked: Asked | None = None,
     ) -> None:
-        """Publish a journaled answer, kept by its id; one that is no reply is logged only."""
+        """Publish a journaled answer; an ``ok`` one gives its id, if not given yet.
+
+        A refusal given at the edge gives its id to nothing; a repeated id's answer leaves the
+        id as it was first given. One that is no reply is logged only.
+        """
         try:
             reply = reply_from_wire(answer)
         except ValueError as error:
             _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
             return
-        if reply.id is not None:
-            self._replies[reply.id] = reply
+        if reply.ok and reply.id is not None and reply.id not in self._given:
+            self._given[reply.id] = _Given(reply, asked)
         self._publish([answer_message(reply, key=key, ts=ts)], live)
+
+    def publish_row(self, row: Mapping[str, object], *, key: str, ts: str, live: bool) -> None:
+        """Publish the answer an audit row holds, if it holds one."""
+        answer = row.get(ANSWER_KEY)
+        if isinstance(answer, Mapping):
+            asked = Asked.from_record(row.get(ASKED_KEY))
+            self.publish_answer(answer, key=key, ts=ts, live=live, asked=asked)
 
     def settle(self, work: QueuedInput, seq: int, ts: str) -> None:
         """Publish a journaled answer, and give the submitter its reply."""
         answer = work.record.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
-            self.publish_answer(answer, key=str(seq), ts=ts, live=True)
+            self.publish_row(work.record, key=str(seq), ts=ts, live=True)
         if work.done is not None and not work.done.done():
             if isinstance(answer, Mapping):
                 work.done.set_result(dict(answer))
             else:
                 fallback: dict[str, object] = {"id": work.command_id, "ok": True}
-                work.done.set_result(self.answered(work.command_id or "") or fallback)
+                work.done.set_result(self._reply_to(work.command_id) or fallback)
 
     def refuse(self, work: QueuedInput, failure: str) -> None:
         """The submitter's reply when its input could not be carried out (the table faulted)."""
@@ -79,4 +209,10 @@ class CommandReplies:
                 "error": RefusalCode.FAULTED.value,
                 "message": failure,
             }
-            work.done.set_result(self.answered(work.command_id or "") or refused)
+            work.done.set_result(self._reply_to(work.command_id) or refused)
+
+    def _reply_to(self, command_id: str | None) -> dict[str, object] | None:
+        given = None if command_id is None else self._given.get(command_id)
+        if given is None or given.reply is None:
+            return None
+        return dict(fields_of(given.reply))

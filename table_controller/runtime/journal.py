@@ -5,7 +5,8 @@ Adapter: file I/O through sqlite3. It stores *inputs* (the records ``replay`` re
 decisions, so that recovery is "replay the journal through the same core".
 
 * One SQLite file in WAL mode with ``synchronous=FULL``: a committed append survives a power
-  loss. Each append is its own ``BEGIN IMMEDIATE`` ... ``COMMIT`` (one fsync).
+  loss. Each append is its own ``BEGIN IMMEDIATE`` ... ``COMMIT`` (one fsync), whether it
+  writes one row or, with :meth:`Journal.append_all`, several.
 * Every row is chained: ``hash = SHA-256(prev_hash || canonical JSON of the row)``, so an edited,
   inserted, deleted or reordered row breaks the chain (:meth:`Journal.verify`). A rewritten tail
   needs a witness off the table device: the head ``{seq, hash}`` is published for that.
@@ -32,7 +33,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Self
 from urllib.parse import quote
@@ -335,39 +336,57 @@ class Journal:
         event_id: str | None = None,
     ) -> int:
         """Record one input durably and return its ``seq``; returns only after the commit."""
-        payload_json = canonical_json(payload)
-        seq = self._head_seq + 1
-        digest = row_hash(
-            self._head_hash,
-            hashed((seq, event_id, ts_utc, monotonic_ns, type_, payload_json)),
-        )
+        return self._insert(type_, [(payload, event_id)], ts_utc, monotonic_ns)[0]
+
+    def append_all(
+        self, type_: str, payloads: Sequence[Mapping[str, Any]], *, ts_utc: str, monotonic_ns: int
+    ) -> list[int]:
+        """Record rows without event ids in one transaction (one fsync); their ``seq``.
+
+        All or none, and only after the commit: the answers to many commands at once.
+        """
+        entries = [(payload, None) for payload in payloads]
+        return self._insert(type_, entries, ts_utc, monotonic_ns)
+
+    def _insert(
+        self,
+        type_: str,
+        entries: Sequence[tuple[Mapping[str, Any], str | None]],
+        ts_utc: str,
+        monotonic_ns: int,
+    ) -> list[int]:
+        """Chain and insert rows (payload, event id) in one ``BEGIN IMMEDIATE`` ... ``COMMIT``."""
+        seq, head_hash = self._head_seq, self._head_hash
+        rows: list[tuple[object, ...]] = []
+        for payload, event_id in entries:
+            payload_json = canonical_json(payload)
+            seq += 1
+            columns = (seq, event_id, ts_utc, monotonic_ns, type_, payload_json)
+            digest = row_hash(head_hash, hashed(columns))
+            rows.append((*columns, head_hash, digest))
+            head_hash = digest
         try:
             self._connection.execute("BEGIN IMMEDIATE")
             try:
-                self._connection.execute(
+                self._connection.executemany(
                     "INSERT INTO events (seq, event_id, ts_utc, monotonic_ns, type, payload,"
                     " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        seq,
-                        event_id,
-                        ts_utc,
-                        monotonic_ns,
-                        type_,
-                        payload_json,
-                        self._head_hash,
-                        digest,
-                    ),
+                    rows,
                 )
                 self._connection.execute("COMMIT")
             except BaseException:
                 _roll_back(self._connection)
                 raise
         except sqlite3.IntegrityError:
+            event_id = next((given for _, given in entries if given is not None), None)
             raise DuplicateEventError(f"input {event_id!r} is already recorded") from None
         except sqlite3.Error as error:
-            raise JournalWriteError(self.path, f"cannot record input {seq}", error) from None
-        self._head_seq, self._head_hash = seq, digest
-        return seq
+            raise JournalWriteError(
+                self.path, f"cannot record input {self._head_seq + 1}", error
+            ) from None
+        first = self._head_seq + 1
+        self._head_seq, self._head_hash = seq, head_hash
+        return list(range(first, seq + 1))
 
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the database file, as far as readers allow.

@@ -27,6 +27,9 @@ INPUT_ROW: Final = "input"
 AUDIT_ROW: Final = "audit"
 #: The key of an audit row holding a reply given without the procedure (refused or repeated).
 ANSWER_KEY: Final = "answer"
+#: Beside an ``answer`` that gives its id (``recall``, ``resend``): the command it answered
+#: (``command``, ``operator``, ``args``), which a repeat of the id must match.
+ASKED_KEY: Final = "asked"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 
 #: The journal's tables (the outbox adds its own to the same file).

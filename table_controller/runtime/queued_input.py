@@ -24,3 +24,6 @@ class QueuedInput:
     drawn: bool = False
     #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
     received_at: float | None = None
+    #: Audit rows recorded together, in one transaction, in place of ``record``: the answers
+    #: to many commands at once (those refused ``overloaded``).
+    rows: list[dict[str, object]] | None = None

@@ -59,11 +59,11 @@ from table_controller.publishing.outgoing import (
 )
 from table_controller.publishing.recall import RecallBook, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.command_replies import CommandReplies
+from table_controller.runtime.command_replies import COMMAND_TYPES, Asked, CommandReplies
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.input_observers import InputObserver, InputObservers
 from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
+from table_controller.runtime.journal_format import ANSWER_KEY, ASKED_KEY, AUDIT_ROW, INPUT_ROW
 from table_controller.runtime.queued_input import QueuedInput
 from table_controller.runtime.reader_input import reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
@@ -230,11 +230,7 @@ class TableService:
         replayed = 0
         for row in self._journal.rows():
             if row.type != INPUT_ROW:
-                answer = row.payload.get(ANSWER_KEY)
-                if isinstance(answer, Mapping):
-                    self._replies.publish_answer(
-                        answer, key=str(row.seq), ts=row.ts_utc, live=False
-                    )
+                self._replies.publish_row(row.payload, key=str(row.seq), ts=row.ts_utc, live=False)
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -294,9 +290,12 @@ class TableService:
         if isinstance(event, RecordRejected) or not isinstance(command_id, str) or not command_id:
             reason = event.reason if isinstance(event, RecordRejected) else "a command needs an id"
             return {"id": command_id, "ok": False, "error": "invalid_args", "message": reason}
-        given = self._replies.answered(command_id)
-        if given is not None:
-            return await self.answer(given)
+        if not isinstance(event, COMMAND_TYPES):
+            reason = "the record is no command"
+            return {"id": command_id, "ok": False, "error": "invalid_args", "message": reason}
+        repeated = await self.repeated(command_id, Asked.by_command(event))
+        if repeated is not None:
+            return repeated
         refusal = self._writer.refuse_command()
         if refusal is not None:  # nothing can be recorded: refused now, not queued
             return self._refused_unrecorded(command_id, record.get("command"), refusal)
@@ -306,24 +305,53 @@ class TableService:
         await self._queue.put(work)
         return await future
 
-    def answered(self, command_id: str) -> dict[str, object] | None:
-        """The reply already given to a command id, if it was carried out or refused."""
-        return self._replies.answered(command_id)
+    async def repeated(self, command_id: str, asked: Asked) -> dict[str, object] | None:
+        """Answer a command whose id was given before; None: the id is new.
 
-    async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
+        The same command (``asked``) gets the first reply again and is not carried out twice;
+        another command is refused (``id_reused``). Either answer is journaled and published.
+        """
+        reply = self._replies.repeat(command_id, asked)
+        return None if reply is None else await self.answer(reply)
+
+    async def answer(
+        self, reply: Mapping[str, object], *, asked: Asked | None = None
+    ) -> dict[str, object]:
         """Publish a reply that no input of the procedure produced, journaled first.
 
-        For a command refused before the procedure (malformed, not authorised) and for a
-        repeated ``id``, answered again and not carried out twice. While the journal refuses
-        writes, the reply is given at once, recorded nowhere.
+        For a command refused before the procedure (malformed, not authorised), for one
+        answered at the edge (``recall``, ``resend``: ``asked`` is what it asked, and an
+        ``ok`` reply gives its id) and for a repeated ``id``, answered again and not carried
+        out twice. While the journal refuses writes, the reply is given at once, recorded
+        nowhere.
         """
         if self._writer.failing:
             self._publish_unrecorded(reply)
             return dict(reply)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
-        await self._queue.put(QueuedInput(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=future))
+        row: dict[str, object] = {ANSWER_KEY: dict(reply)}
+        if asked is not None:
+            row[ASKED_KEY] = asked.to_record()
+        await self._queue.put(QueuedInput(AUDIT_ROW, row, None, done=future))
         await future
         return dict(reply)
+
+    async def answer_all(self, replies: Sequence[Mapping[str, object]]) -> None:
+        """Journal and publish replies given at the edge, in one transaction of the journal.
+
+        For many commands refused at once (``overloaded``): one fsync for all of them, so
+        answering a flood costs the table little. Each reply is a row of its own, as
+        :meth:`answer` writes it, and none gives its id. While the journal refuses writes,
+        they are given at once, recorded nowhere.
+        """
+        if self._writer.failing:
+            for reply in replies:
+                self._publish_unrecorded(reply)
+            return
+        future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        rows: list[dict[str, object]] = [{ANSWER_KEY: dict(reply)} for reply in replies]
+        await self._queue.put(QueuedInput(AUDIT_ROW, {}, None, done=future, rows=rows))
+        await future
 
     def _note_reader(self, event: ReaderEvent) -> None:
         if isinstance(event, LineRejected):
@@ -341,6 +369,9 @@ class TableService:
 
     async def _process(self, work: QueuedInput) -> None:
         ts = self._wall_clock()
+        if work.rows is not None:
+            await self._record_answers(work.rows, ts, work.done)
+            return
         seq = await self._writer.record(
             work.row_type,
             work.record,
@@ -353,7 +384,10 @@ class TableService:
             return
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
-            reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
+            assert isinstance(work.event, COMMAND_TYPES)
+            asked = Asked.by_command(work.event)
+            reply = self._replies.repeat(work.command_id, asked)
+            reply = reply or {"id": work.command_id, "ok": True}
             await self._process(QueuedInput(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
             return
         head_seq, head_hash = self._journal.head  # the row just recorded (a dispute seals it)
@@ -372,6 +406,21 @@ class TableService:
             self._writer.write_out()
             self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
             self._log_later.write()
+
+    async def _record_answers(
+        self,
+        rows: list[dict[str, object]],
+        ts: str,
+        done: asyncio.Future[dict[str, object]] | None,
+    ) -> None:
+        """Answers given at the edge, journaled in one transaction, then published."""
+        seqs = await self._writer.record_all(AUDIT_ROW, rows, ts=ts)
+        for seq, row in zip(seqs, rows, strict=True):
+            self._replies.publish_row(row, key=str(seq), ts=ts, live=True)
+        self._writer.write_out()
+        self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
+        if done is not None and not done.done():
+            done.set_result({})
 
     async def _carry_out(self, work: QueuedInput, seq: int, ts: str) -> None:
         """Everything after the commit, the input's first message (a card's own event) first.
@@ -581,7 +630,7 @@ class TableService:
         outcome = self._interpreter.interpret(decisions, snapshot, key=str(journal_seq), ts=ts)
         if outcome.lamp is not None:
             self._lamp = outcome.lamp
-        self._replies.keep(outcome.replies)
+        self._replies.keep(outcome.replies, event)
         if live:
             for line in outcome.log:
                 if line.warns:

@@ -170,6 +170,27 @@ class WriterThread:
             except JournalError as error:
                 await self._refused(error)
 
+    async def record_all(
+        self, row_type: str, records: list[dict[str, object]], *, ts: str
+    ) -> list[int]:
+        """Append rows in one transaction, retrying while the journal fails; their ``seq``."""
+        append = partial(
+            self._journal.append_all,
+            row_type,
+            records,
+            ts_utc=ts,
+            monotonic_ns=int(self._clock() * 1e9),
+        )
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._outage is not None:  # answers wait while the journal refuses writes
+                await self._recording.wait()
+                continue
+            try:
+                return await loop.run_in_executor(self._executor, append)
+            except JournalError as error:
+                await self._refused(error)
+
     async def _refused(self, error: JournalError) -> None:
         """The journal refused a write: log why, hold the table, try again until it records."""
         if self._outage is not None:  # only the queue's one task writes: cannot happen

@@ -8,98 +8,18 @@ page) and compares the replies. The codes come from ``CommandErrorCode``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import aiohttp
 import pytest
 
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH
 from table_controller.publishing.command_parsing import CommandRejection, parse_command
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
 from tests.mosquitto import Mosquitto
-from tests.mqtt.mqtt_test_support import backend
-from tests.support.ports import free_port
-from tests.support.table_process import table_run
+from tests.support.command_table import PIN, running_table
 
 pytestmark = pytest.mark.broker
-
-ROOT = "baccarat/tables/T07"
-PIN = "2468"
-
-
-@dataclass
-class RunningTable:
-    """The table process seen by a backend (its replies) and by the dealer's page."""
-
-    broker: Mosquitto
-    replies: Subscription
-    http: aiohttp.ClientSession
-    display: str
-
-    async def over_mqtt(self, command: dict[str, object]) -> dict[str, Any]:
-        """Publish one command as the backend; the table's next reply."""
-        await publish_once(
-            backend(self.broker.url()), f"{ROOT}/commands", json.dumps(command).encode()
-        )
-        async with asyncio.timeout(10):
-            received = await self.replies.get()
-        reply: dict[str, Any] = json.loads(received.payload)
-        return reply
-
-    async def on_display(self, body: dict[str, object]) -> tuple[int, dict[str, Any]]:
-        async with self.http.post(f"{self.display}/api/commands", json=body) as response:
-            reply: dict[str, Any] = await response.json()
-            return response.status, reply
-
-    async def phase(self) -> str:
-        async with self.http.get(f"{self.display}/api/state") as response:
-            body = await response.json()
-        return str(body["table"]["state"]["phase"])
-
-
-@contextlib.asynccontextmanager
-async def running_table(broker: Mosquitto, tmp_path: Path) -> AsyncIterator[RunningTable]:
-    """``run`` as a virtual table with a broker and a display, until the test is done."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "TABLE_CONTROLLER_DISPLAY_PIN": PIN,
-        "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"sup-1": ["pit"]}),
-    }
-    async with (
-        Subscription(backend(broker.url()), [f"{ROOT}/status", f"{ROOT}/commands/replies"])
-        as feed,
-        aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http,
-    ):  # fmt: skip
-        await feed.wait_subscribed()
-        async with table_run(
-            tmp_path / "run.log",
-            "--table-id", "T07", "--variant", "commission", "--card-source", "rng",
-            "--journal", str(tmp_path / "T07.journal"),
-            "--broker", broker.url("T07"),
-            "--display", f"127.0.0.1:{port}",
-            env=env,
-        ) as process:  # fmt: skip
-            async with asyncio.timeout(20):
-                while True:  # the birth: connected and subscribed to its commands
-                    received = await feed.get()
-                    if (
-                        received.topic.endswith("/status")
-                        and json.loads(received.payload)["online"]
-                    ):
-                        break
-            yield RunningTable(
-                broker=broker, replies=feed, http=http, display=f"http://127.0.0.1:{port}"
-            )
-    assert process.returncode == 0, (tmp_path / "run.log").read_text()
 
 
 #: Arguments the contract refuses, dealer and supervisor commands alike.

@@ -33,6 +33,7 @@ from table_controller.publishing.command_parsing import (
     MAX_COMMAND_BYTES,
     CommandRejection,
     parse_command,
+    readable_id,
     validate_command,
 )
 from table_controller.rules.cards import Card
@@ -53,6 +54,13 @@ AMOUNT = re.compile(r"[0-9]{1,13}(\.[0-9]{1,6})?|[0-9]{1,13}/[0-9]{1,13}")
 
 def _text(value: object, longest: int) -> bool:
     return isinstance(value, str) and 1 <= len(value) <= longest
+
+
+def _plain_text(value: object, longest: int) -> bool:
+    """Text without a C0 or C1 control character or DEL (``id``, ``operator``)."""
+    return _text(value, longest) and not any(
+        ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in str(value)
+    )
 
 
 def _hand(value: object) -> bool:
@@ -158,7 +166,9 @@ def _envelope_allowed(message: dict[str, object]) -> bool:
     signature_ok = signature is None or (
         isinstance(signature, str) and HEX_SIGNATURE.fullmatch(signature) is not None
     )
-    return signature_ok and _text(message["id"], 128) and _text(message["operator"], 64)
+    return (
+        signature_ok and _plain_text(message["id"], 128) and _plain_text(message["operator"], 64)
+    )
 
 
 def _args_allowed(args: object, arguments: dict[str, tuple[bool, Any]]) -> bool:
@@ -461,6 +471,55 @@ def test_a_refusal_names_the_command_id_when_it_can_be_read() -> None:
         rejection = parse_command(payload)
         assert isinstance(rejection, CommandRejection)
         assert rejection.id is None
+
+
+#: One of each kind of control character: C0 (NUL, TAB, LF, US), DEL, C1 (NEL, APC).
+CONTROL_CHARACTERS = ["\x00", "\t", "\n", "\x1f", "\x7f", "\x85", "\x9f"]
+CONTROL_MESSAGE = "must not contain control characters (U+0000 to U+001F, U+007F to U+009F)"
+
+
+@pytest.mark.parametrize("control", CONTROL_CHARACTERS, ids=repr)
+def test_an_id_with_a_control_character_is_refused_and_never_echoed(control: str) -> None:
+    bad_id = f"s1{control}x"
+    refused = parse_command(command_bytes("void_shoe", id=bad_id))
+    assert isinstance(refused, CommandRejection)
+    assert (refused.code, refused.id) == (CommandErrorCode.INVALID_MESSAGE, None)
+    assert refused.message == f"field id: {CONTROL_MESSAGE}"
+    assert not COMMAND_SCHEMA_VALIDATOR.is_valid(json.loads(command_bytes("deal", id=bad_id)))
+    assert readable_id(command_bytes("deal", id=bad_id)) is None
+
+
+@pytest.mark.parametrize("control", CONTROL_CHARACTERS, ids=repr)
+def test_an_operator_with_a_control_character_is_refused_saying_so(control: str) -> None:
+    payload = command_bytes("deal", operator=f"pit{control}12")
+    refused = parse_command(payload)
+    assert isinstance(refused, CommandRejection)
+    assert (refused.code, refused.id) == (CommandErrorCode.INVALID_MESSAGE, "c-1")
+    assert refused.message == f"field operator: {CONTROL_MESSAGE}"
+    assert not COMMAND_SCHEMA_VALIDATOR.is_valid(json.loads(payload))
+
+
+@pytest.mark.parametrize("text", ["Zoë", "pit\u00a012", "卓-7", "\U0001f0a1", "a'\"b"], ids=repr)
+def test_printable_text_of_any_script_is_a_valid_id_and_operator(text: str) -> None:
+    payload = command_bytes("deal", id=text, operator=text)
+    parsed = parse_command(payload)
+    assert isinstance(parsed, CommandMessage)
+    assert (parsed.id, parsed.operator) == (text, text)
+    assert COMMAND_SCHEMA_VALIDATOR.is_valid(json.loads(payload))
+    assert readable_id(payload) == text
+
+
+def test_readable_id_reads_only_a_usable_id_of_a_payload_a_command_may_be() -> None:
+    assert readable_id(command_bytes("no such command", id="c-9", pad="x")) == "c-9"
+    for payload in (
+        b"\xff",
+        b"[1]",
+        b'{"id": 7}',
+        b'{"id": ""}',
+        b'{"id":"' + b"x" * 129 + b'"}',
+        b'{"id":"c-1","pad":"' + b"x" * MAX_COMMAND_BYTES + b'"}',
+    ):
+        assert readable_id(payload) is None, payload
 
 
 def test_the_size_limit_is_a_parameter() -> None:

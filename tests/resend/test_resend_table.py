@@ -277,3 +277,54 @@ def reply_index(backend: Backend, command_id: str) -> int:
 def last_index(backend: Backend, seq: int) -> int:
     return next(i for i, m in enumerate(backend.received)
                 if json.loads(m.payload).get("seq") == seq)
+
+
+
+def replies_to(backend: Backend, command_id: str) -> list[dict[str, Any]]:
+    """Every reply to ``command_id`` heard so far, in order."""
+    bodies = (json.loads(m.payload) for m in backend.received
+              if m.topic.endswith("/commands/replies"))
+    return [body for body in bodies if body["id"] == command_id]
+
+
+def without_envelope(reply: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in reply.items() if name not in {"seq", "ts", "sig"}}
+
+
+async def test_a_resend_going_out_keeps_its_id_from_other_commands(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    """Two messages a second: a resend of ten goes out for seconds, its id its own all along."""
+    async with (
+        listening(broker, ROOT, "backend-resend-id") as backend,
+        resending_table(tmp_path, broker, resend_messages_per_second=2),
+    ):
+        await backend.wait_online()
+        await start_shoe(backend)
+        resend = {"id": "r-1", "command": "resend", "operator": RESENDER,
+                  "args": {"from_seq": 1, "to_seq": 10}}
+        heard_from = len(backend.received)
+        await backend.publish_command(json.dumps(resend))
+        async with asyncio.timeout(15):  # taken: its first copy is out
+            while not copies_after(backend.received, heard_from):
+                backend.received.append(await backend.feed.get())
+        recall = {"id": "r-1", "command": "recall", "operator": RESENDER, "args": {}}
+        assert (await backend.send(recall))["error"] == "id_reused"
+        wider = {**resend, "args": {"from_seq": 1, "to_seq": 11}}
+        assert (await backend.send(wider))["error"] == "id_reused"
+        await backend.publish_command(json.dumps(resend))  # the same: its one reply follows
+        async with asyncio.timeout(30):
+            while not any("resent" in reply for reply in replies_to(backend, "r-1")):
+                backend.received.append(await backend.feed.get())
+        done = replies_to(backend, "r-1")[-1]
+        assert (done["ok"], done["resent"]) == (True, 10), done
+        again = await backend.send(resend)  # answered: the same reply, nothing resent again
+        assert without_envelope(again) == without_envelope(done)
+        assert (await backend.send(recall))["error"] == "id_reused"
+    assert [(r["ok"], r.get("error"), "resent" in r) for r in replies_to(backend, "r-1")] == [
+        (False, "id_reused", False),  # the recall
+        (False, "id_reused", False),  # the wider range
+        (True, None, True),  # the resend, once, however often it was asked meanwhile
+        (True, None, True),  # asked again once answered
+        (False, "id_reused", False),  # the recall again
+    ]

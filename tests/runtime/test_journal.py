@@ -1,4 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+import itertools
 import json
 import shutil
 import sqlite3
@@ -89,6 +90,23 @@ def test_a_repeated_event_id_is_refused_and_not_recorded(tmp_path: Path) -> None
         assert journal.head[0] == 1
         assert journal.find_event("c-1") == 1
         assert journal.append("card", {"card": "AS"}, ts_utc="t", monotonic_ns=2) == 2
+        assert journal.verify().ok
+
+
+def test_rows_appended_together_are_chained_like_single_ones(tmp_path: Path) -> None:
+    path = tmp_path / "t.journal"
+    fill(path, 2)
+    answers = [{"answer": {"id": f"c-{n}", "ok": False}} for n in range(3)]
+    with Journal.open(path, table_id="T07") as journal:
+        assert journal.append_all(AUDIT_ROW, answers, ts_utc="t", monotonic_ns=7) == [3, 4, 5]
+        assert journal.head[0] == 5
+        assert journal.append_all(AUDIT_ROW, [], ts_utc="t", monotonic_ns=8) == []
+        assert journal.append("card", {"card": "AS"}, ts_utc="t", monotonic_ns=9) == 6
+    with Journal.open(path, table_id="T07") as journal:  # reopened: the chain checks
+        rows = list(journal.rows())
+        assert [row.payload for row in rows[2:5]] == answers
+        assert [(row.type, row.event_id) for row in rows[2:5]] == [(AUDIT_ROW, None)] * 3
+        assert all(row.prev_hash == before.hash for before, row in itertools.pairwise(rows))
         assert journal.verify().ok
 
 
