@@ -4,9 +4,10 @@
 Runtime adapter. Each payload on ``<root>/commands`` is parsed (``parse_command``: size cap,
 strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC signature),
 a ``sign_in``'s staff id and PIN checked by the staff desk (the PIN goes no further), and only
-then handed to the table service. ``recall`` never reaches the procedure: it is answered from
-the service's recall book, in any state (holds and faults included), its reply journaled;
-nor does ``resend``, which the MQTT link republishes aside (``runtime/resends.py``). A
+then handed to the table service. ``recall`` never reaches the procedure: counted against its
+per-operator limit (``rate_limited``), it is answered from the service's recall book, in any
+state (holds and faults included), its reply journaled by its seal; nor does ``resend``, which
+the MQTT link republishes aside (``runtime/resends.py``). A
 command refused here (with a
 :class:`~table_controller.publishing.command_errors.CommandErrorCode`, the display's codes for
 the same faults) changes nothing, is counted and logged, and its reply is journaled and
@@ -18,7 +19,9 @@ arrived.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Final
 
 import structlog
@@ -29,7 +32,8 @@ from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.command_parsing import parse_command
 from table_controller.publishing.pin_lockout import PinRefusal
-from table_controller.publishing.recall import recall_reply
+from table_controller.publishing.recall import RECALLS_PER_MINUTE
+from table_controller.publishing.request_limit import RequestRateLimit
 from table_controller.runtime.resends import Resends
 from table_controller.runtime.service import TableService
 from table_controller.staff.desk import StaffDesk
@@ -40,19 +44,28 @@ MAX_WAITING: Final = 1000
 
 
 class CommandIngress:
-    """Parses, authorises and submits commands received from the broker."""
+    """Parses, authorises and submits commands received from the broker.
 
-    def __init__(
+    Args:
+        recalls_per_minute: ``recall`` requests answered per operator in any minute.
+        clock: monotonic seconds (the ``recall`` limit's).
+    """
+
+    def __init__(  # noqa: PLR0913 - keyword-only adapters and limits
         self,
         service: TableService,
         policy: AuthorisationPolicy,
         desk: StaffDesk | None = None,
         *,
         resends: Resends | None = None,
+        recalls_per_minute: int = RECALLS_PER_MINUTE,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._service = service
         #: ``resend``'s limit and republishing; None: the table has no outbox to resend from.
         self.resends = resends
+        self._recall_limit = RequestRateLimit(recalls_per_minute, requests="recalls")
+        self._clock = clock
         self._policy = policy
         self._desk = desk or StaffDesk(None)
         self._waiting: asyncio.Queue[bytes] = asyncio.Queue(MAX_WAITING)
@@ -108,9 +121,12 @@ class CommandIngress:
     ) -> dict[str, object]:
         """``recall`` (read-only: answered now) and ``resend`` (its reply once it is out)."""
         if isinstance(args, RecallArgs):
-            return await self._service.answer(
-                recall_reply(self._service.recall, command_id, args.rounds)
-            )
+            limited = self._recall_limit.refusal(operator, self._clock())
+            if limited is not None:
+                return await self._refuse(
+                    command_id, "recall", CommandErrorCode.RATE_LIMITED, limited
+                )
+            return await self._service.answer_recall(command_id, args.rounds)
         resends = self.resends
         if resends is None:
             return await self._refuse(

@@ -31,6 +31,7 @@ from pydantic_settings import SettingsError as SourceError
 from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
 from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
+from table_controller.publishing.recall import RECALLS_PER_MINUTE
 
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
@@ -116,6 +117,12 @@ class Settings(BaseSettings):
         ge=1,
         le=10_000,
         description="Messages a `resend` publishes again per second, behind the live ones.",
+    )
+    recall_requests_per_minute: int = Field(
+        RECALLS_PER_MINUTE,
+        ge=1,
+        le=600,
+        description="`recall` requests answered per operator in any minute over MQTT.",
     )
     command_secret: SecretStr | None = Field(
         None,

@@ -27,6 +27,10 @@ INPUT_ROW: Final = "input"
 AUDIT_ROW: Final = "audit"
 #: The key of an audit row holding a reply given without the procedure (refused or repeated).
 ANSWER_KEY: Final = "answer"
+#: The key of an audit row holding a ``recall``'s reply by its seal: the id, how many rounds
+#: and the SHA-256 of the reply (``publishing/recall.py``'s ``recall_answer``); the rounds are
+#: the journal's own earlier rows, and every replay makes the reply again from them.
+RECALL_ANSWER_KEY: Final = "recall_answer"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 
 #: The journal's tables (the outbox adds its own to the same file).

@@ -24,3 +24,9 @@ class QueuedInput:
     drawn: bool = False
     #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
     received_at: float | None = None
+    #: An audit row's reply given without the procedure: published under the row, and given
+    #: to the submitter (the row may hold only its seal: a ``recall``'s).
+    reply: dict[str, object] | None = None
+    #: A ``recall`` answered when its turn comes (its id and the rounds asked): the recall book
+    #: is read then, as the journal's rows before it left it, so a replay reads the same.
+    recall: tuple[str, int] | None = None

@@ -48,13 +48,13 @@ from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.publishing.messages import utc_text
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.recall import RecallBook, with_disputes_sealed
+from table_controller.publishing.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.command_replies import CommandReplies
+from table_controller.runtime.command_replies import CommandReplies, answer_row
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.input_observers import InputObserver, InputObservers
 from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW, INPUT_ROW
+from table_controller.runtime.journal_format import AUDIT_ROW, INPUT_ROW
 from table_controller.runtime.queued_input import QueuedInput
 from table_controller.runtime.reader_input import reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
@@ -205,11 +205,9 @@ class TableService:
         replayed = 0
         for row in self._journal.rows():
             if row.type != INPUT_ROW:
-                answer = row.payload.get(ANSWER_KEY)
-                if isinstance(answer, Mapping):
-                    self._replies.publish_answer(
-                        answer, key=str(row.seq), ts=row.ts_utc, live=False
-                    )
+                self._replies.publish_journaled(
+                    row.payload, self.recall, key=str(row.seq), ts=row.ts_utc
+                )
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -289,9 +287,20 @@ class TableService:
         repeated ``id``, answered again and not carried out twice.
         """
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
-        await self._queue.put(QueuedInput(AUDIT_ROW, {ANSWER_KEY: dict(reply)}, None, done=future))
+        await self._queue.put(answer_row(reply, future))
         await future
         return dict(reply)
+
+    async def answer_recall(self, command_id: str, rounds: int) -> dict[str, object]:
+        """Answer a ``recall`` with the last ``rounds`` rounds, journaled by its seal only.
+
+        The recall book is read when the answer's turn comes, so it holds exactly the rows
+        journaled before the answer's own: a replay of the journal makes the same reply again.
+        """
+        future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        asked = QueuedInput(AUDIT_ROW, {}, None, done=future, recall=(command_id, rounds))
+        await self._queue.put(asked)
+        return await future
 
     def _note_reader(self, event: ReaderEvent) -> None:
         if isinstance(event, LineRejected):
@@ -308,6 +317,8 @@ class TableService:
             await self._process(work)
 
     async def _process(self, work: QueuedInput) -> None:
+        if work.recall is not None:  # the book as the rows before this one left it
+            work = answer_row(recall_reply(self.recall, *work.recall), work.done)
         ts = self._wall_clock()
         seq = await self._writer.record(
             work.row_type, work.record, ts=ts, command_id=work.command_id
@@ -315,7 +326,7 @@ class TableService:
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
             reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
-            await self._process(QueuedInput(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
+            await self._process(answer_row(reply, work.done))
             return
         head_seq, head_hash = self._journal.head  # the row just recorded (a dispute seals it)
         self._row_hash = head_hash if head_seq == seq else None
