@@ -44,7 +44,8 @@ class CommandErrorCode(enum.StrEnum):
     #: A supervisor command on the display without the right PIN, or a sign-in (or a
     #: supervisor's approval) whose staff id or PIN is wrong.
     WRONG_PIN = "wrong_pin"
-    #: Too many wrong PINs in a row; supervisor commands or sign-in wait a while.
+    #: Too many wrong PINs in a row for a staff id, from a client or for the display's PIN
+    #: (or as many checks of the id under way): they wait a while.
     PIN_LOCKED = "pin_locked"
     #: ``sign_in`` (or a supervisor's approval by staff id) on a table with no staff register.
     NO_STAFF_REGISTER = "no_staff_register"

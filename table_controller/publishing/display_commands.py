@@ -12,7 +12,9 @@ Adapter helper of ``publishing/web.py``. A request's body (``{"command", "args",
   (``staff_id``, ``pin``), and the command records that supervisor; without a register: the
   display's shared supervisor PIN, recorded as ``display-supervisor``.
 
-Wrong PINs are counted and logged (never the PIN), and a run of them locks for a while.
+Wrong PINs are counted and logged (never the PIN), and a run of them locks for a while: the
+shared PIN as a whole, a staff member's PIN per staff id, and each client (the HTTP peer's
+address, :func:`display_client`) on its own (``publishing/pin_lockout.py``).
 ``recall`` (any operator, no PIN) is answered at the edge from the table's recall book
 (:meth:`DisplayGate.recall_asked`), never by the procedure.
 """
@@ -62,12 +64,23 @@ class StaffCheck(Protocol):
     def register(self) -> StaffDirectory | None: ...
 
     async def identify(
-        self, staff_id: object, pin: object, *, role: StaffRole | None = None, purpose: str
+        self,
+        staff_id: object,
+        pin: object,
+        *,
+        role: StaffRole | None = None,
+        purpose: str,
+        client: str,
     ) -> StaffMemberLike | PinRefusal: ...
 
     async def verified_sign_in(
-        self, record: Mapping[str, object]
+        self, record: Mapping[str, object], *, client: str
     ) -> dict[str, object] | PinRefusal: ...
+
+
+def display_client(address: str | None) -> str:
+    """The client whose wrong PINs are counted together: the display's HTTP peer address."""
+    return f"display {address or 'unknown'}"
 
 
 class DisplayGate:
@@ -95,8 +108,11 @@ class DisplayGate:
         """The staff register, when the table has one."""
         return None if self._staff is None else self._staff.register
 
-    async def record(self, body: Mapping[str, object]) -> dict[str, object]:
-        """The command record for a request's body, or :class:`CommandError` saying why not."""
+    async def record(self, body: Mapping[str, object], *, client: str) -> dict[str, object]:
+        """The command record for a request's body, or :class:`CommandError` saying why not.
+
+        ``client`` is who sent it (:func:`display_client`), whose wrong PINs count together.
+        """
         command = body.get("command")
         if not isinstance(command, str) or command not in ARGS_MODELS:
             self.bad_requests += 1
@@ -110,7 +126,7 @@ class DisplayGate:
         supervisor: str | None = None
         operator = DEALER_OPERATOR
         if command in SUPERVISOR_COMMANDS:
-            supervisor = await self._supervisor(command, body)
+            supervisor = await self._supervisor(command, body, client)
             operator = SUPERVISOR_OPERATOR if supervisor == SUPERVISOR_OPERATOR else operator
         parsed = self._parsed(command, operator, body.get("args", {}))
         record = parsed.to_record()
@@ -123,26 +139,30 @@ class DisplayGate:
                     CommandErrorCode.NO_STAFF_REGISTER,
                     "sign_in: no staff register is configured on this table",
                 )
-            checked = await self._staff.verified_sign_in(record)
+            checked = await self._staff.verified_sign_in(record, client=client)
             if isinstance(checked, PinRefusal):
-                self._refused(command, checked)
+                self._refused(command, checked, client)
             else:
                 record = checked
         return record
 
-    async def _supervisor(self, command: str, body: Mapping[str, object]) -> str:
+    async def _supervisor(self, command: str, body: Mapping[str, object], client: str) -> str:
         """Who authorises a supervisor command: a supervisor of the register, or the PIN."""
         if self.staff is not None and self._staff is not None:
             found = await self._staff.identify(
-                body.get("staff_id"), body.get("pin"), role=StaffRole.SUPERVISOR, purpose=command
+                body.get("staff_id"),
+                body.get("pin"),
+                role=StaffRole.SUPERVISOR,
+                purpose=command,
+                client=client,
             )
             if isinstance(found, PinRefusal):
-                self._refused(command, found)
+                self._refused(command, found, client)
             else:
                 return found.id
         refusal = self._pin.check(command, body.get("pin"), now=self._clock())
         if refusal is not None:
-            self._refused(command, refusal)
+            self._refused(command, refusal, client)
         return SUPERVISOR_OPERATOR
 
     @staticmethod
@@ -171,17 +191,18 @@ class DisplayGate:
             raise CommandError(status, checked.code, checked.message)
         return checked
 
-    def _refused(self, command: str, refusal: PinRefusal) -> None:
+    def _refused(self, command: str, refusal: PinRefusal, client: str) -> None:
         """Count and log a refused PIN (never the PIN itself), then refuse the request."""
         self.pin_refusals += 1
         if refusal.error is CommandErrorCode.WRONG_PIN:
             _LOG.warning(
                 refusal.log_event,
                 command=command,
+                client=client,
                 pin_given=refusal.pin_given,
                 refusals=self.pin_refusals,
                 locked=refusal.locked,
             )
         else:
-            _LOG.warning(refusal.log_event, command=command)
+            _LOG.warning(refusal.log_event, command=command, client=client)
         raise CommandError(refusal.status, refusal.error, refusal.message)

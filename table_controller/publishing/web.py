@@ -52,7 +52,12 @@ from aiohttp import web
 
 from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
+from table_controller.publishing.display_commands import (
+    CommandError,
+    DisplayGate,
+    StaffCheck,
+    display_client,
+)
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, json_text
 from table_controller.publishing.http_site import SiteServer
@@ -238,7 +243,8 @@ class DisplayServer(SiteServer):
 
     async def _authorised_record(self, request: web.Request) -> dict[str, object]:
         """The command record for a request, or :class:`CommandError` saying why not."""
-        return await self.gate.record(await self._body(request))
+        body = await self._body(request)
+        return await self.gate.record(body, client=display_client(request.remote))
 
     async def _body(self, request: web.Request) -> dict[str, object]:
         origin = request.headers.get("Origin")

@@ -110,7 +110,8 @@ class CommandIngress:
             return await self._at_the_edge(parsed.id, parsed.operator, parsed.args)
         record = parsed.to_record()
         if parsed.command == "sign_in":
-            checked = await self._desk.verified_sign_in(record)
+            # The client whose wrong PINs count together: the operator the command names.
+            checked = await self._desk.verified_sign_in(record, client=f"mqtt {parsed.operator}")
             if isinstance(checked, PinRefusal):
                 return await self._refuse(parsed.id, parsed.command, checked.error, checked.message)
             record = checked

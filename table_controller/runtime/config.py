@@ -186,10 +186,17 @@ class Settings(BaseSettings):
         " named; in the environment as JSON. A bet with limits nowhere has none.",
     )
     sign_in_max_failures: int = Field(
-        5, ge=1, le=100, description="Wrong staff PINs in a row before sign-in is locked."
+        5,
+        ge=1,
+        le=100,
+        description="Wrong PINs in a row for one staff id before that id is locked; a client"
+        " (an address on the display, an operator over MQTT) is locked after 4 times as many.",
     )
     sign_in_lockout_seconds: float = Field(
-        60.0, ge=0.0, le=3600.0, description="How long sign-in stays locked after them."
+        60.0,
+        ge=0.0,
+        le=3600.0,
+        description="How long a staff id (or a client) stays locked after them.",
     )
     card_source: Literal["reader", "rng"] = Field(
         "reader",

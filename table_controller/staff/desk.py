@@ -4,8 +4,13 @@
 Runtime adapter. ``sign_in`` commands (from MQTT or the display) and the display's supervisor
 commands come here first. The PIN is checked off the event loop (argon2 is slow on purpose)
 and never goes further: the table procedure, and so the journal, get only the verified
-``staff_id``, ``name`` and ``role``. Wrong PINs in a row lock sign-in for a while, as the
-display's supervisor PIN is locked. An unknown id and a wrong PIN get the same answer.
+``staff_id``, ``name`` and ``role``. An unknown id and a wrong PIN get the same answer, after
+the same hashing time.
+
+Wrong PINs are counted per staff id and per client (``publishing/pin_lockout.py``,
+:class:`~table_controller.publishing.pin_lockout.StaffGuessLimits`), and a check is counted
+before its PIN is hashed: nothing is awaited between looking at a lock and counting the
+attempt, so requests sent in parallel cannot all pass a lock that the first few would set.
 
 The register is read from its file at start, again on SIGHUP (:meth:`StaffDesk.reload`) and
 when the file changes (:meth:`StaffDesk.watch`: its contents, or its owner or mode, so that a
@@ -16,6 +21,7 @@ with an error logged and counted.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,12 +32,13 @@ import structlog
 from pwdlib import PasswordHash
 
 from table_controller.procedure.codes import StaffRole
+from table_controller.publishing.command_args import STAFF_ID_PATTERN
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.pin_lockout import (
     MAX_PIN_FAILURES,
     PIN_LOCKOUT_S,
-    FailureLock,
     PinRefusal,
+    StaffGuessLimits,
     locked_refusal,
 )
 from table_controller.staff.register import RegisterError, StaffMember, StaffRegister
@@ -64,7 +71,9 @@ class StaffDesk:
 
     Args:
         path: the register file; ``None``: no register (sign-in is refused).
-        max_failures, lockout_s: wrong PINs in a row before sign-in is locked, and for how long.
+        max_failures, lockout_s: wrong PINs in a row before a staff id is locked, and for how
+            long (a client is locked after ``CLIENT_FAILURES_FACTOR`` times as many,
+            ``publishing/pin_lockout.py``).
         clock: monotonic seconds, for the lock.
         hasher: the PIN hasher (tests use a cheap one).
     """
@@ -81,8 +90,10 @@ class StaffDesk:
         self.path = path
         self._hasher = hasher
         self._clock = clock
-        self._lock = FailureLock(max_failures=max_failures, lockout_s=lockout_s)
         self._register: StaffRegister | None = None
+        self._limits = StaffGuessLimits(
+            max_failures=max_failures, lockout_s=lockout_s, known=self._in_register
+        )
         self._stamp: _FileStamp | None = None
         #: Wrong ids or PINs since start (sign-in and supervisor approvals).
         self.wrong_pins = 0
@@ -96,6 +107,9 @@ class StaffDesk:
     @property
     def register(self) -> StaffRegister | None:
         return self._register
+
+    def _in_register(self, staff_id: str) -> bool:
+        return self._register is not None and self._register.get(staff_id) is not None
 
     def reload(self) -> bool:
         """Read the register file again; ``False`` (logged, counted) if it cannot be read."""
@@ -125,11 +139,20 @@ class StaffDesk:
                 self.reload()
 
     async def identify(
-        self, staff_id: object, pin: object, *, role: StaffRole | None = None, purpose: str
+        self,
+        staff_id: object,
+        pin: object,
+        *,
+        role: StaffRole | None = None,
+        purpose: str,
+        client: str,
     ) -> StaffMember | PinRefusal:
         """The member with this id and PIN (in ``role``, if given), or why not.
 
-        ``purpose`` names what is asked in the refusal (``sign_in``, ``void_round`` ...).
+        ``purpose`` names what is asked in the refusal (``sign_in``, ``void_round`` ...);
+        ``client`` who asks (``display 10.0.0.5``, ``mqtt pit-1``), for the client's count.
+        A right PIN without ``role`` is refused (``not_authorised``), counts no wrong PIN and
+        clears none: only a check that gives what was asked clears its id's count.
         """
         register = self._register
         if register is None:
@@ -139,15 +162,21 @@ class StaffDesk:
                 message=f"{purpose}: no staff register is configured on this table",
                 log_event="staff refused: no register",
             )
-        wait = self._lock.wait(self._clock())
-        if wait is not None:
-            return locked_refusal(wait, "staff refused: PIN locked")
+        # An id no register could hold counts against the client alone.
+        counted = staff_id if isinstance(staff_id, str) and _is_staff_id(staff_id) else None
+        attempt = self._limits.begin(counted, client, self._clock())
+        if isinstance(attempt, int):
+            return locked_refusal(attempt, "staff refused: PIN locked")
         member = None
-        if isinstance(staff_id, str) and isinstance(pin, str) and len(pin) <= 64:
-            member = await asyncio.to_thread(register.verify, staff_id, pin)
+        try:
+            if isinstance(staff_id, str) and isinstance(pin, str) and len(pin) <= 64:
+                member = await asyncio.to_thread(register.verify, staff_id, pin)
+        except BaseException:  # cut short (cancelled) or a bug: counted as a wrong PIN
+            self._limits.failed(attempt, self._clock())
+            raise
         if member is None:
             self.wrong_pins += 1
-            locked = self._lock.failed(self._clock())
+            locked = self._limits.failed(attempt, self._clock())
             return PinRefusal(
                 status=403,
                 error=CommandErrorCode.WRONG_PIN,
@@ -156,23 +185,26 @@ class StaffDesk:
                 pin_given=isinstance(pin, str) and bool(pin),
                 locked=locked,
             )
-        self._lock.succeeded()
         if role is not None and member.role is not role:
+            self._limits.released(attempt, self._clock())
             return PinRefusal(
                 status=403,
                 error=CommandErrorCode.NOT_AUTHORISED,
                 message=f"{purpose}: {member.id} is not a {role.value}",
                 log_event="staff refused: wrong role",
             )
+        self._limits.succeeded(attempt, self._clock())
         return member
 
     async def verified_sign_in(
-        self, record: Mapping[str, object]
+        self, record: Mapping[str, object], *, client: str
     ) -> dict[str, object] | PinRefusal:
         """A ``sign_in`` command record with its PIN checked and replaced by who signed in."""
         args = record.get("args")
         given = args if isinstance(args, Mapping) else {}
-        found = await self.identify(given.get("staff_id"), given.get("pin"), purpose="sign_in")
+        found = await self.identify(
+            given.get("staff_id"), given.get("pin"), purpose="sign_in", client=client
+        )
         if isinstance(found, PinRefusal):
             return found
         return {
@@ -180,3 +212,6 @@ class StaffDesk:
             "args": {"staff_id": found.id, "name": found.name, "role": found.role.value},
         }
 
+
+def _is_staff_id(text: str) -> bool:
+    return re.fullmatch(STAFF_ID_PATTERN, text) is not None

@@ -104,8 +104,7 @@ class StaffRegister:
     ) -> None:
         self._members = dict(members or {})
         self._hasher = hasher or default_hasher()
-        # Checked against when the id is unknown, so that an unknown id costs as much time
-        # as a known one with a wrong PIN: the answer's delay tells nothing.
+        # Checked against when the id is unknown and the register empty (see _decoy_hash).
         self._decoy: str | None = None
 
     def __iter__(self) -> Iterator[StaffMember]:
@@ -140,15 +139,24 @@ class StaffRegister:
         CPU-bound (argon2): call it off the event loop.
         """
         member = self._members.get(staff_id)
-        if member is None and self._decoy is None:
-            self._decoy = self._hasher.hash("0000")
-        known = member.pin_hash if member is not None else self._decoy
-        assert known is not None
+        known = member.pin_hash if member is not None else self._decoy_hash()
         try:
             matches = self._hasher.verify(pin, known)
         except UnknownHashError:
             return None
         return member if matches and member is not None else None
+
+    def _decoy_hash(self) -> str:
+        """What an unknown id's PIN is checked against, its answer thrown away.
+
+        A member's own hash, so that an unknown id costs the time a known one with a wrong PIN
+        does, the first time too (making a hash would cost more): the delay tells nothing.
+        """
+        for member in self._members.values():
+            return member.pin_hash
+        if self._decoy is None:  # an empty register: every id is unknown alike
+            self._decoy = self._hasher.hash("0000")
+        return self._decoy
 
     # --- the file ---------------------------------------------------------------------------
 

@@ -22,7 +22,11 @@ from table_controller.publishing.command_parsing import CommandRejection, parse_
 from table_controller.publishing.event_streams import STREAM_BACKLOG
 from table_controller.publishing.event_streams import EventStream as QueuedStream
 from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.pin_lockout import MAX_PIN_FAILURES, PIN_LOCKOUT_S
+from table_controller.publishing.pin_lockout import (
+    CLIENT_FAILURES_FACTOR,
+    MAX_PIN_FAILURES,
+    PIN_LOCKOUT_S,
+)
 from table_controller.publishing.web import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -31,8 +35,11 @@ from table_controller.publishing.web import (
     DisplayServer,
 )
 from table_controller.rules.roads import Scoreboard
+from table_controller.staff.desk import StaffDesk
+from table_controller.staff.register import default_hasher
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
 from tests.display.texts import in_words
+from tests.support.staff import STAFF, cheap_hasher, write_register
 
 
 @pytest.fixture
@@ -318,6 +325,114 @@ async def test_wrong_pins_in_a_row_lock_supervisor_commands_for_a_while(
         status, reply = await post(http, table, {"command": "void_shoe", "pin": PIN})
         assert (status, reply["ok"]) == (200, True)
         assert table.display.pin_refusals == MAX_PIN_FAILURES + 1
+
+
+async def void_shoe_as(
+    http: aiohttp.ClientSession, table: Table, staff_id: str, pin: str
+) -> tuple[int, dict[str, object]]:
+    return await post(http, table, {"command": "void_shoe", "staff_id": staff_id, "pin": pin})
+
+
+async def sign_in_as(
+    http: aiohttp.ClientSession, table: Table, staff_id: str, pin: str
+) -> tuple[int, dict[str, object]]:
+    body = {"command": "sign_in", "args": {"staff_id": staff_id, "pin": pin}}
+    return await post(http, table, body)
+
+
+async def test_parallel_wrong_pins_cannot_outrun_a_supervisors_lockout(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    """Thirty-nine wrong PINs at once, then the right one: the shoe is not voided.
+
+    S-9's PIN is hashed at the production cost, so each check takes a while as on the table;
+    only ``MAX_PIN_FAILURES`` checks may be under way for one id, the rest are refused at once.
+    """
+    register = write_register(
+        tmp_path / "staff.json", {"S-9": STAFF["S-9"]}, hasher=default_hasher()
+    )
+    async with running_table(tmp_path, staff=StaffDesk(register)) as table:
+        await table.command("new_shoe")
+        head = table.journal.head[0]
+        guesses = [f"{n:04d}" for n in range(39)]
+        assert STAFF["S-9"][2] not in guesses
+        wrong = [asyncio.create_task(void_shoe_as(http, table, "S-9", pin)) for pin in guesses]
+        for answered in asyncio.as_completed(wrong):  # until one is refused without a check
+            if (await answered)[0] == 429:
+                break
+        right = await void_shoe_as(http, table, "S-9", STAFF["S-9"][2])
+        answers = await asyncio.gather(*wrong)
+        assert (right[0], right[1].get("error")) == (429, "pin_locked")
+        codes = [(status, reply["error"]) for status, reply in answers]
+        assert codes.count((403, "wrong_pin")) == MAX_PIN_FAILURES
+        assert codes.count((429, "pin_locked")) == len(guesses) - MAX_PIN_FAILURES
+        assert table.state["phase"] == "burn_card"
+        assert table.journal.head[0] == head
+
+
+async def test_a_dealers_right_pin_does_not_clear_a_supervisors_wrong_ones(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    desk = StaffDesk(write_register(tmp_path / "staff.json"), hasher=cheap_hasher())
+    async with running_table(tmp_path, staff=desk) as table:
+        await table.command("new_shoe")
+        for guess in range(MAX_PIN_FAILURES - 1):
+            status, reply = await void_shoe_as(http, table, "S-9", f"{guess:04d}")
+            assert (status, reply["error"]) == (403, "wrong_pin")
+        status, reply = await void_shoe_as(http, table, "D-104", STAFF["D-104"][2])
+        assert (status, reply["error"]) == (403, "not_authorised")  # right PIN, not a supervisor
+        status, reply = await void_shoe_as(http, table, "S-9", "0042")
+        assert (status, reply["error"]) == (403, "wrong_pin")  # the last of a run: S-9 locked
+        status, reply = await void_shoe_as(http, table, "S-9", STAFF["S-9"][2])
+        assert (status, reply.get("error")) == (429, "pin_locked")
+        assert table.state["phase"] == "burn_card"
+        status, reply = await sign_in_as(http, table, "D-104", STAFF["D-104"][2])
+        assert (status, reply["ok"]) == (200, True)  # the dealer is not locked
+
+
+async def test_an_unknown_staff_id_locks_itself_and_nobody_else(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    desk = StaffDesk(write_register(tmp_path / "staff.json"), hasher=cheap_hasher())
+    async with running_table(tmp_path, staff=desk) as table:
+        for guess in range(MAX_PIN_FAILURES):
+            status, reply = await sign_in_as(http, table, "X-404", f"{guess:04d}")
+            assert (status, reply["error"]) == (403, "wrong_pin")
+        # Locked as a known id would be, so a lockout tells nobody which ids exist.
+        status, reply = await sign_in_as(http, table, "X-404", "1041")
+        assert (status, reply["error"]) == (429, "pin_locked")
+        status, reply = await sign_in_as(http, table, "D-104", STAFF["D-104"][2])
+        assert (status, reply["ok"]) == (200, True)
+        assert table.state["dealer"] == "D-104"
+        await table.command("new_shoe")
+        status, reply = await void_shoe_as(http, table, "S-9", STAFF["S-9"][2])
+        assert (status, reply["ok"]) == (200, True)
+
+
+async def test_a_client_trying_many_ids_is_locked_and_the_dealers_screen_is_not(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    """Another address misses a few times on each of many ids: that address is locked."""
+    limit = MAX_PIN_FAILURES * CLIENT_FAILURES_FACTOR
+    ids = [*STAFF, *(f"X-{n}" for n in range(limit))]
+    spray = [
+        (staff_id, f"{guess:04d}") for staff_id in ids for guess in range(MAX_PIN_FAILURES - 1)
+    ]
+    desk = StaffDesk(write_register(tmp_path / "staff.json"), hasher=cheap_hasher())
+    elsewhere = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+    async with (
+        running_table(tmp_path, staff=desk) as table,
+        aiohttp.ClientSession(connector=elsewhere) as guesser,
+    ):
+        for staff_id, pin in spray[:limit]:
+            status, reply = await sign_in_as(guesser, table, staff_id, pin)
+            assert (status, reply["error"]) == (403, "wrong_pin")
+        for staff_id, pin in (spray[limit], ("D-207", STAFF["D-207"][2])):
+            status, reply = await sign_in_as(guesser, table, staff_id, pin)
+            assert (status, reply["error"]) == (429, "pin_locked")
+        assert table.state["dealer"] is None
+        status, reply = await sign_in_as(http, table, "D-104", STAFF["D-104"][2])
+        assert (status, reply["ok"]) == (200, True)  # from the dealer's own screen
 
 
 async def test_without_a_configured_pin_supervisor_commands_are_disabled(

@@ -22,6 +22,7 @@ import aiohttp
 import pytest
 from prometheus_client.metrics_core import Metric
 
+from table_controller.publishing.pin_lockout import CLIENT_FAILURES_FACTOR
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
 from tests.support.ports import free_port
@@ -41,15 +42,18 @@ def pin(staff_id: str) -> str:
 
 @asynccontextmanager
 async def staffed_table(
-    tmp_path: Path, broker: Mosquitto, metrics_port: int
+    tmp_path: Path, broker: Mosquitto, metrics_port: int, *, lockout_s: float = 2
 ) -> AsyncIterator[None]:
-    """A virtual commission table that requires a dealer, its register and journal in tmp."""
+    """A virtual commission table that requires a dealer, its register and journal in tmp.
+
+    Three wrong PINs in a row lock a staff id (twelve an operator) for ``lockout_s``.
+    """
     env = {
         "TABLE_CONTROLLER_STAFF_REGISTER": str(tmp_path / "staff.json"),
         "TABLE_CONTROLLER_REQUIRE_DEALER": "true",
         "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
         "TABLE_CONTROLLER_SIGN_IN_MAX_FAILURES": "3",
-        "TABLE_CONTROLLER_SIGN_IN_LOCKOUT_SECONDS": "2",
+        "TABLE_CONTROLLER_SIGN_IN_LOCKOUT_SECONDS": str(lockout_s),
     }
     import os  # noqa: PLC0415 - the test's own environment, extended
 
@@ -207,3 +211,31 @@ async def test_dealers_sign_in_change_and_survive_a_restart_with_their_figures(
     first_stint = expected_figures(events, seconds(changes[0]["ts"]), seconds(since))
     assert_figures(groups["D-104"], first_stint)
     assert groups["-"]["rounds"] == 0  # before the first sign-in nothing was dealt
+
+
+async def test_over_mqtt_an_unknown_id_locks_only_itself_and_an_operator_is_limited(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    write_register(tmp_path / "staff.json")
+    async with (
+        listening(broker, ROOT, "backend-staff") as backend,
+        staffed_table(tmp_path, broker, free_port(), lockout_s=600),
+    ):
+        await backend.wait_online()
+        for guess in ("0000", "0001", "0002"):
+            wrong = await backend.command("sign_in", staff_id="X-404", pin=guess)
+            assert (wrong["ok"], wrong["error"]) == (False, "wrong_pin")
+        locked = await backend.command("sign_in", staff_id="X-404", pin="0003")
+        assert (locked["ok"], locked["error"]) == (False, "pin_locked")  # as a known id
+        assert (await backend.command("sign_in", staff_id="D-104", pin=pin("D-104")))["ok"]
+
+        # An operator trying two PINs on each of many ids is locked; the others are not.
+        for n in range(3 * CLIENT_FAILURES_FACTOR):
+            wrong = await backend.command(
+                "sign_in", operator="kiosk-9", staff_id=f"X-{n // 2}", pin="0000"
+            )
+            assert (wrong["ok"], wrong["error"]) == (False, "wrong_pin")
+        right = {"staff_id": "D-207", "pin": pin("D-207")}
+        locked = await backend.command("sign_in", operator="kiosk-9", **right)
+        assert (locked["ok"], locked["error"]) == (False, "pin_locked")
+        assert (await backend.command("sign_in", operator="kiosk-1", **right))["ok"]

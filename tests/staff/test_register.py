@@ -9,6 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 
 from table_controller.procedure.codes import StaffRole
 from table_controller.staff.register import REGISTER_FORMAT, RegisterError, StaffRegister
@@ -25,6 +27,39 @@ def test_a_saved_register_reads_back_and_checks_pins(tmp_path: Path) -> None:
         assert (member.name, member.role) == (name, role)
         assert register.verify(staff_id, "0000") is None
     assert register.verify("nobody", "1041") is None
+
+
+class CountingHasher(PasswordHash):
+    """The tests' cheap argon2id, counting the hashes it makes and the ones it checks against."""
+
+    def __init__(self) -> None:
+        super().__init__((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+        self.made = 0
+        self.checked: list[str] = []
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        self.made += 1
+        return super().hash(password, salt=salt)
+
+    def verify(self, password: str | bytes, hash: str | bytes) -> bool:  # noqa: A002
+        self.checked.append(str(hash))
+        return super().verify(password, hash)
+
+
+def test_an_unknown_id_costs_one_check_against_a_members_hash_even_the_first(
+    tmp_path: Path,
+) -> None:
+    """No hash is made for an unknown id, first or not: its delay is a known id's."""
+    hasher = CountingHasher()
+    register = StaffRegister.load(write_register(tmp_path / "staff.json"), hasher=hasher)
+    hashes = {member.pin_hash for member in register}
+    assert register.verify("X-404", STAFF["D-104"][2]) is None
+    assert register.verify("D-104", "0000") is None
+    assert register.verify("X-405", "0000") is None
+    assert hasher.made == 0
+    assert len(hasher.checked) == 3
+    assert set(hasher.checked) <= hashes
+    assert StaffRegister(hasher=hasher).verify("X-404", "0000") is None  # an empty register
 
 
 def test_the_file_holds_argon2id_hashes_never_a_pin_and_only_its_owner_reads_it(

@@ -24,9 +24,18 @@ def cheap_hasher() -> PasswordHash:
     return PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
 
 
-def write_register(path: Path, staff: dict[str, tuple[str, StaffRole, str]] = STAFF) -> Path:
-    """A register file holding ``staff`` (cheaply hashed PINs); the table reads any argon2id."""
-    register = StaffRegister(hasher=cheap_hasher())
+def write_register(
+    path: Path,
+    staff: dict[str, tuple[str, StaffRole, str]] = STAFF,
+    *,
+    hasher: PasswordHash | None = None,
+) -> Path:
+    """A register file holding ``staff``; the table reads any argon2id.
+
+    The PINs are hashed cheaply unless ``hasher`` says otherwise (``default_hasher()`` for the
+    production cost, where a test needs each check to take as long as on the table).
+    """
+    register = StaffRegister(hasher=cheap_hasher() if hasher is None else hasher)
     for staff_id, (name, role, pin) in staff.items():
         register.add(staff_id, name, role, pin)
     register.save(path)
