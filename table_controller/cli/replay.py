@@ -211,13 +211,14 @@ def _replay(
     """
     interpreter = DecisionInterpreter()
     book = RecallBook()  # a dispute's recall, as the live table sealed it; a recall's reply
-    recalls: dict[str, Mapping[str, object]] = {}  # the recall replies given, by command id
+    given: dict[str, Mapping[str, object]] = {}  # the replies given at the edge, by command id
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
                 printer.answered(recorded.answer, recorded)
+                given[str(recorded.answer.get("id"))] = recorded.answer
             if recorded.recall is not None and printer is not None:
-                _recalled(recorded, book, recalls, printer)
+                _recalled(recorded, book, given, printer)
             if recorded.software is not None and printer is not None:
                 printer.software = recorded.software  # the live table's, from this start on
             continue
@@ -237,18 +238,21 @@ def _replay(
 def _recalled(
     recorded: RecordedInput,
     book: RecallBook,
-    recalls: dict[str, Mapping[str, object]],
+    given: dict[str, Mapping[str, object]],
     printer: Printer,
 ) -> None:
-    """A ``recall``'s reply made again from the rows before it, checked against its seal."""
+    """A ``recall``'s reply made again from the rows before it, checked against its seal.
+
+    A repeated id was answered as first given: ``given`` holds the replies by id.
+    """
     assert recorded.recall is not None
     command_id = str(recorded.recall.get("id"))
     try:
-        reply = recalled_again(recorded.recall, book, recalls.get(command_id))
+        reply = recalled_again(recorded.recall, book, given.get(command_id))
     except ValueError as error:
         print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
         return
-    recalls[command_id] = reply
+    given[command_id] = reply
     printer.answered(reply, recorded)
 
 
