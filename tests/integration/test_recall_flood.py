@@ -2,9 +2,10 @@
 """A ``recall`` flood at a real table: ``table-controller run`` over a real mosquitto.
 
 A signing virtual table deals rounds; then one operator publishes 600 recalls on one
-connection, and 100 more come from as many operators. Past the operator's limit a recall is
-refused ``rate_limited``; the journal grows by a few hundred bytes a command, not by the
-rounds each reply holds, and the outbox lets every recall's reply go once the broker has it.
+connection, 100 more come from as many operators, and one id is sent again. Past the
+operator's limit a recall is refused ``rate_limited``; the journal grows by a few hundred
+bytes a command, not by the rounds each reply holds, and the outbox lets every recall's reply
+go once the broker has it.
 ``table-controller replay`` of the journal numbers every message as the table did, and the
 table started again on its journal with its outbox emptied publishes every message again,
 recall replies included, byte for byte (the same ``seq`` and signature).
@@ -79,6 +80,11 @@ async def flood(backend: Backend, ids: list[str], operators: list[str]) -> dict[
     return replies
 
 
+def unsent(body: dict[str, Any]) -> dict[str, Any]:
+    """A reply without what each publication has of its own (``seq``, ``ts``, ``sig``)."""
+    return {key: value for key, value in body.items() if key not in {"seq", "ts", "sig"}}
+
+
 def unsigned(body: dict[str, Any]) -> dict[str, Any]:
     """A message as ``replay`` prints it: without the device's ``kid`` and ``sig``."""
     return {key: value for key, value in body.items() if key not in {"kid", "sig"}}
@@ -113,6 +119,9 @@ async def test_a_recall_flood_is_limited_costs_the_journal_little_and_replays_as
             others = [f"o-{n}" for n in range(OPERATORS)]
             spread = await flood(backend, others, [f"desk-{n}" for n in range(OPERATORS)])
             assert all(reply["ok"] for reply in spread.values())
+            repeated = await backend.send({"id": ids[0], "command": "recall",
+                                           "operator": "pit-12", "args": {"rounds": 50}})
+            assert unsent(repeated) == unsent(replies[ids[0]])  # answered as first given
             grown = journal_bytes(journal) - journal_before
             last_live = max(first_deliveries(backend.received))
 
@@ -143,7 +152,7 @@ async def test_a_recall_flood_is_limited_costs_the_journal_little_and_replays_as
         json.loads(again[seq].payload) for seq in range(1, last_live + 1)
         if again[seq].topic.endswith("/commands/replies")
     ]  # fmt: skip
-    assert sum(1 for reply in replies_again if "rounds" in reply) == len(answered) + OPERATORS
+    assert sum(1 for reply in replies_again if "rounds" in reply) == len(answered) + OPERATORS + 1
 
 
 async def replayed_as_published(journal: Path, live: Mapping[int, Received]) -> None:
