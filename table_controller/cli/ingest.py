@@ -4,9 +4,10 @@
 Edge module: checks the flags, opens the store (migrating it), and runs one
 :class:`~table_controller.ingest.worker.IngestWorker` with gap repair until SIGTERM or SIGINT;
 then it logs its counters and prints them on one line on stderr, exit status 0. A wrong flag,
-broker URL or database URL is one line and status 2; a database that cannot be opened (down,
-refused, a file that cannot be created) is one line and status 1 (a restart may cure it). A
-broker that cannot be reached is retried, logged once per cause.
+broker URL, database URL or keys file is one line and status 2, and so is the ``ingest``
+extra not installed (the line says how to install it); a database that cannot be opened
+(down, refused, a file that cannot be created) is one line and status 1 (a restart may cure
+it). A broker that cannot be reached is retried, logged once per cause.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import re
 import signal
 import socket
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
 #: Exit status when the database cannot be opened (operations.md "Exit statuses": 1).
 DATABASE_FAILED: Final = 1
 DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
+#: The modules the ``ingest`` extra installs (pyproject.toml), as imported; the database
+#: drivers are imported by SQLAlchemy only when it connects, so they are named here.
+EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "aiomqtt")
+EXTRA_INSTALL: Final = "pip install 'table-controller[ingest]'"
 
 
 def _seconds(text: str) -> float:
@@ -85,6 +91,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help='TOML file: table id = that table\'s command_secret ("*" for any other table);'
         " resend commands to those tables are signed, as sign_all_commands requires",
+    )
+    parser.add_argument(
+        "--table-keys",
+        type=Path,
+        metavar="FILE",
+        help='TOML file: table id = "that table\'s public key" (base64, as keys show prints'
+        " it); the only keys trusted: none is pinned from a status",
+    )
+    parser.add_argument(
+        "--require-signatures",
+        action="store_true",
+        help="quarantine every message not signed by its table's key (unsigned ones too)",
     )
     parser.add_argument(
         "--no-gap-repair", action="store_true", help="store only; never ask for gaps"
@@ -157,8 +175,53 @@ def read_command_secrets(path: Path) -> dict[str, bytes]:
     return secrets
 
 
+def read_table_keys(path: Path) -> dict[str, str]:
+    """The tables' public keys in ``path`` by table id; a bad file is a :class:`UsageError`."""
+    from table_controller.integrity.signing import public_key_from_text  # noqa: PLC0415
+    from table_controller.runtime.config import TABLE_ID_PATTERN  # noqa: PLC0415
+    from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
+
+    flag = "--table-keys"
+    try:
+        document = read_toml(path)
+    except TomlFileError as error:
+        raise UsageError(f"{flag} {error}") from None
+    keys: dict[str, str] = {}
+    for table_id, value in document.items():
+        where = f"{flag} {path}: {table_id!r}"
+        if re.fullmatch(TABLE_ID_PATTERN, table_id) is None:
+            raise UsageError(f"{where}: not a table id")
+        if not isinstance(value, str):
+            raise UsageError(f"{where}: the table's public key, as a string")
+        try:
+            public_key_from_text(value)
+        except ValueError as error:
+            raise UsageError(f"{where}: {error}") from None
+        keys[table_id] = value
+    if not keys:
+        raise UsageError(f"{flag} {path}: names no table")
+    return keys
+
+
+def require_extra() -> None:
+    """Import the ``ingest`` extra's modules; one line naming the extra when one is missing.
+
+    Raises:
+        UsageError: a module of the extra is not installed.
+    """
+    for name in EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            missing = error.name or name
+            raise UsageError(
+                f"needs the ingest extra ({missing} is not installed): {EXTRA_INSTALL}"
+            ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
+    require_extra()
     from table_controller.ingest.database import StoreUrlError, engine_url  # noqa: PLC0415
     from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
     from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
@@ -174,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
     _check_name("--client-id", client_id, "/+#")
     _check_name("--operator", args.operator, "")
     secrets = {} if args.command_secrets is None else read_command_secrets(args.command_secrets)
+    table_keys = None if args.table_keys is None else read_table_keys(args.table_keys)
     repair = (
         None
         if args.no_gap_repair
@@ -194,6 +258,8 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency or (1 if args.database.startswith("sqlite") else 4),
         session_expiry_s=args.session_expiry,
         repair=repair,
+        table_keys=table_keys,
+        require_signatures=args.require_signatures,
     )
     from table_controller.runtime.logs import configure_logging  # noqa: PLC0415
 
@@ -206,7 +272,8 @@ SUBCOMMAND = Subcommand(
     description=(
         "Reference backend: subscribes to every table (an MQTT 5 shared subscription, so "
         "workers of one --group share the load), stores each message once by (table, seq), "
-        "verifies signatures, and asks tables with resend for the seq it lacks."
+        "verifies signatures (quarantining what fails), and asks tables with resend for the "
+        "seq it lacks. Needs the ingest extra: " + EXTRA_INSTALL + "."
     ),
     add_arguments=add_arguments,
     handler=run,

@@ -232,6 +232,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             journal=journal,
             sink=message_sink(settings, stack, outbox_sink, edge),
             outlet=link,
+            unrecorded=link,
             link=reader,
             card_source=card_source,
             advisor=advisor,
@@ -277,6 +278,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                 link=link,
                 staff=desk,
                 resends=None if ingress is None else ingress.resends,
+                limits=settings.web_limits,
             )
         _LOG.info(
             "table service starting",

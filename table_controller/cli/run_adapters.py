@@ -132,6 +132,8 @@ def dealer_display(
         staff=desk,
         languages=languages,
         table_id=settings.table_id,
+        limits=settings.web_limits,
+        allowed_hosts=settings.allowed_hosts,
     )
 
 
@@ -148,6 +150,8 @@ def players_board(settings: Settings, service: TableService) -> BoardServer | No
         port=address[1],
         table_id=settings.table_id,
         language=settings.board_language,
+        limits=settings.web_limits,
+        allowed_hosts=settings.allowed_hosts,
     )
 
 

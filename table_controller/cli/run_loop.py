@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import structlog
@@ -24,6 +25,7 @@ from table_controller.staff.desk import StaffDesk
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
     from table_controller.publishing.board_web import BoardServer
+    from table_controller.publishing.http_site import SiteServer
     from table_controller.publishing.mqtt_link import MqttLink
     from table_controller.publishing.web import DisplayServer
     from table_controller.runtime.commands import CommandIngress
@@ -66,6 +68,24 @@ def _start_broker_tasks(
     return link_task, group.create_task(ingress.run(), name="commands")
 
 
+def _web_guard(servers: Sequence[SiteServer | None]) -> contextlib.AbstractContextManager[object]:
+    """The open-file limit raised for the web addresses' caps; failing accepts logged sparingly.
+
+    Nothing to do (and aiohttp left unloaded) when no web address is served.
+    """
+    serving = [server for server in servers if server is not None]
+    if not serving:
+        return contextlib.nullcontext()
+    from table_controller.publishing.http_limits import (  # noqa: PLC0415 - only when served
+        descriptors_needed,
+        ensure_descriptors,
+    )
+    from table_controller.publishing.http_listener import AcceptFailures  # noqa: PLC0415
+
+    ensure_descriptors(descriptors_needed(server.listener.limits for server in serving))
+    return AcceptFailures().watching(asyncio.get_running_loop())
+
+
 async def _start_screens(display: DisplayServer | None, board: BoardServer | None) -> None:
     """Serve the dealer display and the players' board's own address, those configured."""
     if display is not None:
@@ -93,8 +113,9 @@ async def run_until_stopped(  # noqa: PLR0913 - the adapters the command line bu
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        await _start_screens(display, board)
         async with contextlib.AsyncExitStack() as running:
+            running.enter_context(_web_guard((display, board, health)))
+            await _start_screens(display, board)
             if health is not None:  # serving before READY=1, stopped after everything else
                 await running.enter_async_context(health)
             if reader is not None:

@@ -6,11 +6,12 @@ one line per round result, void, correction, alarm and status change, and flags 
 must handle
 (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
 gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
-``seq`` and is not counted). ``--json`` prints one JSON object per line on stdout; diagnostics go to
-stderr. It runs until interrupted, or until ``--count`` round results were printed. A broker
-that cannot be reached, or is lost, is retried with backoff; each new cause is said once on
-stderr, with "retrying", and the connection's return too. With ``--once`` the watch stops
-instead, saying why, with exit status 1.
+``seq`` and is not counted). A reply without ``seq`` is one the table could not record (its
+journal refused writes): printed, not counted. ``--json`` prints one JSON object per line on
+stdout; diagnostics go to stderr. It runs until interrupted, or until ``--count`` round
+results were printed. A broker that cannot be reached, or is lost, is retried with backoff;
+each new cause is said once on stderr, with "retrying", and the connection's return too.
+With ``--once`` the watch stops instead, saying why, with exit status 1.
 
 With ``--verify`` every message is checked against its table's public key
 (``integrity/verifier.py``): the ``public_key`` of the table's status, or ``--public-key``. A
@@ -227,10 +228,7 @@ class _Watcher:
             return
         seq = seq_of(message)
         if seq is None:
-            self.emit(
-                {"kind": "no_seq", "table_id": incoming.table_id, "topic": received.topic},
-                f"{incoming.table_id} NO SEQ in message on {received.topic}",
-            )
+            self._without_seq(incoming.table_id, received.topic, message)
             return
         if incoming.retained:
             return  # a snapshot delivered on subscribing, not part of the live stream
@@ -256,6 +254,25 @@ class _Watcher:
                 f"{table} LATE seq {seq} (fills a gap)",
             )
         self._event(table, seq, message)
+
+    def _without_seq(self, table: str, topic: str, message: dict[str, object]) -> None:
+        """A message with no usable ``seq``: a reply the table could not record, or a fault.
+
+        A reply without ``seq`` is one the table's journal refused to record (mqtt-api.md,
+        "Replies"): printed, never counted.
+        """
+        if "seq" not in message and message.get("type") == "command_reply":
+            outcome = "ok" if message.get("ok") is True else f"refused {message.get('error')}"
+            self.emit(
+                {"kind": "unrecorded_reply", "table_id": table, "message": message},
+                f"{table} UNRECORDED reply to {message.get('id')}: {outcome}:"
+                f" {message.get('message')}",
+            )
+            return
+        self.emit(
+            {"kind": "no_seq", "table_id": table, "topic": topic},
+            f"{table} NO SEQ in message on {topic}",
+        )
 
     def _status(self, incoming: Incoming, message: dict[str, object]) -> None:
         online = message.get("online") is True

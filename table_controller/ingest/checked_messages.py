@@ -15,11 +15,15 @@ from table_controller.ingest import projections as p
 
 @dataclass(frozen=True, slots=True)
 class Received:
-    """A message as the broker delivered it, and the verdict on its signature (or None)."""
+    """A message as the broker delivered it, and the verdict on its signature (or None).
+
+    ``quarantine``: why the message is kept apart (``table_keys.py``); None: it is stored.
+    """
 
     topic: str
     payload: bytes
     verified: bool | None
+    quarantine: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,14 @@ the database and the broker:
 * **Signed when the table asks.** A table under ``sign_all_commands`` takes a ``resend`` only
   signed with its ``command_secret``; :attr:`RepairSettings.secrets` holds those by table id.
 * **The reply** is a message like any other, so the shared subscription may hand it to
-  another worker: whichever worker stores it calls :meth:`GapRepair.on_reply`, which records
-  the answer and turns ``gone`` into a permanent gap (``IngestStore.record_gone``). A permanent
-  gap is raised as an ``error`` log line (``messages_gone``) and counted (:attr:`gone`); it stays
-  queryable in ``permanent_gaps``. Nothing is published: the ingest has no topic of its own.
+  another worker: whichever worker stores it (a quarantined one never comes here) calls
+  :meth:`GapRepair.on_reply`. A reply counts only when its ``id`` is a request of
+  ``gap_requests`` for that table still unanswered: the ingest's own, asked by any of its
+  workers. It records the answer and turns the ``gone`` within the range asked into a
+  permanent gap (``IngestStore.record_gone``). A permanent gap is raised as an ``error`` log
+  line (``messages_gone``) and counted (:attr:`gone`); it stays queryable in
+  ``permanent_gaps``. A reply to anyone else's ``resend`` is stored as a message and nothing
+  more. Nothing is published: the ingest has no topic of its own.
 """
 
 from __future__ import annotations
@@ -394,9 +398,17 @@ class GapRepair:
             )
 
     async def on_reply(self, table_id: str, reply: Mapping[str, object]) -> None:
-        """A ``resend`` reply was stored (by this worker): record it and what is gone."""
+        """A ``resend`` reply was stored (by this worker): if the ingest asked it, record it.
+
+        The answer, and what is gone of the range asked; a reply to a request the ingest did
+        not make (another operator's, or an id it never sent), or already answered, changes
+        nothing.
+        """
         command_id = reply.get("id")
         if not isinstance(command_id, str):
+            return
+        asked = await self._unanswered(table_id, command_id)
+        if asked is None:
             return
         if reply.get("ok") is not True:
             self.refused += 1
@@ -415,7 +427,9 @@ class GapRepair:
         if gone is None:
             log.warning("resend_reply_unreadable", table_id=table_id, id=command_id)
             return
-        missing = await self._not_held(table_id, gone)
+        missing = await self._not_held(
+            table_id, [seq for seq in gone if asked.first <= seq <= asked.last]
+        )
         await self._answered(
             command_id,
             outcome="ok",
@@ -434,6 +448,18 @@ class GapRepair:
                 ranges=ranges_of(missing),
                 count=len(missing),
             )
+
+    async def _unanswered(self, table_id: str, command_id: str) -> SeqRange | None:
+        """The range of the ingest's request ``command_id`` to ``table_id``, if unanswered."""
+        c = gap_requests.c
+        async with self.store.engine.connect() as connection:
+            found = await connection.execute(
+                select(c.first_seq, c.last_seq).where(
+                    c.command_id == command_id, c.table_id == table_id, c.answered_at.is_(None)
+                )
+            )
+            row = found.first()
+        return None if row is None else SeqRange(int(row.first_seq), int(row.last_seq))
 
     async def _not_held(self, table_id: str, seqs: Sequence[int]) -> list[int]:
         """The ``seq`` of ``seqs`` the store does not hold (a gone one may have come before)."""

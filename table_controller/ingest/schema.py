@@ -3,8 +3,9 @@
 
 Edge module: declarations only. ``messages`` holds every message exactly once, keyed by
 ``(table_id, seq)``; the other tables are projections rebuilt from it (docs/backend.md lists
-every column). Money is exact: a bet's net result per unit is two integer columns, numerator
-and denominator, never a float. Times are UTC.
+every column), but ``quarantine`` (the messages that failed verification, kept apart) and
+``table_keys`` (each table's pinned public key). Money is exact: a bet's net result per unit
+is two integer columns, numerator and denominator, never a float. Times are UTC.
 
 The migrations (``migrations/versions``) create the same schema; a test compares them.
 """
@@ -234,4 +235,31 @@ gap_requests: Final = Table(
     Column("resent", Integer),
     Column("gone", Integer),
     Index(None, "table_id", "asked_at"),
+)
+
+#: The messages that failed verification, kept apart: never a row of ``messages`` nor of a
+#: projection. Keyed by the payload's SHA-256, so a copy received twice is one row.
+quarantine: Final = Table(
+    "quarantine",
+    metadata,
+    _table_id(),
+    Column("sha256", String(64), primary_key=True),
+    Column("seq", BigInteger),
+    Column("type", String(ID_LENGTH), nullable=False),
+    Column("topic", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("payload", Text, nullable=False),
+    _when("received_at", nullable=False),
+    Index(None, "table_id", "received_at"),
+)
+
+#: Each table's public key, pinned from its first status whose signature verifies with the key
+#: it names (trust on first use; unused with a keys file): never replaced by the ingest.
+table_keys: Final = Table(
+    "table_keys",
+    metadata,
+    _table_id(),
+    Column("public_key", String(128), nullable=False),
+    Column("session", BigInteger),
+    _when("pinned_at", nullable=False),
 )

@@ -17,13 +17,20 @@ the URL, the engine and the migrations are ``database.py``'s.
   permanent.
 * A payload that is not a message of the contract is rejected (``checked_messages.py``),
   counted and logged; it never raises.
+* **Quarantine.** A message whose signature did not verify (the worker's verdict, in
+  ``Received.quarantine``) is written to ``quarantine`` in the batch's transaction, once per
+  payload, and nowhere else: it takes no ``(table_id, seq)`` slot, feeds no projection and no
+  status. It is counted, and logged at most once per table per ``log_budget.EVERY_S``.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
+import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Self
 
@@ -33,11 +40,17 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from table_controller.ingest import projections as p
-from table_controller.ingest.checked_messages import NumberedMessage, Received, check
+from table_controller.ingest.checked_messages import (
+    CheckedMessage,
+    NumberedMessage,
+    Received,
+    check,
+)
 from table_controller.ingest.database import dialect_insert, migrate_to_head, open_engine
 from table_controller.ingest.gap_queries import SeqRange, permanent_ranges, scan_gaps
+from table_controller.ingest.log_budget import LogBudget
 from table_controller.ingest.rebuilds import project
-from table_controller.ingest.schema import messages, permanent_gaps, table_status
+from table_controller.ingest.schema import messages, permanent_gaps, quarantine, table_status
 
 log = structlog.get_logger("table_controller.ingest")
 
@@ -49,6 +62,20 @@ class StoreOutcome(enum.StrEnum):
     DUPLICATE = "duplicate"
     STATUS = "status"
     REJECTED = "rejected"
+    QUARANTINED = "quarantined"
+
+
+@dataclass(slots=True)
+class _SortedOut:
+    """A batch sorted out: each message's outcome so far, and where the others go."""
+
+    outcomes: list[StoreOutcome | None]
+    #: The messages with a ``seq`` to insert, by ``(table_id, seq)``.
+    checked: dict[tuple[str, int], NumberedMessage] = field(default_factory=dict)
+    #: ``(index, table_id, row)`` of each status.
+    statuses: list[tuple[int, str, dict[str, object]]] = field(default_factory=list)
+    #: The ``quarantine`` row of each message kept apart, in the batch's order.
+    quarantined: list[dict[str, object]] = field(default_factory=list)
 
 
 class IngestStore:
@@ -59,6 +86,7 @@ class IngestStore:
         self._postgres = engine.dialect.name == "postgresql"
         #: How many messages had each outcome since the store was opened.
         self.counts: Counter[StoreOutcome] = Counter()
+        self._quarantine_lines = LogBudget()
 
     @classmethod
     async def open(cls, url: str) -> Self:
@@ -96,9 +124,11 @@ class IngestStore:
         log.warning("message_rejected", topic=topic[:200], reason=reason[:300])
         return StoreOutcome.REJECTED
 
-    async def store(self, topic: str, payload: bytes, *, verified: bool | None) -> StoreOutcome:
+    async def store(
+        self, topic: str, payload: bytes, *, verified: bool | None, quarantine: str | None = None
+    ) -> StoreOutcome:
         """Store one message as received on ``topic``; see :class:`StoreOutcome`."""
-        (outcome,) = await self.store_batch([Received(topic, payload, verified)])
+        (outcome,) = await self.store_batch([Received(topic, payload, verified, quarantine)])
         return outcome
 
     async def store_batch(self, batch: Sequence[Received]) -> list[StoreOutcome]:
@@ -107,35 +137,25 @@ class IngestStore:
         The messages with a ``seq`` go in with one insert, sorted by ``(table_id, seq)`` so that
         two workers' batches wait on each other's rows in one order; the rounds and shoes they
         change are rebuilt once each, locked in sorted order (rounds, then shoes). A second copy
-        of a ``seq`` in the batch is a duplicate. Statuses are kept after the messages.
+        of a ``seq`` in the batch is a duplicate. The quarantined messages go in the same
+        transaction (after the messages, sorted too). Statuses are kept after the messages.
         """
-        outcomes: list[StoreOutcome | None] = [None] * len(batch)
-        checked: dict[tuple[str, int], NumberedMessage] = {}
-        statuses: list[tuple[int, str, dict[str, object]]] = []
-        for index, received in enumerate(batch):
-            try:
-                item = check(received)
-            except p.BadMessage as error:
-                outcomes[index] = self._reject(received.topic, str(error))
-                continue
-            seq = item.envelope.seq
-            if seq is None:
-                row = (item.status or {}) | {"verified": received.verified}
-                statuses.append((index, item.envelope.table_id, row))
-            elif (item.envelope.table_id, seq) in checked:
-                outcomes[index] = StoreOutcome.DUPLICATE
-            else:
-                checked[item.envelope.table_id, seq] = NumberedMessage(index, received, item)
         now = datetime.now(UTC)
-        if checked:
+        sorted_out = self._sort_out(batch, now)
+        outcomes, checked = sorted_out.outcomes, sorted_out.checked
+        statuses, quarantined = sorted_out.statuses, sorted_out.quarantined
+        if checked or quarantined:
             ordered = [checked[key] for key in sorted(checked)]
             async with self._engine.begin() as connection:
-                added = await self._insert_messages(connection, ordered, now)
+                added = await self._insert_messages(connection, ordered, now) if ordered else set()
                 new = [one for one in ordered if (one.table_id, one.seq) in added]
                 await project(connection, new, postgres=self._postgres)
+                if quarantined:
+                    await self._insert_quarantined(connection, quarantined)
             for one in ordered:
                 fresh = (one.table_id, one.seq) in added
                 outcomes[one.index] = StoreOutcome.STORED if fresh else StoreOutcome.DUPLICATE
+            self._log_quarantined(quarantined)
         if statuses:
             await self._store_statuses(statuses, now)
             for index, _table, _row in statuses:
@@ -144,6 +164,54 @@ class IngestStore:
         assert len(done) == len(batch)
         self.counts.update(outcome for outcome in done if outcome is not StoreOutcome.REJECTED)
         return done
+
+    def _sort_out(self, batch: Sequence[Received], now: datetime) -> _SortedOut:
+        """Each message checked and put where it goes (rejects counted and logged here)."""
+        out = _SortedOut([None] * len(batch))
+        for index, received in enumerate(batch):
+            try:
+                item = check(received)
+            except p.BadMessage as error:
+                out.outcomes[index] = self._reject(received.topic, str(error))
+                continue
+            seq = item.envelope.seq
+            if received.quarantine is not None:
+                out.quarantined.append(_quarantine_row(received, item, now))
+                out.outcomes[index] = StoreOutcome.QUARANTINED
+            elif seq is None:
+                row = (item.status or {}) | {"verified": received.verified}
+                out.statuses.append((index, item.envelope.table_id, row))
+            elif (item.envelope.table_id, seq) in out.checked:
+                out.outcomes[index] = StoreOutcome.DUPLICATE
+            else:
+                out.checked[item.envelope.table_id, seq] = NumberedMessage(index, received, item)
+        return out
+
+    def _log_quarantined(self, rows: Sequence[dict[str, object]]) -> None:
+        """A ``message_quarantined`` line per table per ``log_budget.EVERY_S`` at most."""
+        now = time.monotonic()
+        for row in rows:
+            left_out = self._quarantine_lines.allow(str(row["table_id"]), now)
+            if left_out is not None:
+                log.warning(
+                    "message_quarantined",
+                    table_id=row["table_id"],
+                    topic=str(row["topic"])[:200],
+                    seq=row["seq"],
+                    type=row["type"],
+                    reason=str(row["reason"])[:300],
+                    not_logged=left_out,
+                )
+
+    async def _insert_quarantined(
+        self, connection: AsyncConnection, rows: Sequence[dict[str, object]]
+    ) -> None:
+        """Insert the quarantined messages, each payload once, in key order (as messages are)."""
+        unique = {(str(row["table_id"]), str(row["sha256"])): row for row in rows}
+        await connection.execute(
+            self._insert(quarantine).on_conflict_do_nothing(),
+            [unique[key] for key in sorted(unique)],
+        )
 
     async def _insert_messages(
         self, connection: AsyncConnection, ordered: Sequence[NumberedMessage], now: datetime
@@ -257,3 +325,18 @@ class IngestStore:
         async with self._engine.connect() as connection:
             found = await connection.execute(text(sql), parameters)
             return [tuple(row) for row in found]
+
+
+def _quarantine_row(received: Received, item: CheckedMessage, now: datetime) -> dict[str, object]:
+    """The ``quarantine`` row of a message kept apart."""
+    assert received.quarantine is not None
+    return {
+        "table_id": item.envelope.table_id,
+        "sha256": hashlib.sha256(received.payload).hexdigest(),
+        "seq": item.envelope.seq,
+        "type": item.envelope.type,
+        "topic": received.topic,
+        "reason": received.quarantine,
+        "payload": received.payload.decode("utf-8"),
+        "received_at": now,
+    }

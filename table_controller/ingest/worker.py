@@ -24,10 +24,12 @@ the order the messages came (:class:`AckQueue`), as MQTT asks. A worker killed b
 has not acknowledged the message: the broker delivers it again when the worker's persistent
 session comes back (same client id), and a copy stored twice is a duplicate the store drops.
 
-**Signatures.** A table that signs names its public key in its ``status``; each message is
-checked against the first key known for its table (the status received, or the one stored):
-``verified`` is True or False; None when the table does not sign, or signs and no key is known
-yet (counted as ``unverified``). A failure is counted and logged, and the message is stored.
+**Trust.** Each message is judged against its table's key (``table_keys.py``): the keys of a
+keys file, or else each table's key pinned from its first status signed by the key it names
+(trust on first use), kept in ``table_keys`` so that a restart keeps it, and held in memory:
+the database is read for keys once at the start, and again only for a table without a key
+(its pin, made by another worker of the group). A message that fails is quarantined by the
+store: never a row of ``messages``, a projection, the status, a key or a gap.
 """
 
 from __future__ import annotations
@@ -36,24 +38,27 @@ import asyncio
 import json
 import random
 from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, TypeAlias, TypeVar
 
 import aiomqtt
 import structlog
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 from sqlalchemy import select
 
 from drivers.backoff import Backoff
-from table_controller.ingest.checked_messages import Received
+from table_controller.ingest import projections as p
+from table_controller.ingest.checked_messages import Received, check
+from table_controller.ingest.database import dialect_insert
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
-from table_controller.ingest.schema import table_status
+from table_controller.ingest.schema import table_keys
 from table_controller.ingest.store import IngestStore, StoreOutcome
-from table_controller.integrity.signing import public_key_from_text, verify
+from table_controller.ingest.table_keys import TableKeys, Verdict
+from table_controller.integrity.signing import key_id, public_key_from_text
 from table_controller.publishing.mqtt_client import (
     ManualAcks,
     error_text,
@@ -73,6 +78,7 @@ RETAINED_SUBSCRIPTION: Final = 2
 DEFAULT_SESSION_EXPIRY_S: Final = 3600
 #: How long the consumers may take to finish what they hold when the connection is lost.
 DRAIN_S: Final = 5.0
+_T = TypeVar("_T")
 #: A message received and its place in the acknowledgement queue.
 _Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
 #: The most messages a consumer stores in one transaction: what the queue holds, up to this.
@@ -119,45 +125,6 @@ class AckQueue:
         return len(self._pending)
 
 
-@dataclass(slots=True)
-class TableKeys:
-    """Each table's public key, from its status (or the stored one); the verdict of a message."""
-
-    keys: dict[str, Ed25519PublicKey] = field(default_factory=dict)
-    failed: int = 0
-    unverified: int = 0
-
-    def learn(self, table_id: str, text: object) -> None:
-        """Keep ``text`` (a status's ``public_key``) as the table's key, if none is known."""
-        if table_id in self.keys or not isinstance(text, str):
-            return
-        try:
-            self.keys[table_id] = public_key_from_text(text)
-        except ValueError as error:
-            log.warning("public_key_unreadable", table_id=table_id, error=str(error))
-
-    def verdict(self, table_id: str, topic: str, message: Mapping[str, object]) -> bool | None:
-        """True or False against the table's key; None: unsigned, or no key known yet."""
-        key = self.keys.get(table_id)
-        if key is None:
-            if "sig" in message:
-                self.unverified += 1
-            return None
-        checked = verify(message, key)
-        if checked is True:
-            return True
-        self.failed += 1
-        log.warning(
-            "signature_failed",
-            table_id=table_id,
-            topic=topic[:200],
-            seq=message.get("seq"),
-            type=str(message.get("type"))[:64],
-            reason=checked,
-        )
-        return False
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkerSettings:
     """Where the worker reads from and how it stores; see ``table-controller ingest``."""
@@ -169,6 +136,10 @@ class WorkerSettings:
     concurrency: int = 4
     session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S
     repair: RepairSettings | None = None
+    #: The tables' public keys by table id (a keys file); None: each pinned from its status.
+    table_keys: dict[str, str] | None = None
+    #: Quarantine an unsigned message, and a signed one of a table without a key.
+    require_signatures: bool = False
 
     @property
     def root(self) -> str:
@@ -190,12 +161,22 @@ class IngestWorker:
     def __init__(self, store: IngestStore, settings: WorkerSettings) -> None:
         self.store = store
         self.settings = settings
-        self.keys = TableKeys()
+        from_file = settings.table_keys is not None
+        self.keys = TableKeys(
+            keys={
+                table_id: public_key_from_text(text)
+                for table_id, text in (settings.table_keys or {}).items()
+            },
+            from_file=from_file,
+            require_signatures=settings.require_signatures,
+        )
+        #: Whether the pins of ``table_keys`` were read (never with a keys file).
+        self._pins_read = from_file
         self.connects = 0
         self._client: aiomqtt.Client | None = None
         self._generation = 0
-        #: Records every resend reply this worker stores (whoever asked); asks for gaps only
-        #: when ``settings.repair`` is given.
+        #: Records the replies this worker stores to the resends the ingest asked (whichever
+        #: worker asked); asks for gaps only when ``settings.repair`` is given.
         self.repair = GapRepair(
             store,
             self._publish_command,
@@ -229,6 +210,7 @@ class IngestWorker:
             "duplicates": outcomes[StoreOutcome.DUPLICATE],
             "statuses": outcomes[StoreOutcome.STATUS],
             "rejected": outcomes[StoreOutcome.REJECTED],
+            "quarantined": outcomes[StoreOutcome.QUARANTINED],
             "signature_failed": self.keys.failed,
             "unverified": self.keys.unverified,
             "gaps_asked": repair.asked,
@@ -335,70 +317,133 @@ class IngestWorker:
                         manual.ack(mid, qos)
 
     async def handle_batch(self, batch: Sequence[aiomqtt.Message]) -> list[StoreOutcome]:
-        """Store messages in one transaction; live copies of the retained subscription skipped."""
-        received: list[tuple[Received, str | None, dict[str, object] | None]] = []
+        """Store messages in one transaction; live copies of the retained subscription skipped.
+
+        The statuses of the batch are looked at first, so that a table's key pinned from its
+        status applies to the messages beside it.
+        """
+        if not self._pins_read:
+            await self._retrying("table_keys_unread", self._read_pins)
+            self._pins_read = True
+        parsed: list[tuple[str, bytes, str | None, dict[str, object] | None]] = []
         for message in batch:
             if _live_copy(message):
                 continue
             topic = message.topic.value
             payload = payload_bytes(message.payload)
-            table_id = _table_of(topic, self.settings.root)
-            data = _parse(payload)
-            verified = await self._verdict(table_id, topic, data)
-            received.append((Received(topic, payload, verified), table_id, data))
+            parsed.append((topic, payload, _table_of(topic, self.settings.root), _parse(payload)))
+        for topic, payload, table_id, data in parsed:
+            if table_id is not None and data is not None and data.get("type") == "status":
+                await self._pin_from(table_id, topic, payload, data)
+        received: list[tuple[Received, str | None, dict[str, object] | None]] = []
+        for topic, payload, table_id, data in parsed:
+            verdict = await self._verdict(table_id, data)
+            received.append(
+                (Received(topic, payload, verdict.verified, verdict.quarantine), table_id, data)
+            )
         if not received:
             return []
-        outcomes = await self._store([one for one, _, _ in received])
+        outcomes = await self._retrying(
+            "store_failed",
+            lambda: self.store.store_batch([one for one, _, _ in received]),
+            messages=len(received),
+        )
         for (_, table_id, data), outcome in zip(received, outcomes, strict=True):
-            if (
-                outcome is StoreOutcome.STORED
-                and data is not None
-                and table_id is not None
-                and data.get("type") == "command_reply"
-                and data.get("command") == "resend"
-            ):
-                try:
-                    await self.repair.on_reply(table_id, data)
-                except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
-                    log.warning("resend_reply_not_recorded", error=error_text(error))
+            if outcome is StoreOutcome.STORED and data is not None and table_id is not None:
+                await self._after_stored(table_id, data)
         return outcomes
 
-    async def _verdict(
-        self, table_id: str | None, topic: str, data: dict[str, object] | None
-    ) -> bool | None:
-        """The message's signature checked against its table's key (see :class:`TableKeys`)."""
-        if data is None or table_id is None:
-            return None
-        if data.get("type") == "status":
-            self.keys.learn(table_id, data.get("public_key"))
-        elif table_id not in self.keys.keys and "sig" in data:
+    async def _after_stored(self, table_id: str, data: dict[str, object]) -> None:
+        """A resend reply stored (not quarantined): gap repair records it, if it asked it."""
+        if data.get("type") == "command_reply" and data.get("command") == "resend":
             try:
-                self.keys.learn(table_id, await self._stored_key(table_id))
-            except Exception as error:  # noqa: BLE001 - verified stays None
-                log.warning("public_key_lookup_failed", error=error_text(error))
-        return self.keys.verdict(table_id, topic, data)
+                await self.repair.on_reply(table_id, data)
+            except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
+                log.warning("resend_reply_not_recorded", error=error_text(error))
 
-    async def _store(self, batch: Sequence[Received]) -> list[StoreOutcome]:
-        """Store, retrying while the database is unreachable (unacknowledged meanwhile)."""
+    async def _verdict(self, table_id: str | None, data: dict[str, object] | None) -> Verdict:
+        """The message's signature judged against its table's key (see ``table_keys.py``)."""
+        if data is None or table_id is None:
+            return Verdict(verified=None)  # not a message of the contract: the store rejects it
+        now = asyncio.get_running_loop().time()
+        if self.keys.should_look_up(table_id, data, now):
+            found = await self._retrying("table_keys_unread", lambda: self._pinned(table_id))
+            if found is not None:
+                self.keys.pin(table_id, found)
+        return self.keys.verdict(table_id, data)
+
+    async def _pin_from(
+        self, table_id: str, topic: str, payload: bytes, status: dict[str, object]
+    ) -> None:
+        """Pin the key a table's status names, if it is the table's first signed by that key.
+
+        The pin is written with ``ON CONFLICT DO NOTHING`` and read back: of two workers
+        pinning a table at once, the first pin stands for both, and for every restart.
+        """
+        text = self.keys.pin_candidate(table_id, status)
+        if text is None:
+            return
+        try:
+            check(Received(topic, payload, None))
+        except p.BadMessage:
+            return  # the store rejects it: no key is pinned from it
+        session = status.get("session")
+        pinned = await self._retrying(
+            "table_keys_unread",
+            lambda: self._pin(table_id, text, session if isinstance(session, int) else None),
+        )
+        if self.keys.pin(table_id, pinned):
+            log.info(
+                "table_key_pinned",
+                table_id=table_id,
+                kid=key_id(self.keys.keys[table_id]),
+                by_this_worker=pinned == text,
+            )
+
+    async def _pin(self, table_id: str, text: str, session: int | None) -> str:
+        """Pin ``text`` as the table's key unless a key is pinned already; the pinned key."""
+        insert = dialect_insert(table_keys, postgres=self.store.postgres).values(
+            table_id=table_id, public_key=text, session=session, pinned_at=datetime.now(UTC)
+        )
+        async with self.store.engine.begin() as connection:
+            await connection.execute(insert.on_conflict_do_nothing())
+            pinned = await connection.scalar(
+                select(table_keys.c.public_key).where(table_keys.c.table_id == table_id)
+            )
+        return str(pinned)
+
+    async def _pinned(self, table_id: str) -> str | None:
+        async with self.store.engine.connect() as connection:
+            found = await connection.scalar(
+                select(table_keys.c.public_key).where(table_keys.c.table_id == table_id)
+            )
+        return None if found is None else str(found)
+
+    async def _read_pins(self) -> None:
+        """Every pinned key, into memory (once, at the first batch)."""
+        async with self.store.engine.connect() as connection:
+            rows = await connection.execute(select(table_keys.c.table_id, table_keys.c.public_key))
+            for table_id, text in rows:
+                if not self.keys.pin(table_id, text):
+                    log.error("table_key_unreadable", table_id=table_id)
+
+    async def _retrying(
+        self, event: str, operation: Callable[[], Awaitable[_T]], **fields: object
+    ) -> _T:
+        """``operation``, retried while the database is unreachable (nothing acknowledged).
+
+        Each failure is logged as ``event`` with ``fields``, one line and no traceback.
+        """
         backoff = Backoff(initial_s=0.5, cap_s=10.0)
         rng = random.Random()  # noqa: S311 - jitter, not security
         attempt = 0
         while True:
             try:
-                return await self.store.store_batch(batch)
+                return await operation()
             except Exception as error:  # noqa: BLE001 - a database outage, any driver's error
-                log.error(  # noqa: TRY400 - one line per outage, no traceback
-                    "store_failed", messages=len(batch), error=error_text(error)
-                )
+                log.error(event, error=error_text(error), **fields)  # noqa: TRY400
             await asyncio.sleep(backoff.delay(attempt, rng))
             attempt += 1
-
-    async def _stored_key(self, table_id: str) -> str | None:
-        async with self.store.engine.connect() as connection:
-            found = await connection.scalar(
-                select(table_status.c.public_key).where(table_status.c.table_id == table_id)
-            )
-        return None if found is None else str(found)
 
 
 async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work | None]) -> None:

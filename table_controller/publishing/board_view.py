@@ -25,6 +25,7 @@ from table_controller.procedure.states import Phase
 from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
 from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_view import hand_view, result_view
+from table_controller.publishing.journal_refusal import JournalRefusal
 from table_controller.publishing.languages import localised
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
@@ -60,16 +61,18 @@ STATUS_TEXTS: Final[Mapping[str, JsonValue]] = {
 _ROUND_PHASES: Final = frozenset({Phase.BETTING, Phase.DEALING, Phase.BETWEEN_ROUNDS})
 
 
-def status_kind(snapshot: TableSnapshot, result_shown: bool) -> str:
+def status_kind(snapshot: TableSnapshot, result_shown: bool, *, recording: bool = True) -> str:
     """What the table is doing, as the board tells the players: a key of :data:`STATUS_TEXTS`.
 
-    A hold, a fault, a result the dealer is still checking and a table waiting for its dealer
-    all read as "please wait": their reasons are for the staff, not the players.
+    A hold, a fault, a journal that cannot record (``recording`` false), a result the dealer
+    is still checking and a table waiting for its dealer all read as "please wait": their
+    reasons are for the staff, not the players.
     """
     state = snapshot.state
     prompt = None if state.prompt is None else state.prompt.action
     waiting = prompt in {PromptAction.HOLD, PromptAction.SIGN_IN, PromptAction.CONFIRM_RESULT}
-    if state.held_in is not None or state.phase in {Phase.HELD, Phase.FAULTED} or waiting:
+    held = state.held_in is not None or state.phase in {Phase.HELD, Phase.FAULTED}
+    if held or waiting or not recording:
         return "wait"
     match state.phase:
         case Phase.BETTING:
@@ -144,8 +147,9 @@ class BoardModel:
 
     :meth:`show` takes the table's snapshot each time its ``state`` is published, :meth:`apply`
     every other message; both return the events to send to every open board, as ``(event
-    name, data)``: ``board`` (everything but the roads) and ``roads``. :meth:`view` is
-    everything at once, for a board that has just connected.
+    name, data)``: ``board`` (everything but the roads) and ``roads``. :meth:`journal` says
+    the journal refuses writes (the board says "please wait") or records again. :meth:`view`
+    is everything at once, for a board that has just connected.
     """
 
     def __init__(self, snapshot: TableSnapshot, *, table_id: str | None = None) -> None:
@@ -157,6 +161,8 @@ class BoardModel:
         self._limits: object = getattr(snapshot, "limits", None)
         #: Side bets left out of the round being bet on (dynamic windows), with its round.
         self._suspended: tuple[int, frozenset[str]] = (0, frozenset())
+        #: False while the journal refuses writes (the table is held).
+        self._recording = True
 
     def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
         """The table's snapshot, as its ``state`` was published: the boards' new ``board``."""
@@ -164,6 +170,11 @@ class BoardModel:
         limits = getattr(snapshot, "limits", None)
         if limits is not None:
             self._limits = limits
+        return [("board", self.board())]
+
+    def journal(self, refusal: JournalRefusal | None) -> list[tuple[str, JsonValue]]:
+        """The journal refuses writes (why: not for the players), or records again (None)."""
+        self._recording = refusal is None
         return [("board", self.board())]
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
@@ -199,7 +210,7 @@ class BoardModel:
             and state.phase in {Phase.BETWEEN_ROUNDS, Phase.SHOE_OVER}
             and result.get("round_no") == state.round_no
         )
-        kind = status_kind(self._snapshot, shown)
+        kind = status_kind(self._snapshot, shown, recording=self._recording)
         currency, limits = limits_view(self._limits)
         round_no, suspended = self._suspended
         offered = [

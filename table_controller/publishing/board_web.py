@@ -20,6 +20,7 @@ page, no command route, nothing of the staff.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +29,7 @@ from aiohttp import web
 
 from table_controller.publishing.board_view import BoardModel
 from table_controller.publishing.event_streams import HEARTBEAT_S
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, Catalogues
 from table_controller.publishing.view_feed import ShownTable, ViewFeed
@@ -95,6 +97,10 @@ class BoardServer(SiteServer):
         language: The board's language (BCP 47 tag) when its page asks for none.
         catalogues: The board's texts; None: read from the package's catalogues.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
+        limits: The address's caps and timeouts; None: the defaults. They are this address's
+            own: a board address full of connections leaves the display's as it was.
+        allowed_hosts: The names it answers to besides its addresses (and ``localhost`` over
+            loopback); a request for any other gets 421 Misdirected Request.
     """
 
     site_name = "players' board"
@@ -110,8 +116,10 @@ class BoardServer(SiteServer):
         language: str = DEFAULT_LANGUAGE,
         catalogues: Catalogues | None = None,
         heartbeat_s: float = HEARTBEAT_S,
+        limits: ListenerLimits | None = None,
+        allowed_hosts: Collection[str] = (),
     ) -> None:
-        super().__init__(host, port, log=_LOG)
+        super().__init__(host, port, log=_LOG, limits=limits, host_names=allowed_hosts)
         self._texts = screen_texts(
             Catalogues.packaged() if catalogues is None else catalogues,
             {"board": language},
@@ -121,7 +129,7 @@ class BoardServer(SiteServer):
 
     def make_app(self) -> web.Application:
         """The board's routes, its own assets and nothing else."""
-        app = web.Application(client_max_size=1024, middlewares=[security_headers])
+        app = self.application(client_max_size=1024, middlewares=[security_headers])
         app.router.add_get("/", _to_board)
         app.router.add_get("/favicon.ico", no_icon)
         app.router.add_get("/static/{name}", _asset)

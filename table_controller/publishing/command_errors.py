@@ -59,3 +59,6 @@ class CommandErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"
     #: ``resend``: the outbox could not be read (the message says why); ask again later.
     RESEND_FAILED = "resend_failed"
+    #: The table's journal refuses writes (a full disk, say): the table is held and takes no
+    #: command until it records again (the message says why it cannot record).
+    JOURNAL_UNAVAILABLE = "journal_unavailable"

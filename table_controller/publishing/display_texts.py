@@ -26,6 +26,12 @@ HOLD_REASONS: Final[Mapping[HoldReason, JsonValue]] = {
     HoldReason.DISPUTE: localised("display.hold.dispute"),
     HoldReason.RESULT_NOT_CONFIRMED: localised("display.hold.result_not_confirmed"),
 }
+#: What the dealer reads under HOLD while the journal refuses writes, by whether the disk is
+#: full (``publishing/journal_refusal.py``).
+JOURNAL_HOLDS: Final[Mapping[bool, JsonValue]] = {
+    True: localised("display.hold.journal_full"),
+    False: localised("display.hold.journal_refuses"),
+}
 #: The name of each alarm on the alarm list (the alarm's own English message is the
 #: technician's, shown on hover).
 ALARM_NAMES: Final[Mapping[AlarmCode, JsonValue]] = {

@@ -43,12 +43,14 @@ from table_controller.publishing.display_roads import roads_view
 from table_controller.publishing.display_texts import (
     ALARM_NAMES,
     HOLD_REASONS,
+    JOURNAL_HOLDS,
     RESULT_NOTES,
     SIGN_IN,
     VOID_REASONS,
     WINNERS,
     side_total,
 )
+from table_controller.publishing.journal_refusal import JournalRefusal
 from table_controller.publishing.languages import localised
 from table_controller.publishing.messages import JsonValue, to_wire
 from table_controller.publishing.outgoing import OutgoingMessage
@@ -307,6 +309,22 @@ def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
     return [command for command in DISPLAY_COMMANDS if taken(command)]
 
 
+def journal_view(refusal: JournalRefusal) -> dict[str, JsonValue]:
+    """The table held while its journal refuses writes: the prompt and the cause.
+
+    The prompt is the dealer's (``HOLD``, what to do); the cause, SQLite's words, is the
+    technician's.
+    """
+    return {
+        "prompt": {
+            "text": localised("display.prompt.hold"),
+            "detail": JOURNAL_HOLDS[refusal.disk_full],
+            "tone": "hold",
+        },
+        "journal": {"ok": False, "disk_full": refusal.disk_full, "cause": refusal.cause},
+    }
+
+
 def dispute_view(dispute: DisputeFields, staff: StaffDirectory | None) -> dict[str, JsonValue]:
     """The open dispute as the dealer's banner and the supervisor's panel show it."""
     opened_by = staff_view(dispute.supervisor, staff)
@@ -391,9 +409,11 @@ class DisplayModel:
 
     :meth:`show` takes the table's snapshot each time its ``state`` is published, and
     :meth:`apply` every other message; both return the events to send to every open page, as
-    ``(event name, data)``. :meth:`view` is everything at once, for a page that has just
-    connected. ``virtual`` says the table draws its own cards (a ``deal`` button); ``staff``
-    gives the staff register in use, if any (sign-in buttons, and the names shown).
+    ``(event name, data)``. :meth:`journal` says the journal refuses writes (the table is
+    held: the hold's prompt, no command) or records again. :meth:`view` is everything at once,
+    for a page that has just connected. ``virtual`` says the table draws its own cards (a
+    ``deal`` button); ``staff`` gives the staff register in use, if any (sign-in buttons, and
+    the names shown).
     """
 
     def __init__(
@@ -413,11 +433,17 @@ class DisplayModel:
         self._alarms: deque[dict[str, JsonValue]] = deque(maxlen=alarm_limit)
         self._prompt_event: PromptShown | None = None
         self._limits = snapshot.limits
+        self._journal: JournalRefusal | None = None
 
     def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
         """The table's snapshot, as its ``state`` was published: the pages' new ``table``."""
         self._snapshot = snapshot
         self._limits = snapshot.limits
+        return [("table", self.table())]
+
+    def journal(self, refusal: JournalRefusal | None) -> list[tuple[str, JsonValue]]:
+        """The journal refuses writes (why), or records again (None): the pages' new ``table``."""
+        self._journal = refusal
         return [("table", self.table())]
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
@@ -449,21 +475,33 @@ class DisplayModel:
         return [("alarm", alarm)]
 
     def table(self) -> dict[str, JsonValue]:
-        """The snapshot, the prompt, the hands, the last result, the commands taken now, limits."""
+        """The snapshot, the prompt, the hands, the last result, the commands taken now, limits.
+
+        While the journal refuses writes: its hold's prompt, no command (none is taken), and
+        ``journal`` says why; else ``journal`` is ``{"ok": true}``.
+        """
         snapshot = self._snapshot
         cards = snapshot.state.cards
         commands: list[JsonValue] = [*commands_offered(snapshot, virtual=self._virtual)]
         if self._staff() is not None:
             commands.extend(STAFF_COMMANDS)
+        shown: dict[str, JsonValue] = {
+            "prompt": prompt_view(snapshot, self._last_result, self._prompt_round()),
+            "journal": {"ok": True},
+        }
+        if self._journal is not None:
+            shown = journal_view(self._journal)
+            commands = []
         return {
             "state": to_wire(snapshot.state),
-            "prompt": prompt_view(snapshot, self._last_result, self._prompt_round()),
+            "prompt": shown["prompt"],
             "hands": {"player": hand_view(cards.player), "banker": hand_view(cards.banker)},
             "last_result": self._last_result,
             "commands": commands,
             "staff": self._staff_view(),
             "oversight": oversight_view(snapshot.state, self._last_result, self._staff()),
             "limits": limits_view(self._limits, snapshot.state.variant),
+            "journal": shown["journal"],
         }
 
     def _staff_view(self) -> dict[str, JsonValue]:

@@ -4,17 +4,24 @@
 Adapter: binds a socket. Port 0 takes a free port; the bound one is returned, so a caller can
 print its URL. A failed bind leaves nothing behind and raises :class:`AddressUnusableError`.
 aiohttp is imported only where a site starts: ``run`` catches the error without loading it.
-:class:`SiteServer` is what the servers have in common: their address, start and stop.
+:class:`SiteServer` is what the servers have in common: their address, its caps and timeouts
+(``publishing/http_listener.py``), the names it answers to, start and stop.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from aiohttp import web
+    from aiohttp.typedefs import Middleware
     from structlog.typing import FilteringBoundLogger
+
+    from table_controller.publishing.http_limits import ListenerLimits
+    from table_controller.publishing.http_listener import Listener
+    from table_controller.publishing.web_policy import HostCheck
 
 
 class AddressUnusableError(OSError):
@@ -22,19 +29,29 @@ class AddressUnusableError(OSError):
 
 
 async def start_site(
-    app: web.Application, host: str, port: int, *, shutdown_timeout: float
+    app: web.Application, host: str, port: int, *, shutdown_timeout: float, listener: Listener
 ) -> tuple[web.AppRunner, int]:
     """Set the application up and bind it; its runner (to clean up) and the bound port.
+
+    Each connection is held to ``listener``'s caps and timeouts; the application's outermost
+    middleware must be :func:`~table_controller.publishing.http_listener.requests_arrived`.
 
     Raises:
         AddressUnusableError: the address cannot be bound (in use, not this machine's).
     """
     from aiohttp import web  # noqa: PLC0415 - see the module's docstring
 
-    runner = web.AppRunner(app, shutdown_timeout=shutdown_timeout, access_log=None)
+    from table_controller.publishing.http_listener import GuardedSite  # noqa: PLC0415 - idem
+
+    runner = web.AppRunner(
+        app,
+        shutdown_timeout=shutdown_timeout,
+        access_log=None,
+        keepalive_timeout=listener.limits.idle_timeout_s,
+    )
     await runner.setup()
     try:
-        await web.TCPSite(runner, host, port).start()
+        await GuardedSite(runner, host, port, listener).start()
     except OSError as error:
         await runner.cleanup()
         reason = os.strerror(error.errno) if error.errno else str(error)
@@ -56,6 +73,9 @@ class SiteServer:
         host: Address to bind.
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         log: Where it says it serves, stopped, or could not bind.
+        limits: Its caps and timeouts; None: the defaults.
+        host_names: The names it answers to besides its addresses (``allowed_hosts``); None:
+            any name (no :class:`~table_controller.publishing.web_policy.HostCheck`).
     """
 
     #: What the log calls the server ("dealer display").
@@ -65,11 +85,54 @@ class SiteServer:
     #: Seconds a stopping server gives the requests in progress.
     shutdown_timeout: ClassVar[float] = 1.0
 
-    def __init__(self, host: str, port: int, *, log: FilteringBoundLogger) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        log: FilteringBoundLogger,
+        limits: ListenerLimits | None = None,
+        host_names: Collection[str] | None = None,
+    ) -> None:
+        from table_controller.publishing.http_limits import ListenerLimits  # noqa: PLC0415
+        from table_controller.publishing.http_listener import Listener  # noqa: PLC0415
+
         self.host = host
         self.port = port
         self._log = log
         self._runner: web.AppRunner | None = None
+        #: The address's connections: caps, timeouts, refusals.
+        self.listener = Listener(
+            self.site_name, ListenerLimits() if limits is None else limits, log=log
+        )
+        self._host_check: HostCheck | None = None
+        if host_names is not None:
+            from table_controller.publishing.web_policy import HostCheck  # noqa: PLC0415
+
+            self._host_check = HostCheck(host, host_names)
+
+    @property
+    def misdirected(self) -> int:
+        """Requests refused for a ``Host`` that is none of the server's names, since start."""
+        return 0 if self._host_check is None else self._host_check.refused
+
+    def application(
+        self, *, client_max_size: int = 1024**2, middlewares: Sequence[Middleware] = ()
+    ) -> web.Application:
+        """A new application for :meth:`make_app`, with ``middlewares`` inside the server's own.
+
+        Outermost the listener's (:func:`~table_controller.publishing.http_listener.
+        requests_arrived`), innermost the host check, so its refusal passes through
+        ``middlewares`` (the security headers) like any answer.
+        """
+        from aiohttp import web  # noqa: PLC0415 - see the module's docstring
+
+        from table_controller.publishing.http_listener import requests_arrived  # noqa: PLC0415
+
+        own: list[Middleware] = [requests_arrived, *middlewares]
+        if self._host_check is not None:
+            own.append(self._host_check.middleware)
+        return web.Application(client_max_size=client_max_size, middlewares=own)
 
     @property
     def url(self) -> str:
@@ -91,7 +154,11 @@ class SiteServer:
             return
         try:
             self._runner, self.port = await start_site(
-                self.make_app(), self.host, self.port, shutdown_timeout=self.shutdown_timeout
+                self.make_app(),
+                self.host,
+                self.port,
+                shutdown_timeout=self.shutdown_timeout,
+                listener=self.listener,
             )
         except AddressUnusableError as error:
             self._log.critical(f"{self.site_name} address unusable", url=self.url, error=str(error))

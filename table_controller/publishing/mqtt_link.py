@@ -29,6 +29,9 @@ to publish is in the outbox before this module sees it (STACK.md section 4).
 * Status messages (``<root>/status``: birth, will, refreshed online status, clean shutdown)
   carry no ``seq`` but ``last_seq`` (see
   :func:`~table_controller.publishing.mqtt_sending.status_message`).
+* A reply the journal could not record (it refuses writes) is no outbox row: it is published
+  once, without a ``seq``, while connected (:meth:`MqttLink.publish_unrecorded`), and lost
+  otherwise; its command may be sent again.
 * A clean stop (:meth:`MqttLink.request_stop`, or cancelling :meth:`MqttLink.run`) publishes
   the offline status itself, because a clean disconnect sends no will (STACK.md pitfall 3).
 
@@ -60,9 +63,16 @@ from table_controller.publishing.mqtt_client import (
     new_client,
     payload_bytes,
 )
-from table_controller.publishing.mqtt_sending import Sender, Wakeup, Work, status_message
+from table_controller.publishing.mqtt_sending import (
+    Sender,
+    Wakeup,
+    Work,
+    status_message,
+    unrecorded_message,
+)
 from table_controller.publishing.mqtt_settings import MqttSettings
 from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
+from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.republisher import Republisher
 from table_controller.publishing.sealing import Seal
 
@@ -187,6 +197,18 @@ class MqttLink:
             return  # not connected, or nothing was offered: nothing to wait for
         for _ in range(TURNS_TO_THE_SOCKET):
             await asyncio.sleep(0)
+
+    def publish_unrecorded(self, message: OutgoingMessage) -> None:
+        """Publish a message no outbox row holds, once and without a ``seq``. On the event loop.
+
+        For a reply the journal could not record. It goes out at once while connected; without
+        a connection it is dropped (and logged), since nothing would send it again.
+        """
+        topic = f"{self.settings.root}/{message.topic}"
+        payload = unrecorded_message(message, table_id=self.settings.table_id, seal=self._seal)
+        sender = self._sender
+        if sender is None or not sender.publish_aside(topic, payload):
+            _LOG.warning("mqtt_unrecorded_not_sent", topic=topic, reason="not connected")
 
     def stored(self, seq: int) -> None:
         """The outbox file now holds every row up to ``seq``. Safe from any thread."""

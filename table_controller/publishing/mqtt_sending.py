@@ -36,6 +36,7 @@ from table_controller.procedure.controller_payloads import Status
 from table_controller.procedure.payload_base import ABSENT
 from table_controller.publishing.messages import JsonValue, envelope
 from table_controller.publishing.outbox import OutboxRow
+from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.publishing.sealing import Seal, sealed
 
 
@@ -106,6 +107,8 @@ class Sender:
         self._max_inflight = max_inflight
         self._timeout_s = timeout_s
         self.in_flight: set[asyncio.Task[None]] = set()
+        #: Publishes of messages no outbox row holds (:meth:`publish_aside`).
+        self._aside: set[asyncio.Task[None]] = set()
 
     def top_up(self) -> None:
         """Start publishes until the window is full or nothing is left to send.
@@ -133,8 +136,20 @@ class Sender:
         self._sent(row.seq)
         self.top_up()
 
+    def publish_aside(self, topic: str, payload: str) -> bool:
+        """Publish a message outside the rows' order (QoS 1, not retained); False: too late."""
+        send = self._client.publish(topic, payload, qos=1, retain=False, timeout=self._timeout_s)
+        try:
+            task = self._group.create_task(send, name="mqtt-publish-unrecorded")
+        except RuntimeError:  # the connection is ending
+            send.close()
+            return False
+        self._aside.add(task)
+        task.add_done_callback(self._aside.discard)
+        return True
+
     def cancel(self) -> None:
-        for task in self.in_flight:
+        for task in (*self.in_flight, *self._aside):
             task.cancel()
 
 
@@ -167,4 +182,16 @@ def status_message(  # noqa: PLR0913 - keyword-only fields of one payload
         message.update(extra)
     return json.dumps(
         sealed(message, seal), separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def unrecorded_message(message: OutgoingMessage, *, table_id: str, seal: Seal | None) -> str:
+    """The payload of a message no outbox row holds: a reply the journal could not record.
+
+    It carries no ``seq``: a number given now and never recorded could be given to another
+    message after a restart, and a backend would drop that one as a duplicate.
+    """
+    body = envelope(message.event_type, message.payload, table_id=table_id, seq=None, ts=message.ts)
+    return json.dumps(
+        sealed(body, seal), separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )

@@ -256,7 +256,10 @@ class Outbox:
             result = work(connection)
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            # A write that fails for want of room (SQLITE_FULL) was rolled back by SQLite
+            # already; a second ROLLBACK would raise and hide why it failed.
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         return result
 

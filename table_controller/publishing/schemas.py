@@ -9,7 +9,8 @@ described and validated with no edit here. The reading:
 
 * the envelope (``schema``, ``type``, ``table_id``, ``seq``, ``ts``) comes first; ``status``
   has no ``seq`` (its ``last_seq`` is a field of its payload), and one with a ``seq`` is
-  refused;
+  refused; a ``command_reply`` has none when the table could not record it (its journal
+  refused writes: :data:`UNRECORDED_TYPES`);
 * a card is its code (the pattern of
   :data:`~table_controller.publishing.command_args.CardCode`), a ``Fraction`` a number, an
   enum its values, a tuple or ``Sequence`` an array, a ``Mapping`` an object, a part (a
@@ -120,6 +121,9 @@ SIGNATURE_FIELDS: Final[Mapping[str, object]] = {
         ),
     ),
 }
+#: The messages the table may publish unrecorded, without a ``seq``, while its journal refuses
+#: writes (``runtime/service.py``): the replies to the commands it gets meanwhile.
+UNRECORDED_TYPES: Final = frozenset({EventType.COMMAND_REPLY})
 #: A field as ``create_model`` takes it: its annotation and its ``FieldInfo``.
 _FieldSpec = tuple[object, Any]
 
@@ -150,13 +154,19 @@ def message_model(payload_type: type[Payload]) -> type[BaseModel]:
         "table_id": (str, Field(description="The table's id.")),
     }
     if numbered:
+        unrecorded = payload_type.TYPE in UNRECORDED_TYPES
+        description = (
+            "+1 for every message the table publishes, across restarts; a message resent keeps"
+            " its seq."
+        )
+        if unrecorded:
+            description += (
+                " Absent only on a reply the table could not record (its journal refused"
+                " writes): published once, never resent."
+            )
         envelope["seq"] = (
             int,
-            Field(
-                ge=1,
-                description="+1 for every message the table publishes, across restarts; a "
-                "message resent keeps its seq.",
-            ),
+            Field(default=None if unrecorded else ..., ge=1, description=description),
         )
     envelope["ts"] = (
         AwareDatetime,

@@ -2,9 +2,11 @@
 """One screen's view of the table kept up to date, and served: the dealer display's, the board's.
 
 Adapter (aiohttp). A :class:`ViewFeed` listens to every message the table publishes (its
-``listeners``), folds it into the screen's pure view model and queues the events that come of
-it for each open stream (``publishing/event_streams.py``); a listener call never waits, never
-raises. It answers the screen's ``api/state`` (the whole view) and ``api/events`` (the stream).
+``listeners``) and to its journal refusing writes and recording again (its
+``journal_listeners``), folds each into the screen's pure view model and queues the events
+that come of it for each open stream (``publishing/event_streams.py``); a listener call never
+waits, never raises. It answers the screen's ``api/state`` (the whole view) and
+``api/events`` (the stream).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from aiohttp import web
 
 from table_controller.procedure.state_payloads import TableSnapshot, TableState
 from table_controller.publishing.event_streams import HEARTBEAT_S, StreamHub, json_text
+from table_controller.publishing.journal_refusal import JournalRefusal
 from table_controller.publishing.messages import JsonValue
 from table_controller.publishing.outgoing import OutgoingMessage
 
@@ -39,6 +42,11 @@ class ShownTable(Protocol):
         """Called with every message the table publishes, in order."""
         ...
 
+    @property
+    def journal_listeners(self) -> list[Callable[[JournalRefusal | None], None]]:
+        """Called when the journal starts refusing writes (why) and records again (None)."""
+        ...
+
 
 class ViewModel(Protocol):
     """A screen's pure view model (``display_view.py``, ``board_view.py``)."""
@@ -49,6 +57,10 @@ class ViewModel(Protocol):
 
     def apply(self, message: OutgoingMessage) -> list[tuple[str, JsonValue]]:
         """The events that show one published message."""
+        ...
+
+    def journal(self, refusal: JournalRefusal | None) -> list[tuple[str, JsonValue]]:
+        """The events that show the journal refusing writes (why), or recording again (None)."""
         ...
 
     def view(self) -> dict[str, JsonValue]:
@@ -85,6 +97,7 @@ class ViewFeed(Generic[Model]):
         self.hub = StreamHub(screen, heartbeat_s=heartbeat_s)
         self._log = structlog.get_logger(f"table_controller.{screen}")
         service.listeners.append(self._on_message)
+        service.journal_listeners.append(self._on_journal)
 
     @property
     def open_streams(self) -> int:
@@ -98,6 +111,15 @@ class ViewFeed(Generic[Model]):
         """Stop following the service (when the screen is retired)."""
         with contextlib.suppress(ValueError):
             self._service.listeners.remove(self._on_message)
+        with contextlib.suppress(ValueError):
+            self._service.journal_listeners.remove(self._on_journal)
+
+    def _on_journal(self, refusal: JournalRefusal | None) -> None:
+        """Called by the service when its journal refuses writes or records again."""
+        try:
+            self.hub.broadcast(self.model.journal(refusal))
+        except Exception:  # noqa: BLE001 - a screen must never stop the table
+            self._log.exception(f"{self.hub.screen} could not show the journal's state")
 
     def _on_message(self, message: OutgoingMessage) -> None:
         """Called by the service for each message it publishes: never raises, never waits."""

@@ -10,7 +10,9 @@ page, its style and its script are files of this package (no CDN, no web fonts),
 Content-Security-Policy forbids anything else. It must not let a supervisor command through
 without the configured PIN: a wrong PIN is refused here and never reaches the core.
 
-Routes:
+Routes (each refused with 421 when the request's ``Host`` is none of the display's names, and
+each connection held to its address's caps and timeouts: ``publishing/web_policy.py``,
+``publishing/http_listener.py``):
 
 - ``GET /``: the page; ``GET /static/...``: its assets.
 - ``GET /api/state``: the whole view (snapshot, prompt text, hands, last result, the commands
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Final, Protocol
 from urllib.parse import urlsplit
@@ -60,6 +62,7 @@ from table_controller.publishing.display_commands import (
 )
 from table_controller.publishing.display_view import DisplayModel
 from table_controller.publishing.event_streams import HEARTBEAT_S, json_text
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
@@ -117,6 +120,9 @@ class DisplayServer(SiteServer):
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
         table_id: The table's id, shown on the players' board.
+        limits: The address's caps and timeouts; None: the defaults.
+        allowed_hosts: The names it answers to besides its addresses (and ``localhost`` over
+            loopback); a request for any other gets 421 Misdirected Request.
     """
 
     site_name = "dealer display"
@@ -135,8 +141,10 @@ class DisplayServer(SiteServer):
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
         table_id: str | None = None,
+        limits: ListenerLimits | None = None,
+        allowed_hosts: Collection[str] = (),
     ) -> None:
-        super().__init__(host, port, log=_LOG)
+        super().__init__(host, port, log=_LOG, limits=limits, host_names=allowed_hosts)
         self._service = service
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
@@ -179,7 +187,7 @@ class DisplayServer(SiteServer):
 
     def make_app(self) -> web.Application:
         """The aiohttp application (routes, security headers, stream clean-up)."""
-        app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[security_headers])
+        app = self.application(client_max_size=MAX_BODY_BYTES, middlewares=[security_headers])
         app.router.add_get("/", self._index)
         app.router.add_get("/favicon.ico", no_icon)
         app.router.add_get("/api/state", self.feed.state)
@@ -235,6 +243,8 @@ class DisplayServer(SiteServer):
             )
         if reply.get("ok"):
             status = 200
+        elif reply.get("error") == CommandErrorCode.JOURNAL_UNAVAILABLE:
+            status = 503  # the table cannot record: held until it can
         elif reply.get("error") in frozenset(CommandErrorCode):
             status = 400  # refused as read, before the table procedure
         else:

@@ -12,6 +12,7 @@ variables of other programs and other versions, unlike the file, whose unknown k
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -30,6 +31,13 @@ from pydantic_settings import SettingsError as SourceError
 
 from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
 from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
+from table_controller.publishing.http_limits import (
+    IDLE_TIMEOUT_S,
+    MAX_CONNECTIONS,
+    MAX_PER_CLIENT,
+    REQUEST_TIMEOUT_S,
+    ListenerLimits,
+)
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
 from table_controller.publishing.recall import RECALLS_PER_MINUTE
 
@@ -53,6 +61,8 @@ SECRET_WORDS = ("pin", "password", "secret", "key")
 #: How pydantic-settings names a variable it could not decode (JSON of a dict or list setting).
 _UNDECODABLE = re.compile(r'field "(?P<field>\w+)" from source "EnvSettingsSource"')
 _HOST_PORT = re.compile(r"^(?P<host>[^:\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})$")
+#: A DNS name: dot-separated labels of letters, digits and inner hyphens.
+_HOST_NAME = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?"
 
 
 class SettingsError(ValueError):
@@ -155,6 +165,40 @@ class Settings(BaseSettings):
         "",
         description="Also serve the players' board alone (no dealer page, no commands) at"
         " `HOST:PORT`; empty: only at `/board` on the display's address.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the display and the board answer to besides their addresses"
+        " (and `localhost` over loopback), as browsers are pointed at them:"
+        ' `["table07", "table07.floor.example"]` (in the environment as JSON); a request for'
+        " any other name gets 421.",
+    )
+    http_request_timeout_seconds: float = Field(
+        REQUEST_TIMEOUT_S,
+        gt=0.0,
+        le=300.0,
+        description="Seconds a client has to send a whole request (line, headers, body) to the"
+        " display, the board or the metrics; a connection that takes longer is closed.",
+    )
+    http_idle_timeout_seconds: float = Field(
+        IDLE_TIMEOUT_S,
+        gt=0.0,
+        le=3600.0,
+        description="Seconds a kept-alive web connection with no request in progress stays"
+        " open (a page's event stream is a request in progress).",
+    )
+    http_max_connections: int = Field(
+        MAX_CONNECTIONS,
+        ge=1,
+        le=10_000,
+        description="Connections each web address (display, board, metrics) holds at most;"
+        " more are answered 503 and closed. Each address has its own count.",
+    )
+    http_max_connections_per_client: int = Field(
+        MAX_PER_CLIENT,
+        ge=1,
+        le=10_000,
+        description="Connections one client address holds at most on each web address.",
     )
     betting_phase: bool = Field(
         default=True, description="Rounds have a betting period opened and closed by commands."
@@ -311,6 +355,18 @@ class Settings(BaseSettings):
             raise ValueError("must be HOST:PORT (e.g. 0.0.0.0:8081) or empty")
         return value
 
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _allowed_hosts(cls, value: list[str]) -> list[str]:
+        names = []
+        for name in value:
+            if not re.fullmatch(_HOST_NAME, name) and not _is_address(name):
+                raise ValueError(
+                    f"{_shown(name)} is not a host name or address (no scheme, port or path)"
+                )
+            names.append(name.lower())
+        return names
+
     @field_validator("display_language", "board_language")
     @classmethod
     def _language(cls, value: str) -> str:
@@ -400,12 +456,30 @@ class Settings(BaseSettings):
         return host.strip("[]"), int(port)
 
     @property
+    def web_limits(self) -> ListenerLimits:
+        """The caps and timeouts of each web address (display, board, metrics)."""
+        return ListenerLimits(
+            request_timeout_s=self.http_request_timeout_seconds,
+            idle_timeout_s=self.http_idle_timeout_seconds,
+            max_connections=self.http_max_connections,
+            max_per_client=self.http_max_connections_per_client,
+        )
+
+    @property
     def metrics_address(self) -> tuple[str, int] | None:
         """``(host, port)`` of the health and metrics endpoints, or None when they are off."""
         if self.metrics == "off":
             return None
         host, _, port = self.metrics.rpartition(":")
         return host.strip("[]"), int(port)
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _with_file(config_file: Path | None) -> type[Settings]:

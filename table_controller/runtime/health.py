@@ -9,7 +9,8 @@ are pure: no I/O, no clock.
 Status rules (the ``status`` of ``GET /health``):
 
 * ``failing`` (HTTP 503): the controller cannot take play: the journal refuses writes (so
-  nothing is recorded, acknowledged or acted on; the table is held), or the table is
+  nothing is recorded, acknowledged or acted on; the table is held; the problem and
+  ``journal.cause`` say why, in SQLite's words), or the table is
   ``faulted`` (a bug, or an input not carried out: held until a supervisor's ``void_shoe``;
   a restart replays to the same fault). A person must look.
 * ``degraded`` (HTTP 200): the controller works, but a device it depends on does not: the shoe
@@ -38,6 +39,7 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.http_site import SiteServer
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
@@ -82,7 +84,8 @@ def assess(vitals: Vitals) -> Assessment:
     failing: list[str] = []
     degraded: list[str] = []
     if not vitals.journal_ok:
-        failing.append("journal refuses writes: the table is held")
+        cause = "" if vitals.journal_cause is None else f" ({vitals.journal_cause})"
+        failing.append(f"journal refuses writes{cause}: the table is held")
     if vitals.phase == "faulted":
         failing.append("table faulted: a supervisor's void_shoe releases it")
     if vitals.reader_state != READER_CONNECTED:
@@ -126,7 +129,8 @@ def health_document(vitals: Vitals) -> dict[str, object]:
             "reconnects": broker.reconnects,
             "published": broker.published,
         },
-        "journal": {"ok": vitals.journal_ok},
+        "journal": {"ok": vitals.journal_ok}
+        | ({} if vitals.journal_cause is None else {"cause": vitals.journal_cause}),
         "outbox": None if broker is None else {"depth": broker.outbox_depth},
         "inputs_handled": vitals.inputs_handled,
         "input_queue_depth": vitals.input_queue_depth,
@@ -142,6 +146,7 @@ class HealthServer(SiteServer):
         registry: the metrics to expose (:attr:`TableMetrics.registry`).
         host: the address to listen on.
         port: the port; 0 picks a free one (read :attr:`port` after :meth:`start`).
+        limits: the address's caps and timeouts; None: the defaults.
     """
 
     site_name = "health and metrics"
@@ -154,13 +159,14 @@ class HealthServer(SiteServer):
         *,
         host: str,
         port: int,
+        limits: ListenerLimits | None = None,
     ) -> None:
-        super().__init__(host, port, log=_LOG)
+        super().__init__(host, port, log=_LOG, limits=limits)
         self._vitals = vitals
         self._registry = registry
 
     def make_app(self) -> web.Application:
-        app = web.Application()
+        app = self.application()
         app.router.add_get("/health", self._health)
         app.router.add_get("/health/live", self._live)
         app.router.add_get("/metrics", self._metrics)
@@ -205,6 +211,7 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     link: LinkView | None = None,
     staff: StaffCounts | None = None,
     resends: ResendCounts | None = None,
+    limits: ListenerLimits | None = None,
 ) -> HealthServer:
     """Metrics attached to ``service`` (after its recovery) and a server for them, not started."""
     probe = TableProbe(
@@ -212,4 +219,4 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     )
     metrics = TableMetrics(probe.vitals, table_id=table_id, version=version)
     metrics.attach(service)
-    return HealthServer(probe.vitals, metrics.registry, host=host, port=port)
+    return HealthServer(probe.vitals, metrics.registry, host=host, port=port, limits=limits)

@@ -29,6 +29,7 @@ it from one writer thread.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -176,6 +177,56 @@ def check_file(path: Path) -> FileCheck:
     return FileCheck(path=path, fault=None, reason="ok", report=report)
 
 
+def _roll_back(connection: sqlite3.Connection) -> None:
+    """End the transaction a failed statement left open, if it left one.
+
+    SQLite may roll a transaction back by itself when a write fails (``SQLITE_FULL``,
+    ``SQLITE_IOERR``, ``SQLITE_BUSY``, ``SQLITE_NOMEM``); a ``ROLLBACK`` then fails with "no
+    transaction is active" and would hide why the write failed.
+    """
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")
+
+
+def _free_bytes(path: Path) -> int | None:
+    """Bytes an unprivileged writer may still use on the file system of ``path``, if known."""
+    try:
+        stats = os.statvfs(path.parent)
+    except OSError:
+        return None
+    return stats.f_bavail * stats.f_frsize
+
+
+class JournalWriteError(JournalError):
+    """SQLite refused to record a row: the disk is full, or the file cannot be written.
+
+    Args:
+        path: the journal file.
+        doing: what was being written (``cannot record input 57``).
+        error: SQLite's error, whose words and code name the cause.
+    """
+
+    def __init__(self, path: Path, doing: str, error: sqlite3.Error) -> None:
+        self.path = path
+        #: SQLite's own words: ``database or disk is full``.
+        self.reason = str(error)
+        # An error the sqlite3 module raises itself (a closed connection) has no SQLite code.
+        name, number = (getattr(error, a, None) for a in ("sqlite_errorname", "sqlite_errorcode"))
+        #: SQLite's (extended) result code: ``SQLITE_FULL``, ``SQLITE_IOERR_WRITE`` ...
+        self.code = name if isinstance(name, str) else type(error).__name__
+        #: The disk, or the room the file may take, is full (``SQLITE_FULL``).
+        self.disk_full = isinstance(number, int) and number & 0xFF == sqlite3.SQLITE_FULL
+        #: Bytes left on the journal's file system when the write failed (None: unknown).
+        self.free_bytes = _free_bytes(path)
+        super().__init__(f"{path}: {doing}: {self.cause}")
+
+    @property
+    def cause(self) -> str:
+        """SQLite's words and code, and the room left: ``database or disk is full (...)``."""
+        room = "" if self.free_bytes is None else f"; {self.free_bytes} bytes free on its disk"
+        return f"{self.reason} ({self.code}{room})"
+
+
 class Journal:
     """An open journal file. Use :meth:`open`; close with :meth:`close` or ``with``."""
 
@@ -309,12 +360,12 @@ class Journal:
                 )
                 self._connection.execute("COMMIT")
             except BaseException:
-                self._connection.execute("ROLLBACK")
+                _roll_back(self._connection)
                 raise
         except sqlite3.IntegrityError:
             raise DuplicateEventError(f"input {event_id!r} is already recorded") from None
         except sqlite3.Error as error:
-            raise JournalError(f"cannot record input {seq}: {error}") from None
+            raise JournalWriteError(self.path, f"cannot record input {seq}", error) from None
         self._head_seq, self._head_hash = seq, digest
         return seq
 

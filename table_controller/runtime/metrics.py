@@ -130,6 +130,8 @@ class Vitals:
     staff_wrong_pins: int = 0
     #: Reloads of the staff register that failed since start (the register in use was kept).
     staff_reload_failures: int = 0
+    #: Why the journal refuses writes (SQLite's words and code, the room left); None: it records.
+    journal_cause: str | None = None
 
 
 class StaffCounts(Protocol):
@@ -211,6 +213,7 @@ class TableProbe:
                     resend_failures=resends.failed,
                     resends_running=resends.running,
                 )
+        refusal = service.journal_refusal
         return Vitals(
             table_id=self._table_id,
             version=self._version,
@@ -218,6 +221,7 @@ class TableProbe:
             phase=service.procedure.phase.value,
             reader_state=service.reader_state or READER_NONE,
             journal_ok=not service.journal_failing,
+            journal_cause=None if refusal is None else refusal.cause,
             input_queue_depth=service.queue_depth,
             inputs_handled=service.inputs_handled,
             rejected_frames=service.rejected_lines,

@@ -15,10 +15,14 @@ For each input, in the order received (one queue, one processing task):
 4. then the input's other messages, its log lines, the outbox's copy (on the writer thread),
    the shoe's acknowledgement and the lamp.
 
-If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD,
-nothing is acknowledged or acted on, and the same input is retried until it is recorded, so
-nothing is lost and nothing is acted on unrecorded. On start the journal is replayed through
-the same procedure, so the table resumes where it stopped.
+If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD, the
+screens show the hold (``journal_listeners``), nothing is acknowledged or acted on, and the
+input waits until it is recorded, so nothing is lost and nothing is acted on unrecorded
+(``runtime/writer_thread.py``). Commands are refused at once meanwhile (``journal_unavailable``):
+none could be recorded first. Their replies, and the answers given at the edge, are recorded
+nowhere and published without a ``seq`` (``unrecorded``), never taking a number that a restart
+could give another message. On start the journal is replayed through the same procedure, so
+the table resumes where it stopped.
 
 If carrying out an input raises (a bug in the procedure, an observer or the planner, a journal
 row that is no input, a virtual table's draw), the table is held, never the service stopped:
@@ -46,8 +50,13 @@ from table_controller.procedure.events import Input, RuntimeFailed, not_carried_
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
 from table_controller.procedure.state_payloads import TableSnapshot
+from table_controller.publishing.journal_refusal import JournalRefusal, refusal_reply
 from table_controller.publishing.messages import utc_text
-from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
+from table_controller.publishing.outgoing import (
+    DecisionInterpreter,
+    OutgoingMessage,
+    reply_from_wire,
+)
 from table_controller.publishing.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import CommandReplies, answer_row
@@ -64,6 +73,7 @@ from table_controller.runtime.service_ports import (
     MessageSink,
     Outlet,
     ShoeLink,
+    UnrecordedOutlet,
 )
 from table_controller.runtime.shoe_feed import feed_shoe
 from table_controller.runtime.virtual_draws import VirtualDraws
@@ -90,6 +100,7 @@ class TableService:
         journal: where every input is recorded before anything acts on it.
         sink: where the messages of the procedure's decisions go.
         outlet: given its turns after an input's first message is staged (the MQTT link).
+        unrecorded: publishes the replies the journal could not record (the MQTT link).
         link: the shoe reader; None for a virtual table or a test.
         card_source: a virtual table's cards; its reader is always there.
         advisor: the live odds and shoe alarms, if wanted.
@@ -105,6 +116,7 @@ class TableService:
         journal: Journal,
         sink: MessageSink,
         outlet: Outlet | None = None,
+        unrecorded: UnrecordedOutlet | None = None,
         link: ShoeLink | None = None,
         card_source: CardSource | None = None,
         advisor: Advisor | None = None,
@@ -116,6 +128,7 @@ class TableService:
         self._journal = journal
         self._sink = sink
         self._outlet = outlet
+        self._unrecorded = unrecorded
         self._link = link
         self._draws = VirtualDraws(card_source, clock=clock)
         self._analysis = RoundAnalysis(
@@ -125,7 +138,11 @@ class TableService:
         self._wall_clock = wall_clock
         self._queue: asyncio.Queue[QueuedInput] = asyncio.Queue()
         self._writer = WriterThread(
-            journal, clock=clock, show_held=self._show_held, show_resumed=self._show_resumed
+            journal,
+            clock=clock,
+            wall_clock=wall_clock,
+            show_held=self._show_held,
+            show_resumed=self._show_resumed,
         )
         self._lamp: Lamp | None = None
         self._replies = CommandReplies(lambda messages, live: self._publish(messages, live=live))
@@ -145,6 +162,9 @@ class TableService:
         self.reader_listeners: list[Callable[[ReaderState | None], None]] = list(reader_listeners)
         #: Called with each message as it is handed to the sink (the display listens here).
         self.listeners: list[Callable[[OutgoingMessage], None]] = []
+        #: Called when the journal starts refusing writes (with why) and once it records
+        #: again (with None): the screens show the hold.
+        self.journal_listeners: list[Callable[[JournalRefusal | None], None]] = []
         #: Called after each live input was handled (its messages handed out), with the seconds
         #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
         self.input_listeners: list[Callable[[Input, float | None], None]] = []
@@ -164,6 +184,11 @@ class TableService:
     def journal_failing(self) -> bool:
         """Whether the journal is refusing writes right now (the table is held)."""
         return self._writer.failing
+
+    @property
+    def journal_refusal(self) -> JournalRefusal | None:
+        """Why the journal refuses writes right now (the table is held); None while it records."""
+        return self._writer.refusal
 
     @property
     def queue_depth(self) -> int:
@@ -270,6 +295,9 @@ class TableService:
         given = self._replies.answered(command_id)
         if given is not None:
             return await self.answer(given)
+        refusal = self._writer.refuse_command()
+        if refusal is not None:  # nothing can be recorded: refused now, not queued
+            return self._refused_unrecorded(command_id, record.get("command"), refusal)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         stamped = input_to_record(event)
         work = QueuedInput(INPUT_ROW, stamped, event, command_id=command_id, done=future)
@@ -284,8 +312,12 @@ class TableService:
         """Publish a reply that no input of the procedure produced, journaled first.
 
         For a command refused before the procedure (malformed, not authorised) and for a
-        repeated ``id``, answered again and not carried out twice.
+        repeated ``id``, answered again and not carried out twice. While the journal refuses
+        writes, the reply is given at once, recorded nowhere.
         """
+        if self._writer.failing:
+            self._publish_unrecorded(reply)
+            return dict(reply)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         await self._queue.put(answer_row(reply, future))
         await future
@@ -296,7 +328,12 @@ class TableService:
 
         The recall book is read when the answer's turn comes, so it holds exactly the rows
         journaled before the answer's own: a replay of the journal makes the same reply again.
+        While the journal refuses writes, the reply is given at once, recorded nowhere.
         """
+        if self._writer.failing:
+            reply = recall_reply(self.recall, command_id, rounds)
+            self._publish_unrecorded(reply)
+            return reply
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         asked = QueuedInput(AUDIT_ROW, {}, None, done=future, recall=(command_id, rounds))
         await self._queue.put(asked)
@@ -317,12 +354,18 @@ class TableService:
             await self._process(work)
 
     async def _process(self, work: QueuedInput) -> None:
-        if work.recall is not None:  # the book as the rows before this one left it
-            work = answer_row(recall_reply(self.recall, *work.recall), work.done)
+        work = self._recall_read(work)  # the book as the rows before this one left it
         ts = self._wall_clock()
         seq = await self._writer.record(
-            work.row_type, work.record, ts=ts, command_id=work.command_id
+            work.row_type,
+            work.record,
+            ts=ts,
+            command_id=work.command_id,
+            held=work.done is None,  # a command or an answer is refused, never kept waiting
         )
+        if isinstance(seq, JournalRefusal):
+            self._answer_unrecorded(work, seq)
+            return
         if seq is None:  # a command id already recorded: answered again, not carried out twice
             assert work.command_id is not None
             reply = self.answered(work.command_id) or {"id": work.command_id, "ok": True}
@@ -411,15 +454,82 @@ class TableService:
         """Queue an input the service made itself (a failure, an analysis's conclusion)."""
         self._queue.put_nowait(QueuedInput(INPUT_ROW, input_to_record(event), event))
 
-    async def _show_held(self) -> None:
-        """The shoe's lamp while the journal refuses writes."""
+    async def _show_held(self, refusal: JournalRefusal) -> None:
+        """The journal refuses writes: the shoe's lamp, the screens, the commands waiting."""
+        self._refuse_waiting(refusal)
+        self._tell_journal(refusal)
         if self._link is not None:
             await self._link.set_lamp(ShoeLamp.HOLD)
 
     async def _show_resumed(self) -> None:
-        """The shoe's lamp once the journal records again."""
+        """The journal records again: the shoe's lamp and the screens as they were."""
+        self._tell_journal(None)
         if self._link is not None and self._lamp is not None:
             await self._link.set_lamp(ShoeLamp(self._lamp.value))
+
+    def _tell_journal(self, refusal: JournalRefusal | None) -> None:
+        for listener in self.journal_listeners:
+            try:
+                listener(refusal)
+            except Exception as error:  # noqa: BLE001 - a screen must never stop the table
+                _LOG.error("a screen could not show the journal", error=describe_failure(error))
+
+    def _refuse_waiting(self, refusal: JournalRefusal) -> None:
+        """Answer the commands and answers waiting in the queue now; keep the other inputs."""
+        kept: list[QueuedInput] = []
+        while not self._queue.empty():
+            work = self._queue.get_nowait()
+            if work.done is None:
+                kept.append(work)
+            elif work.row_type == INPUT_ROW:  # a command: counted as refused
+                self._answer_unrecorded(work, self._writer.refuse_command() or refusal)
+            else:
+                self._answer_unrecorded(work, refusal)
+        for work in kept:
+            self._queue.put_nowait(work)
+
+    def _answer_unrecorded(self, work: QueuedInput, refusal: JournalRefusal) -> None:
+        """A command or an answer the journal could not record: answered now, recorded nowhere.
+
+        An answer given at the edge is published as it is; a command is refused.
+        """
+        work = self._recall_read(work)
+        if work.reply is not None:
+            reply = dict(work.reply)
+            self._publish_unrecorded(reply)
+        else:
+            reply = self._refused_unrecorded(work.command_id, work.record.get("command"), refusal)
+        if work.done is not None and not work.done.done():
+            work.done.set_result(reply)
+
+    def _recall_read(self, work: QueuedInput) -> QueuedInput:
+        """A ``recall`` whose turn came, with its reply read from the book now; else ``work``."""
+        if work.recall is None:
+            return work
+        return answer_row(recall_reply(self.recall, *work.recall), work.done)
+
+    def _refused_unrecorded(
+        self, command_id: str | None, command: object, refusal: JournalRefusal
+    ) -> dict[str, object]:
+        """Refuse a command the journal cannot record (``journal_unavailable``); the reply."""
+        name = command if isinstance(command, str) else None
+        _LOG.info("command refused: the journal refuses writes", id=command_id, command=name)
+        reply = refusal_reply(command_id, name, refusal)
+        self._publish_unrecorded(reply)
+        return reply
+
+    def _publish_unrecorded(self, reply: Mapping[str, object]) -> None:
+        """Publish a reply the journal cannot record: once, without a ``seq``."""
+        if self._unrecorded is None:
+            return
+        try:
+            payload = reply_from_wire(reply)
+        except ValueError as error:
+            _LOG.error("an unrecorded answer is no reply: not published", error=str(error))
+            return
+        self._unrecorded.publish_unrecorded(
+            OutgoingMessage(key="unrecorded", payload=payload, ts=self._wall_clock())
+        )
 
     # --- the procedure and its decisions ---------------------------------------------------
 

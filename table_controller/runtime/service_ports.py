@@ -32,6 +32,13 @@ class Outlet(Protocol):
         """Return once the messages just staged are written to the socket."""
 
 
+class UnrecordedOutlet(Protocol):
+    """Where a reply the journal could not record leaves the process (the MQTT link)."""
+
+    def publish_unrecorded(self, message: OutgoingMessage) -> None:
+        """Publish it once, without a ``seq``, if the broker is there; never waits."""
+
+
 class CardSource(Protocol):
     """Where a virtual table's cards come from (:class:`~.card_source.RngCardSource`)."""
 

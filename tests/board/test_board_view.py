@@ -18,6 +18,7 @@ from table_controller.publishing.board_view import (
     status_kind,
 )
 from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
+from table_controller.publishing.journal_refusal import JournalRefusal
 from table_controller.publishing.languages import Catalogues
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter
@@ -128,6 +129,19 @@ def test_a_hold_is_a_neutral_please_wait_with_no_reason_and_no_cards() -> None:
     for action in (PromptAction.SIGN_IN, PromptAction.CONFIRM_RESULT):
         assert status_kind(snapshot(action, phase="between_rounds"), result_shown=True) == "wait"
     assert status_kind(snapshot(None, phase="faulted"), result_shown=False) == "wait"
+
+
+def test_a_journal_that_cannot_record_is_a_neutral_please_wait() -> None:
+    model = BoardModel(snapshot(PromptAction.PLAYER_DRAWS), table_id="T07")
+    dealing = plain(model.board())
+    assert dealing["status"]["kind"] == "dealing"
+    refusal = JournalRefusal(cause="database or disk is full (SQLITE_FULL)", disk_full=True)
+    [(name, held)] = plain(model.journal(refusal))
+    assert name == "board"
+    assert held["status"] == plain({"kind": "wait", "text": STATUS_TEXTS["wait"]})
+    assert held["hands"]["player"] == {"cards": [], "total": None}
+    assert "disk" not in json.dumps(model.view())  # the cause is for the staff
+    assert plain(model.journal(None)) == [["board", dealing]]
 
 
 def test_every_bet_has_a_name_and_side_bets_close_outside_their_window() -> None:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from table_controller.runtime.config import ENV_PREFIX
 from tests.support.installed import not_installed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +26,14 @@ CONTAINERFILE = DEPLOY / "Containerfile"
 BACKUP_SCRIPT = DEPLOY / "backup-journal.py"
 MOSQUITTO_DIR = DEPLOY / "mosquitto"
 OPERATIONS_GUIDE = ROOT / "docs" / "operations.md"
+
+
+@pytest.fixture
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No TABLE_CONTROLLER_* variable of the test run leaks into the settings."""
+    for name in list(os.environ):
+        if name.startswith(ENV_PREFIX):
+            monkeypatch.delenv(name)
 
 
 def require_program(name: str, package: str) -> str:

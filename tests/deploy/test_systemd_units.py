@@ -18,6 +18,8 @@ import pytest
 
 from table_controller.cli import USAGE_ERROR, build_parser
 from table_controller.cli.run import JOURNAL_FAULT, JOURNAL_IN_USE, SOFTWARE_MODIFIED
+from table_controller.publishing.http_limits import descriptors_needed
+from table_controller.runtime.config import load_settings
 from tests.deploy.conftest import (
     BACKUP_SCRIPT,
     BACKUP_TIMER,
@@ -180,3 +182,11 @@ def test_systemd_rates_the_exposure_of_the_units_low(unit: Path, most: float) ->
     assert score is not None, done.stdout + done.stderr
     assert float(score[1]) <= most
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_the_open_file_limit_holds_the_web_caps_of_every_address() -> None:
+    """Display, board and metrics at the example's caps, and the rest of the process."""
+    (limit,) = unit_settings(UNIT)["LimitNOFILE"]
+    web = load_settings({}, EXAMPLE_TOML).web_limits
+    assert descriptors_needed([web, web, web]) <= int(limit)

@@ -37,14 +37,6 @@ def example_env() -> dict[str, str]:
     return pairs
 
 
-@pytest.fixture
-def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No TABLE_CONTROLLER_* variable of the test run leaks into the settings."""
-    for name in list(os.environ):
-        if name.startswith(ENV_PREFIX):
-            monkeypatch.delenv(name)
-
-
 @pytest.mark.usefixtures("clean_environment")
 def test_the_example_loads_with_every_key_valid() -> None:
     settings = load_settings({}, EXAMPLE_TOML)

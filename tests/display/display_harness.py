@@ -32,6 +32,7 @@ from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.shoe_payloads import LastRound
 from table_controller.procedure.state_payloads import TableLimits, TableSnapshot, TableState
 from table_controller.publishing.display_view import DisplayModel
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.messages import JsonValue, fields_of
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.publishing.web import DisplayServer
@@ -308,6 +309,8 @@ async def running_table(
     confirm_results: bool = False,
     language: str | None = None,
     limits: TableLimits | None = None,
+    web_limits: ListenerLimits | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
@@ -315,7 +318,8 @@ async def running_table(
     card source seeded with ``seed`` (its ``link`` is then fed by nobody). ``staff`` is the
     staff desk the display signs staff in with; ``confirm_results``: each result waits for a
     second source's ``confirm_result``; ``language``: the display's configured language;
-    ``limits``: the configured stake limits.
+    ``limits``: the configured stake limits; ``web_limits`` and ``allowed_hosts``: the
+    display address's caps and timeouts, and the names it answers to.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
@@ -345,6 +349,8 @@ async def running_table(
             clock=clock,
             table_id="T07",
             languages=None if language is None else {"display": language},
+            limits=web_limits,
+            allowed_hosts=allowed_hosts,
         )
         if before_start is not None:
             before_start(service)

@@ -39,6 +39,7 @@ from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import default_hasher
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
 from tests.display.texts import in_words
+from tests.support.event_stream import EventStream
 from tests.support.staff import STAFF, cheap_hasher, write_register
 
 
@@ -52,33 +53,6 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
         yield session
-
-
-class EventStream:
-    """A server-sent event reader over an aiohttp response."""
-
-    def __init__(self, response: aiohttp.ClientResponse) -> None:
-        self.response = response
-
-    async def next(self) -> dict[str, str]:
-        event: dict[str, str] = {}
-        async with asyncio.timeout(5):
-            while True:
-                line = (await self.response.content.readline()).decode().rstrip("\r\n")
-                if not line:
-                    if event:
-                        return event
-                    continue
-                if line.startswith(":"):
-                    continue
-                key, _, value = line.partition(": ")
-                event[key] = event.get(key, "") + value if key == "data" else value
-
-    async def until(self, name: str) -> dict[str, Any]:
-        while True:
-            event = await self.next()
-            if event.get("event") == name:
-                return {"id": event.get("id"), "data": json.loads(event["data"])}
 
 
 async def post(

@@ -41,6 +41,7 @@ from table_controller.publishing.display_view import (
     hand_view,
     prompt_view,
 )
+from table_controller.publishing.journal_refusal import JournalRefusal
 from table_controller.publishing.messages import fields_of, to_wire
 from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
 from table_controller.rules.cards import Card, hand_total
@@ -131,6 +132,31 @@ def test_a_hold_says_why_and_a_burn_counts_down() -> None:
         assert words == {"key": f"display.hold.{reason.value}"}
     burning = snapshot("burn", phase="burning", cards_seen=4, count=7, burned=3)
     assert in_words(prompt_view(burning, None)["detail"]) == "Burn 7 face down: 3 of 7 done"
+
+
+def test_a_journal_that_cannot_record_holds_the_page_says_why_and_offers_nothing() -> None:
+    model = DisplayModel(snapshot("player_draws"), staff=lambda: None)
+    dealing: Any = model.table()
+    assert dealing["journal"] == {"ok": True}
+    assert dealing["commands"]
+    full = JournalRefusal(
+        cause="database or disk is full (SQLITE_FULL; 0 bytes free on its disk)", disk_full=True
+    )
+    shown: Any = model.journal(full)
+    [(name, held)] = shown
+    assert name == "table"
+    assert in_words(held["prompt"]["text"]) == "HOLD"
+    assert held["prompt"]["tone"] == "hold"
+    assert in_words(held["prompt"]["detail"]) == (
+        "DISK FULL: nothing can be recorded; call the technician"
+    )
+    assert held["commands"] == []  # nothing would be taken
+    assert held["journal"] == {"ok": False, "disk_full": True, "cause": full.cause}
+    assert model.view()["table"] == held  # a page that connects now sees the hold too
+    failing = JournalRefusal(cause="disk I/O error (SQLITE_IOERR_WRITE)", disk_full=False)
+    shown = model.journal(failing)
+    assert in_words(shown[0][1]["prompt"]["detail"]).startswith("RECORDING FAILED")
+    assert model.journal(None) == [("table", dealing)]
 
 
 @pytest.mark.parametrize(

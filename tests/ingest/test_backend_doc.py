@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
 
-from table_controller.ingest.store import IngestStore
+from table_controller.ingest.store import IngestStore, StoreOutcome
 from tests.support.ingest_table import play_table, replayed_messages, replayed_rounds
 
 DOC = Path(__file__).parents[2] / "docs" / "backend.md"
@@ -22,12 +23,22 @@ def queries() -> list[str]:
 async def test_the_documented_queries_answer_as_the_journal_says(
     pg_database_url: str, tmp_path: Path
 ) -> None:
-    results, changes, alarms, per_hour = queries()
+    results, changes, alarms, per_hour, kept_apart = queries()
     played = await play_table(tmp_path)
     store = await IngestStore.open(pg_database_url)
     try:
         for topic, payload in played.messages:
             await store.store(topic, payload, verified=None)
+        # A forged copy of the first result, with the winner changed: kept apart.
+        topic, payload = next(m for m in played.messages if m[0].endswith("/round_result"))
+        forged = json.loads(payload) | {"winner": "tie"}
+        outcome = await store.store(
+            topic,
+            json.dumps(forged).encode(),
+            verified=False,
+            quarantine="signature does not match",
+        )
+        assert outcome is StoreOutcome.QUARANTINED
         replay = await replayed_messages(played.journal)
         expected = await replayed_rounds(played.journal)
         times = [datetime.fromisoformat(m["ts"]) for m in replay if m.get("ts")]
@@ -67,5 +78,10 @@ async def test_the_documented_queries_answer_as_the_journal_says(
         standing = sum(1 for want in expected.values() if want["status"] != "voided")
         assert sum(int(str(row[2])) for row in rows) == standing
         assert {row[0] for row in rows} == {"(none)"}
+
+        now = datetime.now(UTC)
+        window = {"shift_start": now - timedelta(hours=1), "shift_end": now + timedelta(hours=1)}
+        rows = await store.execute(kept_apart, **window)
+        assert [row[:3] for row in rows] == [("V1", "signature does not match", 1)]
     finally:
         await store.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.gap_repair import (
     ANY_TABLE,
@@ -18,8 +16,7 @@ from table_controller.ingest.gap_repair import (
     plan_requests,
     resend_command,
 )
-from table_controller.ingest.worker import AckQueue, TableKeys, subscriptions
-from table_controller.integrity.signing import DeviceKey
+from table_controller.ingest.worker import AckQueue, subscriptions
 from table_controller.publishing.authorisation import (
     AuthorisationPolicy,
     Authorised,
@@ -105,26 +102,6 @@ def test_acknowledgements_go_in_the_order_the_messages_came() -> None:
     assert acks.done(first) == [(7, 1), (8, 1)]
     assert len(acks) == 1
     assert acks.done(third) == [(9, 1)]
-
-
-def test_a_message_is_verified_against_its_tables_first_key() -> None:
-    device = DeviceKey.of(Ed25519PrivateKey.generate())
-    other = DeviceKey.of(Ed25519PrivateKey.generate())
-    message: dict[str, object] = {"type": "card", "table_id": "T1", "seq": 4}
-    signed = device.sign(message)
-    keys = TableKeys()
-    assert keys.verdict("T1", "t", message) is None  # unsigned, no key: the table does not sign
-    assert keys.verdict("T1", "t", signed) is None  # signed, no key known yet
-    assert keys.unverified == 1
-    keys.learn("T1", device.public_key)
-    keys.learn("T1", other.public_key)  # the first key stays
-    keys.learn("T2", "not base64!")  # logged, no key
-    assert keys.verdict("T1", "t", signed) is True
-    assert keys.verdict("T1", "t", other.sign(message)) is False
-    assert keys.verdict("T1", "t", signed | {"seq": 5}) is False
-    assert keys.verdict("T1", "t", message) is False  # the table signs: a missing sig fails
-    assert keys.failed == 3
-    assert "T2" not in keys.keys
 
 
 def test_every_seq_topic_is_shared_and_status_and_retained_ones_are_read_normally() -> None:

@@ -18,6 +18,7 @@ from table_controller.ingest.database import StoreUrlError, engine_url, migrate
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.schema import metadata
 from table_controller.ingest.store import IngestStore, StoreOutcome
+from table_controller.ingest.table_keys import NOT_ITS_KEY, UNSIGNED
 
 TOPIC = "baccarat/tables/T07/events/{}"
 
@@ -173,6 +174,63 @@ async def test_hostile_payloads_are_rejected_counted_and_change_nothing(
     assert await put(store, result(1)) is StoreOutcome.STORED
 
 
+async def test_a_quarantined_message_is_kept_apart_once_and_changes_nothing_else(
+    store: IngestStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    topic = TOPIC.format("round_result")
+    forged = Received(
+        topic, result(1, winner="player"), verified=False, quarantine="signature does not match"
+    )
+    status = message("status", None, online=False, session=99, last_seq=500, public_key="x")
+    alarms = [
+        Received(
+            TOPIC.format("alarm"),
+            message("alarm", seq, code="misread", message="x"),
+            None,
+            UNSIGNED,
+        )
+        for seq in range(2, 32)
+    ]
+    batch = [
+        forged,
+        forged,  # a second copy: one row
+        Received("baccarat/tables/T07/status", status, verified=False, quarantine=NOT_ITS_KEY),
+        *alarms,
+        Received(topic, result(40, round_no=2), verified=True),
+        Received(topic, b"not json", None, UNSIGNED),  # not a message at all: rejected
+    ]
+    outcomes = await store.store_batch(batch)
+    assert outcomes == [StoreOutcome.QUARANTINED] * 33 + [
+        StoreOutcome.STORED, StoreOutcome.REJECTED,
+    ]  # fmt: skip
+    assert await store.execute("SELECT seq, verified FROM messages") == [(40, True)]
+    assert await store.execute("SELECT round_id, winner FROM rounds") == [("S-1-2", "banker")]
+    for table in ("alarms", "table_status", "permanent_gaps", "table_keys"):
+        assert await store.execute(f"SELECT count(*) FROM {table}") == [(0,)], table
+    rows = await store.execute(
+        "SELECT table_id, seq, type, reason FROM quarantine ORDER BY seq NULLS FIRST"
+    )
+    assert rows == [
+        ("T07", None, "status", NOT_ITS_KEY),
+        ("T07", 1, "round_result", "signature does not match"),
+        *[("T07", seq, "alarm", UNSIGNED) for seq in range(2, 32)],
+    ]
+    (payload,) = await store.execute("SELECT payload FROM quarantine WHERE seq = 1")
+    assert payload[0] == batch[0].payload.decode()
+    assert store.counts[StoreOutcome.QUARANTINED] == 33
+    lines = [r for r in caplog.records if "message_quarantined" in r.getMessage()]
+    assert len(lines) == 1, [r.getMessage() for r in lines]  # one line per table, not 33
+    # The slots the forgeries named are free: the genuine messages take them.
+    assert await put(store, result(1)) is StoreOutcome.STORED
+    assert await store.execute("SELECT round_id, winner FROM rounds ORDER BY round_id") == [
+        ("S-1-1", "banker"), ("S-1-2", "banker"),
+    ]  # fmt: skip
+    assert await store.gaps("T07") == [SeqRange(2, 39)]
+    again = await store.store_batch([forged])
+    assert again == [StoreOutcome.QUARANTINED]
+    assert await store.execute("SELECT count(*) FROM quarantine") == [(32,)]
+
+
 def _differences(connection: Connection) -> list[Any]:
     return list(compare_metadata(MigrationContext.configure(connection), metadata))
 
@@ -221,7 +279,7 @@ async def test_the_migrated_schema_is_the_declared_one(
         async with engine.connect() as connection:
             assert await connection.run_sync(_differences) == []
             version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-            assert version.all() == [("0002",)]  # the newest revision
+            assert version.all() == [("0003",)]  # the newest revision
     finally:
         await engine.dispose()
 
@@ -236,7 +294,9 @@ async def test_each_migration_goes_down_and_up_again(database_url: str) -> None:
         return set(inspect(connection).get_table_names()) - {"alembic_version"}
 
     try:
-        for revision, gone in (("0001", {"gap_requests", "gap_leases"}), ("base", set())):
+        trust = {"quarantine", "table_keys"}
+        repair = {"gap_requests", "gap_leases"}
+        for revision, gone in (("0002", trust), ("0001", trust | repair), ("base", set())):
             async with engine.begin() as connection:
                 await connection.run_sync(migrate, revision, down=True)
                 left = await connection.run_sync(tables)

@@ -24,6 +24,7 @@ from tests.support.ingest_workers import (
     closing_counts,
     deal_and_store,
     deal_shoe,
+    device_key,
     drain,
     ingest_process,
     observing,
@@ -31,9 +32,9 @@ from tests.support.ingest_workers import (
     seen_messages,
     virtual_table,
     wait_logged,
+    wait_quarantined,
     wait_stored,
 )
-from tests.support.table_process import table_controller
 
 pytestmark = pytest.mark.broker
 
@@ -118,14 +119,11 @@ async def test_a_worker_killed_mid_shoe_and_restarted_loses_nothing(
     assert closing_counts(log)["stored"] > 50  # what queued in its session while it was away
 
 
-async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is_not(
+async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_kept_apart(
     database_url: str, broker: Mosquitto, tmp_path: Path
 ) -> None:
-    key = tmp_path / "device.key"
-    code, _, err = await table_controller("keys", "init", "--key", str(key))
-    assert code == 0, err
+    signing, _ = await device_key(tmp_path)
     log = tmp_path / "ingest.log"
-    signing = {"TABLE_CONTROLLER_DEVICE_KEY": str(key)}
     async with observing(broker) as backend:
         async with ingest_process(log, broker, database_url, "--no-gap-repair") as worker:
             await wait_logged(log, "ingest_connected")
@@ -134,7 +132,7 @@ async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is
                 prompt = next(m for m in backend.received if m.topic.endswith("/events/prompt"))
                 forged = json.loads(prompt.payload) | {"seq": max(seen) + 1}  # its sig unchanged
                 await backend.client.publish(prompt.topic, json.dumps(forged), qos=1)
-                await wait_stored(database_url, {max(seen) + 1})
+                kept_apart = await wait_quarantined(database_url, 1)
         assert worker.returncode == 0
     store = await IngestStore.open(database_url)
     try:
@@ -142,13 +140,12 @@ async def test_a_signing_tables_messages_are_stored_verified_and_a_forged_one_is
         status = await store.execute("SELECT verified FROM table_status")
     finally:
         await store.close()
-    assert {row[0]: row[1] for row in verdicts} == {
-        **dict.fromkeys(seen, True),
-        max(seen) + 1: False,
-    }
+    # The forged copy is kept apart (its seq is the table's to take), never stored as a message.
+    assert {row[0]: row[1] for row in verdicts} == dict.fromkeys(seen, True)
+    assert kept_apart == [("V1", max(seen) + 1, "prompt", "signature does not match")]
     assert status == [(True,)]
     counts = closing_counts(log)
-    assert (counts["signature_failed"], counts["unverified"]) == (1, 0), counts
+    assert (counts["signature_failed"], counts["unverified"], counts["quarantined"]) == (1, 0, 1)
 
 
 async def test_a_broker_restarted_mid_shoe_loses_nothing(

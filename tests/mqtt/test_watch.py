@@ -129,6 +129,20 @@ async def test_watch_prints_readable_lines(broker: Mosquitto) -> None:
     watch = await start_watch(broker, "--count", "1")
     try:
         assert await read_line(watch.stdout) == "T07 status ONLINE (session 3, last seq 6)"
+        refused = {
+            "id": "c-9",
+            "ok": False,
+            "error": "journal_unavailable",
+            "message": "the table's journal cannot record (database or disk is full)",
+        }
+        unrecorded = envelope(
+            "command_reply", refused, table_id="T07", seq=None, ts="2026-11-29T12:00:00.000Z"
+        )
+        await publish_once(table, f"{ROOT}/commands/replies", dumps(unrecorded))
+        assert await read_line(watch.stdout) == (
+            "T07 UNRECORDED reply to c-9: refused journal_unavailable: the table's journal cannot"
+            " record (database or disk is full)"
+        )
         await publish_once(table, f"{ROOT}/events/round_result", result(7, 4))
         assert await read_line(watch.stdout) == (
             "T07 seq 7 S-1-4 BANKER  player QH 4S 9D (3)  banker 6C KD (6)"

@@ -35,8 +35,14 @@ from table_controller.publishing.asyncapi import (
 )
 from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.command_parsing import parse_command
+from table_controller.publishing.journal_refusal import JournalRefusal, refusal_reply
 from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.outgoing import DecisionInterpreter
+from table_controller.publishing.mqtt_sending import unrecorded_message
+from table_controller.publishing.outgoing import (
+    DecisionInterpreter,
+    OutgoingMessage,
+    reply_from_wire,
+)
 from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
@@ -575,6 +581,31 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
         }
     )
     assert refused.model_dump()["id"] is None
+
+
+def test_a_reply_the_table_could_not_record_has_no_seq_and_fits_the_contract() -> None:
+    refusal = JournalRefusal(cause="database or disk is full (SQLITE_FULL)", disk_full=True)
+    reply = reply_from_wire(refusal_reply("c-9", "new_shoe", refusal))
+    message = OutgoingMessage(key="unrecorded", payload=reply, ts="2026-11-29T12:00:00.000Z")
+    text = unrecorded_message(message, table_id="T07", seal=None)
+    unrecorded = json.loads(text)
+    assert "seq" not in unrecorded
+    assert unrecorded["error"] == "journal_unavailable"
+    MESSAGE_MODELS["command_reply"].model_validate_json(text, strict=True)
+    jsonschema.Draft202012Validator(payload_schemas()["command_reply"]).validate(unrecorded)
+    # Any other message without its seq is refused: only a reply goes out unrecorded.
+    alarm = {
+        "schema": "baccarat-table/1",
+        "type": "alarm",
+        "table_id": "T07",
+        "ts": "2026-11-29T12:00:00.000Z",
+        "code": "misread",
+        "message": "a card left the shoe unread",
+    }
+    with pytest.raises(ValidationError, match="seq"):
+        MESSAGE_MODELS["alarm"].model_validate(alarm)
+    errors = jsonschema.Draft202012Validator(payload_schemas()["alarm"]).iter_errors(alarm)
+    assert "'seq' is a required property" in {error.message for error in errors}
 
 
 def test_the_contract_has_every_event_and_alarm_code_of_the_spec() -> None:

@@ -49,7 +49,8 @@ def test_the_comment_above_a_field_is_its_description() -> None:
     assert properties["manual"]["description"] == "Entered by a supervisor, not read."
 
 
-def test_only_status_goes_without_a_seq() -> None:
+def test_only_status_and_an_unrecorded_reply_go_without_a_seq() -> None:
+    """A reply the table could not record (its journal refused writes) has no ``seq``."""
     status = {
         **{key: value for key, value in ENVELOPE.items() if key != "seq"},
         "type": "status", "last_seq": 0, "online": True, "session": 1, "version": "1",
@@ -59,4 +60,5 @@ def test_only_status_goes_without_a_seq() -> None:
         MESSAGE_MODELS["status"].model_validate({**status, "seq": 1})
     for name, model in MESSAGE_MODELS.items():
         required = model.model_json_schema()["required"]
-        assert ("seq" in required) is (name != "status"), name
+        assert ("seq" in required) is (name not in {"status", "command_reply"}), name
+    assert "seq" in MESSAGE_MODELS["command_reply"].model_json_schema()["properties"]

@@ -180,13 +180,16 @@ async def service(
 class Feed:
     """Everything a backend received from one or more tables, sorted as a backend reads it.
 
-    Every message but ``status`` carries the table's ``seq``. A message received again (QoS 1
-    after a reconnect, or regenerated after a restart) must be byte-identical to the first copy
-    of its ``seq``: anything else is an unmarked duplicate and fails :meth:`take` at once.
+    Every message but ``status`` and a reply the table could not record (its journal refused
+    writes) carries the table's ``seq``. A message received again (QoS 1 after a reconnect, or
+    regenerated after a restart) must be byte-identical to the first copy of its ``seq``:
+    anything else is an unmarked duplicate and fails :meth:`take` at once.
     """
 
     by_seq: dict[str, dict[int, Received]] = field(default_factory=dict)
     statuses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: Replies without a ``seq`` (not recorded), by table and command id, with when they came.
+    unrecorded: dict[tuple[str, str], tuple[float, dict[str, Any]]] = field(default_factory=dict)
     received: int = 0
     duplicates: int = 0
     unmarked_duplicates: list[str] = field(default_factory=list)
@@ -206,6 +209,8 @@ class Feed:
             self.statuses.append((table, body))
         elif message.topic.endswith("/commands"):
             pass  # our own commands, echoed by the wildcard
+        elif message.topic.endswith("/commands/replies") and "seq" not in body:
+            self.unrecorded.setdefault((table, str(body["id"])), (time.monotonic(), body))
         else:
             seen = self.by_seq.setdefault(table, {})
             seq = int(body["seq"])
@@ -355,6 +360,10 @@ class MqttTable:
         await client.publish(f"{self.root}/commands", json.dumps(body), qos=1)
         return str(body["id"])
 
+    async def send(self, body: Mapping[str, object]) -> str:
+        """Send a command as the backend, waiting for nothing; its id."""
+        return await self._send(self.backend, body)
+
     async def online(self, after: int = 0) -> int:
         """Wait for the table's birth with a session above ``after``; returns its session."""
 
@@ -381,14 +390,26 @@ class MqttTable:
         self,
         timeout: float = STEP_TIMEOUT_S,  # noqa: ASYNC109 - a deadline per wait, named in errors
     ) -> dict[str, Any]:
-        """The table's state once it has handled everything sent to it so far (see module)."""
-        command_id = f"{self.prefix}-barrier-{next(self.counter)}"
-        await self._send(self.backend, {"id": command_id, "command": "barrier", "operator": "t"})
-        await self.feed.until(
-            lambda: self.feed.reply(command_id, self.table_id) is not None,
-            f"the reply to {command_id}",
-            timeout,
-        )
+        """The table's state once it has handled everything sent to it so far (see module).
+
+        While the table's journal refuses writes, its reply to the barrier is not recorded and
+        comes without a ``seq``, marking no point in the stream: the barrier is sent again.
+        """
+        while True:
+            command_id = f"{self.prefix}-barrier-{next(self.counter)}"
+            await self._send(
+                self.backend, {"id": command_id, "command": "barrier", "operator": "t"}
+            )
+            key = (self.table_id, command_id)
+            await self.feed.until(
+                lambda: self.feed.reply(command_id, self.table_id) is not None  # noqa: B023
+                or key in self.feed.unrecorded,  # noqa: B023 - awaited in this iteration
+                f"the reply to {command_id}",
+                timeout,
+            )
+            if key not in self.feed.unrecorded:
+                break
+            await asyncio.sleep(0.1)  # the table is still held: it records again soon
         reply = self.feed.reply(command_id, self.table_id)
         assert reply is not None
         assert reply["ok"] is False  # refused at the edge: it changed nothing

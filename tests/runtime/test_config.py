@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.runtime.config import (
     Settings,
     SettingsError,
@@ -167,3 +168,38 @@ def test_screen_languages_are_named_by_their_tags(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("TABLE_CONTROLLER_DISPLAY_LANGUAGE", "fr")
     with pytest.raises(SettingsError, match=r"DISPLAY_LANGUAGE = 'fr': must be one of en, zh-Hans"):
         load_settings({"table_id": "T1", "port": "x"})
+
+
+def test_the_web_addresses_names_caps_and_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"table_id": "T1", "port": "/dev/x"}
+    defaults = load_settings(base)
+    assert defaults.allowed_hosts == []
+    assert defaults.web_limits == ListenerLimits()
+    monkeypatch.setenv("TABLE_CONTROLLER_ALLOWED_HOSTS", '["Table07", "table07.floor.example."]')
+    monkeypatch.setenv("TABLE_CONTROLLER_HTTP_MAX_CONNECTIONS", "40")
+    monkeypatch.setenv("TABLE_CONTROLLER_HTTP_REQUEST_TIMEOUT_SECONDS", "2.5")
+    settings = load_settings(base)
+    assert settings.allowed_hosts == ["table07", "table07.floor.example."]
+    assert settings.web_limits == ListenerLimits(request_timeout_s=2.5, max_connections=40)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"allowed_hosts": ["http://table07"]}, "allowed_hosts = ['http://table07']: 'http"),
+        ({"allowed_hosts": ["table07:8080"]}, "is not a host name or address"),
+        ({"allowed_hosts": ["-table07"]}, "is not a host name or address"),
+        ({"allowed_hosts": ["*"]}, "is not a host name or address"),
+        ({"http_max_connections": 0}, "http_max_connections = 0: Input should be greater"),
+        ({"http_request_timeout_seconds": 0}, "http_request_timeout_seconds = 0"),
+    ],
+)
+def test_a_wrong_web_setting_is_named(flags: dict[str, object], message: str) -> None:
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        load_settings({"table_id": "T1", "port": "/dev/x", **flags})
+
+
+def test_an_address_is_an_allowed_host() -> None:
+    hosts = ["10.20.0.17", "::1"]
+    settings = load_settings({"table_id": "T1", "port": "/dev/x", "allowed_hosts": hosts})
+    assert settings.allowed_hosts == hosts

@@ -64,6 +64,13 @@ BROKER_DOWN = replace(
             ("journal refuses writes: the table is held",),
         ),
         (
+            replace(
+                HEALTHY, journal_ok=False, journal_cause="database or disk is full (SQLITE_FULL)"
+            ),
+            Status.FAILING,
+            ("journal refuses writes (database or disk is full (SQLITE_FULL)): the table is held",),
+        ),
+        (
             replace(HEALTHY, phase="faulted"),
             Status.FAILING,
             ("table faulted: a supervisor's void_shoe releases it",),
@@ -109,6 +116,11 @@ def test_the_document_reports_each_part() -> None:
         "inputs_handled": 40,
         "input_queue_depth": 0,
         "rejected_frames": 0,
+    }
+    refusing = replace(HEALTHY, journal_ok=False, journal_cause="database or disk is full")
+    assert health_document(refusing)["journal"] == {
+        "ok": False,
+        "cause": "database or disk is full",
     }
     without_broker = health_document(replace(HEALTHY, broker=None))
     assert without_broker["broker"] is None

@@ -30,7 +30,7 @@ from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
 from tests.support.ingest_table import replayed_rounds
-from tests.support.table_process import stop, table_run
+from tests.support.table_process import stop, table_controller, table_run
 
 TABLE: Final = "V1"
 ROOT: Final = f"baccarat/tables/{TABLE}"
@@ -68,6 +68,19 @@ async def virtual_table(
         env={**os.environ, **(env or {})},
     ) as process:  # fmt: skip
         yield process
+
+
+async def device_key(directory: Path) -> tuple[dict[str, str], str]:
+    """A new device key in ``directory``: the environment that makes a table sign, its public key.
+
+    Made by the product's own ``keys init`` and read back by ``keys show``, as an operator would.
+    """
+    key = directory / "device.key"
+    code, _, err = await table_controller("keys", "init", "--key", str(key))
+    assert code == 0, err
+    code, out, err = await table_controller("keys", "show", "--key", str(key), "--json")
+    assert code == 0, err
+    return {"TABLE_CONTROLLER_DEVICE_KEY": str(key)}, str(json.loads(out)["public_key"])
 
 
 class CommandingBackend(Backend):
@@ -154,6 +167,15 @@ async def drain(backend: Backend, quiet_s: float = 0.5) -> None:
                 backend.received.append(await backend.feed.get())
 
 
+async def query(database: str, sql: str, **parameters: object) -> list[tuple[object, ...]]:
+    """The rows of one SQL query on the ingest's database."""
+    store = await IngestStore.open(database)
+    try:
+        return await store.execute(sql, **parameters)
+    finally:
+        await store.close()
+
+
 async def stored(database: str, table: str = TABLE) -> dict[int, str]:
     """The payload of every ``seq`` the database holds for ``table``."""
     store = await IngestStore.open(database)
@@ -180,6 +202,24 @@ async def wait_stored(database: str, seqs: set[int], timeout_s: float = 60.0) ->
         await asyncio.sleep(0.2)
         held = await stored(database)
     return held
+
+
+async def wait_quarantined(
+    database: str, count: int, timeout_s: float = 60.0
+) -> list[tuple[object, ...]]:
+    """Wait until the database's quarantine holds ``count`` messages or more; its rows then.
+
+    Each row: ``table_id``, ``seq``, ``type``, ``reason``, ordered by ``seq`` (statuses first).
+    """
+    sql = (
+        "SELECT table_id, seq, type, reason FROM quarantine"
+        " ORDER BY seq NULLS FIRST, received_at, sha256"
+    )
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while len(rows := await query(database, sql)) < count:
+        assert asyncio.get_running_loop().time() < deadline, f"quarantined: {rows}"
+        await asyncio.sleep(0.2)
+    return rows
 
 
 async def wait_logged(log: Path, event: str, count: int = 1, timeout_s: float = 15.0) -> None:

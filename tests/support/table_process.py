@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import signal
 import sys
 from collections.abc import AsyncIterator, Mapping
@@ -23,18 +24,26 @@ STOP_TIMEOUT_S = 15.0
 
 @contextlib.asynccontextmanager
 async def table_run(
-    log: Path, *args: str, env: Mapping[str, str] | None = None
+    log: Path, *args: str, env: Mapping[str, str] | None = None, open_files: int | None = None
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """``table-controller run ARGS``, its log appended to ``log``, stopped by SIGTERM at the end.
 
-    A process that does not exit within ``STOP_TIMEOUT_S`` is killed (:func:`stop`).
+    ``open_files``: the process's limit of open files (soft and hard), as a unit's
+    ``LimitNOFILE`` sets it. A process that does not exit within ``STOP_TIMEOUT_S`` is killed
+    (:func:`stop`).
     """
+
+    def limit_open_files() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
     with log.open("ab") as written:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "table_controller", "run", *args,
             env=dict(os.environ if env is None else env),
             stdout=asyncio.subprocess.DEVNULL,
             stderr=written,
+            preexec_fn=None if open_files is None else limit_open_files,
         )  # fmt: skip
     try:
         yield process
