@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -64,7 +64,7 @@ from table_controller.publishing.messages import JsonValue, dumps, fields_of
 from table_controller.publishing.outgoing import (
     DecisionInterpreter,
 )
-from table_controller.publishing.recall import RecallBook, with_disputes_sealed
+from table_controller.publishing.recall import RecallBook, recalled_again, with_disputes_sealed
 from table_controller.rules.variants import VARIANTS, Variant
 
 DEFAULT_TABLE_ID: Final = "replay"
@@ -210,11 +210,15 @@ def _replay(
     next input (with the input's line and ``ts``), as the live service takes it.
     """
     interpreter = DecisionInterpreter()
-    book = RecallBook()  # a dispute's recall, as the live table sealed it
+    book = RecallBook()  # a dispute's recall, as the live table sealed it; a recall's reply
+    given: dict[str, Mapping[str, object]] = {}  # the replies given at the edge, by command id
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
                 printer.answered(recorded.answer, recorded)
+                given[str(recorded.answer.get("id"))] = recorded.answer
+            if recorded.recall is not None and printer is not None:
+                _recalled(recorded, book, given, printer)
             if recorded.software is not None and printer is not None:
                 printer.software = recorded.software  # the live table's, from this start on
             continue
@@ -229,6 +233,27 @@ def _replay(
             )
             taking = None if assessed is None else replace(recorded, event=assessed)
     return 0
+
+
+def _recalled(
+    recorded: RecordedInput,
+    book: RecallBook,
+    given: dict[str, Mapping[str, object]],
+    printer: Printer,
+) -> None:
+    """A ``recall``'s reply made again from the rows before it, checked against its seal.
+
+    A repeated id was answered as first given: ``given`` holds the replies by id.
+    """
+    assert recorded.recall is not None
+    command_id = str(recorded.recall.get("id"))
+    try:
+        reply = recalled_again(recorded.recall, book, given.get(command_id))
+    except ValueError as error:
+        print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
+        return
+    given[command_id] = reply
+    printer.answered(reply, recorded)
 
 
 def _take(

@@ -18,7 +18,12 @@ from table_controller.cli import UsageError
 from table_controller.procedure.events import Input
 from table_controller.procedure.records import RecordRejected, input_from_record
 from table_controller.runtime.journal import Journal, is_journal
-from table_controller.runtime.journal_format import ANSWER_KEY, INPUT_ROW, JournalError
+from table_controller.runtime.journal_format import (
+    ANSWER_KEY,
+    INPUT_ROW,
+    RECALL_ANSWER_KEY,
+    JournalError,
+)
 
 #: The first 16 bytes of every SQLite database file: how a journal is recognised.
 JOURNAL_HEADER: Final = b"SQLite format 3\x00"
@@ -37,6 +42,8 @@ class RecordedInput:
     event: Input | None
     #: A reply the table gave without the procedure (refused at the edge, or repeated).
     answer: Mapping[str, object] | None = None
+    #: A ``recall``'s reply by its seal (``recall_answer``): made again from the rows before.
+    recall: Mapping[str, object] | None = None
     #: A journal row's hash (a dispute's ``journal_head``); None for JSON lines.
     hash: str | None = None
     #: A start row's software identity (``version``, ``sha256``): what the table that started
@@ -93,6 +100,11 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
             if isinstance(answer, Mapping):
                 recorded.append(
                     RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
+                )
+            recalled = row.payload.get(RECALL_ANSWER_KEY)
+            if isinstance(recalled, Mapping):
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, recall=recalled)
                 )
             software = _started_software(row.payload)
             if software is not None:

@@ -54,8 +54,8 @@ class CommandErrorCode(enum.StrEnum):
     #: ``resend``: the range is not one the table takes (``1 <= from_seq <= to_seq``, fewer
     #: than 10,000 apart).
     BAD_RANGE = "bad_range"
-    #: ``resend``: the operator asked more often than the table's limit allows (a minute's
-    #: count).
+    #: ``resend``, or ``recall`` over MQTT: the operator asked more often than the table's
+    #: limit allows (a minute's count).
     RATE_LIMITED = "rate_limited"
     #: ``resend``: the outbox could not be read (the message says why); ask again later.
     RESEND_FAILED = "resend_failed"

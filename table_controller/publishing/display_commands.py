@@ -15,8 +15,8 @@ Adapter helper of ``publishing/web.py``. A request's body (``{"command", "args",
 Wrong PINs are counted and logged (never the PIN), and a run of them locks for a while: the
 shared PIN as a whole, a staff member's PIN per staff id, and each client (the HTTP peer's
 address, :func:`display_client`) on its own (``publishing/pin_lockout.py``).
-``recall`` (any operator, no PIN) is answered by the display from the table's recall book
-(:meth:`DisplayGate.edge_reply`), never by the procedure.
+``recall`` (any operator, no PIN) is answered at the edge from the table's recall book
+(:meth:`DisplayGate.recall_asked`), never by the procedure.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.command_parsing import CommandRejection, validate_command
 from table_controller.publishing.display_view import StaffDirectory, StaffMemberLike
 from table_controller.publishing.pin_lockout import PinLockout, PinRefusal
-from table_controller.publishing.recall import DEFAULT_ROUNDS, RecallBook, recall_reply
+from table_controller.publishing.recall import DEFAULT_ROUNDS
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -166,8 +166,8 @@ class DisplayGate:
         return SUPERVISOR_OPERATOR
 
     @staticmethod
-    def edge_reply(record: Mapping[str, object], book: RecallBook) -> dict[str, object] | None:
-        """The reply the display gives itself (``recall``, from ``book``); None: for the table.
+    def recall_asked(record: Mapping[str, object]) -> int | None:
+        """The rounds a ``recall`` asks for, answered at the edge; None: for the procedure.
 
         ``recall`` is read-only and any operator may give it: on the display no PIN is asked.
         """
@@ -177,7 +177,7 @@ class DisplayGate:
         rounds = args.get("rounds", DEFAULT_ROUNDS) if isinstance(args, Mapping) else None
         if not isinstance(rounds, int):  # ``record`` checked it: a bug if this fails
             raise TypeError(f"recall: rounds {rounds!r} was not checked")
-        return recall_reply(book, str(record["id"]), rounds)
+        return rounds
 
     def _parsed(self, command: str, operator: str, args: object) -> CommandMessage:
         # Read as the same command over MQTT is: one fault, one code and message.

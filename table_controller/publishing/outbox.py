@@ -18,6 +18,9 @@ published; it only keeps the messages, numbers them and remembers which ones the
   crash adds only the missing ones and every message keeps its ``seq``.
 * A row stays unacknowledged until :meth:`Outbox.mark_acked`, which the drainer calls only after
   the broker confirmed the QoS 1 publish. A resend is the same row: same topic, payload and seq.
+* A row is kept after its acknowledgement (for ``resend``) until :meth:`Outbox.prune_acked`,
+  unless it was added not ``kept`` (a ``recall``'s reply, which the journal makes again): such a
+  row leaves as soon as it is acknowledged, but for the newest row, which always stays.
 * The session counter for birth and will (STACK.md section 4) is kept here as well, raised once
   per connection attempt.
 
@@ -50,7 +53,8 @@ CREATE TABLE IF NOT EXISTS outbox (
     qos INTEGER NOT NULL,
     retain INTEGER NOT NULL,
     added_at TEXT NOT NULL,
-    acked_at TEXT
+    acked_at TEXT,
+    kept INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS outbox_unacked ON outbox (seq) WHERE acked_at IS NULL;
 CREATE TABLE IF NOT EXISTS outbox_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -60,6 +64,15 @@ CREATE TABLE IF NOT EXISTS outbox_retained (
     payload TEXT NOT NULL
 );
 """
+#: An outbox made before rows could be added not kept gets the column, then the index.
+_KEPT_COLUMN: Final = "ALTER TABLE outbox ADD COLUMN kept INTEGER NOT NULL DEFAULT 1"
+_UNKEPT_INDEX: Final = "CREATE INDEX IF NOT EXISTS outbox_unkept ON outbox (seq) WHERE kept = 0"
+#: Acknowledged rows not kept leave, but the newest row (its key tells the journal's replay
+#: which messages the outbox holds).
+_FORGET_UNKEPT: Final = (
+    "DELETE FROM outbox WHERE kept = 0 AND acked_at IS NOT NULL"
+    " AND seq < (SELECT MAX(seq) FROM outbox)"
+)
 
 
 class OutboxError(Exception):
@@ -79,6 +92,8 @@ class OutboxMessage:
     message: Mapping[str, JsonValue]
     qos: int = 1
     retain: bool = False
+    #: Kept once acknowledged, for ``resend``; False: it leaves as soon as the broker has it.
+    kept: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +108,8 @@ class OutboxRow:
     retain: bool
     added_at: str
     acked_at: str | None
+    #: Kept once acknowledged (see :class:`OutboxMessage`).
+    kept: bool = True
 
 
 def _parse_utc(text: str) -> datetime:
@@ -107,10 +124,12 @@ def _payload_with_seq(message: Mapping[str, JsonValue], seq: int, seal: Seal | N
 
 _T = TypeVar("_T")
 
-_SELECT_ROWS: Final = "SELECT seq, key, topic, payload, qos, retain, added_at, acked_at FROM outbox"
+_SELECT_ROWS: Final = (
+    "SELECT seq, key, topic, payload, qos, retain, added_at, acked_at, kept FROM outbox"
+)
 _INSERT_ROW: Final = (
-    "INSERT INTO outbox (seq, key, topic, payload, qos, retain, added_at, acked_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, NULL)"
+    "INSERT INTO outbox (seq, key, topic, payload, qos, retain, added_at, acked_at, kept)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)"
 )
 
 
@@ -132,6 +151,7 @@ def stamp(
             retain=item.retain,
             added_at=added_at,
             acked_at=None,
+            kept=item.kept,
         )
         for index, item in enumerate(messages)
     ]
@@ -140,8 +160,11 @@ def stamp(
 def _store_row(connection: sqlite3.Connection, row: OutboxRow) -> None:
     connection.execute(
         _INSERT_ROW,
-        (row.seq, row.key, row.topic, row.payload, row.qos, int(row.retain), row.added_at),
-    )
+        (
+            row.seq, row.key, row.topic, row.payload, row.qos, int(row.retain), row.added_at,
+            int(row.kept),
+        ),
+    )  # fmt: skip
     if row.retain:
         connection.execute(
             "INSERT INTO outbox_retained (topic, seq, payload) VALUES (?, ?, ?)"
@@ -152,7 +175,7 @@ def _store_row(connection: sqlite3.Connection, row: OutboxRow) -> None:
 
 
 def _row(values: tuple[object, ...]) -> OutboxRow:
-    seq, key, topic, payload, qos, retain, added_at, acked_at = values
+    seq, key, topic, payload, qos, retain, added_at, acked_at, kept = values
     assert isinstance(seq, int)
     assert isinstance(qos, int)
     return OutboxRow(
@@ -164,6 +187,7 @@ def _row(values: tuple[object, ...]) -> OutboxRow:
         retain=bool(retain),
         added_at=str(added_at),
         acked_at=None if acked_at is None else str(acked_at),
+        kept=bool(kept),
     )
 
 
@@ -203,6 +227,10 @@ class Outbox:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     connection.execute(statement)
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(outbox)")}
+            if "kept" not in columns:
+                connection.execute(_KEPT_COLUMN)
+            connection.execute(_UNKEPT_INDEX)
             connection.execute("COMMIT")
         except sqlite3.Error as error:
             raise OutboxError(f"{path}: cannot open the outbox: {error}") from None
@@ -318,19 +346,25 @@ class Outbox:
         return None if found is None else _row(found)
 
     def mark_acked(self, seq: int) -> None:
-        """Record that the broker acknowledged message ``seq`` (idempotent)."""
+        """Record that the broker acknowledged message ``seq`` (idempotent).
+
+        The acknowledged rows not kept leave with it (the newest row stays).
+        """
         acked_at = utc_text(self._clock())
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
+                "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
+                (acked_at, seq),
+            )
+            connection.execute(_FORGET_UNKEPT)
+
         # An ack lost to a power cut costs one resend (a duplicate with the same seq), never a
         # message: so acks commit without an fsync and hold the write lock only briefly,
         # which keeps the dealing path's adds from queueing behind a draining backlog.
         self._connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            self._write(
-                lambda connection: connection.execute(
-                    "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
-                    (acked_at, seq),
-                )
-            )
+            self._write(work)
         finally:
             self._connection.execute("PRAGMA synchronous=FULL")
 
@@ -339,14 +373,17 @@ class Outbox:
         if not seqs:
             return
         acked_at = utc_text(self._clock())
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.executemany(
+                "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
+                [(acked_at, seq) for seq in seqs],
+            )
+            connection.execute(_FORGET_UNKEPT)
+
         self._connection.execute("PRAGMA synchronous=NORMAL")  # see mark_acked
         try:
-            self._write(
-                lambda connection: connection.executemany(
-                    "UPDATE outbox SET acked_at = ? WHERE seq = ? AND acked_at IS NULL",
-                    [(acked_at, seq) for seq in seqs],
-                )
-            )
+            self._write(work)
         except sqlite3.Error as error:
             raise OutboxError(f"cannot mark rows acknowledged: {error}") from None
         finally:
@@ -415,7 +452,7 @@ class Outbox:
         return {str(topic): str(payload) for topic, payload in cursor}
 
     def prune_acked(self, *, acked_before: datetime) -> int:
-        """Delete acknowledged rows acked before the given time; return how many went.
+        """Delete acknowledged rows acked before the given time (or not kept); how many went.
 
         ``seq`` numbering and the latest retained values are kept, and so is the newest row:
         its key tells the journal's replay which messages the outbox already holds.
@@ -427,7 +464,7 @@ class Outbox:
         try:
             cursor = self._write(
                 lambda connection: connection.execute(
-                    "DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?"
+                    "DELETE FROM outbox WHERE acked_at IS NOT NULL AND (acked_at < ? OR kept = 0)"
                     " AND seq < (SELECT MAX(seq) FROM outbox)",
                     (cutoff,),
                 )

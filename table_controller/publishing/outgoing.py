@@ -92,6 +92,15 @@ class OutgoingMessage:
         return self.payload.RETAINED
 
     @property
+    def kept(self) -> bool:
+        """Kept in the outbox once the broker has it, for ``resend``; not a ``recall``'s reply.
+
+        The journal makes a recall's reply again (``table-controller replay``).
+        """
+        payload = self.payload
+        return not (isinstance(payload, RecallReply) and payload.rounds is not ABSENT)
+
+    @property
     def is_event(self) -> bool:
         """An ``events/<type>`` message, ``roads`` or ``odds``: what ``replay`` prints."""
         kind = self.payload.TYPE

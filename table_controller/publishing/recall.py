@@ -32,7 +32,9 @@ that round's entry, by its round id; the command that caused it stays where it w
 The book keeps the last :data:`MAX_ROUNDS` rounds.
 
 The output is JSON data as it is, of the types of ``publishing/recall_shape.py``: the
-``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md).
+``recall`` reply's ``rounds`` and ``between_rounds`` (docs/mqtt-api.md). The journal keeps a
+reply by its seal only (:func:`recall_answer`): its rounds are the journal's own rows, so every
+replay makes it again from a book fed up to the answer's row (:func:`recalled_again`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import (
     TYPE_CHECKING,
@@ -99,6 +101,9 @@ if TYPE_CHECKING:
 MAX_ROUNDS: Final = 50
 #: The rounds a ``recall`` without ``rounds`` returns.
 DEFAULT_ROUNDS: Final = 10
+#: ``recall`` requests answered per operator in any minute over MQTT (the default of the
+#: ``recall_requests_per_minute`` setting).
+RECALLS_PER_MINUTE: Final = 10
 
 
 def recall_reply(book: RecallBook, command_id: str, rounds: int) -> dict[str, object]:
@@ -113,15 +118,68 @@ def recall_reply(book: RecallBook, command_id: str, rounds: int) -> dict[str, ob
     }
 
 
-def seal_of(dispute_id: str, recall: Sequence[RecalledRound], journal_head: str) -> str:
-    """SHA-256 hex of the canonical JSON of ``{"dispute_id", "recall", "journal_head"}``.
+def _sha256_of(value: object) -> str:
+    """SHA-256 hex of ``value``'s canonical JSON.
 
-    Canonical as the signed messages' (mqtt-api.md): keys sorted, separators ``,`` and ``:``,
-    UTF-8 with non-ASCII unescaped.
+    Canonical as the signed messages' and the journal's (mqtt-api.md, journal-format.md): keys
+    sorted, separators ``,`` and ``:``, UTF-8 with non-ASCII unescaped.
     """
-    sealed = {"dispute_id": dispute_id, "recall": list(recall), "journal_head": journal_head}
-    text = json.dumps(sealed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal_of(dispute_id: str, recall: Sequence[RecalledRound], journal_head: str) -> str:
+    """SHA-256 hex of the canonical JSON of ``{"dispute_id", "recall", "journal_head"}``."""
+    return _sha256_of(
+        {"dispute_id": dispute_id, "recall": list(recall), "journal_head": journal_head}
+    )
+
+
+def carries_recall(reply: Mapping[str, object]) -> bool:
+    """Whether a reply given at the edge is a ``recall``'s, with its rounds."""
+    return isinstance(reply.get("rounds"), list) and isinstance(reply.get("between_rounds"), list)
+
+
+def recall_answer(reply: Mapping[str, object]) -> dict[str, object]:
+    """What the journal keeps of a ``recall``'s reply: its id, how many rounds, its seal.
+
+    The seal is the SHA-256 of the whole reply's canonical JSON; the rounds are the journal's
+    own earlier rows, so :func:`recalled_again` makes the reply again from them.
+    """
+    rounds = reply["rounds"]
+    assert isinstance(rounds, list), "only a reply that carries_recall"
+    return {"id": reply["id"], "rounds": len(rounds), "seal": _sha256_of(dict(reply))}
+
+
+def recalled_again(
+    answer: Mapping[str, object], book: RecallBook, earlier: Mapping[str, object] | None
+) -> dict[str, object]:
+    """The reply a journaled :func:`recall_answer` stands for, checked against its seal.
+
+    ``book`` holds the rows before the answer's own (replayed up to it): the reply is its last
+    ``rounds`` rounds, as the live table read them. A repeated id was answered as first
+    given: ``earlier`` is the reply already given to that id, if any.
+
+    Raises:
+        ValueError: the answer is malformed, or neither reply matches its seal (the journal
+            was written by a table whose recall read its rows differently).
+    """
+    command_id, rounds, seal = answer.get("id"), answer.get("rounds"), answer.get("seal")
+    if (
+        not isinstance(command_id, str)
+        or not isinstance(rounds, int)
+        or isinstance(rounds, bool)
+        or not isinstance(seal, str)
+    ):
+        raise ValueError(f"not a recall answer: {dict(answer)!r}")  # noqa: TRY004 - a bad row
+    again = recall_reply(book, command_id, rounds)
+    if _sha256_of(again) == seal:
+        return again
+    if earlier is not None and _sha256_of(dict(earlier)) == seal:
+        return dict(earlier)
+    raise ValueError(
+        f"recall {command_id!r}: the reply made again from the journal does not match its seal"
+    )
 
 
 def with_disputes_sealed(

@@ -4,14 +4,12 @@
 Pure: no I/O, no clock of its own, no randomness. A backend that misses ``seq`` numbers asks
 the table to publish them again from its outbox (docs/mqtt-api.md, "Resend"). The edge checks
 the range (:func:`range_problem`), counts each operator's requests against a per-minute limit
-(:class:`RequestRateLimit`, fed the monotonic time by the caller) and answers with
-:func:`resend_reply` once the messages are out. The republishing itself is the MQTT link's
-(``publishing/republisher.py``).
+(``publishing/request_limit.py``) and answers with :func:`resend_reply` once the messages are
+out. The republishing itself is the MQTT link's (``publishing/republisher.py``).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -23,8 +21,6 @@ from table_controller.publishing.recall_shape import RecallReply
 MAX_RESEND_SPAN: Final = 10_000
 #: The largest ``seq`` a table can give (SQLite's integer): ranges above it are refused.
 MAX_SEQ: Final = 2**63 - 1
-#: The window the request limit counts in, in seconds.
-RATE_WINDOW_S: Final = 60.0
 
 
 def range_problem(from_seq: int, to_seq: int) -> str | None:
@@ -41,34 +37,6 @@ def range_problem(from_seq: int, to_seq: int) -> str | None:
             "are resent at once (ask in several ranges)"
         )
     return None
-
-
-class RequestRateLimit:
-    """At most ``per_minute`` requests per operator in any 60 seconds (a sliding window).
-
-    Only requests it allows are counted: a backend refused for asking too often does not
-    push its own next chance further out.
-    """
-
-    def __init__(self, per_minute: int) -> None:
-        if per_minute < 1:
-            raise ValueError("the resend limit must allow at least one request a minute")
-        self.per_minute = per_minute
-        self._taken: dict[str, deque[float]] = {}
-
-    def allow(self, operator: str, now: float) -> float | None:
-        """Count one request of ``operator`` at monotonic ``now``; None: allowed.
-
-        Refused, it returns how many seconds until the operator's oldest counted request
-        leaves the window (when the next one would be allowed).
-        """
-        taken = self._taken.setdefault(operator, deque())
-        while taken and now - taken[0] >= RATE_WINDOW_S:
-            taken.popleft()
-        if len(taken) >= self.per_minute:
-            return RATE_WINDOW_S - (now - taken[0])
-        taken.append(now)
-        return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

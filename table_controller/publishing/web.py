@@ -66,7 +66,6 @@ from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.publishing.http_site import SiteServer
 from table_controller.publishing.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
 from table_controller.publishing.messages import to_wire
-from table_controller.publishing.recall import RecallBook
 from table_controller.publishing.view_feed import ShownTable, ViewFeed
 from table_controller.publishing.web_policy import no_icon, screen_texts, security_headers
 
@@ -90,17 +89,12 @@ class DisplayedTable(ShownTable, Protocol):
         """The table draws its own cards."""
         ...
 
-    @property
-    def recall(self) -> RecallBook:
-        """The last rounds with every step (``recall``)."""
-        ...
-
     async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
         """Carry out one command record; its reply."""
         ...
 
-    async def answer(self, reply: Mapping[str, object]) -> dict[str, object]:
-        """Journal and publish a reply the edge gave (``recall``'s); the reply."""
+    async def answer_recall(self, command_id: str, rounds: int) -> dict[str, object]:
+        """Answer a ``recall`` from the last rounds, journaled and published; the reply."""
         ...
 
 
@@ -229,9 +223,13 @@ class DisplayServer(SiteServer):
             )
         try:
             async with asyncio.timeout(COMMAND_TIMEOUT_S):
-                own = self.gate.edge_reply(record, self._service.recall)
+                rounds = self.gate.recall_asked(record)
                 service = self._service
-                reply = await (service.submit(record) if own is None else service.answer(own))
+                reply = await (
+                    service.submit(record)
+                    if rounds is None
+                    else service.answer_recall(str(record["id"]), rounds)
+                )
         except TimeoutError:
             _LOG.error("controller did not answer a display command", command=record["command"])
             return _reply(

@@ -14,10 +14,13 @@ ids with the same contents, so a restart changes none of this.
 
 Every answer journaled as an audit row (refused at the edge, ``recall`` or ``resend``
 answered there, a repeated id) is published under its journal row, live and in every replay.
+A ``recall``'s reply is journaled by its seal only (:func:`answer_row`) and made again from
+the recall book on replay.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,7 +36,19 @@ from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.messages import fields_of
 from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
-from table_controller.runtime.journal_format import ANSWER_KEY, ASKED_KEY, canonical_json
+from table_controller.publishing.recall import (
+    RecallBook,
+    carries_recall,
+    recall_answer,
+    recalled_again,
+)
+from table_controller.runtime.journal_format import (
+    ANSWER_KEY,
+    ASKED_KEY,
+    AUDIT_ROW,
+    RECALL_ANSWER_KEY,
+    canonical_json,
+)
 from table_controller.runtime.queued_input import QueuedInput
 
 _LOG = structlog.get_logger("table_controller.service")
@@ -113,6 +128,27 @@ class _Given:
         return self.reply is not None and self.reply.command == asked.command
 
 
+def answer_row(
+    reply: Mapping[str, object],
+    done: asyncio.Future[dict[str, object]] | None,
+    asked: Asked | None = None,
+) -> QueuedInput:
+    """The audit row of a reply given without the procedure, queued to be journaled.
+
+    The row holds the reply itself (``answer``), or for a ``recall``'s only its id, how many
+    rounds and its seal (``recall_answer``): the rounds are the journal's own earlier rows.
+    ``asked`` (what an edge command asked) goes beside it, so that its id stays that command's.
+    """
+    row: dict[str, object] = (
+        {RECALL_ANSWER_KEY: recall_answer(reply)}
+        if carries_recall(reply)
+        else {ANSWER_KEY: dict(reply)}
+    )
+    if asked is not None:
+        row[ASKED_KEY] = asked.to_record()
+    return QueuedInput(AUDIT_ROW, row, None, done=done, reply=dict(reply))
+
+
 class CommandReplies:
     """The command ids given, their replies, and the publishing of journaled answers.
 
@@ -181,24 +217,49 @@ class CommandReplies:
             self._given[reply.id] = _Given(reply, asked)
         self._publish([answer_message(reply, key=key, ts=ts)], live)
 
-    def publish_row(self, row: Mapping[str, object], *, key: str, ts: str, live: bool) -> None:
-        """Publish the answer an audit row holds, if it holds one."""
+    def publish_row(
+        self,
+        row: Mapping[str, object],
+        *,
+        key: str,
+        ts: str,
+        live: bool,
+        book: RecallBook | None = None,
+    ) -> None:
+        """Publish the answer an audit row holds, if it holds one.
+
+        A ``recall_answer`` (a replay of the journal: ``book`` fed every row before this one)
+        is made again from ``book`` and checked against its seal; one that does not match is
+        logged, not published.
+        """
+        asked = Asked.from_record(row.get(ASKED_KEY))
         answer = row.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
-            asked = Asked.from_record(row.get(ASKED_KEY))
             self.publish_answer(answer, key=key, ts=ts, live=live, asked=asked)
+            return
+        recalled = row.get(RECALL_ANSWER_KEY)
+        if not isinstance(recalled, Mapping) or book is None:
+            return
+        earlier = self.answered(str(recalled.get("id")))
+        try:
+            reply = recalled_again(recalled, book, earlier)
+        except ValueError as error:
+            _LOG.error("journaled recall not made again: not published", row=key, error=str(error))
+            return
+        self.publish_answer(reply, key=key, ts=ts, live=live, asked=asked)
 
     def settle(self, work: QueuedInput, seq: int, ts: str) -> None:
         """Publish a journaled answer, and give the submitter its reply."""
-        answer = work.record.get(ANSWER_KEY)
-        if isinstance(answer, Mapping):
-            self.publish_row(work.record, key=str(seq), ts=ts, live=True)
+        answer = work.reply
+        if answer is not None:
+            asked = Asked.from_record(work.record.get(ASKED_KEY))
+            self.publish_answer(answer, key=str(seq), ts=ts, live=True, asked=asked)
         if work.done is not None and not work.done.done():
-            if isinstance(answer, Mapping):
+            if answer is not None:
                 work.done.set_result(dict(answer))
             else:
                 fallback: dict[str, object] = {"id": work.command_id, "ok": True}
-                work.done.set_result(self._reply_to(work.command_id) or fallback)
+                work.done.set_result(self.answered(work.command_id) or fallback)
 
     def refuse(self, work: QueuedInput, failure: str) -> None:
         """The submitter's reply when its input could not be carried out (the table faulted)."""
@@ -209,9 +270,10 @@ class CommandReplies:
                 "error": RefusalCode.FAULTED.value,
                 "message": failure,
             }
-            work.done.set_result(self._reply_to(work.command_id) or refused)
+            work.done.set_result(self.answered(work.command_id) or refused)
 
-    def _reply_to(self, command_id: str | None) -> dict[str, object] | None:
+    def answered(self, command_id: str | None) -> dict[str, object] | None:
+        """The reply first given to a command id, if one is kept."""
         given = None if command_id is None else self._given.get(command_id)
         if given is None or given.reply is None:
             return None

@@ -6,8 +6,9 @@ strict schema), authorised (``authorise``: supervisor allow-list, optional HMAC 
 checked against the ids already given (``TableService.repeated``: the same command again is
 answered again, another command with a given id is refused ``id_reused``), a ``sign_in``'s
 staff id and PIN checked by the staff desk (the PIN goes no further), and only then handed to
-the table service. ``recall`` never reaches the procedure: it is answered from the service's
-recall book, in any state (holds and faults included), its reply journaled; nor does
+the table service. ``recall`` never reaches the procedure: counted against its per-operator limit
+(``rate_limited``), it is answered from the service's recall book, in any state (holds and
+faults included), its reply journaled by its seal; nor does
 ``resend``, which the MQTT link republishes aside (``runtime/resends.py``). A command refused
 here (with a :class:`~table_controller.publishing.command_errors.CommandErrorCode`, the
 display's codes for the same faults) changes nothing, gives its id to nothing, is counted and
@@ -23,7 +24,9 @@ reply.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter, deque
+from collections.abc import Callable
 from typing import Final
 
 import structlog
@@ -34,7 +37,8 @@ from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import CommandMessage
 from table_controller.publishing.command_parsing import parse_command, readable_id
 from table_controller.publishing.pin_lockout import PinRefusal
-from table_controller.publishing.recall import recall_reply
+from table_controller.publishing.recall import RECALLS_PER_MINUTE
+from table_controller.publishing.request_limit import RequestRateLimit
 from table_controller.runtime.command_replies import ID_REUSED_MESSAGE, Asked
 from table_controller.runtime.resends import Resends
 from table_controller.runtime.service import TableService
@@ -62,9 +66,11 @@ class CommandIngress:
         max_waiting: commands waiting to be taken before the next is answered ``overloaded``.
         max_unanswered: ``overloaded`` answers waiting to be journaled before payloads are
             dropped.
+        recalls_per_minute: ``recall`` requests answered per operator in any minute.
+        clock: monotonic seconds (the ``recall`` limit's).
     """
 
-    def __init__(  # noqa: PLR0913 - the bounds are keyword-only
+    def __init__(  # noqa: PLR0913 - keyword-only adapters and limits
         self,
         service: TableService,
         policy: AuthorisationPolicy,
@@ -73,10 +79,14 @@ class CommandIngress:
         resends: Resends | None = None,
         max_waiting: int = MAX_WAITING,
         max_unanswered: int = MAX_UNANSWERED,
+        recalls_per_minute: int = RECALLS_PER_MINUTE,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._service = service
         #: ``resend``'s limit and republishing; None: the table has no outbox to resend from.
         self.resends = resends
+        self._recall_limit = RequestRateLimit(recalls_per_minute, requests="recalls")
+        self._clock = clock
         self._policy = policy
         self._desk = desk or StaffDesk(None)
         self._waiting: asyncio.Queue[bytes] = asyncio.Queue(max_waiting)
@@ -209,9 +219,12 @@ class CommandIngress:
     ) -> dict[str, object]:
         """``recall`` (read-only: answered now) and ``resend`` (its reply once it is out)."""
         if isinstance(args, RecallArgs):
-            return await self._service.answer(
-                recall_reply(self._service.recall, command_id, args.rounds), asked=asked
-            )
+            limited = self._recall_limit.refusal(operator, self._clock())
+            if limited is not None:
+                return await self._refuse(
+                    command_id, "recall", CommandErrorCode.RATE_LIMITED, limited
+                )
+            return await self._service.answer_recall(command_id, args.rounds, asked=asked)
         resends = self.resends
         if resends is None:
             return await self._refuse(

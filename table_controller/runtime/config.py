@@ -39,6 +39,7 @@ from table_controller.publishing.http_limits import (
     ListenerLimits,
 )
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
+from table_controller.publishing.recall import RECALLS_PER_MINUTE
 
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
@@ -126,6 +127,12 @@ class Settings(BaseSettings):
         ge=1,
         le=10_000,
         description="Messages a `resend` publishes again per second, behind the live ones.",
+    )
+    recall_requests_per_minute: int = Field(
+        RECALLS_PER_MINUTE,
+        ge=1,
+        le=600,
+        description="`recall` requests answered per operator in any minute over MQTT.",
     )
     command_secret: SecretStr | None = Field(
         None,

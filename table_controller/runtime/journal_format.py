@@ -30,6 +30,11 @@ ANSWER_KEY: Final = "answer"
 #: Beside an ``answer`` that gives its id (``recall``, ``resend``): the command it answered
 #: (``command``, ``operator``, ``args``), which a repeat of the id must match.
 ASKED_KEY: Final = "asked"
+
+#: The key of an audit row holding a ``recall``'s reply by its seal: the id, how many rounds
+#: and the SHA-256 of the reply (``publishing/recall.py``'s ``recall_answer``); the rounds are
+#: the journal's own earlier rows, and every replay makes the reply again from them.
+RECALL_ANSWER_KEY: Final = "recall_answer"
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 
 #: The journal's tables (the outbox adds its own to the same file).

@@ -100,6 +100,7 @@ class OutboxSink:
                     self._edge_fields,
                 ),
                 retain=message.retain,
+                kept=message.kept,
             )
             for message in messages
         ]

@@ -27,3 +27,9 @@ class QueuedInput:
     #: Audit rows recorded together, in one transaction, in place of ``record``: the answers
     #: to many commands at once (those refused ``overloaded``).
     rows: list[dict[str, object]] | None = None
+    #: An audit row's reply given without the procedure: published under the row, and given
+    #: to the submitter (the row may hold only its seal: a ``recall``'s).
+    reply: dict[str, object] | None = None
+    #: A ``recall`` answered when its turn comes (its id and the rounds asked): the recall book
+    #: is read then, as the journal's rows before it left it, so a replay reads the same.
+    recall: tuple[str, int] | None = None

@@ -21,12 +21,8 @@ import structlog
 from table_controller.publishing.command_args import ResendArgs
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.outbox import OutboxError
-from table_controller.publishing.resend import (
-    Republished,
-    RequestRateLimit,
-    range_problem,
-    resend_reply,
-)
+from table_controller.publishing.request_limit import RequestRateLimit
+from table_controller.publishing.resend import Republished, range_problem, resend_reply
 
 #: Publishes ``first..last`` again (the MQTT link's ``republisher.republish``).
 Republish: TypeAlias = Callable[[int, int], Awaitable[Republished]]
@@ -53,7 +49,7 @@ class Resends:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._republish = republish
-        self._limit = RequestRateLimit(per_minute)
+        self._limit = RequestRateLimit(per_minute, requests="resends")
         self._clock = clock
         self._running: dict[str, asyncio.Task[None]] = {}
         #: Requests taken since start (refused ones are counted by the ingress).
@@ -68,12 +64,9 @@ class Resends:
         problem = range_problem(args.from_seq, args.to_seq)
         if problem is not None:
             return CommandErrorCode.BAD_RANGE, problem
-        wait_s = self._limit.allow(operator, self._clock())
-        if wait_s is not None:
-            return CommandErrorCode.RATE_LIMITED, (
-                f"operator {operator!r} asked for {self._limit.per_minute} resends in the last "
-                f"minute, the most this table takes; the next is taken in {wait_s:.0f} s"
-            )
+        limited = self._limit.refusal(operator, self._clock())
+        if limited is not None:
+            return CommandErrorCode.RATE_LIMITED, limited
         return None
 
     def start(self, command_id: str, args: ResendArgs, answer: Answer) -> None:

@@ -57,9 +57,14 @@ from table_controller.publishing.outgoing import (
     OutgoingMessage,
     reply_from_wire,
 )
-from table_controller.publishing.recall import RecallBook, with_disputes_sealed
+from table_controller.publishing.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.command_replies import COMMAND_TYPES, Asked, CommandReplies
+from table_controller.runtime.command_replies import (
+    COMMAND_TYPES,
+    Asked,
+    CommandReplies,
+    answer_row,
+)
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.input_observers import InputObserver, InputObservers
 from table_controller.runtime.journal import Journal
@@ -230,7 +235,9 @@ class TableService:
         replayed = 0
         for row in self._journal.rows():
             if row.type != INPUT_ROW:
-                self._replies.publish_row(row.payload, key=str(row.seq), ts=row.ts_utc, live=False)
+                self._replies.publish_row(
+                    row.payload, key=str(row.seq), ts=row.ts_utc, live=False, book=self.recall
+                )
                 continue
             event = input_from_record(
                 dict(row.payload),
@@ -329,12 +336,28 @@ class TableService:
             self._publish_unrecorded(reply)
             return dict(reply)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
-        row: dict[str, object] = {ANSWER_KEY: dict(reply)}
-        if asked is not None:
-            row[ASKED_KEY] = asked.to_record()
-        await self._queue.put(QueuedInput(AUDIT_ROW, row, None, done=future))
+        await self._queue.put(answer_row(reply, future, asked))
         await future
         return dict(reply)
+
+    async def answer_recall(
+        self, command_id: str, rounds: int, *, asked: Asked | None = None
+    ) -> dict[str, object]:
+        """Answer a ``recall`` with the last ``rounds`` rounds, journaled by its seal only.
+
+        The recall book is read when the answer's turn comes, so it holds exactly the rows
+        journaled before the answer's own: a replay of the journal makes the same reply again.
+        While the journal refuses writes, the reply is given at once, recorded nowhere.
+        """
+        if self._writer.failing:
+            reply = recall_reply(self.recall, command_id, rounds)
+            self._publish_unrecorded(reply)
+            return reply
+        future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        row: dict[str, object] = {} if asked is None else {ASKED_KEY: asked.to_record()}
+        queued = QueuedInput(AUDIT_ROW, row, None, done=future, recall=(command_id, rounds))
+        await self._queue.put(queued)
+        return await future
 
     async def answer_all(self, replies: Sequence[Mapping[str, object]]) -> None:
         """Journal and publish replies given at the edge, in one transaction of the journal.
@@ -368,6 +391,7 @@ class TableService:
             await self._process(work)
 
     async def _process(self, work: QueuedInput) -> None:
+        work = self._recall_read(work)  # the book as the rows before this one left it
         ts = self._wall_clock()
         if work.rows is not None:
             await self._record_answers(work.rows, ts, work.done)
@@ -388,7 +412,7 @@ class TableService:
             asked = Asked.by_command(work.event)
             reply = self._replies.repeat(work.command_id, asked)
             reply = reply or {"id": work.command_id, "ok": True}
-            await self._process(QueuedInput(AUDIT_ROW, {ANSWER_KEY: reply}, None, done=work.done))
+            await self._process(answer_row(reply, work.done))
             return
         head_seq, head_hash = self._journal.head  # the row just recorded (a dispute seals it)
         self._row_hash = head_hash if head_seq == seq else None
@@ -527,14 +551,21 @@ class TableService:
 
         An answer given at the edge is published as it is; a command is refused.
         """
-        answer = work.record.get(ANSWER_KEY)
-        if isinstance(answer, Mapping):
-            reply = dict(answer)
+        work = self._recall_read(work)
+        if work.reply is not None:
+            reply = dict(work.reply)
             self._publish_unrecorded(reply)
         else:
             reply = self._refused_unrecorded(work.command_id, work.record.get("command"), refusal)
         if work.done is not None and not work.done.done():
             work.done.set_result(reply)
+
+    def _recall_read(self, work: QueuedInput) -> QueuedInput:
+        """A ``recall`` whose turn came, with its reply read from the book now; else ``work``."""
+        if work.recall is None:
+            return work
+        asked = Asked.from_record(work.record.get(ASKED_KEY))
+        return answer_row(recall_reply(self.recall, *work.recall), work.done, asked)
 
     def _refused_unrecorded(
         self, command_id: str | None, command: object, refusal: JournalRefusal

@@ -27,6 +27,7 @@ from table_controller.runtime.journal_format import (
     HASHED_COLUMNS,
     INPUT_ROW,
     JOURNAL_FORMAT,
+    RECALL_ANSWER_KEY,
     SCHEMA,
     canonical_json,
     genesis_hash,
@@ -114,7 +115,7 @@ def test_every_audit_row_the_reader_and_the_answers_write_is_documented() -> Non
         [(key, value)] = record.items()
         assert isinstance(value, dict)
         assert set(value) <= set(code_spans(documented[key])), key
-    assert {ANSWER_KEY, "reader_event", "started"} <= set(documented)
+    assert {ANSWER_KEY, RECALL_ANSWER_KEY, "reader_event", "started"} <= set(documented)
     assert (INPUT_ROW, AUDIT_ROW) == ("input", "audit")
 
 

@@ -7,7 +7,8 @@ tests' MQTT backend, which is the product's client. The verifier checks the
 document's worked example, a journal written by a real ``table-controller run`` (a virtual
 table with a staff register, commands over a real mosquitto), and a copy of that journal with
 one byte of one payload changed, which it must catch at that row and no other. Every row the
-real table wrote must be of a kind the document lists, with fields the document names.
+real table wrote must be of a kind the document lists, with fields the document names, and the
+recall the table answered checks against its row's seal as the document says.
 """
 
 from __future__ import annotations
@@ -192,8 +193,11 @@ def test_the_document_links_reach_its_own_headings_and_the_readme_links_it() -> 
 # --- a real journal --------------------------------------------------------------------------
 
 
-async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> Path:
-    """A dealer signs in (once with a wrong PIN), two rounds, refusals, a supervisor's void."""
+async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> tuple[Path, dict[str, Any]]:
+    """A dealer signs in (once with a wrong PIN), two rounds, refusals, a supervisor's void.
+
+    Returns the journal and the reply to a ``recall`` of the last two rounds, as published.
+    """
     journal = tmp_path / f"{TABLE}.journal"
     env = {
         **os.environ,
@@ -226,8 +230,16 @@ async def play_a_short_shift(tmp_path: Path, broker: Mosquitto) -> Path:
                  "args": {"shoe_id": "S-DOC"}}  # fmt: skip
         again = await backend.send(first)
         assert again["ok"], again
+        recalled = await backend.command("recall", rounds=2)
+        assert recalled["ok"], recalled
         await backend.until_odds(3)
-    return journal
+    return journal, recalled
+
+
+def recall_seal(published: dict[str, Any]) -> str:
+    """The SHA-256 of the reply's canonical JSON without its envelope ("A recall's seal")."""
+    envelope = {"schema", "type", "table_id", "seq", "ts", "kid", "sig"}
+    return sha256_hex(canonical({k: v for k, v in published.items() if k not in envelope}))
 
 
 def documented_fields(cell: str) -> set[str]:
@@ -274,7 +286,7 @@ def check_documented(payload: dict[str, Any], type_: str) -> str:
 async def test_a_real_tables_journal_verifies_from_the_document_and_a_changed_byte_is_caught(
     tmp_path: Path, broker: Mosquitto
 ) -> None:
-    journal = await play_a_short_shift(tmp_path, broker)
+    journal, recalled = await play_a_short_shift(tmp_path, broker)
 
     verdict = verify_file(journal)
     assert verdict.breaks == ()
@@ -307,10 +319,16 @@ async def test_a_real_tables_journal_verifies_from_the_document_and_a_changed_by
         "card", "assessed", "answer", "command sign_in", "command new_shoe",
         "command open_betting", "command close_betting", "command deal", "command void_round",
     } <= kinds  # fmt: skip
-    answers = [json.loads(p)["answer"] for _, _, t, p in rows if t == "audit" and "answer" in p]
+    audits = [json.loads(p) for _, _, t, p in rows if t == "audit"]
+    answers = [audit["answer"] for audit in audits if "answer" in audit]
     assert [a.get("error") for a in answers] == ["wrong_pin", "invalid_args", None]
     void = next(json.loads(p) for _, _, _, p in rows if '"void_round"' in p)
     assert void["supervisor"] == "pit-1"
+    [recall_row] = [json.loads(p)["recall_answer"] for _, _, t, p in rows if "recall_answer" in p]
+    assert recall_row == {
+        "id": recalled["id"], "rounds": len(recalled["rounds"]), "seal": recall_seal(recalled)
+    }  # fmt: skip
+    assert len(recalled["rounds"]) == 2
 
     # One byte of one payload changed, in a copy: caught at that row, and only there.
     tampered = tmp_path / "tampered.journal"

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -73,6 +75,39 @@ def test_numbering_survives_restarts_and_pruning(tmp_path: Path) -> None:
     with Outbox.open(path, clock=clock) as outbox:
         assert outbox.last_seq() == 6
         assert outbox.add([message("k6")]) == [7]
+
+
+def test_a_row_not_kept_leaves_once_acknowledged_but_the_newest_stays(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with Outbox.open(path, clock=utc_now) as outbox:
+        outbox.add([message("1.0"), replace(message("2.0"), kept=False), message("3.0")])
+        outbox.add([replace(message("4.0"), kept=False)])
+        assert [(row.key, row.kept) for row in outbox.rows()] == [
+            ("1.0", True), ("2.0", False), ("3.0", True), ("4.0", False),
+        ]  # fmt: skip
+        outbox.mark_acked(1)
+        assert len(outbox.rows()) == 4  # not acknowledged yet: it waits to be sent
+        outbox.mark_acked_many([2, 3, 4])
+        assert [row.key for row in outbox.rows()] == ["1.0", "3.0", "4.0"]  # 4.0 is the newest
+        outbox.add([message("5.0")])
+        outbox.mark_acked(5)
+        assert [row.key for row in outbox.rows()] == ["1.0", "3.0", "5.0"]
+        assert outbox.last_seq() == 5
+
+
+def test_an_outbox_made_before_rows_could_go_unkept_is_given_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with Outbox.open(path, clock=utc_now) as outbox:
+        outbox.add([message("1.0")])
+    connection = sqlite3.connect(path)  # as an earlier version made it
+    connection.execute("DROP INDEX outbox_unkept")
+    connection.execute("ALTER TABLE outbox DROP COLUMN kept")
+    connection.commit()
+    connection.close()
+    with Outbox.open(path, clock=utc_now) as outbox:
+        outbox.add([replace(message("2.0"), kept=False), message("3.0")])
+        outbox.mark_acked_many([1, 2, 3])
+        assert [(row.key, row.kept) for row in outbox.rows()] == [("1.0", True), ("3.0", True)]
 
 
 def test_acks_depth_and_age(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``resend``'s pure parts: the outbox's range read, the range check, the rate limit, the reply."""
+"""``resend``'s pure parts: the outbox's range read, the range check, the reply."""
 
 from __future__ import annotations
 
@@ -17,10 +17,8 @@ from table_controller.publishing.outbox import Outbox, OutboxMessage
 from table_controller.publishing.outgoing import reply_from_wire
 from table_controller.publishing.resend import (
     MAX_RESEND_SPAN,
-    RATE_WINDOW_S,
     EdgeReply,
     Republished,
-    RequestRateLimit,
     missing_seqs,
     range_problem,
     resend_reply,
@@ -106,20 +104,6 @@ def test_resend_args_are_whole_numbers_read_strictly() -> None:
         refused = parse_command(raw.encode())
         assert not isinstance(refused, CommandMessage), args
         assert refused.code == "invalid_args"
-
-
-def test_the_rate_limit_takes_n_a_minute_per_operator_in_a_sliding_window() -> None:
-    limit = RequestRateLimit(3)
-    assert [limit.allow("ingest-1", t) for t in (0.0, 10.0, 20.0)] == [None, None, None]
-    wait = limit.allow("ingest-1", 30.0)
-    assert wait == pytest.approx(RATE_WINDOW_S - 30.0)
-    assert limit.allow("ingest-2", 30.0) is None  # per operator
-    assert limit.allow("ingest-1", 59.9) is not None
-    assert limit.allow("ingest-1", 60.0) is None  # the first left the window
-    assert limit.allow("ingest-1", 61.0) is not None  # refusals were not counted: 10, 20, 60
-    assert limit.allow("ingest-1", 70.0) is None
-    with pytest.raises(ValueError, match="at least one"):
-        RequestRateLimit(0)
 
 
 def test_the_reply_carries_the_counts_and_reads_back_from_the_journal() -> None:

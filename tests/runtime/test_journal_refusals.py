@@ -241,3 +241,32 @@ async def test_a_table_stopped_while_its_disk_is_full_stops_and_leaves_nothing_r
             disk.free()
         assert journal.head[0] == head
         assert table.link.confirmed == []
+
+
+async def test_a_recall_on_a_full_disk_is_answered_at_once_from_the_book_recorded_nowhere(
+    disk: SmallDisk,
+) -> None:
+    async with running_on(disk) as (table, journal):
+        service = table.service
+        assert (await service.submit(new_shoe("c-1")))["ok"]
+        with pin_the_log(journal.path):
+            await write_to_the_end_of_the_log(journal.path, partial(refused_again, service))
+            disk.fill()
+            # Behind a card the journal refuses, then while the table is held.
+            await table.link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=1)))
+            waiting = asyncio.create_task(service.answer_recall("r-1", 5))
+            async with asyncio.timeout(5):
+                behind = await waiting
+            await table.until_shown(1)
+            held = await service.answer_recall("r-2", 5)
+            disk.free()
+            await table.until_shown(2)
+        rows = list(journal.rows())
+    for reply, command_id in ((behind, "r-1"), (held, "r-2")):
+        assert (reply["id"], reply["ok"], reply["command"]) == (command_id, True, "recall")
+        steps = reply["between_rounds"]
+        assert isinstance(steps, list)
+        assert [step["kind"] for step in steps][:2] == ["command", "shoe_started"]
+    published = [fields_of(m.payload) for m in table.unrecorded.messages]
+    assert published == [behind, held]
+    assert not [row for row in rows if "recall_answer" in row.payload]  # recorded nowhere
