@@ -7,7 +7,8 @@ must handle
 (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
 gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
 ``seq`` and is not counted). ``--json`` prints one JSON object per line on stdout; diagnostics go to
-stderr. It runs until interrupted, or until ``--count`` round results were printed. A broker
+stderr. It runs until Ctrl-C (exit status 130) or SIGTERM (143), however it was started, or
+until ``--count`` round results were printed. A broker
 that cannot be reached, or is lost, is retried with backoff; each new cause is said once on
 stderr, with "retrying", and the connection's return too. With ``--once`` the watch stops
 instead, saying why, with exit status 1.
@@ -38,6 +39,7 @@ from table_controller.publishing.consumer import (
 )
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.runtime.stop_signals import run_until_signalled
 
 #: Event types printed as they come (every message still counts for gaps and duplicates).
 PRINTED_TYPES: Final = frozenset(
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         as_json=args.json, prefix=args.prefix, count=args.count, once=args.once, checker=checker
     )
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
-    return asyncio.run(watcher.watch(endpoint, topic_filter))
+    return run_until_signalled(watcher.watch(endpoint, topic_filter))
 
 
 SUBCOMMAND = Subcommand(

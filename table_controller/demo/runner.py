@@ -33,7 +33,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
@@ -57,6 +56,7 @@ from table_controller.demo.shoe import DemoShoe, ShoeMaker
 from table_controller.procedure.codes import StaffRole
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, ProtocolName, topic_root
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.runtime.stop_signals import stop_signals
 from table_controller.staff.register import StaffRegister
 
 #: The demo's staff register: id -> (name, role, PIN). Demo PINs, printed on start: the
@@ -184,20 +184,16 @@ class Demo:
         self._stop.set()
 
     async def run(self) -> int:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, self.request_stop)
-        workdir = Path(tempfile.mkdtemp(prefix="table-controller-demo-"))
-        try:
-            return await self._run_in(workdir)
-        except ChildError as error:
-            self.err(f"table-controller demo: {error}")
-            return 1
-        finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
-            shutil.rmtree(workdir, ignore_errors=True)
-            self.err(f"table-controller demo: {self.console.summary()}")
+        with stop_signals(lambda _signum: self.request_stop()):
+            workdir = Path(tempfile.mkdtemp(prefix="table-controller-demo-"))
+            try:
+                return await self._run_in(workdir)
+            except ChildError as error:
+                self.err(f"table-controller demo: {error}")
+                return 1
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+                self.err(f"table-controller demo: {self.console.summary()}")
 
     def _endpoint(self, url: str) -> BrokerEndpoint:
         settings = self.settings
