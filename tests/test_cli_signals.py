@@ -23,6 +23,7 @@ import pytest
 
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
+from tests.support.table_process import wait_for_health
 
 #: How long a signalled sub-command may take to stop.
 STOP_S = 30.0
@@ -80,18 +81,6 @@ async def stopped_by(
     return process.returncode, err.decode()
 
 
-async def health_answers(url: str) -> None:
-    """Wait until ``GET url`` answers: the table's adapters (and stop handlers) are up."""
-    async with aiohttp.ClientSession() as http, asyncio.timeout(START_S):
-        while True:
-            try:
-                async with http.get(url) as response:
-                    await response.read()
-                    return
-            except aiohttp.ClientError:
-                await asyncio.sleep(0.1)
-
-
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 async def test_reader_stops_on_ctrl_c_and_sigterm_though_started_ignoring_sigint(
     tmp_path: Path, signum: signal.Signals, status: int
@@ -100,7 +89,7 @@ async def test_reader_stops_on_ctrl_c_and_sigterm_though_started_ignoring_sigint
         await line_matching(job.stderr, r"^table-controller reader: .*; retrying in")
         code, err = await stopped_by(job, signum)
     assert code == status, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
 
 
 async def test_shoe_sim_stops_on_ctrl_c_though_started_ignoring_sigint(tmp_path: Path) -> None:
@@ -109,7 +98,7 @@ async def test_shoe_sim_stops_on_ctrl_c_though_started_ignoring_sigint(tmp_path:
         await line_matching(job.stdout, r"^virtual shoe ready on ")
         code, err = await stopped_by(job, signal.SIGINT)
     assert code == 0, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
     assert not link.exists()  # its pseudo-terminal's link is removed on the way out
 
 
@@ -119,7 +108,7 @@ async def test_watch_stops_on_ctrl_c_though_started_ignoring_sigint(tmp_path: Pa
         await line_matching(job.stderr, r"^table-controller watch: .*; retrying")
         code, err = await stopped_by(job, signal.SIGINT)
     assert code == 130, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
 
 
 async def test_run_stops_cleanly_on_ctrl_c_though_started_ignoring_sigint(tmp_path: Path) -> None:
@@ -128,11 +117,12 @@ async def test_run_stops_cleanly_on_ctrl_c_though_started_ignoring_sigint(tmp_pa
         tmp_path, "run", "--table-id", "T1", "--card-source", "rng", "--display", "off",
         "--journal", str(tmp_path / "T1.journal"), "--metrics", f"127.0.0.1:{metrics}",
     ) as job:  # fmt: skip
-        await health_answers(f"http://127.0.0.1:{metrics}/health")
+        async with aiohttp.ClientSession() as http:
+            await wait_for_health(http, f"http://127.0.0.1:{metrics}")
         code, err = await stopped_by(job, signal.SIGINT)
     assert code == 0, err
     assert "table service stopping" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
 
 
 async def test_demo_stops_cleanly_on_ctrl_c_though_started_ignoring_sigint(
@@ -143,7 +133,7 @@ async def test_demo_stops_cleanly_on_ctrl_c_though_started_ignoring_sigint(
         code, err = await stopped_by(job, signal.SIGINT)
     assert code == 0, err
     assert "table-controller demo: stopping" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
 
 
 @pytest.mark.broker
@@ -159,4 +149,4 @@ async def test_ingest_stops_cleanly_on_ctrl_c_though_started_ignoring_sigint(
         code, err = await stopped_by(job, signal.SIGINT)
     assert code == 0, err
     assert "ingest_stopped" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
