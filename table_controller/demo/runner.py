@@ -35,7 +35,7 @@ import secrets
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar, assert_never
@@ -65,6 +65,18 @@ DEMO_STAFF: Final = {
     "D-01": ("Demo Dealer", "dealer", "1111"),
     "S-01": ("Demo Supervisor", "supervisor", "9999"),
 }
+
+
+#: The demo's stake limits (whole amounts of the table's currency) when its configuration gives
+#: none: by bet id, ``(min, max)``; each side bet has :data:`DEMO_SIDE_BET_LIMITS`.
+DEMO_LIMITS: Final = {"player": (10, 5000), "banker": (10, 5000), "tie": (5, 1000)}
+DEMO_SIDE_BET_LIMITS: Final = (5, 500)
+
+
+def demo_limits(bet_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The demo's limits of these bets, as the ``limits`` setting takes them."""
+    limits = {bet: DEMO_LIMITS.get(bet, DEMO_SIDE_BET_LIMITS) for bet in bet_ids}
+    return {bet: {"min": low, "max": high} for bet, (low, high) in limits.items()}
 
 
 def write_demo_register(path: Path) -> Path:
@@ -119,6 +131,9 @@ class DemoSettings:
     run_flags: tuple[str, ...] = ()
     #: Further environment for it (secrets are passed this way, not on its command line).
     run_env: Mapping[str, str] = field(default_factory=dict)
+    #: The stake limits the demo gives its table (:func:`demo_limits`), as the ``limits``
+    #: setting takes them; empty: the table's configuration has its own.
+    limits: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 def display_url(host: str, port: int) -> str:
@@ -252,6 +267,8 @@ class Demo:
                 "TABLE_CONTROLLER_STAFF_REGISTER": str(register),
                 "TABLE_CONTROLLER_REQUIRE_DEALER": "true",
             }
+            if settings.limits:
+                env["TABLE_CONTROLLER_LIMITS"] = json.dumps(settings.limits)
             table = await start_table(flags, workdir / "table.log", env)
             stack.push_async_callback(self._stop_table, table, subscription)
             self._header(
