@@ -261,6 +261,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                     link.republisher.republish,
                     per_minute=settings.resend_requests_per_minute,
                 ),
+                currency=settings.currency,
             )
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run

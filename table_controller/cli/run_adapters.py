@@ -132,6 +132,7 @@ def dealer_display(
         staff=desk,
         languages=languages,
         table_id=settings.table_id,
+        currency=settings.currency,
     )
 
 

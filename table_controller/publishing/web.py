@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 import structlog
 from aiohttp import web
 
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY
 from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.display_commands import CommandError, DisplayGate, StaffCheck
@@ -118,6 +119,7 @@ class DisplayServer(SiteServer):
         heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
         table_id: The table's id, shown on the players' board.
+        currency: The table's: ``set_limits`` amounts finer than its minor unit are refused.
     """
 
     site_name = "dealer display"
@@ -136,10 +138,11 @@ class DisplayServer(SiteServer):
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
         table_id: str | None = None,
+        currency: str = DEFAULT_CURRENCY,
     ) -> None:
         super().__init__(host, port, log=_LOG)
         self._service = service
-        self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
+        self.gate = DisplayGate(pin=pin, staff=staff, clock=clock, currency=currency)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         model = DisplayModel(
