@@ -3,16 +3,15 @@
 
 Edge module: subscribes through ``publishing.mqtt_subscriber`` (never aiomqtt itself), prints
 one line per round result, void, correction, alarm and status change, and flags what a backend
-must handle
-(``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
-gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no ``seq``
-and is not counted). A reply without ``seq`` is one the table could not record (its journal refused
-writes): printed, not counted. ``--json`` prints one JSON object per line on stdout; diagnostics go
-to stderr. It runs until Ctrl-C (exit status 130) or SIGTERM (143), however it was started, or until
-``--count`` round results were printed. A broker that cannot be reached, or is lost, is retried with
-backoff; each new cause is said once on stderr, with "retrying", and the connection's return too.
-With ``--once`` the watch stops
-instead, saying why, with exit status 1.
+must handle (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that
+fill a gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has
+no ``seq`` and is not counted). A reply without ``seq`` is one the table could not record (its
+journal refused writes): printed, not counted. ``--json`` prints one JSON object per line on
+stdout; diagnostics go to stderr. It runs until Ctrl-C (exit status 130) or SIGTERM (143),
+however it was started, or until ``--count`` round results were printed. A broker that cannot be
+reached, or is lost, is retried with backoff; each new cause is said once on stderr, with
+"retrying", and the connection's return too. With ``--once`` the watch stops instead, saying
+why, with exit status 1.
 
 With ``--verify`` every message is checked against its table's public key
 (``integrity/verifier.py``): the ``public_key`` of the table's status, or ``--public-key``. A
