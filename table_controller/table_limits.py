@@ -5,7 +5,8 @@ Edge module: combines what the settings (``currency``, ``limits``) and the varia
 (``[<variant>.bets.<bet>] limits``) give into the ``<root>/limits`` payload the procedure
 starts with, and says when the configuration must be journaled (``LimitsConfigured``).
 A bet's limits in the settings replace the variant file's; a bet with limits nowhere has none;
-a bet the variant does not offer is refused, naming it.
+a bet the variant does not offer is refused, naming it, and so is an amount finer than the
+currency's minor unit (the variant file, read before the currency is known, is checked here).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from table_controller.procedure.events import LimitsConfigured
+from table_controller.procedure.limits import minor_unit_problem
 from table_controller.procedure.state_payloads import BetLimits, TableLimits
 from table_controller.rules.variants import Variant
 from table_controller.variant_file import load_bet_limits
 
 
 class LimitsError(ValueError):
-    """The configured limits name a bet the variant does not offer."""
+    """The configured limits name a bet the variant does not offer, or a too fine amount."""
 
 
 def configured_limits(
@@ -29,11 +31,14 @@ def configured_limits(
     currency: str,
     from_variant_file: Mapping[str, BetLimits],
     from_settings: Mapping[str, BetLimits],
+    variant_file: str = "variant file",
 ) -> TableLimits:
     """The limits the configuration gives, in the variant's order of bets.
 
     Raises:
-        LimitsError: ``from_settings`` names a bet the variant does not offer.
+        LimitsError: ``from_settings`` names a bet the variant does not offer, or an amount of
+            either is finer than ``currency``'s minor unit (the message names the key, with
+            ``variant_file`` for the variant file's).
     """
     for bet in from_settings:
         if bet not in variant.bet_ids:
@@ -41,6 +46,15 @@ def configured_limits(
                 f"limits.{bet}: the {variant.name!r} variant does not offer {bet!r} "
                 f"(it offers {', '.join(variant.bet_ids)})"
             )
+    for where, limits in (
+        (f"{variant_file}: {variant.name}.bets.{{bet}}.limits", from_variant_file),
+        ("limits.{bet}", from_settings),
+    ):
+        for bet, pair in limits.items():
+            for end, value in (("min", pair.min), ("max", pair.max)):
+                problem = minor_unit_problem(value, currency)
+                if problem is not None:
+                    raise LimitsError(f"{where.format(bet=bet)}.{end}: {problem}")
     merged = {**from_variant_file, **from_settings}
     return TableLimits(
         currency=currency, limits={bet: merged[bet] for bet in variant.bet_ids if bet in merged}
@@ -54,13 +68,15 @@ def load_limits(
 
     Raises:
         VariantFileError: the variant file is unreadable or invalid.
-        LimitsError: the settings name a bet the variant does not offer.
+        LimitsError: the settings name a bet the variant does not offer, or an amount is finer
+            than the currency's minor unit.
     """
     return configured_limits(
         variant,
         currency=currency,
         from_variant_file=load_bet_limits(paytable).get(variant.name, {}),
         from_settings=limits,
+        variant_file=f"paytable: {paytable}",
     )
 
 

@@ -22,8 +22,10 @@ With ``dynamic_windows`` a side bet is not offered on a round whose exact house 
 cards left in the shoe, is below ``below_percent``; it is offered again once the edge is back.
 The round's ``betting_opened`` names the suspended bets; the main bets are never suspended.
 
-A bet's ``limits`` are its smallest and largest stake (``0 < min <= max``); the ``limits``
-setting replaces them for the bets it names (:mod:`table_controller.table_limits`).
+A bet's ``limits`` are its smallest and largest stake (``0 < min <= max``), decimal amounts
+(never a fraction) in the table's currency's minor unit at most, which is checked at start,
+where the currency is known; the ``limits`` setting replaces them for the bets it names
+(:mod:`table_controller.table_limits`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from pydantic import (
     ValidationError,
 )
 
-from table_controller.procedure.limits import limits_from_data, limits_problem
+from table_controller.procedure.limits import decimal_amount, limits_from_data, limits_problem
 from table_controller.procedure.state_payloads import BetLimits
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
@@ -202,7 +204,7 @@ def parse_bet_limits(
             if bet_override.limits is not None
         }
         try:
-            exact = limits_from_data(given, f"{name}.bets")
+            exact = limits_from_data(given, f"{name}.bets", decimal_amount)
         except ValueError as error:
             raise VariantFileError(f"{source}: {error}") from None
         for bet, pair in exact.items():

@@ -47,6 +47,8 @@ from simulators.virtual_shoe.shuffle import StackError, read_stack, secure_order
 DEFAULT_DECKS: Final = 8
 MAX_DECKS: Final = 16
 PROTOCOLS: Final = ("srp", "beetek")
+#: The signals that stop the shoe (the package imports nothing of the controller's helper).
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
 class SimulatorUsageError(ValueError):
@@ -207,11 +209,16 @@ def build_shoe(settings: ShoeSettings, announce: Callable[[str], None]) -> Virtu
 
 
 async def serve(settings: ShoeSettings, announce: Callable[[str], None]) -> int:
-    """Run the shoe until ``quit`` or SIGTERM; returns the exit status."""
+    """Run the shoe until ``quit``, SIGINT (Ctrl-C) or SIGTERM; returns the exit status, 0.
+
+    The loop's own handlers take both signals, so Ctrl-C stops a shoe started with SIGINT
+    ignored too (a shell script's ``shoe-sim &``).
+    """
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    for signum in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
     try:
         async with build_shoe(settings, announce) as shoe:
             if settings.scenario.faults.faults:
@@ -235,8 +242,9 @@ async def serve(settings: ShoeSettings, announce: Callable[[str], None]) -> int:
                 for worker in workers:
                     worker.cancel()
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGTERM)
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signum)
     return 0
 
 

@@ -8,7 +8,7 @@ takes the parsed arguments and returns the exit status. The sub-command is named
 listed in ``SUBCOMMAND_MODULES``. A wrong flag or value stops with a one-line message naming it
 and exit status 2 (docs/operations.md); an unknown flag after a sub-command's name prints that
 sub-command's usage. A reader of standard output that goes away early (``... | head``) ends any
-sub-command quietly, with status 1.
+sub-command quietly, with status 1. Ctrl-C stops any sub-command, however it was started.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -140,6 +141,8 @@ def _module_named(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one sub-command and return its exit status."""
+    if argv is None:  # this process's own command line
+        _take_ctrl_c()
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_module_named(arguments))
     args, unknown = parser.parse_known_args(arguments)
@@ -161,6 +164,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _closed_pipe()
     return status
+
+
+def _take_ctrl_c() -> None:
+    """Ctrl-C raises ``KeyboardInterrupt`` again in a process started with SIGINT ignored.
+
+    A shell script's background job (``cmd &``) starts so; the sub-commands that run until
+    stopped then take SIGINT and SIGTERM themselves (``runtime/stop_signals.py``).
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _closed_pipe() -> int:

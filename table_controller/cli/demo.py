@@ -13,7 +13,9 @@ results as the backend receives them. Ctrl-C or SIGTERM stops it all, as does th
 The demo decides the reader's settings itself (the shoe is its pseudo-terminal, SRP/1, a
 betting phase the pit opens and closes): ``--port``, ``--protocol``, ``--card-source`` and
 ``--no-betting-phase`` are refused. Its own defaults are flags, and so win over the
-environment and the file: the table id ``DEMO`` and a temporary journal.
+environment and the file: the table id ``DEMO`` and a temporary journal. A demo whose settings
+and variant file give no stake limits gives its table some (``demo_limits``), so that the
+players' board shows them.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.settings_flags import add_settings_flags
-from table_controller.demo.runner import DemoSettings, run_demo
+from table_controller.demo.runner import DemoSettings, demo_limits, run_demo
 from table_controller.rules.variants import Reshuffle
 from table_controller.runtime.config import Settings, SettingsError, load_settings
-from table_controller.variant_file import VariantFileError, load_variants
+from table_controller.variant_file import VariantFileError, load_bet_limits, load_variants
 
 DEFAULT_TABLE_ID: Final = "DEMO"
 MAX_SPEED: Final = 1000.0
@@ -106,6 +108,7 @@ def demo_settings(args: argparse.Namespace) -> DemoSettings:
         raise UsageError(str(error)) from None
     try:
         variant = load_variants(settings.paytable)[settings.variant]
+        configured = bool(settings.limits or load_bet_limits(settings.paytable).get(variant.name))
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
     if settings.broker is None and settings.mqtt_protocol != "3.1.1":
@@ -136,6 +139,7 @@ def demo_settings(args: argparse.Namespace) -> DemoSettings:
         seed=args.seed,
         run_flags=tuple(passed_on),
         run_env=run_env,
+        limits={} if configured else demo_limits(variant.bet_ids),
     )
 
 
@@ -178,8 +182,10 @@ SUBCOMMAND = Subcommand(
     epilog=(
         "The demo's defaults: table id DEMO, a temporary journal (removed at the end), "
         "an embedded MQTT broker on a free port of 127.0.0.1 (unless --broker), the "
-        "display on 127.0.0.1:8080. The shoe is the demo's own: --port, --protocol, "
-        "--card-source and --no-betting-phase are refused."
+        "display on 127.0.0.1:8080, and stake limits unless the configuration gives some "
+        "(player and banker 10-5000, tie 5-1000, each side bet 5-500, in the table's "
+        "currency). The shoe is the demo's own: --port, --protocol, --card-source and "
+        "--no-betting-phase are refused."
     ),
     add_arguments=add_arguments,
     handler=run,

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import importlib
 import re
-import signal
 import socket
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Final
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
+from table_controller.runtime.stop_signals import stop_signals
 
 if TYPE_CHECKING:
     from table_controller.ingest.worker import WorkerSettings
@@ -299,18 +299,16 @@ async def _ingest(database: str, settings: WorkerSettings) -> int:
         )
         return DATABASE_FAILED
     worker = IngestWorker(store, settings)
-    log.info("ingest_started", database=shown, client_id=settings.client_id, group=settings.group)
     task = asyncio.current_task()
     assert task is not None
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, task.cancel)
+    stopping = stop_signals(lambda _signum: task.cancel())
     try:
-        with contextlib.suppress(asyncio.CancelledError):
+        with stopping, contextlib.suppress(asyncio.CancelledError):  # handlers first, then said
+            log.info(
+                "ingest_started", database=shown, client_id=settings.client_id, group=settings.group
+            )
             await worker.run()
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
         counts = worker.counts()
         log.info("ingest_stopped", **counts)
         print(

@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from table_controller.procedure.limits import (
     amount_text,
     limits_from_data,
     limits_problem,
+    stake_amount,
 )
 from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, TableLimits
 from table_controller.rules.bets import LOSE, PUSH
@@ -119,7 +121,9 @@ def _settings_limits(path: Path | None) -> tuple[str, dict[str, Any]]:
     if not isinstance(currency, str) or not re.fullmatch(CURRENCY_PATTERN, currency):
         raise UsageError(f"--config: {path}: currency = {currency!r}: must be an ISO 4217 code")
     try:
-        limits = limits_from_data(document.get("limits", {}), "limits")
+        limits = limits_from_data(
+            document.get("limits", {}), "limits", partial(stake_amount, currency=currency)
+        )
     except ValueError as error:
         raise UsageError(f"--config: {path}: {error}") from None
     for bet, pair in limits.items():

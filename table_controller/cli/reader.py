@@ -3,9 +3,10 @@
 
 Edge module: parses flags, runs a ``drivers.shoe_reader.ShoeReader``, prints one line per
 event. It acknowledges every frame as the controller would, once the line is printed (the
-printed line is this tool's record), and runs until interrupted (Ctrl-C). A port that cannot
-be opened, or is lost, is retried with backoff, and each attempt says so on stderr with the
-cause; with ``--once`` the tool stops instead, saying why, with exit status 1.
+printed line is this tool's record), and runs until Ctrl-C (exit status 130) or SIGTERM (143),
+however it was started. A port that cannot be opened, or is lost, is retried with backoff, and
+each attempt says so on stderr with the cause; with ``--once`` the tool stops instead, saying
+why, with exit status 1.
 
 ``--json`` prints one JSON object per line on stdout; logs go to stderr.
 """
@@ -26,6 +27,7 @@ from drivers.port import parse_port_url
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import DEFAULT_BAUDRATE
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.runtime.stop_signals import run_until_signalled
 
 __all__ = ["SUBCOMMAND", "describe", "run", "watch"]
 
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             line = f"{stamp} {kind} {details}".rstrip()
         print(line, flush=True)
 
-    return asyncio.run(_watch_port(args, emit))
+    return run_until_signalled(_watch_port(args, emit))
 
 
 SUBCOMMAND = Subcommand(

@@ -263,6 +263,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                     per_minute=settings.resend_requests_per_minute,
                 ),
                 recalls_per_minute=settings.recall_requests_per_minute,
+                currency=settings.currency,
             )
         health: HealthServer | None = None
         if settings.metrics_address is not None:  # after the replay: counters count this run

@@ -134,6 +134,7 @@ def dealer_display(
         table_id=settings.table_id,
         limits=settings.web_limits,
         allowed_hosts=settings.allowed_hosts,
+        currency=settings.currency,
     )
 
 

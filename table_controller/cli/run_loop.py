@@ -20,6 +20,7 @@ import structlog
 
 from drivers.shoe_reader import ShoeReader
 from table_controller.runtime.service import TableService
+from table_controller.runtime.stop_signals import stop_signals
 from table_controller.runtime.systemd import notify_systemd
 from table_controller.staff.desk import StaffDesk
 
@@ -108,42 +109,40 @@ async def run_until_stopped(  # noqa: PLR0913 - the adapters the command line bu
     board: BoardServer | None = None,
 ) -> int:
     """Run the adapters until SIGINT or SIGTERM, then stop them in order; returns 0."""
-    loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    try:
-        async with contextlib.AsyncExitStack() as running:
-            running.enter_context(_web_guard((display, board, health)))
-            await _start_screens(display, board)
-            if health is not None:  # serving before READY=1, stopped after everything else
-                await running.enter_async_context(health)
-            if reader is not None:
-                await running.enter_async_context(reader)
-            group = await running.enter_async_context(asyncio.TaskGroup())
-            # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the way out.
-            await running.enter_async_context(notify_systemd())
-            table = group.create_task(service.run(), name="table")
-            watcher = _watch_staff(group, desk)
-            link_task, commands = _start_broker_tasks(group, service, link, ingress)
-            await stop.wait()
-            _LOG.info("table service stopping")
-            # The table first: no input after this, and the messages of the last ones are
-            # written; then the link sends them, publishes offline itself and stops.
-            for task in (watcher, commands, table):
-                if task is not None:
-                    task.cancel()
-                    await asyncio.wait({task})
-            if link is not None and link_task is not None:
-                link.request_stop()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
-                link_task.cancel()
-    finally:
-        for screen in (display, board):
-            if screen is not None:
-                await screen.stop()
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    with stop_signals(lambda _signum: stop.set()):
+        try:
+            async with contextlib.AsyncExitStack() as running:
+                running.enter_context(_web_guard((display, board, health)))
+                await _start_screens(display, board)
+                if health is not None:  # serving before READY=1, stopped after everything else
+                    await running.enter_async_context(health)
+                if reader is not None:
+                    await running.enter_async_context(reader)
+                group = await running.enter_async_context(asyncio.TaskGroup())
+                # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the
+                # way out.
+                await running.enter_async_context(notify_systemd())
+                table = group.create_task(service.run(), name="table")
+                watcher = _watch_staff(group, desk)
+                link_task, commands = _start_broker_tasks(group, service, link, ingress)
+                await stop.wait()
+                _LOG.info("table service stopping")
+                # The table first: no input after this, and the messages of the last ones are
+                # written; then the link sends them, publishes offline itself and stops.
+                for task in (watcher, commands, table):
+                    if task is not None:
+                        task.cancel()
+                        await asyncio.wait({task})
+                if link is not None and link_task is not None:
+                    link.request_stop()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
+                    link_task.cancel()
+        finally:
+            for screen in (display, board):
+                if screen is not None:
+                    await screen.stop()
             with contextlib.suppress(ValueError, RuntimeError):
-                loop.remove_signal_handler(signum)
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
     return 0

@@ -3,15 +3,15 @@
 
 Edge module: subscribes through ``publishing.mqtt_subscriber`` (never aiomqtt itself), prints
 one line per round result, void, correction, alarm and status change, and flags what a backend
-must handle
-(``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that fill a
-gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has no
-``seq`` and is not counted). A reply without ``seq`` is one the table could not record (its
+must handle (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that
+fill a gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has
+no ``seq`` and is not counted). A reply without ``seq`` is one the table could not record (its
 journal refused writes): printed, not counted. ``--json`` prints one JSON object per line on
-stdout; diagnostics go to stderr. It runs until interrupted, or until ``--count`` round
-results were printed. A broker that cannot be reached, or is lost, is retried with backoff;
-each new cause is said once on stderr, with "retrying", and the connection's return too.
-With ``--once`` the watch stops instead, saying why, with exit status 1.
+stdout; diagnostics go to stderr. It runs until Ctrl-C (exit status 130) or SIGTERM (143),
+however it was started, or until ``--count`` round results were printed. A broker that cannot be
+reached, or is lost, is retried with backoff; each new cause is said once on stderr, with
+"retrying", and the connection's return too. With ``--once`` the watch stops instead, saying
+why, with exit status 1.
 
 With ``--verify`` every message is checked against its table's public key
 (``integrity/verifier.py``): the ``public_key`` of the table's status, or ``--public-key``. A
@@ -39,6 +39,7 @@ from table_controller.publishing.consumer import (
 )
 from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.runtime.stop_signals import run_until_signalled
 
 #: Event types printed as they come (every message still counts for gaps and duplicates).
 PRINTED_TYPES: Final = frozenset(
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         as_json=args.json, prefix=args.prefix, count=args.count, once=args.once, checker=checker
     )
     topic_filter = f"{args.prefix.rstrip('/')}/{table}/#"
-    return asyncio.run(watcher.watch(endpoint, topic_filter))
+    return run_until_signalled(watcher.watch(endpoint, topic_filter))
 
 
 SUBCOMMAND = Subcommand(

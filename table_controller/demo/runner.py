@@ -33,10 +33,9 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar, assert_never
@@ -57,6 +56,7 @@ from table_controller.demo.shoe import DemoShoe, ShoeMaker
 from table_controller.procedure.codes import StaffRole
 from table_controller.publishing.mqtt_settings import BrokerEndpoint, ProtocolName, topic_root
 from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.runtime.stop_signals import stop_signals
 from table_controller.staff.register import StaffRegister
 
 #: The demo's staff register: id -> (name, role, PIN). Demo PINs, printed on start: the
@@ -65,6 +65,18 @@ DEMO_STAFF: Final = {
     "D-01": ("Demo Dealer", "dealer", "1111"),
     "S-01": ("Demo Supervisor", "supervisor", "9999"),
 }
+
+
+#: The demo's stake limits (whole amounts of the table's currency) when its configuration gives
+#: none: by bet id, ``(min, max)``; each side bet has :data:`DEMO_SIDE_BET_LIMITS`.
+DEMO_LIMITS: Final = {"player": (10, 5000), "banker": (10, 5000), "tie": (5, 1000)}
+DEMO_SIDE_BET_LIMITS: Final = (5, 500)
+
+
+def demo_limits(bet_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The demo's limits of these bets, as the ``limits`` setting takes them."""
+    limits = {bet: DEMO_LIMITS.get(bet, DEMO_SIDE_BET_LIMITS) for bet in bet_ids}
+    return {bet: {"min": low, "max": high} for bet, (low, high) in limits.items()}
 
 
 def write_demo_register(path: Path) -> Path:
@@ -119,6 +131,9 @@ class DemoSettings:
     run_flags: tuple[str, ...] = ()
     #: Further environment for it (secrets are passed this way, not on its command line).
     run_env: Mapping[str, str] = field(default_factory=dict)
+    #: The stake limits the demo gives its table (:func:`demo_limits`), as the ``limits``
+    #: setting takes them; empty: the table's configuration has its own.
+    limits: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 def display_url(host: str, port: int) -> str:
@@ -184,20 +199,16 @@ class Demo:
         self._stop.set()
 
     async def run(self) -> int:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, self.request_stop)
-        workdir = Path(tempfile.mkdtemp(prefix="table-controller-demo-"))
-        try:
-            return await self._run_in(workdir)
-        except ChildError as error:
-            self.err(f"table-controller demo: {error}")
-            return 1
-        finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
-            shutil.rmtree(workdir, ignore_errors=True)
-            self.err(f"table-controller demo: {self.console.summary()}")
+        with stop_signals(lambda _signum: self.request_stop()):
+            workdir = Path(tempfile.mkdtemp(prefix="table-controller-demo-"))
+            try:
+                return await self._run_in(workdir)
+            except ChildError as error:
+                self.err(f"table-controller demo: {error}")
+                return 1
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+                self.err(f"table-controller demo: {self.console.summary()}")
 
     def _endpoint(self, url: str) -> BrokerEndpoint:
         settings = self.settings
@@ -256,6 +267,8 @@ class Demo:
                 "TABLE_CONTROLLER_STAFF_REGISTER": str(register),
                 "TABLE_CONTROLLER_REQUIRE_DEALER": "true",
             }
+            if settings.limits:
+                env["TABLE_CONTROLLER_LIMITS"] = json.dumps(settings.limits)
             table = await start_table(flags, workdir / "table.log", env)
             stack.push_async_callback(self._stop_table, table, subscription)
             self._header(

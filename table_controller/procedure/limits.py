@@ -11,15 +11,19 @@ bet whose configured limits did not change keeps what a supervisor set. ``set_li
 supervisor, while no round is in play: its routes in :data:`~.states.ROUTES`) changes the bets
 it names and leaves the others. Each change publishes the whole ``<root>/limits``.
 
-Amounts are exact (``Fraction``): a whole number, or text such as ``"0.50"`` or ``"1/2"``;
-:func:`amount` reads them for every edge, and :func:`amount_text` writes them in a record.
+Amounts are exact (``Fraction``). Where a person gives them (a ``set_limits``, the settings, the
+variant file) they are decimal amounts of the table's currency, in its minor unit at most
+(ISO 4217: two decimals for USD, none for JPY, three for KWD): :func:`stake_amount` reads them
+and refuses a fraction (``"1/3"``) or a decimal too many (``"0.001"`` of a dollar). A record
+keeps any exact amount (:func:`amount`, :func:`amount_text`), as journals written before
+this rule hold some.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Final
@@ -36,6 +40,23 @@ CURRENCY_PATTERN: Final = r"^[A-Z]{3}$"
 MAX_AMOUNT: Final = 10**12
 #: An amount written as text: a decimal of modest size, or a fraction.
 _AMOUNT_TEXT: Final = re.compile(r"[0-9]{1,13}(\.[0-9]{1,6})?|[0-9]{1,13}/[0-9]{1,13}")
+#: A stake written as text: a decimal (a currency's minor unit has at most four decimals).
+STAKE_TEXT_PATTERN: Final = r"^[0-9]{1,13}(\.[0-9]{1,4})?$"
+#: A decimal as text, read to say how it misses a currency's minor unit if it has more decimals.
+_DECIMAL_TEXT: Final = re.compile(r"[0-9]{1,13}(\.[0-9]{1,24})?")
+#: The decimals of each currency's minor unit (ISO 4217 "exponent") that has other than two.
+#: A code not listed (``USD``, ``MOP``, ``HKD`` ...) has two.
+MINOR_UNIT_DIGITS: Final[Mapping[str, int]] = {
+    **dict.fromkeys(
+        ("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
+         "VND", "VUV", "XAF", "XOF", "XPF"),
+        0,
+    ),
+    **dict.fromkeys(("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"), 3),
+    **dict.fromkeys(("CLF", "UYW"), 4),
+}  # fmt: skip
+#: Significant digits a published number (a JSON number, a double) carries exactly.
+EXACT_DIGITS: Final = 15
 
 
 def amount(value: object) -> Fraction:
@@ -63,6 +84,81 @@ def amount(value: object) -> Fraction:
         raise bad from None
 
 
+def minor_unit_digits(currency: str) -> int:
+    """The decimals of ``currency``'s minor unit: 2 for USD, 0 for JPY, 3 for KWD."""
+    return MINOR_UNIT_DIGITS.get(currency, 2)
+
+
+def minor_unit_problem(value: Fraction, currency: str) -> str | None:
+    """Why ``value`` is no amount of ``currency``, if it is not: it needs a smaller unit.
+
+    An amount with decimals and more significant digits than a published number carries
+    exactly is refused too (only a four-decimal currency can reach that below
+    :data:`MAX_AMOUNT`); a whole amount is published as a whole number, always exact.
+    """
+    digits = minor_unit_digits(currency)
+    units = value * 10**digits
+    if units.denominator != 1:
+        has = "no decimals" if digits == 0 else f"at most {digits} decimals"
+        if _is_decimal(value):
+            return f"{_decimal(value)} is finer than its minor unit: {currency} amounts have {has}"
+        return f"{amount_text(value)} is not a decimal amount: {currency} amounts have {has}"
+    if value.denominator != 1 and len(str(abs(units.numerator))) > EXACT_DIGITS:
+        return f"{amount_text(value)} has more than {EXACT_DIGITS} significant digits"
+    return None
+
+
+def _is_decimal(value: Fraction) -> bool:
+    """Whether ``value`` has a finite decimal expansion (its denominator divides a 10**n)."""
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _decimal(value: Fraction) -> str:
+    """A finite decimal written out in full: ``0.3333333333333333``."""
+    digits = 0
+    while (value * 10**digits).denominator != 1:
+        digits += 1
+    return f"{Decimal((value * 10**digits).numerator).scaleb(-digits):f}"
+
+
+def decimal_amount(value: object) -> Fraction:
+    """An amount as a person gives one: a number, or a decimal as text; never a fraction.
+
+    Raises:
+        ValueError: ``value`` is no amount, or a fraction (``"1/3"``, ``"1/2"``); the message
+            says which, naming the value.
+    """
+    bad = ValueError(f"{value!r} is not an amount (use 100, 0.5 or '0.50')")
+    if not isinstance(value, str):
+        try:
+            return amount(value)
+        except ValueError:
+            raise bad from None
+    if "/" in value:
+        raise ValueError(f"{value!r} is a fraction: write the amount as a decimal ('0.50')")
+    if not _DECIMAL_TEXT.fullmatch(value):
+        raise bad
+    return Fraction(value)
+
+
+def stake_amount(value: object, currency: str) -> Fraction:
+    """An amount of ``currency`` as a person gives it (:func:`decimal_amount`), in its minor unit.
+
+    Raises:
+        ValueError: ``value`` is no amount, a fraction, or an amount finer than ``currency``'s
+            minor unit (``"0.001"`` of a dollar); the message says which, naming the value.
+    """
+    exact = decimal_amount(value)
+    problem = minor_unit_problem(exact, currency)
+    if problem is not None:
+        raise ValueError(problem)
+    return exact
+
+
 def amount_text(value: Fraction) -> str:
     """An exact amount as text :func:`amount` reads back: ``100``, ``0.5``, else ``p/q``."""
     for digits in range(7):
@@ -76,10 +172,14 @@ def amount_text(value: Fraction) -> str:
 MAX_LIMITED_BETS: Final = 64
 
 
-def limits_from_data(value: object, key: str) -> dict[str, BetLimits]:
+def limits_from_data(
+    value: object, key: str, read: Callable[[object], Fraction] = amount
+) -> dict[str, BetLimits]:
     """A map of bet id to ``{"min", "max"}`` amounts, as JSON or TOML data gives it.
 
-    The bets are checked against the variant, and the amounts against each other, later.
+    ``read`` reads each amount: :func:`amount` (a record's), :func:`decimal_amount` or a
+    currency's :func:`stake_amount` (what a person gives). The bets are checked against the
+    variant, and the amounts against each other, later.
 
     Raises:
         ValueError: not such a map; the message names ``key`` and the bet.
@@ -93,7 +193,7 @@ def limits_from_data(value: object, key: str) -> dict[str, BetLimits]:
         if not isinstance(pair, Mapping) or set(pair) != {"min", "max"}:
             raise ValueError(f"{key}.{bet}: must be {{min, max}}")
         try:
-            limits[bet] = BetLimits(min=amount(pair["min"]), max=amount(pair["max"]))
+            limits[bet] = BetLimits(min=read(pair["min"]), max=read(pair["max"]))
         except ValueError as error:
             raise ValueError(f"{key}.{bet}: {error}") from None
     return limits

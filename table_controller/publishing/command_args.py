@@ -13,13 +13,26 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 from table_controller.procedure.command_records import MAX_DISPUTED_ROUNDS
 from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
-from table_controller.procedure.limits import MAX_LIMITED_BETS, amount
+from table_controller.procedure.limits import (
+    MAX_LIMITED_BETS,
+    STAKE_TEXT_PATTERN,
+    amount,
+    stake_amount,
+)
 from table_controller.procedure.payload_base import MAX_ROUND_ID_LENGTH
-from table_controller.procedure.state_payloads import BetLimits
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
 from table_controller.publishing.recall import DEFAULT_ROUNDS, MAX_ROUNDS
 
 #: Longest free text a command carries (a dispute's reason, its outcome).
@@ -182,9 +195,22 @@ class ConfirmResultArgs(IncomingModel):
     agrees: bool
 
 
+#: The key of the validation context that names the table's currency (``parse_command``'s).
+CURRENCY_CONTEXT: Final = "currency"
+
 Amount: TypeAlias = Annotated[
-    int | float | Annotated[str, StringConstraints(max_length=32)],
-    Field(description='An exact amount: a number, or text such as "0.50" or "1/2".'),
+    int
+    | float
+    | Annotated[
+        str,
+        StringConstraints(max_length=32),
+        WithJsonSchema({"type": "string", "pattern": STAKE_TEXT_PATTERN, "maxLength": 32}),
+    ],
+    Field(
+        description="A decimal amount of the table's currency, in its minor unit at most"
+        " (ISO 4217: 2 decimals for USD, none for JPY, 3 for KWD): a number, or text such as"
+        ' "0.50"; a fraction ("1/3") or a finer amount ("0.001" of a dollar) is refused.'
+    ),
 ]
 
 
@@ -196,12 +222,19 @@ class BetLimitsArgs(IncomingModel):
 
     @field_validator("min", "max")
     @classmethod
-    def _an_amount(cls, value: float | str) -> float | str:
-        amount(value)  # raises ValueError, naming the value
+    def _an_amount(cls, value: float | str, info: ValidationInfo) -> float | str:
+        # In the currency the validation context names (the default one without a context).
+        stake_amount(value, _currency(info))  # raises ValueError, naming the value
         return value
 
     def exact(self) -> BetLimits:
         return BetLimits(min=amount(self.min), max=amount(self.max))
+
+
+def _currency(info: ValidationInfo) -> str:
+    context = info.context
+    currency = context.get(CURRENCY_CONTEXT) if isinstance(context, dict) else None
+    return currency if isinstance(currency, str) else DEFAULT_CURRENCY
 
 
 class SetLimitsArgs(IncomingModel):

@@ -108,7 +108,7 @@ class CommandMessage(IncomingModel):
         command = info.data.get("command")
         if command is None:  # the command itself was refused; that error is the one to report
             return value
-        return ARGS_MODELS[command].model_validate(value, strict=True)
+        return ARGS_MODELS[command].model_validate(value, strict=True, context=info.context)
 
     @property
     def is_supervisor_command(self) -> bool:

@@ -18,7 +18,8 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, from_json
 
-from table_controller.publishing.command_args import ARGS_MODELS
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY
+from table_controller.publishing.command_args import ARGS_MODELS, CURRENCY_CONTEXT
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.command_message import (
     MAX_COMMAND_ID_LENGTH,
@@ -47,13 +48,14 @@ class CommandRejection(BaseModel):
 
 
 def parse_command(
-    raw: bytes, *, max_bytes: int = MAX_COMMAND_BYTES
+    raw: bytes, *, max_bytes: int = MAX_COMMAND_BYTES, currency: str = DEFAULT_CURRENCY
 ) -> CommandMessage | CommandRejection:
     """Read one payload of ``<root>/commands``; any bytes give a command or a rejection.
 
     Never raises. Oversized payloads are refused before they are parsed; JSON nested deeper
     than the parser's limit, text that is not UTF-8, and every type or key the contract does
-    not allow are refused with a message naming the offending field.
+    not allow are refused with a message naming the offending field. ``currency`` is the
+    table's: a ``set_limits`` amount finer than its minor unit is refused (``invalid_args``).
     """
     if len(raw) > max_bytes:
         return CommandRejection(
@@ -61,7 +63,9 @@ def parse_command(
             message=f"the command has {len(raw)} bytes; at most {max_bytes} are accepted",
         )
     try:
-        return CommandMessage.model_validate_json(raw, strict=True)
+        return CommandMessage.model_validate_json(
+            raw, strict=True, context={CURRENCY_CONTEXT: currency}
+        )
     except ValidationError as error:
         try:
             data = from_json(raw)
@@ -70,7 +74,9 @@ def parse_command(
         return _rejection(error, _usable_id(data))
 
 
-def validate_command(record: Mapping[str, object]) -> CommandMessage | CommandRejection:
+def validate_command(
+    record: Mapping[str, object], *, currency: str = DEFAULT_CURRENCY
+) -> CommandMessage | CommandRejection:
     """A command given as data (the display's), read as its JSON text over MQTT would be.
 
     Never raises: the same fault gets the same code and message on every channel.
@@ -81,7 +87,7 @@ def validate_command(record: Mapping[str, object]) -> CommandMessage | CommandRe
         return CommandRejection(
             code=CommandErrorCode.MALFORMED_JSON, message="the command is not JSON data"
         )
-    return parse_command(raw)
+    return parse_command(raw, currency=currency)
 
 
 def readable_id(raw: bytes, *, max_bytes: int = MAX_COMMAND_BYTES) -> str | None:

@@ -28,6 +28,7 @@ from typing import Final, Protocol
 import structlog
 
 from table_controller.procedure.codes import StaffRole
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY
 from table_controller.publishing.command_args import (
     ARGS_MODELS,
     MQTT_ONLY_COMMANDS,
@@ -90,11 +91,18 @@ class DisplayGate:
         pin: the display's shared supervisor PIN (tables without a staff register); None: none.
         staff: the staff desk; None, or a desk without a register: no sign-in.
         clock: monotonic seconds, for the PIN lockout.
+        currency: the table's: ``set_limits`` amounts finer than its minor unit are refused.
     """
 
     def __init__(
-        self, *, pin: str | None, staff: StaffCheck | None, clock: Callable[[], float]
+        self,
+        *,
+        pin: str | None,
+        staff: StaffCheck | None,
+        clock: Callable[[], float],
+        currency: str = DEFAULT_CURRENCY,
     ) -> None:
+        self._currency = currency
         self._pin = PinLockout(pin)
         self._staff = staff
         self._clock = clock
@@ -183,7 +191,8 @@ class DisplayGate:
         # Read as the same command over MQTT is: one fault, one code and message.
         checked = validate_command(
             {"command": command, "id": f"display-{uuid.uuid4().hex}", "operator": operator,
-             "args": args}
+             "args": args},
+            currency=self._currency,
         )  # fmt: skip
         if isinstance(checked, CommandRejection):
             self.bad_requests += 1

@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 import structlog
 from aiohttp import web
 
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY
 from table_controller.publishing.board_web import BoardFeed
 from table_controller.publishing.command_errors import CommandErrorCode
 from table_controller.publishing.display_commands import (
@@ -123,6 +124,7 @@ class DisplayServer(SiteServer):
         limits: The address's caps and timeouts; None: the defaults.
         allowed_hosts: The names it answers to besides its addresses (and ``localhost`` over
             loopback); a request for any other gets 421 Misdirected Request.
+        currency: The table's: ``set_limits`` amounts finer than its minor unit are refused.
     """
 
     site_name = "dealer display"
@@ -143,10 +145,11 @@ class DisplayServer(SiteServer):
         table_id: str | None = None,
         limits: ListenerLimits | None = None,
         allowed_hosts: Collection[str] = (),
+        currency: str = DEFAULT_CURRENCY,
     ) -> None:
         super().__init__(host, port, log=_LOG, limits=limits, host_names=allowed_hosts)
         self._service = service
-        self.gate = DisplayGate(pin=pin, staff=staff, clock=clock)
+        self.gate = DisplayGate(pin=pin, staff=staff, clock=clock, currency=currency)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
         model = DisplayModel(

@@ -31,6 +31,7 @@ from typing import Final
 
 import structlog
 
+from table_controller.procedure.state_payloads import DEFAULT_CURRENCY
 from table_controller.publishing.authorisation import AuthorisationPolicy, Refused, authorise
 from table_controller.publishing.command_args import RecallArgs, ResendArgs
 from table_controller.publishing.command_errors import CommandErrorCode
@@ -81,8 +82,11 @@ class CommandIngress:
         max_unanswered: int = MAX_UNANSWERED,
         recalls_per_minute: int = RECALLS_PER_MINUTE,
         clock: Callable[[], float] = time.monotonic,
+        currency: str = DEFAULT_CURRENCY,
     ) -> None:
         self._service = service
+        #: The table's currency: ``set_limits`` amounts finer than its minor unit are refused.
+        self._currency = currency
         #: ``resend``'s limit and republishing; None: the table has no outbox to resend from.
         self.resends = resends
         self._recall_limit = RequestRateLimit(recalls_per_minute, requests="recalls")
@@ -177,7 +181,7 @@ class CommandIngress:
 
     async def handle(self, raw: bytes) -> dict[str, object]:
         """One payload, to its reply (a ``resend`` taken: ``ok``; its reply follows later)."""
-        parsed = parse_command(raw)
+        parsed = parse_command(raw, currency=self._currency)
         if not isinstance(parsed, CommandMessage):
             return await self._refuse(parsed.id, None, parsed.code, parsed.message)
         verdict = authorise(parsed, self._policy)

@@ -16,11 +16,19 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -29,7 +37,13 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
-from table_controller.procedure.limits import CURRENCY_PATTERN, limits_from_data, limits_problem
+from table_controller.procedure.limits import (
+    CURRENCY_PATTERN,
+    decimal_amount,
+    limits_from_data,
+    limits_problem,
+    stake_amount,
+)
 from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
 from table_controller.publishing.http_limits import (
     IDLE_TIMEOUT_S,
@@ -225,9 +239,10 @@ class Settings(BaseSettings):
     )
     limits: dict[str, dict[str, int | float | str]] = Field(
         default_factory=dict,
-        description="Stake limits per bet, `{banker = {min = 100, max = 10000}}` (whole"
-        ' numbers, or text such as `"0.50"`); they replace the variant file\'s for the bets'
-        " named; in the environment as JSON. A bet with limits nowhere has none.",
+        description="Stake limits per bet, `{banker = {min = 100, max = 10000}}` (decimal"
+        ' amounts of `currency`, at most its minor unit: numbers, or text such as `"0.50"`);'
+        " they replace the variant file's for the bets named; in the environment as JSON. A"
+        " bet with limits nowhere has none.",
     )
     sign_in_max_failures: int = Field(
         5,
@@ -396,8 +411,12 @@ class Settings(BaseSettings):
 
     @field_validator("limits")
     @classmethod
-    def _limits(cls, value: dict[str, dict[str, int | float | str]]) -> dict[str, Any]:
-        for bet, pair in limits_from_data(value, "limits").items():
+    def _limits(
+        cls, value: dict[str, dict[str, int | float | str]], info: ValidationInfo
+    ) -> dict[str, Any]:
+        currency = info.data.get("currency")  # absent when refused: that error is the one
+        read = decimal_amount if currency is None else partial(stake_amount, currency=currency)
+        for bet, pair in limits_from_data(value, "limits", read).items():
             problem = limits_problem(pair)
             if problem is not None:
                 raise ValueError(f"{bet}: {problem}")

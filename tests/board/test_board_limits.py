@@ -81,3 +81,29 @@ async def test_a_limit_changed_between_rounds_shows_on_the_board_at_once(
             await expect(page.locator("body")).to_have_attribute("data-status", "betting")
             await expect(page.locator(f"{banker} .range")).to_contain_text("25,000.5")
     assert not errors, errors
+
+
+async def test_a_three_decimal_currency_s_limits_show_to_the_fils(
+    tmp_path: Path, broker: Mosquitto, browser: Browser
+) -> None:
+    display = free_port()
+    settings = 'currency = "KWD"\n\n[limits]\ntie = { min = "0.125", max = "250.750" }\n'
+    async with (
+        listening(broker, ROOT, "backend-board-kwd") as backend,
+        table_run(
+            tmp_path / "run.log",
+            "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
+            "--broker", broker.url("backend"), "--journal", str(tmp_path / "T8.journal"),
+            "--display", f"127.0.0.1:{display}", *write_configuration(tmp_path, settings),
+        ),
+    ):  # fmt: skip
+        await backend.wait_online()
+        async with board_page(browser, f"http://127.0.0.1:{display}/board", FULL_HD) as (
+            page,
+            errors,
+        ):
+            await expect(page.locator("#currency")).to_have_text("KWD")
+            tie = page.locator('#limits li[data-bet="tie"] .range')
+            await expect(tie).to_contain_text("0.125")  # as published: not rounded to 0.13
+            await expect(tie).to_contain_text("250.75")
+    assert not errors, errors

@@ -21,7 +21,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from table_controller.cli import main
+from table_controller.cli import build_parser, main
+from table_controller.cli.demo import demo_settings
+from table_controller.demo.runner import DEMO_LIMITS, DEMO_SIDE_BET_LIMITS
+from table_controller.rules.variants import VARIANTS
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
 
@@ -114,7 +117,16 @@ async def test_the_demo_plays_its_rounds_and_stops_by_itself() -> None:
         async with http.get(f"http://127.0.0.1:{display}/api/state") as response:
             assert response.status == 200
             snapshot = await response.json()
+        async with http.get(f"http://127.0.0.1:{display}/board/api/state") as response:
+            assert response.status == 200
+            board = (await response.json())["board"]
     assert snapshot["table"]["state"]["shoe_id"] == "DEMO-S0001"
+    # The players' board shows the demo's stake limits: every bet the variant offers has some.
+    assert board["currency"] == "USD"
+    limits = {bet["bet"]: (bet["min"], bet["max"]) for bet in board["bets"]}
+    assert limits == {bet: DEMO_LIMITS.get(bet, DEMO_SIDE_BET_LIMITS)
+                      for bet in VARIANTS["commission"].bet_ids}  # fmt: skip
+    assert all(0 < low < high for low, high in limits.values())
     status, err = await demo.finish()
     assert status == 0, err
     assert f"dealer display  http://127.0.0.1:{display}/" in demo.text
@@ -260,3 +272,31 @@ def test_a_display_address_in_use_is_refused_before_anything_starts(
     assert f"--display 127.0.0.1:{port}:" in err
     assert "choose another" in err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("settings", "variant_file", "demo_gives_limits"),
+    [
+        ("", "", True),
+        ("[limits]\nbanker = { min = 25, max = 2500 }\n", "", False),
+        ("", "[lucky.bets.tie]\nlimits = { min = 1, max = 100 }\n", False),
+        ("", "[commission.bets.tie]\nlimits = { min = 1, max = 100 }\n", True),  # another's
+    ],
+)
+@pytest.mark.usefixtures("no_settings_in_environment")
+def test_the_demo_gives_its_table_limits_only_when_its_configuration_has_none(
+    tmp_path: Path, settings: str, variant_file: str, demo_gives_limits: bool
+) -> None:
+    (tmp_path / "table.toml").write_text(settings, encoding="utf-8")
+    (tmp_path / "variants.toml").write_text(variant_file, encoding="utf-8")
+    args = build_parser("demo").parse_args([
+        "demo", "--variant", "lucky", "--config", str(tmp_path / "table.toml"),
+        "--paytable", str(tmp_path / "variants.toml"),
+    ])  # fmt: skip
+    given = demo_settings(args).limits
+    if not demo_gives_limits:
+        assert given == {}
+        return
+    assert list(given) == list(VARIANTS["lucky"].bet_ids)  # every bet, side bets too
+    assert given["player"] == {"min": DEMO_LIMITS["player"][0], "max": DEMO_LIMITS["player"][1]}
+    assert given["lucky_6"] == dict(zip(("min", "max"), DEMO_SIDE_BET_LIMITS, strict=True))

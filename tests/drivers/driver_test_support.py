@@ -81,6 +81,17 @@ class PtyShoe:
         assert self.master is not None
         os.write(self.master, data)
 
+    async def send_all(self, data: bytes, limit_s: float = 30.0) -> None:
+        """Write ``data`` whole, waiting while the line's buffer is full (a reader is slow)."""
+        assert self.master is not None
+        sent = 0
+        async with asyncio.timeout(limit_s):
+            while sent < len(data):
+                try:
+                    sent += os.write(self.master, data[sent : sent + 4096])
+                except BlockingIOError:
+                    await asyncio.sleep(0.01)
+
     def _readable(self) -> None:
         assert self.master is not None
         try:

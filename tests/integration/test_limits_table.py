@@ -17,27 +17,39 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from table_controller.publishing.mqtt_settings import BrokerEndpoint
 from table_controller.publishing.mqtt_subscriber import Subscription
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
-from tests.support.limits import CONFIGURED, write_configuration
+from tests.support.limits import CONFIGURED, SETTINGS, write_configuration
+from tests.support.ports import free_port
 from tests.support.table_process import table_controller, table_run
 
 TABLE = "T6"
 ROOT = f"baccarat/tables/{TABLE}"
 SHOE = "S-L"
+PIN = "2468"
 @asynccontextmanager
-async def limited_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[Any]:
-    """A virtual commission table with limits configured, whose supervisor is ``pit-1``."""
-    env = {**os.environ, "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]})}
+async def limited_table(
+    tmp_path: Path, broker: Mosquitto, settings: str = SETTINGS, display: str = "off"
+) -> AsyncIterator[Any]:
+    """A virtual commission table with limits configured, whose supervisor is ``pit-1``.
+
+    On its display (``display``: an address, or off) the supervisor's PIN is :data:`PIN`.
+    """
+    env = {
+        **os.environ,
+        "TABLE_CONTROLLER_SUPERVISORS": json.dumps({"pit-1": ["backend"]}),
+        "TABLE_CONTROLLER_DISPLAY_PIN": PIN,
+    }
     async with table_run(
         tmp_path / "run.log",
         "--table-id", TABLE, "--variant", "commission", "--card-source", "rng",
         "--broker", broker.url("backend"), "--journal", str(tmp_path / "T6.journal"),
-        "--display", "off", *write_configuration(tmp_path),
+        "--display", display, *write_configuration(tmp_path, settings),
         env=env,
     ) as process:  # fmt: skip
         yield process
@@ -96,6 +108,14 @@ async def test_limits_are_retained_changed_between_rounds_and_survive_a_kill(
             backwards = await backend.command("set_limits", operator="pit-1",
                                               limits={"tie": {"min": 500, "max": 100}})
             assert (backwards["ok"], backwards["error"]) == (False, "invalid_limits")
+            # Amounts are patacas in avos (two decimals): a third, or a thousandth, is refused.
+            for given, says in (("1/3", "'1/3' is a fraction"),
+                                ("0.001", "0.001 is finer than its minor unit: MOP"),
+                                (0.3333333333333333, "0.3333333333333333 is finer")):
+                finer = await backend.command("set_limits", operator="pit-1",
+                                              limits={"tie": {"min": given, "max": 100}})
+                assert (finer["ok"], finer["error"]) == (False, "invalid_args"), finer
+                assert says in finer["message"]
             changed = await backend.command(
                 "set_limits", operator="pit-1",
                 limits={"banker": {"min": 200, "max": "20000.50"}, "big": {"min": 5, "max": 50}})
@@ -128,6 +148,45 @@ async def test_limits_are_retained_changed_between_rounds_and_survive_a_kill(
     assert sum(row.get("command") == "set_limits" for row in rows) == 4
 
 
+@pytest.mark.broker
+async def test_a_three_decimal_currency_takes_its_fils_and_publishes_them_exactly(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    settings = 'currency = "KWD"\n\n[limits]\ntie = { min = "0.125", max = "250.750" }\n'
+    display = f"127.0.0.1:{free_port()}"
+    async with (
+        listening(broker, ROOT, "backend-kwd") as backend,
+        limited_table(tmp_path, broker, settings, display),
+        aiohttp.ClientSession() as http,
+    ):
+        await backend.wait_online()
+        # The dealer's display refuses a tenth of a fils as MQTT does, before the table.
+        body = {"command": "set_limits", "pin": PIN,
+                "args": {"limits": {"tie": {"min": "0.0001", "max": 10}}}}
+        async with http.post(f"http://{display}/api/commands", json=body) as response:
+            refused = await response.json()
+            assert response.status == 400, refused
+        assert (refused["ok"], refused["error"]) == (False, "invalid_args")
+        assert "0.0001 is finer than its minor unit: KWD amounts have at most 3" in (
+            refused["message"]
+        )
+        first = await until_limits(backend, 1)
+        assert first["currency"] == "KWD"
+        assert first["limits"]["tie"] == {"min": 0.125, "max": 250.75}
+        finer = await backend.command("set_limits", operator="pit-1",
+                                      limits={"banker": {"min": "0.0005", "max": 10}})
+        assert (finer["ok"], finer["error"]) == (False, "invalid_args"), finer
+        assert "KWD amounts have at most 3 decimals" in finer["message"]
+        taken = await backend.command("set_limits", operator="pit-1",
+                                      limits={"banker": {"min": "1.005", "max": 999.999}})
+        assert taken["ok"], taken
+        await until_limits(backend, 2)
+        (raw,) = [m.payload for m in backend.received if m.topic == f"{ROOT}/limits"][1:]
+    # Published as the decimals given, to the fils: the JSON text is the amount exactly.
+    assert b'"banker":{"min":1.005,"max":999.999}' in raw
+    assert b'"tie":{"min":0.125,"max":250.75}' in raw
+
+
 @pytest.mark.parametrize(("settings", "says"), [
     ('currency = "mop"\n', "currency = 'mop': must be an ISO 4217 code"),
     ("[limits]\nbanker = { min = 500, max = 100 }\n", "banker: min 500 is above max 100"),
@@ -135,6 +194,12 @@ async def test_limits_are_retained_changed_between_rounds_and_survive_a_kill(
      "limits.dragon: the 'commission' variant does not offer 'dragon'"),
     ('[limits]\ntie = { min = "ten", max = 2 }\n', "'ten' is not an amount"),
     ("[limits]\ntie = { min = 1 }\n", "limits.tie: must be {min, max}"),
+    ('[limits]\ntie = { min = "1/2", max = 2 }\n', "limits.tie: '1/2' is a fraction"),
+    ('[limits]\ntie = { min = "0.001", max = 2 }\n',
+     "limits.tie: 0.001 is finer than its minor unit: USD amounts have at most 2 decimals"),
+    # The variant file's tie limits (10.50) are checked in the currency too: yen have no sen.
+    ('currency = "JPY"\n',
+     "commission.bets.tie.limits.min: 10.5 is finer than its minor unit: JPY amounts have no"),
 ])
 async def test_a_broken_limits_setting_stops_the_start_with_a_message(
     tmp_path: Path, settings: str, says: str

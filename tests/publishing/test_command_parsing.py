@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from table_controller.procedure.events import (
     CorrectResult,
     DroppedCard,
     EnterCard,
+    SetLimits,
     StartNewShoe,
     VoidRound,
 )
@@ -49,7 +51,9 @@ CARD = re.compile(r"[A2-9TJQK][SHDC]")
 HEX_SIGNATURE = re.compile(r"[0-9a-f]{64}")
 STAFF_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 PIN = re.compile(r"[0-9]{4,12}")
-AMOUNT = re.compile(r"[0-9]{1,13}(\.[0-9]{1,6})?|[0-9]{1,13}/[0-9]{1,13}")
+DECIMAL = re.compile(r"[0-9]{1,13}(\.[0-9]{1,24})?")
+#: The minor unit of the currency ``parse_command`` checks amounts in by default (USD: cents).
+CENTS = 100
 
 
 def _text(value: object, longest: int) -> bool:
@@ -72,15 +76,16 @@ def _hand(value: object) -> bool:
 
 
 def _amount(value: object) -> bool:
-    """A stake: a number up to 10**12, or decimal or fraction text (not divided by zero)."""
+    """A stake: a number up to 10**12 or decimal text, a whole number of cents (never 1/2)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
-        return math.isfinite(value) and abs(value) <= 10**12
-    if not isinstance(value, str) or len(value) > 32 or AMOUNT.fullmatch(value) is None:
+        exact = math.isfinite(value) and abs(value) <= 10**12 and Fraction(repr(value))
+    elif isinstance(value, str) and len(value) <= 32 and DECIMAL.fullmatch(value) is not None:
+        exact = Fraction(value)
+    else:
         return False
-    divisor = value.partition("/")[2]
-    return not divisor or int(divisor) != 0
+    return exact is not False and (exact * CENTS).denominator == 1
 
 
 def _limits(value: object) -> bool:
@@ -271,6 +276,50 @@ def test_args_may_be_left_out_by_commands_that_take_none() -> None:
     shoe = parse_command(command_bytes("new_shoe"))
     assert isinstance(shoe, CommandMessage)
     assert shoe.to_procedure_command(at=0).shoe_id is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("currency", "given", "refusal"),
+    [
+        ("USD", "1/3", "'1/3' is a fraction: write the amount as a decimal ('0.50')"),
+        ("USD", "1/2", "'1/2' is a fraction"),
+        ("USD", "1/1000", "'1/1000' is a fraction"),
+        ("USD", "0.001", "0.001 is finer than its minor unit: USD amounts have at most 2 decimals"),
+        ("USD", 0.001, "0.001 is finer than its minor unit: USD amounts have at most 2 decimals"),
+        ("USD", 0.3333333333333333, "0.3333333333333333 is finer than its minor unit"),
+        ("MOP", "10.505", "10.505 is finer than its minor unit: MOP amounts have at most 2"),
+        ("JPY", "0.5", "0.5 is finer than its minor unit: JPY amounts have no decimals"),
+        ("JPY", 100.5, "100.5 is finer than its minor unit: JPY amounts have no decimals"),
+        ("KWD", "0.0005", "0.0005 is finer than its minor unit: KWD amounts have at most 3"),
+        ("USD", "1e5", "'1e5' is not an amount"),
+        ("USD", 0.5, None),
+        ("USD", "0.50", None),
+        ("USD", "10000.99", None),
+        ("JPY", 500, None),
+        ("JPY", "500", None),
+        ("KWD", "0.125", None),
+        ("KWD", 0.125, None),
+        ("CLF", "0.0001", None),
+    ],
+)
+def test_set_limits_amounts_are_decimals_in_the_table_currency_s_minor_unit(
+    currency: str, given: object, refusal: str | None
+) -> None:
+    raw = command_bytes("set_limits", {"limits": {"tie": {"min": given, "max": 1000}}})
+    for parsed in (
+        parse_command(raw, currency=currency),
+        validate_command(json.loads(raw), currency=currency),  # the display's channel
+    ):
+        if refusal is None:
+            assert isinstance(parsed, CommandMessage), parsed
+            command = parsed.to_procedure_command(at=0.0)
+            assert isinstance(command, SetLimits)
+            assert command.limits["tie"].min == Fraction(str(given))  # exact
+            continue
+        assert isinstance(parsed, CommandRejection)
+        assert parsed.code is CommandErrorCode.INVALID_ARGS
+        assert parsed.message.startswith("field args.limits.tie.min: ")
+        assert refusal in parsed.message
 
 
 def test_canonical_bytes_are_what_a_signature_covers() -> None:
@@ -586,8 +635,11 @@ GOOD_ARGS = {
     "limits": st.dictionaries(
         st.sampled_from(["banker", "player", "tie", "dragon"]),
         st.fixed_dictionaries({
-            "min": st.one_of(st.integers(1, 10**6), st.sampled_from(["0.50", "1/3", "100"])),
-            "max": st.one_of(st.floats(1, 1e9), st.sampled_from(["10000", "12.5"])),
+            "min": st.one_of(st.integers(1, 10**6), st.sampled_from(["0.50", "100", "12.5"])),
+            "max": st.one_of(  # numbers of whole cents, as JSON writes them
+                st.integers(100, 10**11).map(lambda cents: cents / CENTS),
+                st.sampled_from(["10000", "12.5"]),
+            ),
         }),
         min_size=1, max_size=3,
     ),
@@ -619,6 +671,8 @@ BAD_ARGS = {
                          {"tie": {"min": "1e5", "max": 2}}, {"tie": {"min": "1/0", "max": 2}},
                          {"tie": {"min": 10**13, "max": 2}}, {"tie": {"min": True, "max": 2}},
                          {"tie": {"min": " 1", "max": 2}}, {"tie": {"min": "\u0661", "max": 2}},
+                         {"tie": {"min": "1/3", "max": 2}}, {"tie": {"min": "1/2", "max": 2}},
+                         {"tie": {"min": 1, "max": "0.33333"}},
                          {"tie": {"min": 1, "max": 2, "x": 3}}]),
         VALUES,
     ),

@@ -94,6 +94,20 @@ async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, A
             await asyncio.sleep(0.05)
 
 
+async def wait_for_health(http: aiohttp.ClientSession, url: str) -> None:
+    """Once ``GET /health`` of a table's health server answers (whatever its status).
+
+    It is served once the journal was replayed and the service's stop signals are taken.
+    """
+    async with asyncio.timeout(60):
+        while True:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with http.get(f"{url}/health") as response:
+                    await response.read()
+                    return
+            await asyncio.sleep(0.05)
+
+
 async def scrape(http: aiohttp.ClientSession, url: str) -> Mapping[str, Metric]:
     """``/metrics`` of a table's health server, families by name as Prometheus reads them."""
     async with http.get(f"{url}/metrics") as response:

@@ -73,10 +73,11 @@
     }
   }
 
-  /** An amount of the table's currency (named once, in the heading), as the language writes it. */
+  /** An amount of the table's currency (named once, in the heading), as the language writes it:
+   *  in full, as the table publishes it (no currency's minor unit has more than four decimals). */
   function money(value) {
     if (value === null || value === undefined) return "–";
-    return I18n.number(value, { maximumFractionDigits: 2 });
+    return I18n.number(value, { maximumFractionDigits: 4 });
   }
 
   function renderLimits(view) {

@@ -291,9 +291,13 @@
     limitsChosen();
   }
 
+  // Amounts in full, as the table publishes them (no currency's minor unit has more than four
+  // decimals).
+  const EXACT = { maximumFractionDigits: 4 };
+
   function range(currency, limits) {
     return I18n.t("display.limits.range", {
-      currency, min: I18n.number(limits.min), max: I18n.number(limits.max),
+      currency, min: I18n.number(limits.min, EXACT), max: I18n.number(limits.max, EXACT),
     });
   }
 
