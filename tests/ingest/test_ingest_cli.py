@@ -93,7 +93,8 @@ async def test_a_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_pat
         assert "secret-pw" not in err  # the password is never printed
 
 
-PUBLIC_KEY = DeviceKey.of(Ed25519PrivateKey.generate()).public_key
+#: A fixed key: the test ids name it, and both test processes must collect the same ids.
+PUBLIC_KEY = DeviceKey.of(Ed25519PrivateKey.from_private_bytes(bytes(range(32)))).public_key
 
 
 def test_a_keys_file_names_each_tables_public_key(tmp_path: Path) -> None:
