@@ -32,6 +32,8 @@ from tests.fuzz import fuzz_support as fuzz
 
 _CARD: Final = re.compile(r"[A2-9TJQK][SHDC]")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{64}")
+#: C0 controls, DEL and C1 controls: never allowed in a command's id or operator.
+_CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NO_ARGS: Final = ("open_betting", "close_betting", "deal", "misdeal", "void_shoe")
 _REQUIRED_KEYS: Final = frozenset({"id", "command", "operator"})
 _ALL_COMMANDS: Final = (
@@ -52,6 +54,13 @@ def _text(value: object, longest: int) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= longest:
         raise Invalid
     return value
+
+
+def _plain_text(value: object, longest: int) -> str:
+    text = _text(value, longest)
+    if _CONTROL.search(text) is not None:
+        raise Invalid
+    return text
 
 
 def _card(value: object) -> str:
@@ -140,9 +149,9 @@ def _checked(raw: bytes) -> dict[str, Any]:
     ):
         raise Invalid
     return {
-        "id": _text(document["id"], 128),
+        "id": _plain_text(document["id"], 128),
         "command": command,
-        "operator": _text(document["operator"], 64),
+        "operator": _plain_text(document["operator"], 64),
         "args": _args(command, document.get("args", {})),
         "signature": signature,
     }
@@ -157,9 +166,10 @@ def usable_id(raw: bytes) -> str | None:
     if not isinstance(document, dict):
         return None
     command_id = document.get("id")
-    if isinstance(command_id, str) and 1 <= len(command_id) <= 128:
-        return command_id
-    return None
+    try:
+        return _plain_text(command_id, 128)
+    except Invalid:
+        return None
 
 
 # --- payloads -------------------------------------------------------------------------------
