@@ -61,8 +61,8 @@ from bench.bench_mqtt_latency import (  # noqa: E402
     started_broker,
 )
 from drivers.srp.frames import SEQ_MODULUS, Frame, FrameType, Talker  # noqa: E402
-from table_controller.publishing.mqtt_settings import BrokerEndpoint  # noqa: E402
-from table_controller.publishing.mqtt_subscriber import Subscription  # noqa: E402
+from table_controller.mqtt.client.subscriber import Subscription  # noqa: E402
+from table_controller.mqtt.settings import BrokerEndpoint  # noqa: E402
 from tests.mosquitto import Mosquitto  # noqa: E402
 from tests.wakeups import Wakeups  # noqa: E402
 

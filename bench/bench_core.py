@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     CardDrawn,
     CloseBetting,
     CutCardDrawn,

@@ -68,10 +68,10 @@ if str(ROOT) not in sys.path:
 
 from bench import fleet_checks  # noqa: E402
 from bench.load_tables import Backend, LoadError, TableView, command  # noqa: E402
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX  # noqa: E402
 from table_controller.ingest.store import IngestStore  # noqa: E402
-from table_controller.publishing.mqtt_client import new_client  # noqa: E402
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX  # noqa: E402
-from table_controller.publishing.mqtt_subscriber import Subscription  # noqa: E402
+from table_controller.mqtt.client.connect import new_client  # noqa: E402
+from table_controller.mqtt.client.subscriber import Subscription  # noqa: E402
 from tests.deploy.rendered_brokers import Broker, rendered_broker  # noqa: E402
 from tests.support.postgres import (  # noqa: E402
     Postgres,

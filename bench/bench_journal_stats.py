@@ -32,13 +32,13 @@ from typing import Final, Literal
 
 from table_controller.cli.journal_stats import groups, timeline_of
 from table_controller.cli.replay_inputs import read_inputs
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import Input, SignIn
+from table_controller.procedure.inputs import Input, SignIn
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_to_record
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

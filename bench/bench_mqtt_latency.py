@@ -77,10 +77,11 @@ from simulators.virtual_shoe.device import ShoeDevice
 from simulators.virtual_shoe.faults import DealtCard, DealtCutCard
 from simulators.virtual_shoe.server import PortEvents, PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
 from table_controller.integrity.signing import create_key_file, load_key_file
-from table_controller.publishing.mqtt_client import NO_DELAY
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.mqtt.client.connect import NO_DELAY
+from table_controller.mqtt.client.subscriber import Received, Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the tests' broker set-up and backend
 
 from bench.bench_mqtt_latency import started_broker  # noqa: E402
-from table_controller.publishing.mqtt_client import new_client  # noqa: E402
+from table_controller.mqtt.client.connect import new_client  # noqa: E402
 from tests.support.backend import Backend, listening  # noqa: E402
 from tests.support.table_process import table_run  # noqa: E402
 

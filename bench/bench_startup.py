@@ -36,13 +36,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
+from table_controller.mqtt.client.subscriber import Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

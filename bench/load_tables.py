@@ -50,7 +50,7 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the test suite's broker set-up lives in tests/
 
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX  # noqa: E402
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX  # noqa: E402
 from tests.mosquitto import PASSWORDS, Mosquitto, start_broker  # noqa: E402
 from tests.reliability.harness import outbox_last_seq  # noqa: E402
 from tests.wakeups import Wakeups  # noqa: E402

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from scipy import stats
 
-from table_controller.procedure.events import StartNewShoe
+from table_controller.procedure.inputs import StartNewShoe
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse

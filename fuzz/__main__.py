@@ -24,8 +24,8 @@ def main() -> None:
         import drivers.srp.codec  # noqa: PLC0415
         import drivers.srp.host  # noqa: PLC0415
         import drivers.textline  # noqa: F401, PLC0415
+        import table_controller.ingress.parsing  # noqa: PLC0415
         import table_controller.procedure.records  # noqa: PLC0415
-        import table_controller.publishing.command_parsing  # noqa: PLC0415
         import table_controller.runtime.config  # noqa: PLC0415
         import table_controller.variant_file  # noqa: F401, PLC0415
     from fuzz.targets import TARGETS  # noqa: PLC0415

@@ -15,7 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from table_controller.procedure.states import HOLD_EDGES, ROUTES, TRANSITIONS, Phase
+from table_controller.contract.codes import Phase
+from table_controller.procedure.states import HOLD_EDGES, ROUTES, TRANSITIONS
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "state-diagram.md"
 

@@ -50,8 +50,8 @@ from pydantic import (
     ValidationError,
 )
 
+from table_controller.contract.payloads.state import BetLimits
 from table_controller.procedure.limits import decimal_amount, limits_from_data, limits_problem
-from table_controller.procedure.state_payloads import BetLimits
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window

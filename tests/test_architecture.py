@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The layering of STYLE.md section 2, checked by walking every import with ast."""
+"""The layering of docs/architecture.md, checked by walking every import with ast."""
 
 import ast
 import subprocess
@@ -13,12 +13,14 @@ from tests.support.imports import FORBIDDEN_IN_PURE, ROOT, clock_calls, imported
 #: Modules that decide things: stdlib only, and no clock, randomness, I/O or logging.
 PURE = [
     "table_controller/rules/*.py",
+    "table_controller/contract/*.py",
+    "table_controller/contract/payloads/*.py",
     "table_controller/procedure/*.py",
-    "table_controller/publishing/messages.py",
-    "table_controller/publishing/outgoing.py",
-    "table_controller/publishing/display_view.py",
-    "table_controller/publishing/pin_lockout.py",
-    "table_controller/publishing/command_errors.py",
+    "table_controller/runtime/interpreter.py",
+    "table_controller/screens/dealer/view.py",
+    "table_controller/screens/pin_lockout.py",
+    "table_controller/contract/errors.py",
+    "table_controller/mqtt/resend.py",
     "table_controller/protection/__init__.py",
     "table_controller/protection/edge.py",
     "table_controller/protection/shuffle_checks.py",
@@ -64,11 +66,25 @@ def test_rules_import_nothing_else_of_the_controller(path: Path) -> None:
     assert all(m.startswith("table_controller.rules") for m in inner), inner
 
 
-@pytest.mark.parametrize("path", files("table_controller/procedure/*.py"), ids=rel)
-def test_procedure_imports_only_rules(path: Path) -> None:
+@pytest.mark.parametrize(
+    "path",
+    files("table_controller/contract/*.py", "table_controller/contract/payloads/*.py"),
+    ids=rel,
+)
+def test_the_contracts_types_import_only_rules(path: Path) -> None:
+    """The codes, payloads and envelope sit under the procedure, which builds them."""
     inner = {m for m in imported_modules(path) if m.startswith("table_controller")}
-    allowed = ("table_controller.rules", "table_controller.procedure")
-    assert all(m.startswith(allowed) for m in inner), inner
+    allowed = ("table_controller.rules", "table_controller.contract")
+    inside = ("table_controller.contract.commands", "table_controller.contract.schema")
+    assert all(m.startswith(allowed) and not m.startswith(inside) for m in inner), inner
+
+
+@pytest.mark.parametrize("path", files("table_controller/procedure/*.py"), ids=rel)
+def test_procedure_imports_only_rules_and_the_contracts_types(path: Path) -> None:
+    inner = {m for m in imported_modules(path) if m.startswith("table_controller")}
+    allowed = ("table_controller.rules", "table_controller.procedure", "table_controller.contract")
+    inside = ("table_controller.contract.commands", "table_controller.contract.schema")
+    assert all(m.startswith(allowed) and not m.startswith(inside) for m in inner), inner
 
 
 def test_pure_third_party_imports_are_the_allowed_ones() -> None:
@@ -81,19 +97,49 @@ def test_pure_third_party_imports_are_the_allowed_ones() -> None:
 
 
 #: The packages of the controller whose imports of one another must not go round in a circle.
-PACKAGES = ("rules", "procedure", "protection", "publishing", "runtime", "ingest", "cli", "demo")
+PACKAGES = (
+    "rules",
+    "contract",
+    "procedure",
+    "protection",
+    "history",
+    "mqtt",
+    "ingress",
+    "screens",
+    "staff",
+    "integrity",
+    "runtime",
+    "ingest",
+    "cli",
+    "demo",
+)
+
+
+#: Parts of the contract layered above the procedure: the commands name the input each becomes,
+#: and the schemas are generated from every type.
+UPPER_CONTRACT = ("contract.commands", "contract.schema")
+
+
+def layer_of(module: str) -> str | None:
+    """The package (or upper part of the contract) a module of the controller belongs to."""
+    parts = module.split(".")
+    if parts[0] != "table_controller" or len(parts) < 2 or parts[1] not in PACKAGES:
+        return None
+    two = ".".join(parts[1:3])
+    return two if two in UPPER_CONTRACT else parts[1]
 
 
 def package_imports() -> dict[str, set[str]]:
     """Package -> the other packages of the controller it imports (any import, even typing's)."""
-    graph: dict[str, set[str]] = {package: set() for package in PACKAGES}
+    graph: dict[str, set[str]] = {package: set() for package in (*PACKAGES, *UPPER_CONTRACT)}
     for package in PACKAGES:
         for path in files(f"table_controller/{package}/**/*.py"):
+            own = layer_of(".".join(path.relative_to(ROOT).with_suffix("").parts))
+            assert own is not None
             for module in imported_modules(path):
-                parts = module.split(".")
-                if parts[0] == "table_controller" and len(parts) > 1 and parts[1] in graph:
-                    graph[package].add(parts[1])
-        graph[package].discard(package)
+                layer = layer_of(module)
+                if layer is not None and layer != own:
+                    graph[own].add(layer)
     return graph
 
 
@@ -135,8 +181,10 @@ def test_the_checks_see_the_packages() -> None:
     assert len(files(*PURE)) >= 7
     assert files("drivers/**/*.py")
     graph = package_imports()
-    assert "rules" in graph["procedure"]
-    assert "publishing" in graph["runtime"]
+    assert "contract" in graph["procedure"]
+    assert {"mqtt", "screens", "history"} <= graph["runtime"]
+    packages = (ROOT / "table_controller").iterdir()
+    assert set(PACKAGES) == {path.name for path in packages if (path / "__init__.py").exists()}
 
 
 def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> None:
@@ -150,9 +198,13 @@ def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> 
     assert not {name.split(".")[0] for name in loaded} & {"aiohttp", "aiomqtt", "paho"}
 
 
-@pytest.mark.parametrize("path", files("table_controller/publishing/*.py"), ids=rel)
-def test_publishing_never_imports_the_runtime(path: Path) -> None:
-    """The runtime wires the publishing adapters; they see the table through small protocols."""
+@pytest.mark.parametrize(
+    "path",
+    files(*(f"table_controller/{package}/**/*.py" for package in ("contract", "mqtt", "screens"))),
+    ids=rel,
+)
+def test_the_contract_mqtt_and_screens_never_import_the_runtime(path: Path) -> None:
+    """The runtime wires these adapters; they see the table through small protocols."""
     inner = {m for m in imported_modules(path) if m.startswith("table_controller.runtime")}
     assert not inner, inner
 
@@ -273,8 +325,8 @@ PROCEDURE_PARTS = (
     "table_controller.procedure.stream",
     "table_controller.procedure.shoe_flow",
     "table_controller.procedure.dealing",
-    "table_controller.procedure.commands",
-    "table_controller.procedure.display",
+    "table_controller.procedure.supervision",
+    "table_controller.procedure.prompts",
     "table_controller.procedure.faults",
     "table_controller.procedure.staff",
 )

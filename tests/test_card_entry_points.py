@@ -17,9 +17,9 @@ import pytest
 
 from table_controller.cli import UsageError, main
 from table_controller.cli.replay_inputs import read_inputs
-from table_controller.procedure.events import CardDrawn, CorrectResult, EnterCard
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import CommandRejection, parse_command
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.ingress.parsing import CommandRejection, parse_command, to_procedure_command
+from table_controller.procedure.inputs import CardDrawn, CorrectResult, EnterCard
 from table_controller.rules.cards import Card, CardError, parse_card_list
 from tests.display.display_harness import PIN, Table, running_table
 
@@ -112,7 +112,7 @@ def test_odds_batch_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path, 
 def test_manual_card_accepts(text: str) -> None:
     command = _command("manual_card", {"card": text})
     assert isinstance(command, CommandMessage)
-    event = command.to_procedure_command(at=0.0)
+    event = to_procedure_command(command, at=0.0)
     assert isinstance(event, EnterCard)
     assert event.card == Card.parse(text)
 
@@ -127,7 +127,7 @@ def test_correct_result_accepts(text: str) -> None:
     args = {"round_id": "S-1-1", "player": ["AS", text], "banker": ["KD", "2C"]}
     command = _command("correct_result", args)
     assert isinstance(command, CommandMessage)
-    event = command.to_procedure_command(at=0.0)
+    event = to_procedure_command(command, at=0.0)
     assert isinstance(event, CorrectResult)
     assert event.player[1] == Card.parse(text)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from simulators.virtual_shoe.shuffle import seeded_order
 from table_controller.cli import CLOSED_PIPE
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 
 
 def _into_head(*args: str) -> subprocess.CompletedProcess[str]:

@@ -7,14 +7,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
+from table_controller.contract.payloads.round import RoundSettled
 from table_controller.procedure.decisions import Publish
-from table_controller.procedure.events import SignIn
+from table_controller.procedure.inputs import SignIn
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_to_record
-from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from tests.support.dealing import dealer_inputs, seeded_shoe
 from tests.support.table_process import table_controller
 

@@ -22,10 +22,10 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.cli.replay import edge_rows, edge_table
-from table_controller.procedure.events import CardDrawn, Input
+from table_controller.contract.codes import Phase
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.procedure.inputs import CardDrawn, Input
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.state_payloads import TableSnapshot
-from table_controller.procedure.states import Phase
 from table_controller.protection import plot
 from table_controller.protection.edge import RoundEdges, ShoeLeft, round_edges, shoe_left
 from table_controller.protection.replay_edges import (
@@ -38,7 +38,7 @@ from table_controller.protection.replay_edges import (
 from table_controller.rules.cards import Card
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.service import TableService
 from tests.protection.shoes import cards, fair_shoe, gone_before, pair_edge, stacked_shoe
 from tests.support.dealing import ProcedureTable, ScriptedDealer, Step, seeded_shoe

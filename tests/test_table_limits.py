@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from table_controller.procedure.events import LimitsConfigured
-from table_controller.procedure.state_payloads import BetLimits, TableLimits
+from table_controller.contract.payloads.state import BetLimits, TableLimits
+from table_controller.procedure.inputs import LimitsConfigured
 from table_controller.rules.variants import VARIANTS
 from table_controller.table_limits import LimitsError, configured_limits, to_journal
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
+from table_controller.contract.envelope import dumps, envelope
+from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.messages import dumps, envelope
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.service import TableService
 
 VECTORS = Path(__file__).parent / "vectors" / "two_shoes"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
 from table_controller.runtime.stop_signals import stop_signals
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ def read_command_secrets(path: Path) -> dict[str, bytes]:
     """The tables' command secrets in ``path`` by table id; a bad file is a :class:`UsageError`."""
     # Imported here: the TOML reader and the command contract only when the flag is given.
     from table_controller.ingest.gap_repair import ANY_TABLE  # noqa: PLC0415
-    from table_controller.publishing.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
+    from table_controller.ingress.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
     from table_controller.runtime.config import TABLE_ID_PATTERN  # noqa: PLC0415
     from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
 

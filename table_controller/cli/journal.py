@@ -13,7 +13,7 @@ answers (``cli/journal_recall.py``); a file that cannot be replayed exits 2.
 What ``verify`` covers, and says so: every row of the journal (inputs and audit rows) and the
 table id in its metadata, through the hash chain, and SQLite's integrity check of the whole
 file. The MQTT outbox in the same file is a delivery queue outside the chain (see
-``runtime/journal.py``): it is not covered.
+``runtime/journal/journal.py``): it is not covered.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from table_controller.cli import Subcommand, UsageError, add_table_flags, whole_number
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal, check_file
-from table_controller.runtime.journal_format import FileCheck, JournalError, VerifyReport
+from table_controller.runtime.journal.format import FileCheck, JournalError, VerifyReport
+from table_controller.runtime.journal.journal import Journal, check_file
 
 BROKEN = 1
 #: What the hash chain covers, and what is in the file but outside it (``verify --json``).
@@ -138,7 +138,7 @@ def _stats(args: argparse.Namespace) -> int:
 def _recall(args: argparse.Namespace) -> int:
     from table_controller.cli import journal_recall  # noqa: PLC0415 - verify stays light
     from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
-    from table_controller.publishing.recall import DEFAULT_ROUNDS  # noqa: PLC0415
+    from table_controller.contract.commands.args import DEFAULT_ROUNDS  # noqa: PLC0415
 
     machine = TableProcedure(
         VARIANTS[args.variant],

@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from table_controller.contract.payloads.replies import Recall, RecalledHand, RecallStep
+from table_controller.history.recall import RecallBook
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.publishing.recall import RecallBook
-from table_controller.publishing.recall_shape import Recall, RecalledHand, RecallStep
+from table_controller.runtime.interpreter import DecisionInterpreter
 
 #: A step's text, by kind: the fields shown after the kind, in this order.
 _SHOWN: Final = {

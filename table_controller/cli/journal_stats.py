@@ -2,7 +2,7 @@
 """``table-controller journal stats FILE``: game pace from a journal, per dealer, shoe or hour.
 
 Edge module. The journal is replayed through the table procedure, as ``replay`` does, and what
-the table published is read into a pace :class:`~table_controller.publishing.pace.Timeline`
+the table published is read into a pace :class:`~table_controller.history.pace.Timeline`
 with each input's journal time stamp; the figures of each group are those the live table
 publishes on ``<root>/stats``, over the group's time:
 
@@ -25,12 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from table_controller.procedure.board_payloads import PaceFigures
-from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.publishing.pace import (
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.payloads.board import PaceFigures
+from table_controller.history.pace import (
     HOUR_S,
     Span,
     Timeline,
@@ -38,6 +35,9 @@ from table_controller.publishing.pace import (
     seconds_of,
     stamp_of,
 )
+from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure.machine import TableProcedure
+from table_controller.runtime.interpreter import DecisionInterpreter
 
 Grouping = Literal["shoe", "dealer", "hour"] | None
 #: The group of the time no dealer was signed in (``--by dealer``).

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.contract.payloads.state import DEFAULT_CURRENCY, TableLimits
 from table_controller.procedure.limits import (
     CURRENCY_PATTERN,
     amount_text,
@@ -26,7 +27,6 @@ from table_controller.procedure.limits import (
     limits_problem,
     stake_amount,
 )
-from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, TableLimits
 from table_controller.rules.bets import LOSE, PUSH
 from table_controller.rules.cards import CardError, parse_card_list
 from table_controller.rules.composition import Composition, CompositionError

@@ -9,7 +9,7 @@ Inputs come from an *input source* chosen by the file's first bytes
 (:func:`~table_controller.cli.replay_inputs.read_inputs`): JSON lines, or a journal (recognised
 by its SQLite header; its hash chain is verified first and a broken chain is refused).
 Messages are numbered as the live table numbered them (the same
-:class:`~table_controller.publishing.outgoing.DecisionInterpreter`), so a journal's replay shows
+:class:`~table_controller.runtime.interpreter.DecisionInterpreter`), so a journal's replay shows
 the ``seq`` and ``ts`` the backend received; only events and roads are printed.
 
 The live table's assessments (each round's odds, ``edge_positive``, ``shuffle_pattern``,
@@ -48,8 +48,10 @@ from table_controller.cli.replay_inputs import (
     read_inputs,
 )
 from table_controller.cli.replay_printing import Printer
+from table_controller.contract.envelope import JsonValue, dumps, fields_of
+from table_controller.history.recall import RecallBook, recalled_again, with_disputes_sealed
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import RoundAssessed
+from table_controller.procedure.inputs import RoundAssessed
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection import plot
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
@@ -60,12 +62,10 @@ from table_controller.protection.replay_edges import (
     ShoeRecorder,
     replay_edges,
 )
-from table_controller.publishing.messages import JsonValue, dumps, fields_of
-from table_controller.publishing.outgoing import (
+from table_controller.rules.variants import VARIANTS, Variant
+from table_controller.runtime.interpreter import (
     DecisionInterpreter,
 )
-from table_controller.publishing.recall import RecallBook, recalled_again, with_disputes_sealed
-from table_controller.rules.variants import VARIANTS, Variant
 
 DEFAULT_TABLE_ID: Final = "replay"
 FAULT_STATUS: Final = 1

@@ -14,9 +14,10 @@ from fractions import Fraction
 from typing import Final, TextIO
 
 from table_controller.cli.replay_inputs import RecordedInput
+from table_controller.contract.envelope import JsonValue, dumps, to_wire
+from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.procedure.decisions import CommandRefused, Decision
-from table_controller.publishing.messages import JsonValue, dumps, to_wire
-from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
+from table_controller.runtime.interpreter import answer_message, reply_from_wire
 
 
 class Printer:

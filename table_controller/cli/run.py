@@ -42,6 +42,8 @@ from table_controller.cli.run_adapters import (
 )
 from table_controller.cli.run_loop import run_until_stopped
 from table_controller.cli.settings_flags import add_settings_flags, settings_from
+from table_controller.contract.envelope import utc_text
+from table_controller.contract.payloads.state import TableLimits
 from table_controller.integrity.at_start import (
     EdgeSigning,
     checked_software,
@@ -51,26 +53,28 @@ from table_controller.integrity.at_start import (
 )
 from table_controller.integrity.errors import KeyFileError
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.state_payloads import TableLimits
 from table_controller.protection.advisor import RoundAdvisor
-from table_controller.publishing.http_site import AddressUnusableError
-from table_controller.publishing.messages import utc_text
 from table_controller.rules.variants import Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.config import Settings
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import AUDIT_ROW, JournalError, JournalInUseError
-from table_controller.runtime.journal_lock import JournalLock
+from table_controller.runtime.journal.format import (
+    AUDIT_ROW,
+    JournalError,
+    JournalInUseError,
+)
+from table_controller.runtime.journal.journal import Journal
+from table_controller.runtime.journal.lock import JournalLock
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.service import TableService
+from table_controller.screens.web.site import AddressUnusableError
 from table_controller.staff.desk import StaffDesk
 from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.publishing.mqtt_settings import MqttSettings
-    from table_controller.runtime.commands import CommandIngress
+    from table_controller.mqtt.settings import MqttSettings
+    from table_controller.runtime.command_intake import CommandIngress
     from table_controller.runtime.health import HealthServer
 
 _LOG = structlog.get_logger("table_controller.run")
@@ -251,7 +255,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         await service.warm_up()
         ingress: CommandIngress | None = None
         if link is not None:
-            from table_controller.runtime.commands import CommandIngress  # noqa: PLC0415
+            from table_controller.runtime.command_intake import CommandIngress  # noqa: PLC0415
             from table_controller.runtime.resends import Resends  # noqa: PLC0415
 
             ingress = CommandIngress(

@@ -32,11 +32,11 @@ from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.publishing.authorisation import AuthorisationPolicy
-    from table_controller.publishing.board_web import BoardServer
-    from table_controller.publishing.mqtt_link import MqttLink
-    from table_controller.publishing.mqtt_settings import MqttSettings
-    from table_controller.publishing.web import DisplayServer
+    from table_controller.ingress.authorisation import AuthorisationPolicy
+    from table_controller.mqtt.client.link import MqttLink
+    from table_controller.mqtt.settings import MqttSettings
+    from table_controller.screens.board.app import BoardServer
+    from table_controller.screens.dealer.app import DisplayServer
 
 
 def round_advisor(
@@ -61,7 +61,7 @@ def mqtt_settings(settings: Settings) -> MqttSettings | None:
     """The broker's settings (``broker``, the ``mqtt_*`` settings); None without a broker."""
     if settings.broker is None:
         return None
-    from table_controller.publishing.mqtt_settings import MqttSettings  # noqa: PLC0415
+    from table_controller.mqtt.settings import MqttSettings  # noqa: PLC0415
 
     try:
         mqtt = MqttSettings.from_url(
@@ -97,7 +97,7 @@ def staff_desk(settings: Settings) -> StaffDesk:
 
 def authorisation_policy(settings: Settings) -> AuthorisationPolicy:
     """Who may send which commands over MQTT, and the secret that signs them."""
-    from table_controller.publishing.authorisation import AuthorisationPolicy  # noqa: PLC0415
+    from table_controller.ingress.authorisation import AuthorisationPolicy  # noqa: PLC0415
 
     secret = settings.command_secret
     return AuthorisationPolicy(
@@ -121,7 +121,7 @@ def dealer_display(
     if address is None:
         return None
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
-    from table_controller.publishing.web import DisplayServer  # noqa: PLC0415 - only when shown
+    from table_controller.screens.dealer.app import DisplayServer  # noqa: PLC0415 - only when shown
 
     languages = {"display": settings.display_language, "board": settings.board_language}
     return DisplayServer(
@@ -143,7 +143,7 @@ def players_board(settings: Settings, service: TableService) -> BoardServer | No
     address = settings.board_host_port
     if address is None:
         return None
-    from table_controller.publishing.board_web import BoardServer  # noqa: PLC0415 - only when shown
+    from table_controller.screens.board.app import BoardServer  # noqa: PLC0415 - only when shown
 
     return BoardServer(
         service,
@@ -163,8 +163,8 @@ def mqtt_link(
 
     The writer's outbox signs each message as it numbers it; the link signs its statuses.
     """
-    from table_controller.publishing.mqtt_link import MqttLink  # noqa: PLC0415 - with a broker
-    from table_controller.publishing.outbox import Outbox  # noqa: PLC0415 - only with a broker
+    from table_controller.mqtt.client.link import MqttLink  # noqa: PLC0415 - with a broker
+    from table_controller.mqtt.outbox import Outbox  # noqa: PLC0415 - only with a broker
 
     # The writer's outbox syncs its rows when it stores them, after the card's event is out:
     # left unsynced, they would go to the disk with the next card's journal commit.

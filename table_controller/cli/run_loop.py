@@ -25,12 +25,12 @@ from table_controller.runtime.systemd import notify_systemd
 from table_controller.staff.desk import StaffDesk
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.publishing.board_web import BoardServer
-    from table_controller.publishing.http_site import SiteServer
-    from table_controller.publishing.mqtt_link import MqttLink
-    from table_controller.publishing.web import DisplayServer
-    from table_controller.runtime.commands import CommandIngress
+    from table_controller.mqtt.client.link import MqttLink
+    from table_controller.runtime.command_intake import CommandIngress
     from table_controller.runtime.health import HealthServer
+    from table_controller.screens.board.app import BoardServer
+    from table_controller.screens.dealer.app import DisplayServer
+    from table_controller.screens.web.site import SiteServer
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
@@ -77,11 +77,11 @@ def _web_guard(servers: Sequence[SiteServer | None]) -> contextlib.AbstractConte
     serving = [server for server in servers if server is not None]
     if not serving:
         return contextlib.nullcontext()
-    from table_controller.publishing.http_limits import (  # noqa: PLC0415 - only when served
+    from table_controller.screens.http_limits import (  # noqa: PLC0415 - only when served
         descriptors_needed,
         ensure_descriptors,
     )
-    from table_controller.publishing.http_listener import AcceptFailures  # noqa: PLC0415
+    from table_controller.screens.web.listener import AcceptFailures  # noqa: PLC0415
 
     ensure_descriptors(descriptors_needed(server.listener.limits for server in serving))
     return AcceptFailures().watching(asyncio.get_running_loop())

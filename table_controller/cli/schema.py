@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller schema``: write the AsyncAPI document and JSON Schemas of the MQTT API.
 
-Edge module: writes the files :func:`~table_controller.publishing.asyncapi.generated_files`
+Edge module: writes the files :func:`~table_controller.contract.schema.asyncapi.generated_files`
 returns, under ``--out`` (default ``docs/api``), or with ``--check`` only compares them with
 what is there. No clock, no network: the same models always give the same bytes.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.publishing.asyncapi import generated_files
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.schema.asyncapi import generated_files
 
 DEFAULT_OUT: Final = Path("docs/api")
 #: ``--check`` found a file missing or different.

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.staff.register import RegisterError, StaffRegister, check_pin
 
 FAILED = 1

@@ -1,9 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """``table-controller watch --broker URL [--table ID]``: the reference consumer for integrators.
 
-Edge module: subscribes through ``publishing.mqtt_subscriber`` (never aiomqtt itself), prints
+Edge module: subscribes through ``mqtt.client.subscriber`` (never aiomqtt itself), prints
 one line per round result, void, correction, alarm and status change, and flags what a backend
-must handle (``publishing.consumer``): duplicates (dropped), gaps in ``seq``, late messages that
+must handle (``mqtt.consumer``): duplicates (dropped), gaps in ``seq``, late messages that
 fill a gap, stale wills, and messages a status's ``last_seq`` says are outstanding (a status has
 no ``seq`` and is not counted). A reply without ``seq`` is one the table could not record (its
 journal refused writes): printed, not counted. ``--json`` prints one JSON object per line on
@@ -29,16 +29,17 @@ from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
 from table_controller.integrity.signing import public_key_from_text
 from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
-from table_controller.publishing.consumer import (
+from table_controller.mqtt.client.subscriber import Received, Subscription
+from table_controller.mqtt.consumer import (
     Incoming,
     StreamTracker,
     read_message,
     seq_of,
 )
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX, BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
 from table_controller.runtime.stop_signals import run_until_signalled
 
 #: Event types printed as they come (every message still counts for gaps and duplicates).

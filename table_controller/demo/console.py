@@ -4,7 +4,7 @@
 Pure: no I/O, no clock, no randomness. The adapter hands :meth:`ConsoleView.handle` every
 message it receives on ``<prefix>/+/#`` and prints the lines it returns. Like the reference
 consumer (``table-controller watch``), it follows mqtt-api.md's rules through
-:mod:`table_controller.publishing.consumer`: a ``seq`` seen before is a duplicate (flagged and
+:mod:`table_controller.mqtt.consumer`: a ``seq`` seen before is a duplicate (flagged and
 dropped), a jump in ``seq`` is a gap (flagged), a message filling a gap is late; retained
 snapshots delivered on subscribing and commands to the table are not part of the stream.
 
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from table_controller.publishing.consumer import Incoming, StreamTracker, read_message, seq_of
+from table_controller.mqtt.consumer import Incoming, StreamTracker, read_message, seq_of
 
 #: Shown in place of ``(natural)`` so that the columns after it line up.
 _NO_NATURAL = " " * len("(natural)")

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar, assert_never
 
+from table_controller.contract.codes import StaffRole
 from table_controller.demo.console import ConsoleView
 from table_controller.demo.pit import (
     AutoPit,
@@ -53,9 +54,8 @@ from table_controller.demo.pit import (
 )
 from table_controller.demo.processes import Child, ChildError, start_broker, start_table
 from table_controller.demo.shoe import DemoShoe, ShoeMaker
-from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.mqtt_settings import BrokerEndpoint, ProtocolName, topic_root
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint, ProtocolName, topic_root
 from table_controller.runtime.stop_signals import stop_signals
 from table_controller.staff.register import StaffRegister
 

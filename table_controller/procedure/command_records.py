@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from table_controller.procedure import events
-from table_controller.procedure.codes import StaffRole
-from table_controller.procedure.events import COMMANDS, Command
+from table_controller.contract.codes import StaffRole
+from table_controller.procedure import inputs
+from table_controller.procedure.inputs import COMMANDS, Command
 from table_controller.procedure.record_fields import (
     BadRecord,
     read_card,
@@ -68,34 +68,34 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
 ) -> Command:
     """The command a record names with its arguments (checked against :data:`_ARGS`)."""
     name, args = _check_args(name, args)
-    no_args = events.NO_ARGS_COMMANDS.get(name)
+    no_args = inputs.NO_ARGS_COMMANDS.get(name)
     if no_args is not None:
         return no_args(at=at, command_id=command_id, operator=operator)
     match name:
         case "new_shoe":
             shoe_id = args.get("shoe_id")
-            return events.StartNewShoe(
+            return inputs.StartNewShoe(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 shoe_id=None if shoe_id is None else read_text(shoe_id, "shoe_id"),
             )
         case "void_round":
-            return events.VoidRound(
+            return inputs.VoidRound(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 round_id=read_text(args["round_id"], "round_id"),
             )
         case "manual_card":
-            return events.EnterCard(
+            return inputs.EnterCard(
                 at=at,
                 command_id=command_id,
                 operator=operator,
                 card=read_card(args["card"], "card"),
             )
         case "correct_result":
-            return events.CorrectResult(
+            return inputs.CorrectResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -107,7 +107,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
             role = args["role"]
             if not isinstance(role, str) or role not in frozenset(StaffRole):
                 raise BadRecord(f"'role' must be one of {', '.join(StaffRole)}")
-            return events.SignIn(
+            return inputs.SignIn(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -116,7 +116,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
                 role=StaffRole(role),
             )
         case "sign_out":
-            return events.SignOut(
+            return inputs.SignOut(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -125,7 +125,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
         case "dispute" | "resolve_dispute" | "acknowledge" | "confirm_result":
             return _oversight_command(name, args, at, command_id, operator)
         case "set_limits":
-            return events.SetLimits(
+            return inputs.SetLimits(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -135,7 +135,7 @@ def command_from_record(  # noqa: C901, PLR0911 - a case per command
             read = args["read"]
             if not isinstance(read, bool):
                 raise BadRecord("'read' must be true or false")
-            return events.DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
+            return inputs.DroppedCard(at=at, command_id=command_id, operator=operator, read=read)
 
 
 def _oversight_command(
@@ -153,7 +153,7 @@ def _oversight_command(
                 raise BadRecord(
                     f"'rounds' must list 1 to {MAX_DISPUTED_ROUNDS} different round ids"
                 )
-            return events.OpenDispute(
+            return inputs.OpenDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -161,7 +161,7 @@ def _oversight_command(
                 round_ids=tuple(read_text(item, "rounds") for item in rounds),
             )
         case "resolve_dispute":
-            return events.ResolveDispute(
+            return inputs.ResolveDispute(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -169,7 +169,7 @@ def _oversight_command(
                 outcome=read_text(args["outcome"], "outcome"),
             )
         case "acknowledge":
-            return events.Acknowledge(
+            return inputs.Acknowledge(
                 at=at,
                 command_id=command_id,
                 operator=operator,
@@ -179,7 +179,7 @@ def _oversight_command(
             agrees = args["agrees"]
             if not isinstance(agrees, bool):
                 raise BadRecord("'agrees' must be true or false")
-            return events.ConfirmResult(
+            return inputs.ConfirmResult(
                 at=at,
                 command_id=command_id,
                 operator=operator,

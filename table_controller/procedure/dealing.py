@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import enum
 
-from table_controller.procedure.codes import AlarmCode, VoidReason
-from table_controller.procedure.events import RoundAssessed
-from table_controller.procedure.frozen import builder
-from table_controller.procedure.payload_parts import result_of
-from table_controller.procedure.round import RoundCards, RoundOffer
-from table_controller.procedure.round_payloads import (
+from table_controller.contract.codes import AlarmCode, Phase, VoidReason
+from table_controller.contract.frozen import builder
+from table_controller.contract.payloads.parts import result_of
+from table_controller.contract.payloads.round import (
     BettingClosed,
     BettingOpened,
     CardPlaced,
@@ -27,8 +25,9 @@ from table_controller.procedure.round_payloads import (
     RoundVoided,
     SuspendedBet,
 )
+from table_controller.procedure.inputs import RoundAssessed
+from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
-from table_controller.procedure.states import Phase
 from table_controller.procedure.table import Out, Table, Unconfirmed
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry

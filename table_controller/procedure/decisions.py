@@ -5,7 +5,7 @@ Pure: no I/O, no clock, no randomness.
 
 A small closed set, each thing said once: an alarm is one ``RaiseAlarm`` and a prompt one
 ``Announce``, which the adapters both act on and publish. Payloads are the typed values of
-the ``*_payloads`` modules (:mod:`~table_controller.procedure.payload_base`); the publishing
+the ``*_payloads`` modules (:mod:`~table_controller.contract.payloads.base`); the publishing
 edge adds the envelope.
 """
 
@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from table_controller.procedure.codes import EventType, HoldReason, Lamp, RefusalCode
-from table_controller.procedure.frozen import fast_init
-from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import AlarmRaised
-from table_controller.procedure.round_payloads import PromptShown
+from table_controller.contract.codes import EventType, HoldReason, Lamp, RefusalCode
+from table_controller.contract.frozen import fast_init
+from table_controller.contract.payloads.base import Payload
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.contract.payloads.round import PromptShown
 
 
 @fast_init

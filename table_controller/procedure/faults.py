@@ -13,12 +13,11 @@ and its round in play, drops whatever the fault left half done, and the table wa
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import AlarmCode, RefusalCode, VoidReason
+from table_controller.contract.codes import AlarmCode, Phase, RefusalCode, VoidReason
+from table_controller.contract.payloads.round import RoundVoided
+from table_controller.contract.payloads.shoe import ShoeVoided
 from table_controller.procedure.decisions import CommandRefused
-from table_controller.procedure.events import Command, VoidShoe
-from table_controller.procedure.round_payloads import RoundVoided
-from table_controller.procedure.shoe_payloads import ShoeVoided
-from table_controller.procedure.states import Phase
+from table_controller.procedure.inputs import Command, VoidShoe
 from table_controller.procedure.table import Out, Table
 
 

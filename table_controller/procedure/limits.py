@@ -28,10 +28,9 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Final
 
-from table_controller.procedure.codes import RefusalCode
-from table_controller.procedure.events import LimitsConfigured, SetLimits
-from table_controller.procedure.state_payloads import BetLimits, TableLimits
-from table_controller.procedure.states import Phase
+from table_controller.contract.codes import Phase, RefusalCode
+from table_controller.contract.payloads.state import BetLimits, TableLimits
+from table_controller.procedure.inputs import LimitsConfigured, SetLimits
 from table_controller.procedure.table import Out, Refusal, Table
 
 #: An ISO 4217 currency code: three upper-case letters.

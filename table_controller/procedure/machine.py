@@ -2,7 +2,7 @@
 """The table procedure: follows the shoe and the dealer from new shoe to shoe end.
 
 Pure: no I/O, no clock, no randomness, no logging. Imports only the standard library and
-``table_controller.rules``. Inputs in (:mod:`~table_controller.procedure.events`), decisions
+``table_controller.rules``. Inputs in (:mod:`~table_controller.procedure.inputs`), decisions
 out (:mod:`~table_controller.procedure.decisions`); the same inputs always give the same
 decisions, so replaying a journal rebuilds the state.
 
@@ -78,20 +78,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
+from table_controller.contract.codes import Phase
+from table_controller.contract.frozen import builder
+from table_controller.contract.payloads.state import TableLimits, TableSnapshot
 from table_controller.procedure import (
-    commands,
     dealing,
-    display,
     faults,
     limits,
     oversight,
+    prompts,
     staff,
     stream,
+    supervision,
 )
-from table_controller.procedure.commands import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     COMMANDS,
     Acknowledge,
     CardDrawn,
@@ -124,10 +126,9 @@ from table_controller.procedure.events import (
     VoidShoe,
     not_carried_out,
 )
-from table_controller.procedure.frozen import builder
-from table_controller.procedure.state_payloads import TableLimits, TableSnapshot
-from table_controller.procedure.states import ROUTES, Phase, Route, Trigger
+from table_controller.procedure.states import ROUTES, Route, Trigger
 from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
+from table_controller.procedure.supervision import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.table import (
     GAP_PHASES,
     Item,
@@ -232,12 +233,12 @@ class TableProcedure:
             if table.fault is None:
                 self._dispatch(event, out)
                 if table.pending and table.fault is None:
-                    display.show_hold(table, out)  # a cleared hold resumes before the queue plays
+                    prompts.show_hold(table, out)  # a cleared hold resumes before the queue plays
                     self._drain(out)
             else:
                 self._while_faulted(event, out)
             if table.fault is None:
-                display.show(table, out)
+                prompts.show(table, out)
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
             raise ProcedureBug(text, self.fault(event, origin=origin, error=text)) from error
@@ -261,7 +262,7 @@ class TableProcedure:
 
     def snapshot(self) -> TableSnapshot:
         """Where the table is now: the ``<root>/state`` payload and what follows from it."""
-        return display.snapshot(self._table, phase=self.phase, card_wanted=self.expects_card)
+        return prompts.snapshot(self._table, phase=self.phase, card_wanted=self.expects_card)
 
     def shoe_count(self) -> ShoeCount | None:
         """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
@@ -374,7 +375,8 @@ class TableProcedure:
         table = self._table
         out.supervisor = command.supervisor
         trigger = _TRIGGERS[command.COMMAND]
-        refusal = commands.precheck(table, command, trigger) or oversight.precheck(table, command)
+        refusal = supervision.precheck(table, command, trigger)
+        refusal = refusal or oversight.precheck(table, command)
         if refusal is None:
             answers_waiting = oversight.settles_waiting(table, command)
             refusal = self._carry_out(*self._route(table.phase, trigger), command, out)
@@ -443,7 +445,7 @@ class TableProcedure:
 
     def _show_fault(self, out: Out, message: str) -> None:
         """Hold the table for the fault (once) and raise the alarm ``message``."""
-        display.show(self._table, out)
+        prompts.show(self._table, out)
         faults.alarm(self._table, out, message)
 
     def _while_faulted(self, event: Input, out: Out) -> None:

@@ -20,20 +20,20 @@ deal no card. Their holds stand over every phase (``stopped``) until a superviso
 
 from __future__ import annotations
 
-from table_controller.procedure import events
-from table_controller.procedure.codes import AlarmCode, RefusalCode
-from table_controller.procedure.events import Command
-from table_controller.procedure.pit_payloads import DisputeOpened, DisputeResolved
-from table_controller.procedure.state_payloads import DisputeFields
+from table_controller.contract.codes import AlarmCode, RefusalCode
+from table_controller.contract.payloads.pit import DisputeOpened, DisputeResolved
+from table_controller.contract.payloads.state import DisputeFields
+from table_controller.procedure import inputs
+from table_controller.procedure.inputs import Command
 from table_controller.procedure.table import Out, Refusal, Table
 
 #: The commands that start a round (or a shoe): not while a result waits.
-_STARTS_A_ROUND = (events.StartNewShoe, events.OpenBetting, events.CloseBetting, events.Deal)
+_STARTS_A_ROUND = (inputs.StartNewShoe, inputs.OpenBetting, inputs.CloseBetting, inputs.Deal)
 #: The alarms whose hold a supervisor's ``acknowledge`` lifts.
 ACKNOWLEDGED_ALARMS = frozenset({AlarmCode.SOFTWARE_MODIFIED, AlarmCode.RESULT_NOT_CONFIRMED})
 
 
-def software_modified(table: Table, out: Out, event: events.SoftwareModified) -> None:
+def software_modified(table: Table, out: Out, event: inputs.SoftwareModified) -> None:
     """The software was found modified at start: alarm, and hold until acknowledged."""
     table.software_modified = True
     table.oversee()
@@ -42,7 +42,7 @@ def software_modified(table: Table, out: Out, event: events.SoftwareModified) ->
               details=event.details)
 
 
-def acknowledge(table: Table, out: Out, command: events.Acknowledge) -> Refusal | None:
+def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal | None:
     """A supervisor lifts the hold of ``command.alarm``."""
     if command.alarm == AlarmCode.SOFTWARE_MODIFIED and table.software_modified:
         table.software_modified = False
@@ -56,7 +56,7 @@ def acknowledge(table: Table, out: Out, command: events.Acknowledge) -> Refusal 
     return None
 
 
-def open_dispute(table: Table, out: Out, command: events.OpenDispute) -> Refusal | None:
+def open_dispute(table: Table, out: Out, command: inputs.OpenDispute) -> Refusal | None:
     """A supervisor disputes rounds of shoes this table dealt: the table holds."""
     if table.dispute is not None:
         return (RefusalCode.DISPUTE_OPEN,
@@ -77,7 +77,7 @@ def open_dispute(table: Table, out: Out, command: events.OpenDispute) -> Refusal
     return None
 
 
-def resolve_dispute(table: Table, out: Out, command: events.ResolveDispute) -> Refusal | None:
+def resolve_dispute(table: Table, out: Out, command: inputs.ResolveDispute) -> Refusal | None:
     """The open dispute ends with its outcome; its hold clears."""
     dispute = table.dispute
     if dispute is None or dispute.dispute_id != command.dispute_id:
@@ -91,7 +91,7 @@ def resolve_dispute(table: Table, out: Out, command: events.ResolveDispute) -> R
     return None
 
 
-def confirm_result(table: Table, out: Out, command: events.ConfirmResult) -> Refusal | None:
+def confirm_result(table: Table, out: Out, command: inputs.ConfirmResult) -> Refusal | None:
     """The second source agrees with the result that waits (published now), or does not."""
     waiting = table.unconfirmed
     if waiting is None or waiting.round_id != command.round_id or table.result_rejected:
@@ -131,7 +131,7 @@ def precheck(table: Table, command: Command) -> Refusal | None:
     waiting = table.unconfirmed
     if waiting is None:
         return None
-    if isinstance(command, events.VoidRound | events.CorrectResult):
+    if isinstance(command, inputs.VoidRound | inputs.CorrectResult):
         if command.round_id == waiting.round_id:
             return None
     elif not isinstance(command, _STARTS_A_ROUND):
@@ -145,8 +145,8 @@ def settles_waiting(table: Table, command: Command) -> bool:
     waiting = table.unconfirmed
     if waiting is None:
         return False
-    if isinstance(command, events.VoidShoe):
+    if isinstance(command, inputs.VoidShoe):
         return True
-    return (isinstance(command, events.VoidRound | events.CorrectResult)
+    return (isinstance(command, inputs.VoidRound | inputs.CorrectResult)
             and command.round_id == waiting.round_id)
 

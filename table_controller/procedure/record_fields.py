@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from table_controller.contract.payloads.state import BetLimits
 from table_controller.procedure.limits import limits_from_data
-from table_controller.procedure.state_payloads import BetLimits
 from table_controller.rules.cards import Card, CardError, parse_cards
 
 

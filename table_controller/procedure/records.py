@@ -32,12 +32,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from table_controller.procedure import events
-from table_controller.procedure.board_payloads import Odds
+from table_controller.contract.payloads.base import ABSENT
+from table_controller.contract.payloads.board import Odds
+from table_controller.procedure import inputs
 from table_controller.procedure.command_records import command_from_record
-from table_controller.procedure.events import Command, Input
+from table_controller.procedure.inputs import Command, Input
 from table_controller.procedure.limits import limits_data
-from table_controller.procedure.payload_base import ABSENT
 from table_controller.procedure.record_fields import BadRecord, read_text
 from table_controller.procedure.report_records import REPORT_READERS
 from table_controller.rules.cards import Card
@@ -108,25 +108,25 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
     """The record of an input; :func:`input_from_record` reads it back to an equal input."""
     record: dict[str, object] = {"v": INPUT_RECORD_VERSION, "at": event.at}
     match event:
-        case events.CardDrawn(card=card):
+        case inputs.CardDrawn(card=card):
             record["card"] = card.code
-        case events.CutCardDrawn():
+        case inputs.CutCardDrawn():
             record["cut"] = True
-        case events.CardMisread():
+        case inputs.CardMisread():
             record["misread"] = True
-        case events.FramesLost(count=count):
+        case inputs.FramesLost(count=count):
             record["frames_lost"] = count
-        case events.ReaderWentOffline():
+        case inputs.ReaderWentOffline():
             record["reader"] = "offline"
-        case events.ReaderCameBack():
+        case inputs.ReaderCameBack():
             record["reader"] = "online"
-        case events.RuntimeFailed(message=message):
+        case inputs.RuntimeFailed(message=message):
             record["runtime_failed"] = message
-        case events.SoftwareModified(message=message, details=details):
+        case inputs.SoftwareModified(message=message, details=details):
             record["software_modified"] = {"message": message, "details": dict(details)}
-        case events.LimitsConfigured(currency=currency, limits=limits):
+        case inputs.LimitsConfigured(currency=currency, limits=limits):
             record["limits_configured"] = {"currency": currency, "limits": limits_data(limits)}
-        case events.RoundAssessed():
+        case inputs.RoundAssessed():
             record["assessed"] = {
                 "shoe_id": event.shoe_id,
                 "round_no": event.round_no,
@@ -152,33 +152,33 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
 
 def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911, PLR0912
     match command:
-        case events.StartNewShoe(shoe_id=shoe_id):
+        case inputs.StartNewShoe(shoe_id=shoe_id):
             return {} if shoe_id is None else {"shoe_id": shoe_id}
-        case events.VoidRound(round_id=round_id):
+        case inputs.VoidRound(round_id=round_id):
             return {"round_id": round_id}
-        case events.EnterCard(card=card):
+        case inputs.EnterCard(card=card):
             return {"card": card.code}
-        case events.CorrectResult(round_id=round_id, player=player, banker=banker):
+        case inputs.CorrectResult(round_id=round_id, player=player, banker=banker):
             return {
                 "round_id": round_id,
                 "player": card_codes(player),
                 "banker": card_codes(banker),
             }
-        case events.DroppedCard(read=read):
+        case inputs.DroppedCard(read=read):
             return {"read": read}
-        case events.SignIn(staff_id=staff_id, name=name, role=role):
+        case inputs.SignIn(staff_id=staff_id, name=name, role=role):
             return {"staff_id": staff_id, "name": name, "role": role.value}
-        case events.SignOut(staff_id=staff_id):
+        case inputs.SignOut(staff_id=staff_id):
             return {"staff_id": staff_id}
-        case events.OpenDispute(reason=reason, round_ids=round_ids):
+        case inputs.OpenDispute(reason=reason, round_ids=round_ids):
             return {"reason": reason, "rounds": list(round_ids)}
-        case events.ResolveDispute(dispute_id=dispute_id, outcome=outcome):
+        case inputs.ResolveDispute(dispute_id=dispute_id, outcome=outcome):
             return {"dispute_id": dispute_id, "outcome": outcome}
-        case events.Acknowledge(alarm=alarm):
+        case inputs.Acknowledge(alarm=alarm):
             return {"alarm": alarm}
-        case events.ConfirmResult(round_id=round_id, agrees=agrees):
+        case inputs.ConfirmResult(round_id=round_id, agrees=agrees):
             return {"round_id": round_id, "agrees": agrees}
-        case events.SetLimits(limits=limits):
+        case inputs.SetLimits(limits=limits):
             return {"limits": limits_data(limits)}
         case _:
             return {}

@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from table_controller.procedure.board_payloads import BetOdds, Odds
-from table_controller.procedure.events import (
+from table_controller.contract.payloads.base import ABSENT
+from table_controller.contract.payloads.board import BetOdds, Odds
+from table_controller.procedure.inputs import (
     AssessmentAlarm,
     CardDrawn,
     CardMisread,
@@ -31,7 +32,6 @@ from table_controller.procedure.events import (
     SoftwareModified,
 )
 from table_controller.procedure.limits import CURRENCY_PATTERN
-from table_controller.procedure.payload_base import ABSENT
 from table_controller.procedure.record_fields import (
     BadRecord,
     read_card,

@@ -10,10 +10,9 @@ attributed, never the game. One dealer at a time: a dealer's sign-in ends the la
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import RefusalCode, StaffRole
-from table_controller.procedure.events import SignIn, SignOut
-from table_controller.procedure.pit_payloads import StaffChanged
-from table_controller.procedure.states import Phase
+from table_controller.contract.codes import Phase, RefusalCode, StaffRole
+from table_controller.contract.payloads.pit import StaffChanged
+from table_controller.procedure.inputs import SignIn, SignOut
 from table_controller.procedure.table import Out, Refusal, Table
 
 #: Phases in which the cards in play are the dealer's: a dealer required cannot just leave.

@@ -25,28 +25,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-
-class Phase(enum.StrEnum):
-    """Where the table is in its shoe."""
-
-    #: No shoe has been started yet.
-    NO_SHOE = "no_shoe"
-    #: A new shoe: the first card is turned face up to tell how many cards to burn.
-    BURN_CARD = "burn_card"
-    #: Burning the cards the first card ordered.
-    BURNING = "burning"
-    #: Between rounds: waiting for ``open_betting`` or, with no betting phase, the next deal.
-    BETWEEN_ROUNDS = "between_rounds"
-    #: Bets are being taken: a card now is an exposed card.
-    BETTING = "betting"
-    #: The round's cards are expected, as the drawing rules call for them.
-    DEALING = "dealing"
-    #: The shoe ended (cut card) or was voided; waiting for ``new_shoe``.
-    SHOE_OVER = "shoe_over"
-    #: Dealing is stopped over one of the phases of ``HOLDABLE`` (shown, never stored).
-    HELD = "held"
-    #: The core hit a bug, or the runtime could not carry out an input: held until ``void_shoe``.
-    FAULTED = "faulted"
+from table_controller.contract.codes import Phase
 
 
 class Trigger(enum.StrEnum):

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from table_controller.procedure import commands, dealing, faults, limits, shoe_flow, stream
-from table_controller.procedure.codes import AlarmCode, HoldReason, ShoeEndReason, VoidReason
+from table_controller.contract.codes import AlarmCode, HoldReason, Phase, ShoeEndReason, VoidReason
+from table_controller.contract.frozen import fast_init
+from table_controller.procedure import dealing, faults, limits, shoe_flow, stream, supervision
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     Command,
     CorrectResult,
     DroppedCard,
@@ -27,9 +28,8 @@ from table_controller.procedure.events import (
     VoidRound,
     VoidShoe,
 )
-from table_controller.procedure.frozen import fast_init
 from table_controller.procedure.shoe import Shoe
-from table_controller.procedure.states import CARD_STEPS, Handler, Phase
+from table_controller.procedure.states import CARD_STEPS, Handler
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
 from table_controller.rules.cards import Card, all_cards
 
@@ -236,7 +236,7 @@ class Steps:
 
     def _new_shoe(self, step: Step, out: Out) -> Phase | Refusal:
         command = self._given_as(step, StartNewShoe, Handler.NEW_SHOE)
-        return commands.new_shoe(self._table, out, command)
+        return supervision.new_shoe(self._table, out, command)
 
     def _open_betting(self, _step: Step, out: Out) -> Phase:
         return dealing.open_betting(self._table, out, self._table.in_play())
@@ -268,14 +268,14 @@ class Steps:
             reason = VoidReason.MISREAD if misread else VoidReason.SUPERVISOR
             self._void_in_play(out, reason, operator=command.operator)
             return self._round_over(out)
-        refusal = commands.void_settled(table.in_play(), out, command)
+        refusal = supervision.void_settled(table.in_play(), out, command)
         return table.phase if refusal is None else refusal
 
     def _void_shoe(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
         command = self._given_as(step, VoidShoe, Handler.VOID_SHOE)
         shoe = table.in_play()
-        refusal = commands.refuse_void_shoe(shoe)
+        refusal = supervision.refuse_void_shoe(shoe)
         if refusal is not None:
             return refusal
         rounds: tuple[str, ...] = ()
@@ -285,14 +285,14 @@ class Steps:
             self._void_in_play(out, VoidReason.SHOE_VOIDED, operator=command.operator)
         else:
             discarded = tuple(table.pending_cards())
-        commands.shoe_voided(table, out, command, rounds=rounds, discarded=discarded)
+        supervision.shoe_voided(table, out, command, rounds=rounds, discarded=discarded)
         shoe.ended = True
         return Phase.SHOE_OVER
 
     def _manual_card(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
         command = self._given_as(step, EnterCard, Handler.MANUAL_CARD)
-        refusal = commands.refuse_entry(table, table.in_play(), command.card)
+        refusal = supervision.refuse_entry(table, table.in_play(), command.card)
         if refusal is not None:
             return refusal
         if table.gap == 0:
@@ -308,7 +308,7 @@ class Steps:
     def _correct_result(self, step: Step, out: Out) -> Phase | Refusal:
         table = self._table
         command = self._given_as(step, CorrectResult, Handler.CORRECT_RESULT)
-        refusal = commands.correct(table, out, table.in_play(), command)
+        refusal = supervision.correct(table, out, table.in_play(), command)
         return table.phase if refusal is None else refusal
 
     def _set_limits(self, step: Step, out: Out) -> Phase | Refusal:

@@ -13,7 +13,7 @@ dealer drew for one may still be entered, and is then counted out of the shoe an
 
 from __future__ import annotations
 
-from table_controller.procedure.codes import AlarmCode, HoldReason
+from table_controller.contract.codes import AlarmCode, HoldReason
 from table_controller.procedure.table import Item, Out, Table, last_round_id
 from table_controller.rules.cards import Card
 

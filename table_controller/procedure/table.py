@@ -18,26 +18,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from table_controller.procedure.board_payloads import AskMarks, Roads
-from table_controller.procedure.codes import (
+from table_controller.contract.codes import (
     AlarmCode,
     CutCardWhen,
     HoldReason,
     Lamp,
+    Phase,
     RefusalCode,
     ShoeEndReason,
 )
+from table_controller.contract.frozen import builder
+from table_controller.contract.payloads.base import ABSENT, Absent, Payload
+from table_controller.contract.payloads.board import AskMarks, Roads
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.contract.payloads.round import PromptShown
+from table_controller.contract.payloads.shoe import LastRound, ShoeEnded
+from table_controller.contract.payloads.state import DisputeFields, TableLimits
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.frozen import builder
-from table_controller.procedure.payload_base import ABSENT, Absent, Payload
-from table_controller.procedure.pit_payloads import AlarmRaised
 from table_controller.procedure.round import RoundCards
-from table_controller.procedure.round_payloads import PromptShown
 from table_controller.procedure.shoe import Shoe
-from table_controller.procedure.shoe_payloads import LastRound, ShoeEnded
-from table_controller.procedure.state_payloads import DisputeFields, TableLimits
-from table_controller.procedure.states import HOLDABLE, Phase
+from table_controller.procedure.states import HOLDABLE
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import DerivedRoad
 from table_controller.rules.tableau import Coup, Winner

@@ -13,7 +13,7 @@ analysis (about a millisecond, more at a shoe's first round) runs off the dealin
    the shoe so far;
 3. :meth:`RoundAdvisor.conclude`, back on the loop: which alarms are new (each edge crossing
    once, each shuffle finding once a shoe), which bets dynamic windows suspend, and the odds
-   payload, as a :class:`~table_controller.procedure.events.RoundAssessed` input. The runtime
+   payload, as a :class:`~table_controller.procedure.inputs.RoundAssessed` input. The runtime
    journals it and hands it to the procedure like any input, so ``replay`` of a journal
    publishes it at the same place.
 
@@ -36,9 +36,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from table_controller.procedure.board_payloads import BetOdds, Odds
-from table_controller.procedure.codes import AlarmCode
-from table_controller.procedure.events import (
+from table_controller.contract.codes import AlarmCode
+from table_controller.contract.payloads.board import BetOdds, Odds
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.procedure.inputs import (
     AssessmentAlarm,
     CardDrawn,
     CardMisread,
@@ -47,7 +48,6 @@ from table_controller.procedure.events import (
     RoundAssessed,
 )
 from table_controller.procedure.machine import ShoeCount
-from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.protection.edge import (
     DEFAULT_EDGE_THRESHOLD,
     DynamicWindows,

@@ -25,8 +25,8 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from table_controller.procedure.events import CardDrawn, CutCardDrawn, Input
-from table_controller.procedure.state_payloads import TableSnapshot
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.procedure.inputs import CardDrawn, CutCardDrawn, Input
 from table_controller.rules.composition import CARD_INDEX, CARD_ORDER
 from table_controller.rules.variants import Reshuffle, Variant
 

@@ -28,21 +28,22 @@ from typing import Final
 
 import structlog
 
-from table_controller.procedure.codes import RefusalCode
-from table_controller.procedure.controller_payloads import CommandReply
-from table_controller.procedure.events import COMMANDS, Command, Input
-from table_controller.procedure.records import input_to_record
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import OutgoingMessage, answer_message, reply_from_wire
-from table_controller.publishing.recall import (
+from table_controller.contract.codes import RefusalCode
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.controller import CommandReply
+from table_controller.history.recall import (
     RecallBook,
     carries_recall,
     recall_answer,
     recalled_again,
 )
-from table_controller.runtime.journal_format import (
+from table_controller.procedure.inputs import COMMANDS, Command, Input
+from table_controller.procedure.records import input_to_record
+from table_controller.runtime.interpreter import answer_message, reply_from_wire
+from table_controller.runtime.journal.format import (
     ANSWER_KEY,
     ASKED_KEY,
     AUDIT_ROW,

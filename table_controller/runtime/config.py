@@ -37,6 +37,9 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
+from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.payloads.state import DEFAULT_CURRENCY, BetLimits
+from table_controller.history.recall import RECALLS_PER_MINUTE
 from table_controller.procedure.limits import (
     CURRENCY_PATTERN,
     decimal_amount,
@@ -44,16 +47,13 @@ from table_controller.procedure.limits import (
     limits_problem,
     stake_amount,
 )
-from table_controller.procedure.state_payloads import DEFAULT_CURRENCY, BetLimits
-from table_controller.publishing.http_limits import (
+from table_controller.screens.http_limits import (
     IDLE_TIMEOUT_S,
     MAX_CONNECTIONS,
     MAX_PER_CLIENT,
     REQUEST_TIMEOUT_S,
     ListenerLimits,
 )
-from table_controller.publishing.mqtt_settings import DEFAULT_TOPIC_PREFIX
-from table_controller.publishing.recall import RECALLS_PER_MINUTE
 
 ENV_PREFIX = "TABLE_CONTROLLER_"
 #: Serial speeds the shoe protocol names (shoe-protocol.md, "Physical layer").
@@ -385,7 +385,7 @@ class Settings(BaseSettings):
     @field_validator("display_language", "board_language")
     @classmethod
     def _language(cls, value: str) -> str:
-        from table_controller.publishing.languages import LANGUAGES, language_for  # noqa: PLC0415
+        from table_controller.screens.languages import LANGUAGES, language_for  # noqa: PLC0415
 
         language = language_for(value)
         if language is None:
@@ -396,7 +396,7 @@ class Settings(BaseSettings):
     @classmethod
     def _secret(cls, value: SecretStr | None) -> SecretStr | None:
         # Imported here: the command contract is heavy and a table without a secret needs none.
-        from table_controller.publishing.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
+        from table_controller.ingress.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
 
         if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
             raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")

@@ -39,8 +39,6 @@ import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from table_controller.publishing.http_limits import ListenerLimits
-from table_controller.publishing.http_site import SiteServer
 from table_controller.runtime.metrics import (
     READER_CONNECTED,
     LinkView,
@@ -51,6 +49,8 @@ from table_controller.runtime.metrics import (
     Vitals,
 )
 from table_controller.runtime.service import TableService
+from table_controller.screens.http_limits import ListenerLimits
+from table_controller.screens.web.site import SiteServer
 
 _LOG = structlog.get_logger("table_controller.health")
 #: More messages than this waiting for the broker means the backend is falling behind: about

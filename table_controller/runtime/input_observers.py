@@ -14,8 +14,8 @@ from typing import TypeAlias
 
 import structlog
 
-from table_controller.procedure.events import Input
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.procedure.inputs import Input
 from table_controller.runtime.deferred_log import describe_failure
 
 _LOG = structlog.get_logger("table_controller.service")

@@ -15,15 +15,15 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
-from table_controller.publishing.messages import dumps
-from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.sealing import EdgeFields, Seal, sealed, with_edge_fields
+from table_controller.contract.envelope import dumps
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.sealing import EdgeFields, Seal, sealed, with_edge_fields
 
 
 class JsonLinesSink:
     """Appends messages to ``path`` (flushed per input), numbering them with ``seq``.
 
-    ``edge_fields`` and ``seal`` are the outbox's (``publishing/sealing.py``): the copy carries
+    ``edge_fields`` and ``seal`` are the outbox's (``contract/sealing.py``): the copy carries
     the same ``software`` and is signed the same way.
     """
 

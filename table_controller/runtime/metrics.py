@@ -27,11 +27,11 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from table_controller.procedure.board_payloads import PaceFigures, Stats
-from table_controller.procedure.codes import AlarmCode, EventType, ReaderState
-from table_controller.procedure.events import CardDrawn, Input
-from table_controller.procedure.pit_payloads import AlarmRaised
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.contract.codes import AlarmCode, EventType, ReaderState
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.board import PaceFigures, Stats
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.procedure.inputs import CardDrawn, Input
 
 if TYPE_CHECKING:
     from table_controller.runtime.service import TableService
@@ -49,7 +49,7 @@ READER_NONE: Final = "none"
 
 
 class LinkCountersView(Protocol):
-    """What :class:`~table_controller.publishing.mqtt_link.LinkCounters` tells (read only)."""
+    """What :class:`~table_controller.mqtt.client.link.LinkCounters` tells (read only)."""
 
     @property
     def connects(self) -> int: ...
@@ -62,7 +62,7 @@ class LinkCountersView(Protocol):
 
 
 class LinkView(Protocol):
-    """The part of :class:`~table_controller.publishing.mqtt_link.MqttLink` watched here."""
+    """The part of :class:`~table_controller.mqtt.client.link.MqttLink` watched here."""
 
     @property
     def connected(self) -> bool: ...

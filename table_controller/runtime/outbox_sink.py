@@ -31,15 +31,15 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from table_controller.publishing.messages import utc_text
-from table_controller.publishing.outbox import (
+from table_controller.contract.envelope import utc_text
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.sealing import EdgeFields, with_edge_fields
+from table_controller.mqtt.outbox import (
     Outbox,
     OutboxMessage,
     OutboxRow,
     stamp,
 )
-from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.sealing import EdgeFields, with_edge_fields
 from table_controller.runtime.service_ports import MessageSink
 
 

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from drivers.events import Delivery
-from table_controller.procedure.events import Input
+from table_controller.procedure.inputs import Input
 
 
 @dataclass(slots=True)

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from drivers import events as reader
-from table_controller.procedure.codes import ReaderState
-from table_controller.procedure.events import (
+from table_controller.contract.codes import ReaderState
+from table_controller.procedure.inputs import (
     CardDrawn,
     CardMisread,
     CutCardDrawn,

@@ -18,11 +18,11 @@ from typing import TypeAlias
 
 import structlog
 
-from table_controller.publishing.command_args import ResendArgs
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.outbox import OutboxError
-from table_controller.publishing.request_limit import RequestRateLimit
-from table_controller.publishing.resend import Republished, range_problem, resend_reply
+from table_controller.contract.commands.args import ResendArgs
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.ingress.request_limit import RequestRateLimit
+from table_controller.mqtt.outbox import OutboxError
+from table_controller.mqtt.resend import Republished, range_problem, resend_reply
 
 #: Publishes ``first..last`` again (the MQTT link's ``republisher.republish``).
 Republish: TypeAlias = Callable[[int, int], Awaitable[Republished]]

@@ -18,7 +18,7 @@ For each input, in the order received (one queue, one processing task):
 If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD, the
 screens show the hold (``journal_listeners``), nothing is acknowledged or acted on, and the
 input waits until it is recorded, so nothing is lost and nothing is acted on unrecorded
-(``runtime/writer_thread.py``). Commands are refused at once meanwhile (``journal_unavailable``):
+(``runtime/journal/writer.py``). Commands are refused at once meanwhile (``journal_unavailable``):
 none could be recorded first. Their replies, and the answers given at the edge, are recorded
 nowhere and published without a ``seq`` (``unrecorded``), never taking a number that a restart
 could give another message. On start the journal is replayed through the same procedure, so
@@ -42,22 +42,18 @@ import structlog
 
 from drivers.events import LineRejected, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.procedure.board_payloads import Stats
-from table_controller.procedure.codes import Lamp, ReaderState
+from table_controller.contract.codes import Lamp, ReaderState
+from table_controller.contract.envelope import utc_text
+from table_controller.contract.journal_refusal import JournalRefusal, refusal_reply
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.board import Stats
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.history.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.procedure.decisions import Decision
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import Input, RuntimeFailed, not_carried_out
+from table_controller.procedure.inputs import Input, RuntimeFailed, not_carried_out
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
-from table_controller.procedure.state_payloads import TableSnapshot
-from table_controller.publishing.journal_refusal import JournalRefusal, refusal_reply
-from table_controller.publishing.messages import utc_text
-from table_controller.publishing.outgoing import (
-    DecisionInterpreter,
-    OutgoingMessage,
-    reply_from_wire,
-)
-from table_controller.publishing.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import (
     COMMAND_TYPES,
@@ -67,8 +63,15 @@ from table_controller.runtime.command_replies import (
 )
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.input_observers import InputObserver, InputObservers
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import ANSWER_KEY, ASKED_KEY, AUDIT_ROW, INPUT_ROW
+from table_controller.runtime.interpreter import DecisionInterpreter, reply_from_wire
+from table_controller.runtime.journal.format import (
+    ANSWER_KEY,
+    ASKED_KEY,
+    AUDIT_ROW,
+    INPUT_ROW,
+)
+from table_controller.runtime.journal.journal import Journal
+from table_controller.runtime.journal.writer import WriterThread
 from table_controller.runtime.queued_input import QueuedInput
 from table_controller.runtime.reader_input import reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
@@ -82,7 +85,6 @@ from table_controller.runtime.service_ports import (
 )
 from table_controller.runtime.shoe_feed import feed_shoe
 from table_controller.runtime.virtual_draws import VirtualDraws
-from table_controller.runtime.writer_thread import WriterThread
 
 _LOG = structlog.get_logger("table_controller.service")
 

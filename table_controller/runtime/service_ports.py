@@ -8,11 +8,11 @@ from typing import Protocol
 
 from drivers.events import Delivery, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.procedure.events import Input, RoundAssessed
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.procedure.inputs import Input, RoundAssessed
 from table_controller.procedure.machine import ShoeCount
-from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.protection.advisor import Analysis, AssessmentRequest
-from table_controller.publishing.outgoing import OutgoingMessage
 
 
 class MessageSink(Protocol):

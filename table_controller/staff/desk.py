@@ -7,8 +7,8 @@ and never goes further: the table procedure, and so the journal, get only the ve
 ``staff_id``, ``name`` and ``role``. An unknown id and a wrong PIN get the same answer, after
 the same hashing time.
 
-Wrong PINs are counted per staff id and per client (``publishing/pin_lockout.py``,
-:class:`~table_controller.publishing.pin_lockout.StaffGuessLimits`), and a check is counted
+Wrong PINs are counted per staff id and per client (``screens/pin_lockout.py``,
+:class:`~table_controller.screens.pin_lockout.StaffGuessLimits`), and a check is counted
 before its PIN is hashed: nothing is awaited between looking at a lock and counting the
 attempt, so requests sent in parallel cannot all pass a lock that the first few would set.
 
@@ -31,10 +31,10 @@ from typing import Final
 import structlog
 from pwdlib import PasswordHash
 
-from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.command_args import STAFF_ID_PATTERN
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.pin_lockout import (
+from table_controller.contract.codes import StaffRole
+from table_controller.contract.commands.args import STAFF_ID_PATTERN
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.screens.pin_lockout import (
     MAX_PIN_FAILURES,
     PIN_LOCKOUT_S,
     PinRefusal,
@@ -73,7 +73,7 @@ class StaffDesk:
         path: the register file; ``None``: no register (sign-in is refused).
         max_failures, lockout_s: wrong PINs in a row before a staff id is locked, and for how
             long (a client is locked after ``CLIENT_FAILURES_FACTOR`` times as many,
-            ``publishing/pin_lockout.py``).
+            ``screens/pin_lockout.py``).
         clock: monotonic seconds, for the lock.
         hasher: the PIN hasher (tests use a cheap one).
     """

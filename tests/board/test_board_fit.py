@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from table_controller.publishing.languages import Catalogues
+from table_controller.screens.languages import Catalogues
 from tests.board.board_pages import board_page, read_board
 from tests.display.display_harness import assert_fits, running_table
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from table_controller.publishing.languages import LANGUAGES
+from table_controller.screens.languages import LANGUAGES
 from tests.board.board_pages import FULL_HD, board_page, shown, to_a_result
 from tests.display.display_harness import ROOT, running_table
 from tests.support.glyphs import assert_drawn_in, on_one_screen

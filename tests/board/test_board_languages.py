@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, ViewportSize, expect
 
-from table_controller.publishing.languages import LANGUAGES, Catalogues
+from table_controller.screens.languages import LANGUAGES, Catalogues
 from tests.board.board_pages import board_page, read_board
 from tests.display.display_harness import running_table
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, expect
 
-from table_controller.publishing.languages import Catalogues
+from table_controller.screens.languages import Catalogues
 from tests.board.board_pages import FULL_HD, board_page
 from tests.mosquitto import Mosquitto
 from tests.support.backend import listening

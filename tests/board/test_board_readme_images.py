@@ -21,7 +21,7 @@ import pytest
 from PIL import Image, ImageChops
 from playwright.async_api import Browser
 
-from table_controller.procedure.state_payloads import BetLimits, TableLimits
+from table_controller.contract.payloads.state import BetLimits, TableLimits
 from tests.board.board_pages import FULL_HD, board_page, shown, to_a_result
 from tests.display.display_harness import ROOT, running_table, seed_for_the_scoreboards
 

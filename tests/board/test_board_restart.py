@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 from playwright.async_api import Browser, expect
 
-from table_controller.publishing.languages import Catalogues
+from table_controller.screens.languages import Catalogues
 from tests.board.board_pages import board_page, read_board
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port

@@ -6,24 +6,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from table_controller.procedure.codes import HoldReason, PromptAction
+from table_controller.contract.codes import HoldReason, PromptAction
+from table_controller.contract.envelope import JsonValue, fields_of
+from table_controller.contract.journal_refusal import JournalRefusal
+from table_controller.contract.payloads.round import RoundSettled
+from table_controller.contract.payloads.state import TableState
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.round_payloads import RoundSettled
-from table_controller.procedure.state_payloads import TableState
-from table_controller.publishing.board_view import (
+from table_controller.rules.bets import BETS
+from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.screens.board.view import (
     STATUS_TEXTS,
     BoardModel,
     bets_view,
     limits_view,
     status_kind,
 )
-from table_controller.publishing.display_limits import BET_NAMES, MAIN_BETS
-from table_controller.publishing.journal_refusal import JournalRefusal
-from table_controller.publishing.languages import Catalogues
-from table_controller.publishing.messages import JsonValue, fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter
-from table_controller.rules.bets import BETS
-from table_controller.rules.variants import VARIANTS
+from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS
+from table_controller.screens.languages import Catalogues
 from tests.display.display_harness import outgoing
 from tests.support.dealing import dealer_inputs, seeded_shoe
 from tests.support.snapshots import snapshot

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from table_controller.demo.processes import start_broker
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

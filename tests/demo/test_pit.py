@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.contract.codes import Phase
 from table_controller.demo.pit import (
     MIN_CARD_S,
     OPERATOR,
@@ -26,7 +27,6 @@ from table_controller.demo.pit import (
     StatusSeen,
     pit_input,
 )
-from table_controller.procedure.states import Phase
 
 PACE = Pace(card_s=1.0, betting_s=5.0, between_rounds_s=3.0, shoe_change_s=4.0)
 

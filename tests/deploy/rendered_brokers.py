@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.deploy.conftest import MOSQUITTO_DIR, require_program
 from tests.mosquitto import port_open
 from tests.support.ports import free_port

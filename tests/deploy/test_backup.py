@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from tests.deploy.conftest import BACKUP_SCRIPT, table_controller_program
 
 TABLE = "T07"

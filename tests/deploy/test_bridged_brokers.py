@@ -24,8 +24,8 @@ import aiomqtt
 import pytest
 import trustme
 
-from table_controller.publishing.mqtt_client import new_client
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.client.connect import new_client
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
 from tests.deploy.conftest import MOSQUITTO_DIR
 from tests.deploy.rendered_brokers import Broker, rendered_broker
 from tests.support.subscriptions import collect, quiet

@@ -4,7 +4,7 @@
 ``deploy/mosquitto/mosquitto.conf`` is used line for line, localised by
 ``tests/deploy/rendered_brokers.py``; the logins come from ``create-passwords.sh``, the ACL is
 ``acl.example`` as shipped, and the clients are the project's own
-(``table_controller.publishing.mqtt_*``) over TLS, checking the broker's certificate. Every
+(``table_controller.mqtt.client``) over TLS, checking the broker's certificate. Every
 refusal is shown next to a positive control: with mosquitto a denied publish looks like a
 success to the publisher (STACK.md pitfall 2).
 """
@@ -20,9 +20,9 @@ import aiomqtt
 import pytest
 import trustme
 
-from table_controller.publishing.authorisation import AuthorisationPolicy, acl_rules
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.ingress.authorisation import AuthorisationPolicy, acl_rules
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.deploy.conftest import EXAMPLE_TOML, MOSQUITTO_DIR
 from tests.deploy.rendered_brokers import Broker, rendered_broker
 from tests.support.subscriptions import collect, quiet

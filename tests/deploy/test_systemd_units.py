@@ -18,8 +18,8 @@ import pytest
 
 from table_controller.cli import USAGE_ERROR, build_parser
 from table_controller.cli.run import JOURNAL_FAULT, JOURNAL_IN_USE, SOFTWARE_MODIFIED
-from table_controller.publishing.http_limits import descriptors_needed
 from table_controller.runtime.config import load_settings
+from table_controller.screens.http_limits import descriptors_needed
 from tests.deploy.conftest import (
     BACKUP_SCRIPT,
     BACKUP_TIMER,

@@ -22,24 +22,25 @@ import pytest
 from playwright.async_api import Page
 
 from drivers.events import CardMisread, CardSeen, CutCardSeen, ReaderEvent
-from table_controller.procedure.board_payloads import Roads
-from table_controller.procedure.codes import CutCardWhen
+from table_controller.contract.codes import CutCardWhen
+from table_controller.contract.envelope import JsonValue, fields_of
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.board import Roads
+from table_controller.contract.payloads.shoe import LastRound
+from table_controller.contract.payloads.state import TableLimits, TableSnapshot, TableState
 from table_controller.procedure.decisions import Decision, Publish
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     Input,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.shoe_payloads import LastRound
-from table_controller.procedure.state_payloads import TableLimits, TableSnapshot, TableState
-from table_controller.publishing.display_view import DisplayModel
-from table_controller.publishing.http_limits import ListenerLimits
-from table_controller.publishing.messages import JsonValue, fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.web import DisplayServer
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.service import TableService
+from table_controller.screens.dealer.app import DisplayServer
+from table_controller.screens.dealer.view import DisplayModel
+from table_controller.screens.http_limits import ListenerLimits
 from table_controller.staff.desk import StaffDesk
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
 from tests.support.links import ListSink, MemoryLink

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.languages import (
+from table_controller.screens.languages import (
     LANGUAGES,
     SCREENS,
     CatalogueError,

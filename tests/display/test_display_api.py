@@ -16,25 +16,25 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.procedure.board_payloads import AskMarks, Roads
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_parsing import CommandRejection, parse_command
-from table_controller.publishing.event_streams import STREAM_BACKLOG
-from table_controller.publishing.event_streams import EventStream as QueuedStream
-from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.publishing.pin_lockout import (
-    CLIENT_FAILURES_FACTOR,
-    MAX_PIN_FAILURES,
-    PIN_LOCKOUT_S,
-)
-from table_controller.publishing.web import (
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.board import AskMarks, Roads
+from table_controller.ingress.parsing import CommandRejection, parse_command
+from table_controller.rules.roads import Scoreboard
+from table_controller.screens.dealer.app import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     MAX_BODY_BYTES,
     STATIC_DIR,
     DisplayServer,
 )
-from table_controller.rules.roads import Scoreboard
+from table_controller.screens.pin_lockout import (
+    CLIENT_FAILURES_FACTOR,
+    MAX_PIN_FAILURES,
+    PIN_LOCKOUT_S,
+)
+from table_controller.screens.web.event_streams import STREAM_BACKLOG
+from table_controller.screens.web.event_streams import EventStream as QueuedStream
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import default_hasher
 from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import layout_grid
 from tests.display.display_harness import (

@@ -21,9 +21,9 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.publishing.board_web import BoardServer
-from table_controller.publishing.http_limits import ListenerLimits, LogThrottle
-from table_controller.publishing.http_listener import AcceptFailures, Refusal
+from table_controller.screens.board.app import BoardServer
+from table_controller.screens.http_limits import ListenerLimits, LogThrottle
+from table_controller.screens.web.listener import AcceptFailures, Refusal
 from tests.display.display_harness import Table, running_table
 from tests.support.held_connections import HALF_SENT, connect, held_connections, turned_away
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
+from table_controller.contract.payloads.round import RoundSettled
 from table_controller.procedure.decisions import Publish
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.round_payloads import RoundSettled
-from table_controller.publishing.languages import LANGUAGES
 from table_controller.rules.variants import VARIANTS
+from table_controller.screens.languages import LANGUAGES
 from tests.display.display_harness import Table, assert_fits, running_table
 from tests.display.test_display_limits import LIMITS
 from tests.display.texts import in_words

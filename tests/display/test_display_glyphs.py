@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from table_controller.publishing.languages import LANGUAGES
+from table_controller.screens.languages import LANGUAGES
 from tests.display.display_harness import SETTLED, running_table
 from tests.support.glyphs import assert_drawn_in, on_one_screen
 

@@ -16,8 +16,8 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.publishing.board_web import BoardServer
-from table_controller.publishing.web_policy import HostCheck
+from table_controller.screens.board.app import BoardServer
+from table_controller.screens.web.policy import HostCheck
 from tests.display.display_harness import PIN, Table, running_table
 
 FOREIGN = "rebound.example"

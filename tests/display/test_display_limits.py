@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from table_controller.procedure.state_payloads import BetLimits, TableLimits
+from table_controller.contract.payloads.state import BetLimits, TableLimits
 from tests.display.display_harness import PIN, assert_fits, running_table
 
 pytestmark = pytest.mark.browser

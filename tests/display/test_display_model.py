@@ -13,27 +13,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.procedure import events
-from table_controller.procedure.codes import AlarmCode, HoldReason, RefusalCode, VoidReason
-from table_controller.procedure.controller_payloads import CommandReply
-from table_controller.procedure.decisions import CommandRefused, Publish
-from table_controller.procedure.events import Command, Input
-from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import AlarmRaised
-from table_controller.procedure.round_payloads import BettingOpened, RoundSettled, RoundVoided
-from table_controller.procedure.shoe_payloads import ShoeStarted
-from table_controller.procedure.state_payloads import (
+from table_controller.contract.codes import AlarmCode, HoldReason, Phase, RefusalCode, VoidReason
+from table_controller.contract.envelope import fields_of, to_wire
+from table_controller.contract.journal_refusal import JournalRefusal
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.base import Payload
+from table_controller.contract.payloads.controller import CommandReply
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.contract.payloads.round import BettingOpened, RoundSettled, RoundVoided
+from table_controller.contract.payloads.shoe import ShoeStarted
+from table_controller.contract.payloads.state import (
     BetLimits,
     CardsOnTable,
     DisputeFields,
     TableLimits,
     TableSnapshot,
 )
-from table_controller.procedure.states import Phase
-from table_controller.publishing.display_roads import roads_view
-from table_controller.publishing.display_texts import HOLD_REASONS
-from table_controller.publishing.display_view import (
+from table_controller.procedure import inputs
+from table_controller.procedure.decisions import CommandRefused, Publish
+from table_controller.procedure.inputs import Command, Input
+from table_controller.procedure.machine import TableProcedure
+from table_controller.rules.cards import Card, hand_total
+from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
+from table_controller.rules.tableau import Winner
+from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.screens.dealer.roads import roads_view
+from table_controller.screens.dealer.texts import HOLD_REASONS
+from table_controller.screens.dealer.view import (
     ACKNOWLEDGED_HOLDS,
     DISPLAY_COMMANDS,
     DisplayModel,
@@ -41,13 +48,6 @@ from table_controller.publishing.display_view import (
     hand_view,
     prompt_view,
 )
-from table_controller.publishing.journal_refusal import JournalRefusal
-from table_controller.publishing.messages import fields_of, to_wire
-from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.rules.cards import Card, hand_total
-from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
-from table_controller.rules.tableau import Winner
-from table_controller.rules.variants import VARIANTS
 from tests.display.display_harness import outgoing, shown
 from tests.display.texts import in_words
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
@@ -419,38 +419,38 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
     holds = [hold for hold in state["holds"] if hold in ACKNOWLEDGED_HOLDS]
     match command:
         case "void_round":
-            return events.VoidRound(**common, round_id=round_id)
+            return inputs.VoidRound(**common, round_id=round_id)
         case "correct_result":
-            return events.CorrectResult(**common, round_id=round_id, player=(card, card),
+            return inputs.CorrectResult(**common, round_id=round_id, player=(card, card),
                                         banker=(card, card))  # fmt: skip
         case "manual_card":
-            return events.EnterCard(**common, card=card)
+            return inputs.EnterCard(**common, card=card)
         case "dropped_card":
-            return events.DroppedCard(**common, read=False)
+            return inputs.DroppedCard(**common, read=False)
         case "confirm_result":
-            return events.ConfirmResult(**common, round_id=round_id, agrees=True)
+            return inputs.ConfirmResult(**common, round_id=round_id, agrees=True)
         case "dispute":
-            return events.OpenDispute(
+            return inputs.OpenDispute(
                 **common, reason="a patron's complaint", round_ids=(round_id,)
             )
         case "resolve_dispute":
             dispute = state["dispute"] or {"dispute_id": "T07-D0000"}
-            return events.ResolveDispute(
+            return inputs.ResolveDispute(
                 **common, dispute_id=dispute["dispute_id"], outcome="upheld"
             )
         case "acknowledge":
-            return events.Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+            return inputs.Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
         case "set_limits":
             stake = BetLimits(min=Fraction(10), max=Fraction(1000))
-            return events.SetLimits(**common, limits={"banker": stake})
+            return inputs.SetLimits(**common, limits={"banker": stake})
         case _:
             plain: dict[str, type[Command]] = {
-                "new_shoe": events.StartNewShoe,
-                "open_betting": events.OpenBetting,
-                "close_betting": events.CloseBetting,
-                "deal": events.Deal,
-                "misdeal": events.Misdeal,
-                "void_shoe": events.VoidShoe,
+                "new_shoe": inputs.StartNewShoe,
+                "open_betting": inputs.OpenBetting,
+                "close_betting": inputs.CloseBetting,
+                "deal": inputs.Deal,
+                "misdeal": inputs.Misdeal,
+                "void_shoe": inputs.VoidShoe,
             }
             return plain[command](**common)
 
@@ -470,15 +470,15 @@ def a_busy_table(procedure: TableProcedure, seed: int, steps: int) -> Iterator[I
         common: dict[str, Any] = {"at": 0.0, "operator": "dealer", "command_id": f"c-{n}"}
         roll = rng.random()
         if state["missing_cards"] and roll < 0.5:
-            yield events.EnterCard(**common, card=Card.parse(next(c for c in shoe if c != CUT)))
+            yield inputs.EnterCard(**common, card=Card.parse(next(c for c in shoe if c != CUT)))
         elif roll < 0.04:
-            yield events.CardMisread(at=0.0)
+            yield inputs.CardMisread(at=0.0)
         elif roll < 0.06:
-            yield events.ReaderWentOffline(at=0.0)
+            yield inputs.ReaderWentOffline(at=0.0)
         elif roll < 0.12:
-            yield events.ReaderCameBack(at=0.0)
+            yield inputs.ReaderCameBack(at=0.0)
         elif roll < 0.125:
-            yield events.SoftwareModified(at=0.0, message="the installed files differ")
+            yield inputs.SoftwareModified(at=0.0, message="the installed files differ")
         elif roll < 0.2:
             command = rng.choice(list(DISPLAY_COMMANDS))
             yield as_the_display_sends(command, state, Card.parse("9H"))
@@ -495,23 +495,23 @@ def as_prompted(
     """
     prompt = (state["prompt"] or {}).get("action")
     if prompt == "confirm_result":
-        return events.ConfirmResult(**common, round_id=state["unconfirmed_round_id"], agrees=agrees)
+        return inputs.ConfirmResult(**common, round_id=state["unconfirmed_round_id"], agrees=agrees)
     if prompt in {"burn", "deal", "player_draws", "banker_draws"} or (
         prompt in {"open_betting", "result"} and not state["betting_phase"] and not deal
     ):
         code = next(shoe)
         return (
-            events.CutCardDrawn(at=0.0)
+            inputs.CutCardDrawn(at=0.0)
             if code == CUT
-            else events.CardDrawn(at=0.0, card=Card.parse(code))
+            else inputs.CardDrawn(at=0.0, card=Card.parse(code))
         )
     if prompt in {"open_betting", "result"} and state["betting_phase"]:
-        return (events.CloseBetting if state["phase"] == "betting" else events.OpenBetting)(
+        return (inputs.CloseBetting if state["phase"] == "betting" else inputs.OpenBetting)(
             **common
         )
     if prompt in {"open_betting", "result"}:
-        return events.Deal(**common)
-    return events.StartNewShoe(**common)
+        return inputs.Deal(**common)
+    return inputs.StartNewShoe(**common)
 
 
 @pytest.mark.parametrize(
@@ -608,11 +608,11 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     cards: int, held: bool
 ) -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-    inputs = dealer_inputs(procedure, iter(seeded_shoe(3)))
+    dealt = dealer_inputs(procedure, iter(seeded_shoe(3)))
     for _ in range(cards):
-        procedure.handle(next(inputs))
+        procedure.handle(next(dealt))
     if held:
-        procedure.handle(events.ReaderWentOffline(at=0.0))
+        procedure.handle(inputs.ReaderWentOffline(at=0.0))
     procedure.fault(None, origin="journal row 9", error="RuntimeError: the virtual shoe is empty")
     now = procedure.snapshot()
     state: Any = fields_of(now.state)

@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page
 
-from table_controller.publishing.languages import LANGUAGES, SCREENS, Catalogues
-from table_controller.publishing.web import STATIC_DIR
+from table_controller.screens.dealer.app import STATIC_DIR
+from table_controller.screens.languages import LANGUAGES, SCREENS, Catalogues
 from tests.support.glyphs import (
     GlyphReport,
     RenderedText,

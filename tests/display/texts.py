@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from table_controller.publishing.languages import Catalogues
-from table_controller.publishing.messages import JsonValue
+from table_controller.contract.envelope import JsonValue
+from table_controller.screens.languages import Catalogues
 
 
 @functools.cache

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Final
 
 from drivers.events import ReaderAlarm, ReaderEvent, ReaderHello, ReaderStatus, ShoeState
-from table_controller.procedure import events
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
+from table_controller.contract.payloads.state import BetLimits
+from table_controller.procedure import inputs
 from table_controller.procedure.records import input_to_record
-from table_controller.procedure.state_payloads import BetLimits
 from table_controller.rules.cards import Card
-from table_controller.runtime.journal_format import (
+from table_controller.runtime.journal.format import (
     ANSWER_KEY,
     AUDIT_ROW,
     HASHED_COLUMNS,
@@ -41,19 +41,19 @@ _NOT_ARGS: Final = frozenset({"at", "command_id", "operator", "supervisor"})
 #: Command fields whose argument in the record has another name: (command, field) -> argument.
 _ARG_NAMES: Final = {("dispute", "round_ids"): "rounds"}
 #: One of every input that is not a command.
-_SAMPLES: Final[dict[type, events.Input]] = {
-    events.CardDrawn: events.CardDrawn(at=1.0, card=Card.parse("KH")),
-    events.CutCardDrawn: events.CutCardDrawn(at=1.0),
-    events.CardMisread: events.CardMisread(at=1.0),
-    events.FramesLost: events.FramesLost(at=1.0, count=2),
-    events.ReaderWentOffline: events.ReaderWentOffline(at=1.0),
-    events.ReaderCameBack: events.ReaderCameBack(at=1.0),
-    events.RoundAssessed: events.RoundAssessed(at=1.0, shoe_id="S-1", round_no=1),
-    events.RuntimeFailed: events.RuntimeFailed(at=1.0, message="the draw failed"),
-    events.SoftwareModified: events.SoftwareModified(
+_SAMPLES: Final[dict[type, inputs.Input]] = {
+    inputs.CardDrawn: inputs.CardDrawn(at=1.0, card=Card.parse("KH")),
+    inputs.CutCardDrawn: inputs.CutCardDrawn(at=1.0),
+    inputs.CardMisread: inputs.CardMisread(at=1.0),
+    inputs.FramesLost: inputs.FramesLost(at=1.0, count=2),
+    inputs.ReaderWentOffline: inputs.ReaderWentOffline(at=1.0),
+    inputs.ReaderCameBack: inputs.ReaderCameBack(at=1.0),
+    inputs.RoundAssessed: inputs.RoundAssessed(at=1.0, shoe_id="S-1", round_no=1),
+    inputs.RuntimeFailed: inputs.RuntimeFailed(at=1.0, message="the draw failed"),
+    inputs.SoftwareModified: inputs.SoftwareModified(
         at=1.0, message="1 file changed", details={"changed": ["table_controller/cli/run.py"]}
     ),
-    events.LimitsConfigured: events.LimitsConfigured(
+    inputs.LimitsConfigured: inputs.LimitsConfigured(
         at=1.0, currency="MOP", limits={"banker": BetLimits(min=Fraction(100), max=Fraction(10))}
     ),
 }
@@ -70,8 +70,8 @@ def names(column: list[str]) -> set[str]:
 def test_every_command_and_its_arguments_are_documented() -> None:
     commands = table_with(text(), "Command")
     documented = dict(zip(commands.column(0), commands.column(1), strict=True))
-    assert {cell.strip("`") for cell in documented} == set(events.COMMANDS)
-    for name, cls in events.COMMANDS.items():
+    assert {cell.strip("`") for cell in documented} == set(inputs.COMMANDS)
+    for name, cls in inputs.COMMANDS.items():
         fields = {
             _ARG_NAMES.get((name, field.name), field.name) for field in dataclasses.fields(cls)
         } - _NOT_ARGS
@@ -79,19 +79,19 @@ def test_every_command_and_its_arguments_are_documented() -> None:
 
 
 def test_every_kind_of_input_is_documented_with_the_fields_its_record_has() -> None:
-    inputs = typing.get_args(events.Input)
-    commands = set(events.COMMANDS.values())
-    assert {cls for cls in inputs if cls not in commands} == set(_SAMPLES)
+    kinds_of_input = typing.get_args(inputs.Input)
+    commands = set(inputs.COMMANDS.values())
+    assert {cls for cls in kinds_of_input if cls not in commands} == set(_SAMPLES)
     kinds = names(table_with(text(), "Input key").column(0))
     common = names(table_with(text(), "Field").column(0))
     for sample in _SAMPLES.values():
         record = input_to_record(sample)
         assert len(set(record) - common) == 1, record
         assert set(record) - common <= kinds, record
-    assessment = input_to_record(_SAMPLES[events.RoundAssessed])["assessed"]
+    assessment = input_to_record(_SAMPLES[inputs.RoundAssessed])["assessed"]
     assert isinstance(assessment, dict)
     assert set(assessment) <= names(table_with(text(), "Assessment field").column(0))
-    sign_in = events.SignIn(
+    sign_in = inputs.SignIn(
         at=1.0, command_id="c-1", operator="pit", staff_id="D-1", name="A", role=StaffRole.DEALER
     )
     command_fields = names(table_with(text(), "Command field").column(0))

@@ -17,20 +17,20 @@ from typing import Any, get_args
 import jsonschema  # no stubs installed
 import pytest
 
-from table_controller.procedure.codes import (
+from table_controller.contract.codes import (
     AlarmCode,
     HoldReason,
+    Phase,
     PromptAction,
     RefusalCode,
     VoidReason,
 )
-from table_controller.procedure.states import Phase
-from table_controller.publishing.asyncapi import CHANNELS
-from table_controller.publishing.authorisation import AuthorisationPolicy, Authorised, authorise
-from table_controller.publishing.command_args import ARGS_MODELS, SUPERVISOR_COMMANDS, CommandName
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import parse_command
+from table_controller.contract.commands.args import ARGS_MODELS, SUPERVISOR_COMMANDS, CommandName
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.schema.asyncapi import CHANNELS
+from table_controller.ingress.authorisation import AuthorisationPolicy, Authorised, authorise
+from table_controller.ingress.parsing import parse_command
 from tests.docs.markdown import code_blocks, code_spans, sections, table_with
 
 ROOT = Path(__file__).resolve().parents[2]

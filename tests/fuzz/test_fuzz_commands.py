@@ -22,11 +22,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import (
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.ingress.parsing import (
     MAX_COMMAND_BYTES,
     CommandRejection,
     parse_command,
+    to_procedure_command,
 )
 from tests.fuzz import fuzz_support as fuzz
 
@@ -285,7 +286,7 @@ def check_parse_command(raw: bytes) -> bool:
             expected_args,
             expected["signature"],
         )
-        procedure_command = result.to_procedure_command(at=0.0)
+        procedure_command = to_procedure_command(result, at=0.0)
         assert result.command == procedure_command.COMMAND
         assert json.loads(result.canonical_bytes())["command"] == result.command
     return expected is not None

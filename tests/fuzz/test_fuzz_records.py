@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.procedure.events import CardDrawn, CorrectResult, EnterCard, Input
+from table_controller.procedure.inputs import CardDrawn, CorrectResult, EnterCard, Input
 from table_controller.procedure.records import (
     RecordRejected,
     input_from_record,

@@ -20,7 +20,7 @@ from sqlalchemy import text
 
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.store import IngestStore
-from table_controller.publishing.outbox import Outbox
+from table_controller.mqtt.outbox import Outbox
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.ingest_workers import (

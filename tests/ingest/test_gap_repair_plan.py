@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from table_controller.contract.commands.message import CommandMessage
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.gap_repair import (
     ANY_TABLE,
@@ -17,13 +18,12 @@ from table_controller.ingest.gap_repair import (
     resend_command,
 )
 from table_controller.ingest.worker import AckQueue, subscriptions
-from table_controller.publishing.authorisation import (
+from table_controller.ingress.authorisation import (
     AuthorisationPolicy,
     Authorised,
     Refused,
     authorise,
 )
-from table_controller.publishing.command_message import CommandMessage
 
 
 def test_a_gap_keeps_its_age_while_it_shrinks_and_a_new_one_starts_young() -> None:

@@ -20,7 +20,7 @@ from sqlalchemy import event
 from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.worker import IngestWorker, WorkerSettings
 from table_controller.integrity.signing import DeviceKey
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.mqtt.settings import BrokerEndpoint
 
 ROOT = "baccarat/tables/T1"
 

@@ -20,12 +20,12 @@ from typing import Any
 import aiohttp
 import pytest
 
-from table_controller.procedure.events import StartNewShoe
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
+from table_controller.procedure.inputs import StartNewShoe
 from table_controller.procedure.records import input_to_record
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 from tests.integration.running_table import PIN
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port

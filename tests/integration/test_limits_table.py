@@ -20,8 +20,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
+from table_controller.mqtt.client.subscriber import Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
 from tests.support.limits import CONFIGURED, SETTINGS, write_configuration

@@ -22,8 +22,8 @@ from typing import Any, Final
 
 import pytest
 
-from table_controller.publishing.mqtt_client import new_client
-from table_controller.publishing.mqtt_subscriber import Received
+from table_controller.mqtt.client.connect import new_client
+from table_controller.mqtt.client.subscriber import Received
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import journal_query
 from tests.resend.test_resend_table import (

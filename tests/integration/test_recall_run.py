@@ -22,9 +22,9 @@ import pytest
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.faults import FaultPlan, MisreadCard
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
-from table_controller.runtime.journal import Journal
+from table_controller.mqtt.client.subscriber import Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
+from table_controller.runtime.journal.journal import Journal
 from tests.integration.running_table import Table, running_table
 from tests.integration.test_table_run import CUT_DEPTH, SEED, virtual_shoe
 from tests.mosquitto import Mosquitto

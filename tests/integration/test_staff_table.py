@@ -22,7 +22,7 @@ import aiohttp
 import pytest
 from prometheus_client.metrics_core import Metric
 
-from table_controller.publishing.pin_lockout import CLIENT_FAILURES_FACTOR
+from table_controller.screens.pin_lockout import CLIENT_FAILURES_FACTOR
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
 from tests.support.ports import free_port

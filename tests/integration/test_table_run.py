@@ -33,9 +33,9 @@ from simulators.virtual_shoe.faults import (
 )
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
-from table_controller.publishing.outbox import Outbox
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.outbox import Outbox
+from table_controller.mqtt.settings import BrokerEndpoint
 from table_controller.runtime.clock import utc_now
 from tests.integration.running_table import Table, running_table
 from tests.mosquitto import Mosquitto

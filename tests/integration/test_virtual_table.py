@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt_subscriber import publish_once
+from table_controller.mqtt.client.subscriber import publish_once
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS

@@ -24,7 +24,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from table_controller.cli.watch import SIGNATURE_FAILED
-from table_controller.publishing.mqtt_subscriber import publish_once
+from table_controller.mqtt.client.subscriber import publish_once
 from tests.mosquitto import Mosquitto
 from tests.support.backend import listening
 from tests.support.subscriptions import quiet

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from table_controller.publishing.mqtt_link import MqttLink
-from table_controller.publishing.mqtt_settings import MqttSettings
-from table_controller.publishing.outbox import Outbox, OutboxRow
+from table_controller.mqtt.client.link import MqttLink
+from table_controller.mqtt.outbox import Outbox, OutboxRow
+from table_controller.mqtt.settings import MqttSettings
 from table_controller.runtime.clock import utc_now
 from tests.mqtt.mqtt_test_support import card_message, fast
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from table_controller.publishing.messages import envelope
-from table_controller.publishing.mqtt_link import MqttLink
-from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
-from table_controller.publishing.mqtt_subscriber import Received
-from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.contract.envelope import envelope
+from table_controller.mqtt.client.link import MqttLink
+from table_controller.mqtt.client.subscriber import Received
+from table_controller.mqtt.outbox import Outbox, OutboxMessage
+from table_controller.mqtt.settings import BrokerEndpoint, MqttSettings
 from table_controller.runtime.clock import utc_now
 
 LINK_PROCESS = Path(__file__).with_name("link_process.py")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import MqttSettings
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.settings import MqttSettings
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend, running_link
 from tests.support.subscriptions import collect, quiet

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from table_controller.publishing.authorisation import (
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.ingress.authorisation import (
     AuthorisationPolicy,
     Authorised,
     Refused,
@@ -16,9 +18,7 @@ from table_controller.publishing.authorisation import (
     sign,
     signature,
 )
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import parse_command
+from table_controller.ingress.parsing import parse_command
 
 SECRET = b"a-shared-secret-of-32-bytes-long"
 POLICY = AuthorisationPolicy(supervisors={"sup-1": frozenset({"pit"})})

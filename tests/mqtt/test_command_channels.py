@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH
-from table_controller.publishing.command_parsing import CommandRejection, parse_command
+from table_controller.contract.commands.message import MAX_COMMAND_ID_LENGTH
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.ingress.parsing import CommandRejection, parse_command
 from tests.mosquitto import Mosquitto
 from tests.support.command_table import PIN, running_table
 

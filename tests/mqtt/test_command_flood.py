@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import pytest
 
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.runtime.commands import MAX_WAITING
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.runtime.command_intake import MAX_WAITING
 from tests.mosquitto import Mosquitto
 from tests.reliability.harness import commander
 from tests.support.command_table import COMMANDS, running_table

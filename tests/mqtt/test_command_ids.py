@@ -16,9 +16,9 @@ from typing import Any, Final
 
 import pytest
 
-from table_controller.publishing.authorisation import sign
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import CommandMessage
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.ingress.authorisation import sign
 from tests.mosquitto import Mosquitto
 from tests.support.command_table import SUPERVISOR, running_table
 from tests.support.staff import STAFF, write_register

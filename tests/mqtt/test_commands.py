@@ -16,19 +16,19 @@ from typing import Any
 
 import pytest
 
-from table_controller.publishing.authorisation import (
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.envelope import JsonValue, envelope
+from table_controller.contract.schema.models import MESSAGE_MODELS
+from table_controller.ingress.authorisation import (
     AuthorisationPolicy,
     Refused,
     authorise,
     sign,
 )
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import parse_command
-from table_controller.publishing.messages import JsonValue, envelope
-from table_controller.publishing.mqtt_settings import MqttSettings
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
-from table_controller.publishing.outbox import OutboxMessage
-from table_controller.publishing.schemas import MESSAGE_MODELS
+from table_controller.ingress.parsing import parse_command
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.outbox import OutboxMessage
+from table_controller.mqtt.settings import MqttSettings
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend, running_link
 from tests.support.subscriptions import collect

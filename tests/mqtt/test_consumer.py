@@ -8,7 +8,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.publishing.consumer import StreamTracker, read_message, seq_of
+from table_controller.mqtt.consumer import StreamTracker, read_message, seq_of
 
 
 def test_in_order_stream_is_all_new() -> None:

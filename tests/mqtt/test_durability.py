@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import MqttSettings
-from table_controller.publishing.mqtt_subscriber import Subscription
-from table_controller.publishing.outbox import Outbox
+from table_controller.mqtt.client.subscriber import Subscription
+from table_controller.mqtt.outbox import Outbox
+from table_controller.mqtt.settings import MqttSettings
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 import trustme
 
-from table_controller.publishing.messages import envelope
-from table_controller.publishing.mqtt_client import heed_cancel
-from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings, ProtocolName
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
-from table_controller.publishing.outbox import Outbox, OutboxMessage, stamp
-from table_controller.publishing.schemas import MESSAGE_MODELS
+from table_controller.contract.envelope import envelope
+from table_controller.contract.schema.models import MESSAGE_MODELS
+from table_controller.mqtt.client.connect import heed_cancel
+from table_controller.mqtt.client.subscriber import Received, Subscription
+from table_controller.mqtt.outbox import Outbox, OutboxMessage, stamp
+from table_controller.mqtt.settings import BrokerEndpoint, MqttSettings, ProtocolName
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import (

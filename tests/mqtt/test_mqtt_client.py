@@ -15,8 +15,8 @@ import contextlib
 import aiomqtt
 import pytest
 
-from table_controller.publishing.mqtt_client import ManualAcks, new_client, payload_bytes
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
+from table_controller.mqtt.client.connect import ManualAcks, new_client, payload_bytes
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import Mosquitto
 
 pytestmark = pytest.mark.broker

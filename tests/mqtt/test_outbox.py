@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.publishing.messages import envelope
-from table_controller.publishing.outbox import Outbox, OutboxError, OutboxMessage, stamp
+from table_controller.contract.envelope import envelope
+from table_controller.mqtt.outbox import Outbox, OutboxError, OutboxMessage, stamp
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 

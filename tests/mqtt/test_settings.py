@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from table_controller.procedure.codes import ReaderState
-from table_controller.publishing.mqtt_sending import status_message
-from table_controller.publishing.mqtt_settings import BrokerEndpoint, MqttSettings
-from table_controller.publishing.schemas import MESSAGE_MODELS
+from table_controller.contract.codes import ReaderState
+from table_controller.contract.schema.models import MESSAGE_MODELS
+from table_controller.mqtt.client.sending import status_message
+from table_controller.mqtt.settings import BrokerEndpoint, MqttSettings
 
 
 def test_plain_url_with_quoted_credentials() -> None:

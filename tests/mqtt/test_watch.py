@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from table_controller.cli.watch import BROKER_FAILED
-from table_controller.publishing.messages import dumps, envelope
-from table_controller.publishing.mqtt_subscriber import publish_once
+from table_controller.contract.envelope import dumps, envelope
+from table_controller.mqtt.client.subscriber import publish_once
 from tests.mosquitto import Mosquitto
 from tests.mqtt.mqtt_test_support import backend
 

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_controller.procedure import events
+from table_controller.contract.codes import Phase
+from table_controller.contract.envelope import to_wire
+from table_controller.contract.payloads.round import RoundSettled
+from table_controller.procedure import inputs
 from table_controller.procedure.decisions import Decision, Publish
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import Input
+from table_controller.procedure.inputs import Input
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.round_payloads import RoundSettled
-from table_controller.procedure.states import Phase
-from table_controller.publishing.messages import to_wire
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.tableau import Coup, next_hand
 from table_controller.rules.variants import VARIANTS
@@ -116,27 +116,27 @@ class _Player:
         pick = self.rng.randrange(10)
         common = self.common()
         if pick == 0:
-            return events.OpenBetting(**common)
+            return inputs.OpenBetting(**common)
         if pick == 1:
-            return events.CloseBetting(**common)
+            return inputs.CloseBetting(**common)
         if pick == 2:
-            return events.Deal(**common)
+            return inputs.Deal(**common)
         if pick == 3:
-            return events.Misdeal(**common)
+            return inputs.Misdeal(**common)
         if pick == 4:
-            return events.VoidRound(**common, round_id=self.some_round_id())
+            return inputs.VoidRound(**common, round_id=self.some_round_id())
         if pick == 5:
-            return events.EnterCard(**common, card=self.rng.choice(list(all_cards())))
+            return inputs.EnterCard(**common, card=self.rng.choice(list(all_cards())))
         if pick == 6:
             player, banker = self.coup_cards()
-            return events.CorrectResult(**common, round_id=self.some_round_id(), player=player,
+            return inputs.CorrectResult(**common, round_id=self.some_round_id(), player=player,
                                         banker=banker)
         if pick == 7:
-            return events.DroppedCard(**common, read=self.rng.random() < 0.5)
+            return inputs.DroppedCard(**common, read=self.rng.random() < 0.5)
         if pick == 8:
             shoe_id = self.rng.choice([None, "S-1", "bad id", ""])
-            return events.StartNewShoe(**common, shoe_id=shoe_id)
-        return events.VoidShoe(**common)
+            return inputs.StartNewShoe(**common, shoe_id=shoe_id)
+        return inputs.VoidShoe(**common)
 
     def shoe_item(self) -> Input:
         """What comes out of the shoe next: mostly a card."""
@@ -145,17 +145,17 @@ class _Player:
         if roll < 0.03:
             assert self.unread is not None
             self.unread.append(self.next_card())
-            return events.CardMisread(at=self.at)
+            return inputs.CardMisread(at=self.at)
         if roll < 0.045:
             count = self.rng.randint(1, 2)
             assert self.unread is not None
             for _ in range(count):
                 if self.rng.random() < 0.6:  # else a heartbeat was lost
                     self.unread.append(self.next_card())
-            return events.FramesLost(at=self.at, count=count)
+            return inputs.FramesLost(at=self.at, count=count)
         if roll < 0.052:
-            return events.CutCardDrawn(at=self.at)
-        return events.CardDrawn(at=self.at, card=self.next_card())
+            return inputs.CutCardDrawn(at=self.at)
+        return inputs.CardDrawn(at=self.at, card=self.next_card())
 
     def choose(self) -> Input:  # noqa: C901, PLR0911, PLR0912 - one case per phase
         """The next input, from what the table shows."""
@@ -168,76 +168,76 @@ class _Player:
         if roll < 0.03:
             self.at += 0.1
             if self.rng.random() < 0.5:
-                return events.ReaderWentOffline(at=self.at)
-            return events.ReaderCameBack(at=self.at)
+                return inputs.ReaderWentOffline(at=self.at)
+            return inputs.ReaderCameBack(at=self.at)
         if roll < 0.033:
             self.at += 0.1
-            return events.RuntimeFailed(at=self.at,
+            return inputs.RuntimeFailed(at=self.at,
                                         message=f"draw failed after input {self.command_no}")
         if phase in (Phase.NO_SHOE, Phase.SHOE_OVER):
             if self.rng.random() < 0.9:
                 self.shoe_no += 1
                 self.new_deck()
-                return events.StartNewShoe(**self.common(), shoe_id=f"G-{self.shoe_no}")
+                return inputs.StartNewShoe(**self.common(), shoe_id=f"G-{self.shoe_no}")
             return self.shoe_item()
         if phase is Phase.FAULTED:
-            return events.VoidShoe(**self.common()) if self.rng.random() < 0.7 else self.shoe_item()
+            return inputs.VoidShoe(**self.common()) if self.rng.random() < 0.7 else self.shoe_item()
         if phase is Phase.HELD:
             reasons = set(state.holds)
             if "foreign_card" in reasons:
                 if self.rng.random() < 0.6:
-                    return events.VoidShoe(**self.common())
+                    return inputs.VoidShoe(**self.common())
                 return self.shoe_item()
             if "reader_offline" in reasons and self.rng.random() < 0.4:
                 self.at += 0.1
-                return events.ReaderCameBack(at=self.at)
+                return inputs.ReaderCameBack(at=self.at)
             if state.missing_cards and self.unread and self.rng.random() < 0.8:
-                return events.EnterCard(**self.common(), card=self.unread.pop(0))
+                return inputs.EnterCard(**self.common(), card=self.unread.pop(0))
             if state.missing_cards and self.rng.random() < 0.3:
-                return events.EnterCard(**self.common(), card=self.next_card())
+                return inputs.EnterCard(**self.common(), card=self.next_card())
             if self.rng.random() < 0.1 and state.round_id is not None:
-                return events.VoidRound(**self.common(), round_id=state.round_id)
+                return inputs.VoidRound(**self.common(), round_id=state.round_id)
             if self.rng.random() < 0.05:
-                return events.DroppedCard(**self.common(), read=False)
+                return inputs.DroppedCard(**self.common(), read=False)
             return self.shoe_item()  # the dealer deals on: queued
         if state.unresolved_lost_frames and self.unread and self.rng.random() < 0.5:
-            return events.EnterCard(**self.common(), card=self.unread.pop(0))
+            return inputs.EnterCard(**self.common(), card=self.unread.pop(0))
         if phase is Phase.BETWEEN_ROUNDS:
             if self.rng.random() < 0.05 and state.shoe_id is not None:
                 return self.assessment(state.shoe_id)
             if self.rng.random() < 0.04 and self.settled:
                 player, banker = self.coup_cards()
-                return events.CorrectResult(**self.common(), round_id=self.some_round_id(),
+                return inputs.CorrectResult(**self.common(), round_id=self.some_round_id(),
                                             player=player, banker=banker)
             if self.rng.random() < 0.03 and self.settled:
-                return events.VoidRound(**self.common(), round_id=self.some_round_id())
+                return inputs.VoidRound(**self.common(), round_id=self.some_round_id())
             if self.rng.random() < 0.04:
                 return self.shoe_item()
             if state.betting_phase:
-                return events.OpenBetting(**self.common())
-            return events.Deal(**self.common()) if self.rng.random() < 0.6 else self.shoe_item()
+                return inputs.OpenBetting(**self.common())
+            return inputs.Deal(**self.common()) if self.rng.random() < 0.6 else self.shoe_item()
         if phase is Phase.BETTING:
             if self.rng.random() < 0.04:
                 return self.shoe_item()
             if self.rng.random() < 0.02 and state.round_id is not None:
-                return events.VoidRound(**self.common(), round_id=state.round_id)
-            return events.CloseBetting(**self.common())
+                return inputs.VoidRound(**self.common(), round_id=state.round_id)
+            return inputs.CloseBetting(**self.common())
         if phase is Phase.DEALING and self.rng.random() < 0.015:
-            slips: list[Input] = [events.Misdeal(**self.common()),
-                                  events.DroppedCard(**self.common(), read=True),
-                                  events.DroppedCard(**self.common(), read=False)]
+            slips: list[Input] = [inputs.Misdeal(**self.common()),
+                                  inputs.DroppedCard(**self.common(), read=True),
+                                  inputs.DroppedCard(**self.common(), read=False)]
             return self.rng.choice(slips)
         return self.shoe_item()
 
-    def assessment(self, shoe_id: str) -> events.RoundAssessed:
+    def assessment(self, shoe_id: str) -> inputs.RoundAssessed:
         self.at += 0.1
         count = self.machine.shoe_count()
         round_no = count.next_round_no if count is not None else 1
         offered = self.machine.variant.offered_on(round_no)
         offer = tuple(bet for bet in offered if self.rng.random() < 0.8)
-        return events.RoundAssessed(
+        return inputs.RoundAssessed(
             at=self.at, shoe_id=shoe_id, round_no=round_no,
-            alarms=(events.AssessmentAlarm(code="edge_positive",
+            alarms=(inputs.AssessmentAlarm(code="edge_positive",
                                            message="the player has the edge",
                                            details={"bet": "tie", "code": "overridden"}),)
             if self.rng.random() < 0.3 else (),
@@ -274,8 +274,8 @@ def session(variant: str, betting: bool, seed: int, inputs: int) -> Iterator[dic
 
 def every_session() -> Iterator[str]:
     """Every line of the fixture: one JSON object per input, the sessions one after another."""
-    for variant, betting, seed, inputs in SESSIONS:
-        for step in session(variant, betting, seed, inputs):
+    for variant, betting, seed, given in SESSIONS:
+        for step in session(variant, betting, seed, given):
             yield json.dumps(step, separators=(",", ":"), sort_keys=True)
 
 

@@ -7,12 +7,12 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+from table_controller.contract.codes import Phase
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.states import (
     ROUTES,
     TRANSITIONS,
     Handler,
-    Phase,
     Trigger,
     accepts,
     is_edge,

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from table_controller.contract.payloads.state import BetLimits, TableLimits
 from table_controller.procedure.decisions import Decision
-from table_controller.procedure.events import Input, LimitsConfigured, SetLimits
+from table_controller.procedure.inputs import Input, LimitsConfigured, SetLimits
 from table_controller.procedure.limits import amount, amount_text
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import (
@@ -17,7 +18,6 @@ from table_controller.procedure.records import (
     input_from_record,
     input_to_record,
 )
-from table_controller.procedure.state_payloads import BetLimits, TableLimits
 from table_controller.rules.variants import VARIANTS
 from tests.procedure.test_procedure_steps import Script, accepted, one, refusal
 from tests.procedure.wire import published

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from table_controller.procedure.decisions import Decision
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     Acknowledge,
     ConfirmResult,
     OpenDispute,

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.procedure import events
-from table_controller.procedure.codes import EventType
-from table_controller.procedure.events import Input
+from table_controller.contract.codes import EventType
+from table_controller.contract.envelope import SCHEMA, dumps, envelope, to_wire
+from table_controller.procedure import inputs
+from table_controller.procedure.inputs import Input
 from table_controller.procedure.records import (
     RecordRejected,
     input_from_record,
     input_to_record,
 )
-from table_controller.publishing.messages import SCHEMA, dumps, envelope, to_wire
 from table_controller.rules.cards import Card, all_cards
 
 cards = st.sampled_from(list(all_cards()))
@@ -31,24 +31,24 @@ def _command(cls: Any, **fields: Any) -> st.SearchStrategy[Input]:
     return st.builds(cls, at=times, command_id=texts, operator=texts, **fields)
 
 
-inputs: st.SearchStrategy[Input] = st.one_of(
-    st.builds(events.CardDrawn, at=times, card=cards),
-    st.builds(events.CutCardDrawn, at=times),
-    st.builds(events.CardMisread, at=times),
-    st.builds(events.FramesLost, at=times, count=st.integers(1, 50)),
-    st.builds(events.ReaderWentOffline, at=times),
-    st.builds(events.ReaderCameBack, at=times),
-    _command(events.StartNewShoe, shoe_id=st.none() | texts),
-    _command(events.OpenBetting),
-    _command(events.CloseBetting),
-    _command(events.Deal),
-    _command(events.Misdeal),
-    _command(events.VoidRound, round_id=texts),
-    _command(events.VoidShoe),
-    _command(events.EnterCard, card=cards),
-    _command(events.CorrectResult, round_id=texts, player=st.tuples(cards, cards),
+any_input: st.SearchStrategy[Input] = st.one_of(
+    st.builds(inputs.CardDrawn, at=times, card=cards),
+    st.builds(inputs.CutCardDrawn, at=times),
+    st.builds(inputs.CardMisread, at=times),
+    st.builds(inputs.FramesLost, at=times, count=st.integers(1, 50)),
+    st.builds(inputs.ReaderWentOffline, at=times),
+    st.builds(inputs.ReaderCameBack, at=times),
+    _command(inputs.StartNewShoe, shoe_id=st.none() | texts),
+    _command(inputs.OpenBetting),
+    _command(inputs.CloseBetting),
+    _command(inputs.Deal),
+    _command(inputs.Misdeal),
+    _command(inputs.VoidRound, round_id=texts),
+    _command(inputs.VoidShoe),
+    _command(inputs.EnterCard, card=cards),
+    _command(inputs.CorrectResult, round_id=texts, player=st.tuples(cards, cards),
              banker=st.tuples(cards, cards, cards)),
-    _command(events.DroppedCard, read=st.booleans()),
+    _command(inputs.DroppedCard, read=st.booleans()),
 )
 
 
@@ -57,24 +57,24 @@ def read(record: object) -> Input | RecordRejected:
                              default_operator="replay")
 
 
-@given(inputs)
+@given(any_input)
 def test_every_input_round_trips_through_its_json_record(event: Input) -> None:
     record = json.loads(json.dumps(input_to_record(event)))
     assert read(record) == event
 
 
 def test_the_records_of_the_cli_spec_are_read_with_defaults() -> None:
-    assert read({"card": "KH"}) == events.CardDrawn(at=7.0, card=Card("K", "H"))
-    assert read({"card": "TH", "at": 3}) == events.CardDrawn(at=3.0, card=Card("T", "H"))
+    assert read({"card": "KH"}) == inputs.CardDrawn(at=7.0, card=Card("K", "H"))
+    assert read({"card": "TH", "at": 3}) == inputs.CardDrawn(at=3.0, card=Card("T", "H"))
     assert isinstance(read({"card": "10h"}), RecordRejected)  # one card rule: as the shoe writes it
-    assert read({"cut": True}) == events.CutCardDrawn(at=7.0)
-    assert read({"misread": True}) == events.CardMisread(at=7.0)
-    assert read({"reader": "offline"}) == events.ReaderWentOffline(at=7.0)
-    assert read({"frames_lost": 2}) == events.FramesLost(at=7.0, count=2)
-    assert read({"command": "new_shoe", "args": {"shoe_id": "S-1"}}) == events.StartNewShoe(
+    assert read({"cut": True}) == inputs.CutCardDrawn(at=7.0)
+    assert read({"misread": True}) == inputs.CardMisread(at=7.0)
+    assert read({"reader": "offline"}) == inputs.ReaderWentOffline(at=7.0)
+    assert read({"frames_lost": 2}) == inputs.FramesLost(at=7.0, count=2)
+    assert read({"command": "new_shoe", "args": {"shoe_id": "S-1"}}) == inputs.StartNewShoe(
         at=7.0, command_id="line-7", operator="replay", shoe_id="S-1")
     assert read({"command": "close_betting", "id": "x", "operator": "pit-1",
-                 "ts": "2026-11-29T12:00:00Z"}) == events.CloseBetting(at=7.0, command_id="x",
+                 "ts": "2026-11-29T12:00:00Z"}) == inputs.CloseBetting(at=7.0, command_id="x",
                                                                        operator="pit-1")
 
 

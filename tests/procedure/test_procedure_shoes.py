@@ -13,8 +13,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.contract.payloads.round import RoundSettled
 from table_controller.procedure.decisions import Decision
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     CardDrawn,
     CardMisread,
     CloseBetting,
@@ -27,7 +28,6 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.round_payloads import RoundSettled
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
 from tests.procedure.wire import payloads

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.procedure.decisions import CommandAccepted, Decision, Publish
-from table_controller.procedure.events import CardDrawn, RuntimeFailed, SignIn, SignOut
+from table_controller.procedure.inputs import CardDrawn, RuntimeFailed, SignIn, SignOut
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
 from table_controller.rules.cards import Card

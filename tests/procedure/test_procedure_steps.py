@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from table_controller.procedure import events
+from table_controller.contract.codes import Phase
+from table_controller.procedure import inputs
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
@@ -22,10 +23,10 @@ from table_controller.procedure.decisions import (
     SetLamp,
 )
 from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.events import Input
+from table_controller.procedure.inputs import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Phase, Trigger
+from table_controller.procedure.states import Trigger
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
@@ -67,57 +68,57 @@ class Script:
     def cards(self, text: str) -> list[Decision]:
         out: list[Decision] = []
         for card in parse_cards(text.split()):
-            out += self.feed(events.CardDrawn(at=self._at(), card=card))
+            out += self.feed(inputs.CardDrawn(at=self._at(), card=card))
         self.last = out
         return out
 
     def misread(self) -> list[Decision]:
-        return self.feed(events.CardMisread(at=self._at()))
+        return self.feed(inputs.CardMisread(at=self._at()))
 
     def cut(self) -> list[Decision]:
-        return self.feed(events.CutCardDrawn(at=self._at()))
+        return self.feed(inputs.CutCardDrawn(at=self._at()))
 
     def lost(self, count: int) -> list[Decision]:
-        return self.feed(events.FramesLost(at=self._at(), count=count))
+        return self.feed(inputs.FramesLost(at=self._at(), count=count))
 
     def offline(self) -> list[Decision]:
-        return self.feed(events.ReaderWentOffline(at=self._at()))
+        return self.feed(inputs.ReaderWentOffline(at=self._at()))
 
     def online(self) -> list[Decision]:
-        return self.feed(events.ReaderCameBack(at=self._at()))
+        return self.feed(inputs.ReaderCameBack(at=self._at()))
 
     # commands
     def new_shoe(self, shoe_id: str | None = "S-1") -> list[Decision]:
-        return self.feed(events.StartNewShoe(**self._common(), shoe_id=shoe_id))
+        return self.feed(inputs.StartNewShoe(**self._common(), shoe_id=shoe_id))
 
     def open(self) -> list[Decision]:
-        return self.feed(events.OpenBetting(**self._common()))
+        return self.feed(inputs.OpenBetting(**self._common()))
 
     def close(self) -> list[Decision]:
-        return self.feed(events.CloseBetting(**self._common()))
+        return self.feed(inputs.CloseBetting(**self._common()))
 
     def deal(self) -> list[Decision]:
-        return self.feed(events.Deal(**self._common()))
+        return self.feed(inputs.Deal(**self._common()))
 
     def misdeal(self) -> list[Decision]:
-        return self.feed(events.Misdeal(**self._common()))
+        return self.feed(inputs.Misdeal(**self._common()))
 
     def void_round(self, round_id: str) -> list[Decision]:
-        return self.feed(events.VoidRound(**self._common(), round_id=round_id))
+        return self.feed(inputs.VoidRound(**self._common(), round_id=round_id))
 
     def void_shoe(self) -> list[Decision]:
-        return self.feed(events.VoidShoe(**self._common()))
+        return self.feed(inputs.VoidShoe(**self._common()))
 
     def manual(self, card: str) -> list[Decision]:
-        return self.feed(events.EnterCard(**self._common(), card=Card.parse(card)))
+        return self.feed(inputs.EnterCard(**self._common(), card=Card.parse(card)))
 
     def correct(self, round_id: str, player: str, banker: str) -> list[Decision]:
-        return self.feed(events.CorrectResult(**self._common(), round_id=round_id,
+        return self.feed(inputs.CorrectResult(**self._common(), round_id=round_id,
                                               player=parse_cards(player.split()),
                                               banker=parse_cards(banker.split())))
 
     def dropped(self, *, read: bool) -> list[Decision]:
-        return self.feed(events.DroppedCard(**self._common(), read=read))
+        return self.feed(inputs.DroppedCard(**self._common(), read=read))
 
     # set-ups
     def ready(self, shoe_id: str = "S-1", burn: str = "AS 2C") -> Script:
@@ -789,7 +790,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     dealing = routes[Phase.DEALING, Trigger.CARD]
     routes[Phase.DEALING, Trigger.CARD] = (dealing[0], broken)  # a bug in the core, as it were
     with pytest.raises(ProcedureBug) as caught:
-        table.machine.handle(events.CardDrawn(at=9.0, card=Card.parse("7D")),
+        table.machine.handle(inputs.CardDrawn(at=9.0, card=Card.parse("7D")),
                              origin="journal row 42")
     fault = caught.value.decisions
     assert (holds(fault), lamps(fault), prompts(fault)) == (["procedure_fault"], ["HOLD"], ["hold"])
@@ -822,27 +823,27 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
 
 
 def test_a_runtime_failure_faults_the_table_and_replays_to_the_same_decisions() -> None:
-    failed = events.RuntimeFailed(at=2.0,
+    failed = inputs.RuntimeFailed(at=2.0,
                                   message="the card source could not draw after journal row 4: "
                                           "RuntimeError: the virtual shoe is empty")
     assert input_from_record(input_to_record(failed), default_at=0.0, default_command_id="",
                              default_operator="") == failed
     common = {"operator": "pit-12"}
-    inputs: list[Input] = [
-        events.StartNewShoe(at=0.0, command_id="c-1", shoe_id="S-1", **common),
-        events.CardDrawn(at=0.5, card=Card.parse("AS")),
-        events.CardDrawn(at=1.0, card=Card.parse("2C")),
-        events.OpenBetting(at=1.5, command_id="c-2", **common),
+    given: list[Input] = [
+        inputs.StartNewShoe(at=0.0, command_id="c-1", shoe_id="S-1", **common),
+        inputs.CardDrawn(at=0.5, card=Card.parse("AS")),
+        inputs.CardDrawn(at=1.0, card=Card.parse("2C")),
+        inputs.OpenBetting(at=1.5, command_id="c-2", **common),
         failed,
-        events.CloseBetting(at=3.0, command_id="c-3", **common),
+        inputs.CloseBetting(at=3.0, command_id="c-3", **common),
         failed,
-        events.VoidShoe(at=4.0, command_id="c-4", **common),
-        events.StartNewShoe(at=5.0, command_id="c-5", shoe_id="S-2", **common),
+        inputs.VoidShoe(at=4.0, command_id="c-4", **common),
+        inputs.StartNewShoe(at=5.0, command_id="c-5", shoe_id="S-2", **common),
     ]
     runs = []
     for _ in range(2):
         machine = TableProcedure(VARIANTS["commission"], table_id="T07")
-        runs.append(([machine.handle(event) for event in inputs], wire(machine.snapshot().state)))
+        runs.append(([machine.handle(event) for event in given], wire(machine.snapshot().state)))
     assert runs[0] == runs[1]
     decisions, state = runs[0]
     assert holds(decisions[4]) == ["procedure_fault"]
@@ -863,7 +864,7 @@ def test_the_runtime_faults_the_table_for_a_row_or_a_command_it_could_not_carry_
     assert one(decisions, "alarm")["message"] == (
         "journal row 3 could not be carried out: not an input: record version 2 is not 1")
     assert table.phase() == "faulted"
-    command = events.Deal(at=1.0, command_id="c-9", operator="pit-12")
+    command = inputs.Deal(at=1.0, command_id="c-9", operator="pit-12")
     decisions = table.machine.fault(command, origin="journal row 4", error="ValueError: boom")
     assert refusal(decisions).code == "faulted"
     assert holds(decisions) == []

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from table_controller.procedure.decisions import Announce, Decision, SetLamp
-from table_controller.procedure.events import CardDrawn, Input, StartNewShoe
+from table_controller.procedure.inputs import CardDrawn, Input, StartNewShoe
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Hand, next_hand

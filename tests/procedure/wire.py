@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from table_controller.contract.envelope import to_wire
+from table_controller.contract.payloads.base import Payload
 from table_controller.procedure.decisions import Announce, Decision, Publish, RaiseAlarm
-from table_controller.procedure.payload_base import Payload
-from table_controller.publishing.messages import to_wire
 
 
 def payloads(decisions: Iterable[Decision]) -> list[Payload]:

@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-from table_controller.procedure.board_payloads import Odds
-from table_controller.procedure.codes import EventType
+from table_controller.contract.codes import EventType, Phase
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.payloads.board import Odds
+from table_controller.contract.payloads.pit import AlarmRaised
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
-from table_controller.procedure.events import (
+from table_controller.procedure.inputs import (
     AssessmentAlarm,
     CardDrawn,
     CloseBetting,
@@ -26,12 +28,9 @@ from table_controller.procedure.events import (
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.pit_payloads import AlarmRaised
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Phase
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor, analyse_request
 from table_controller.protection.edge import DynamicWindows
-from table_controller.publishing.messages import fields_of
 from table_controller.rules.cards import Card, parse_cards
 from table_controller.rules.composition import Composition
 from table_controller.rules.variants import COMMISSION, MINI, Reshuffle, Variant

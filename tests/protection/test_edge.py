@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.contract.envelope import envelope
+from table_controller.contract.schema.models import MESSAGE_MODELS
 from table_controller.protection.edge import (
     MAIN_BETS,
     DynamicWindows,
@@ -27,8 +29,6 @@ from table_controller.protection.edge import (
     settle_offered,
     shoe_left,
 )
-from table_controller.publishing.messages import envelope
-from table_controller.publishing.schemas import MESSAGE_MODELS
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse

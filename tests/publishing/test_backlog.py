@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.publishing.backlog import Backlog
-from table_controller.publishing.outbox import OutboxRow
+from table_controller.mqtt.backlog import Backlog
+from table_controller.mqtt.outbox import OutboxRow
 
 
 def row(seq: int) -> OutboxRow:

@@ -19,7 +19,18 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from table_controller.procedure.events import (
+from table_controller.contract.commands.args import ARGS_MODELS, EDGE_COMMANDS, SUPERVISOR_COMMANDS
+from table_controller.contract.commands.message import MAX_COMMAND_ID_LENGTH, CommandMessage
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.ingress.parsing import (
+    MAX_COMMAND_BYTES,
+    CommandRejection,
+    parse_command,
+    readable_id,
+    to_procedure_command,
+    validate_command,
+)
+from table_controller.procedure.inputs import (
     COMMANDS,
     CorrectResult,
     DroppedCard,
@@ -27,16 +38,6 @@ from table_controller.procedure.events import (
     SetLimits,
     StartNewShoe,
     VoidRound,
-)
-from table_controller.publishing.command_args import ARGS_MODELS, EDGE_COMMANDS, SUPERVISOR_COMMANDS
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.command_message import MAX_COMMAND_ID_LENGTH, CommandMessage
-from table_controller.publishing.command_parsing import (
-    MAX_COMMAND_BYTES,
-    CommandRejection,
-    parse_command,
-    readable_id,
-    validate_command,
 )
 from table_controller.rules.cards import Card
 
@@ -236,36 +237,36 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
         assert isinstance(parsed, CommandMessage), (name, parsed)
         if name == "sign_in":  # only the staff desk, which checks the PIN, makes its input
             with pytest.raises(ValueError, match="staff desk"):
-                parsed.to_procedure_command(at=2.5)
+                to_procedure_command(parsed, at=2.5)
             continue
-        event = parsed.to_procedure_command(at=2.5)
+        event = to_procedure_command(parsed, at=2.5)
         assert type(event) is COMMANDS[name]
         assert (event.at, event.command_id, event.operator) == (2.5, "c-1", "pit-12")
         assert parsed.is_supervisor_command is (name in SUPERVISOR_COMMANDS)
     new_shoe = parse_command(command_bytes("new_shoe", {"shoe_id": "S-0042"}))
     assert isinstance(new_shoe, CommandMessage)
-    assert new_shoe.to_procedure_command(at=0) == StartNewShoe(
+    assert to_procedure_command(new_shoe, at=0) == StartNewShoe(
         at=0, command_id="c-1", operator="pit-12", shoe_id="S-0042"
     )
     correct = parse_command(command_bytes("correct_result", examples["correct_result"]))
     assert isinstance(correct, CommandMessage)
-    event = correct.to_procedure_command(at=1.0)
+    event = to_procedure_command(correct, at=1.0)
     assert isinstance(event, CorrectResult)
     assert event.player == (Card("Q", "H"), Card("4", "S"), Card("9", "D"))
     assert event.banker == (Card("6", "C"), Card("K", "D"))
     manual = parse_command(command_bytes("manual_card", {"card": "TD"}))
     assert isinstance(manual, CommandMessage)
-    assert manual.to_procedure_command(at=1.0) == EnterCard(
+    assert to_procedure_command(manual, at=1.0) == EnterCard(
         at=1.0, command_id="c-1", operator="pit-12", supervisor="pit-12", card=Card("T", "D")
     )
     dropped = parse_command(command_bytes("dropped_card", {"read": True}))
     assert isinstance(dropped, CommandMessage)
-    assert dropped.to_procedure_command(at=1.0) == DroppedCard(
+    assert to_procedure_command(dropped, at=1.0) == DroppedCard(
         at=1.0, command_id="c-1", operator="pit-12", read=True
     )
     void = parse_command(command_bytes("void_round", {"round_id": "S-1-2"}))
     assert isinstance(void, CommandMessage)
-    assert void.to_procedure_command(at=1.0) == VoidRound(
+    assert to_procedure_command(void, at=1.0) == VoidRound(
         at=1.0, command_id="c-1", operator="pit-12", supervisor="pit-12", round_id="S-1-2"
     )
 
@@ -275,7 +276,7 @@ def test_args_may_be_left_out_by_commands_that_take_none() -> None:
     assert isinstance(parsed, CommandMessage)
     shoe = parse_command(command_bytes("new_shoe"))
     assert isinstance(shoe, CommandMessage)
-    assert shoe.to_procedure_command(at=0).shoe_id is None  # type: ignore[union-attr]
+    assert to_procedure_command(shoe, at=0).shoe_id is None  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -312,7 +313,7 @@ def test_set_limits_amounts_are_decimals_in_the_table_currency_s_minor_unit(
     ):
         if refusal is None:
             assert isinstance(parsed, CommandMessage), parsed
-            command = parsed.to_procedure_command(at=0.0)
+            command = to_procedure_command(parsed, at=0.0)
             assert isinstance(command, SetLimits)
             assert command.limits["tie"].min == Fraction(str(given))  # exact
             continue
@@ -737,12 +738,12 @@ def test_parse_command_accepts_exactly_what_the_contract_allows(candidate: objec
         assert parse_command(result.model_dump_json().encode()) == result
         if result.command == "sign_in":
             with pytest.raises(ValueError, match="staff desk"):
-                result.to_procedure_command(at=0.0)
+                to_procedure_command(result, at=0.0)
         elif result.command in EDGE_COMMANDS:
             with pytest.raises(ValueError, match="at the edge"):
-                result.to_procedure_command(at=0.0)
+                to_procedure_command(result, at=0.0)
         else:
-            assert type(result.to_procedure_command(at=0.0)) is COMMANDS[result.command]
+            assert type(to_procedure_command(result, at=0.0)) is COMMANDS[result.command]
     else:
         assert result.message
 

@@ -22,30 +22,26 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from table_controller.cli import main
-from table_controller.procedure import events
-from table_controller.procedure.codes import AlarmCode, EventType, StaffRole
-from table_controller.procedure.decisions import CommandAccepted
-from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.states import Phase
-from table_controller.publishing.asyncapi import (
+from table_controller.contract.codes import AlarmCode, EventType, Phase, StaffRole
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.envelope import JsonValue, dumps, envelope
+from table_controller.contract.journal_refusal import JournalRefusal, refusal_reply
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.schema.asyncapi import (
     CHANNELS,
     asyncapi_document,
     generated_files,
     payload_schemas,
 )
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import parse_command
-from table_controller.publishing.journal_refusal import JournalRefusal, refusal_reply
-from table_controller.publishing.messages import JsonValue, dumps, envelope
-from table_controller.publishing.mqtt_sending import unrecorded_message
-from table_controller.publishing.outgoing import (
-    DecisionInterpreter,
-    OutgoingMessage,
-    reply_from_wire,
-)
-from table_controller.publishing.schemas import EVENT_MODELS, MESSAGE_MODELS
+from table_controller.contract.schema.models import EVENT_MODELS, MESSAGE_MODELS
+from table_controller.ingress.parsing import parse_command, to_procedure_command
+from table_controller.mqtt.client.sending import unrecorded_message
+from table_controller.procedure import inputs
+from table_controller.procedure.decisions import CommandAccepted
+from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
+from table_controller.runtime.interpreter import DecisionInterpreter, reply_from_wire
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs/api"
 #: The topics of mqtt-api.md below <root>, and who publishes them.
@@ -83,7 +79,7 @@ SPEC_EVENT_TYPES = [
 # --- a table fed as the runtime would feed it --------------------------------------------
 #
 # Commands go in as MQTT payload bytes through parse_command; every Publish comes out wrapped
-# in the envelope by publishing.messages, with synthetic seq and ts, followed by the state
+# in the envelope by contract.envelope, with synthetic seq and ts, followed by the state
 # snapshot and a command_reply per command: every message kind the core can produce, exactly
 # as a backend would receive it.
 
@@ -117,7 +113,7 @@ class ContractTable:
         self.now += 0.5
         return self.now
 
-    def feed(self, event: events.Input) -> None:
+    def feed(self, event: inputs.Input) -> None:
         decisions = self.machine.handle(event)
         self.last_accepted = any(isinstance(d, CommandAccepted) for d in decisions)
         ts = (EPOCH + timedelta(seconds=self.now)).isoformat(timespec="milliseconds")
@@ -137,7 +133,7 @@ class ContractTable:
         """A member of staff signs in, as the staff desk hands it on once the PIN is right."""
         self.commands += 1
         self.feed(
-            events.SignIn(
+            inputs.SignIn(
                 at=self._tick(),
                 command_id=f"cmd-{self.commands}",
                 operator="display",
@@ -155,28 +151,28 @@ class ContractTable:
         ).encode()
         parsed = parse_command(raw)
         assert isinstance(parsed, CommandMessage), parsed
-        self.feed(parsed.to_procedure_command(at=self._tick()))
+        self.feed(to_procedure_command(parsed, at=self._tick()))
         return self.last_accepted
 
     def card(self, card: Card | None = None) -> None:
-        self.feed(events.CardDrawn(at=self._tick(), card=card or self.deck.pop()))
+        self.feed(inputs.CardDrawn(at=self._tick(), card=card or self.deck.pop()))
 
     def misread(self) -> Card:
         """A card leaves the shoe unread; returns it, for a supervisor to enter by hand."""
-        self.feed(events.CardMisread(at=self._tick()))
+        self.feed(inputs.CardMisread(at=self._tick()))
         return self.deck.pop()
 
     def lost_frames(self, count: int) -> None:
-        self.feed(events.FramesLost(at=self._tick(), count=count))
+        self.feed(inputs.FramesLost(at=self._tick(), count=count))
 
     def cut(self) -> None:
-        self.feed(events.CutCardDrawn(at=self._tick()))
+        self.feed(inputs.CutCardDrawn(at=self._tick()))
 
     def reader_offline(self) -> None:
-        self.feed(events.ReaderWentOffline(at=self._tick()))
+        self.feed(inputs.ReaderWentOffline(at=self._tick()))
 
     def reader_back(self) -> None:
-        self.feed(events.ReaderCameBack(at=self._tick()))
+        self.feed(inputs.ReaderCameBack(at=self._tick()))
 
     # --- a dealer who follows the prompts ---------------------------------------------------
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from table_controller.procedure.board_payloads import Stats
-from table_controller.procedure.codes import AlarmCode, HoldReason, PromptAction, VoidReason
-from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import AlarmRaised, StaffChanged
-from table_controller.procedure.round_payloads import (
+from table_controller.contract.codes import AlarmCode, HoldReason, PromptAction, VoidReason
+from table_controller.contract.payloads.base import Payload
+from table_controller.contract.payloads.board import Stats
+from table_controller.contract.payloads.pit import AlarmRaised, StaffChanged
+from table_controller.contract.payloads.round import (
     BettingClosed,
     BettingOpened,
     PromptShown,
     RoundVoided,
 )
-from table_controller.procedure.shoe_payloads import ShoeStarted
-from table_controller.publishing.pace import Pace, seconds_of
+from table_controller.contract.payloads.shoe import ShoeStarted
+from table_controller.history.pace import Pace, seconds_of
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
 from tests.support.snapshots import settled_round

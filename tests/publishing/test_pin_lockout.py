@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.publishing.pin_lockout import (
+from table_controller.screens.pin_lockout import (
     CLIENT_FAILURES_FACTOR,
     Attempt,
     FailureCounts,

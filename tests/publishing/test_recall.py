@@ -7,13 +7,14 @@ import hashlib
 import json
 from typing import Any
 
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.pit import DisputeOpened
+from table_controller.contract.payloads.replies import RecallStep
+from table_controller.history.recall import RecallBook, with_disputes_sealed
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.pit_payloads import DisputeOpened
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter, OutgoingMessage
-from table_controller.publishing.recall import RecallBook, with_disputes_sealed
-from table_controller.publishing.recall_shape import RecallStep
 from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.interpreter import DecisionInterpreter
 from tests.support.dealing import Record, ScriptedDealer, as_input, seeded_shoe, step_of
 
 HEAD = "9f" * 32

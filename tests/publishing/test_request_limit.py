@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.publishing.request_limit import RATE_WINDOW_S, RequestRateLimit
+from table_controller.ingress.request_limit import RATE_WINDOW_S, RequestRateLimit
 
 
 def test_the_rate_limit_takes_n_a_minute_per_operator_in_a_sliding_window() -> None:

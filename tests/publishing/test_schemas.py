@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""How the generated models read the core's payload types (``publishing/schemas.py``)."""
+"""How the generated models read the core's payload types (``contract/schema/models.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from table_controller.publishing.schemas import MESSAGE_MODELS
+from table_controller.contract.schema.models import MESSAGE_MODELS
 
 ENVELOPE = {"schema": "baccarat-table/1", "table_id": "T07", "seq": 3, "ts": "2026-11-29T12:00:00Z"}
 

@@ -45,8 +45,8 @@ from simulators.virtual_shoe.faults import (
     ShoeRanOut,
 )
 from simulators.virtual_shoe.server import PtyPort, VirtualShoe
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.mqtt.client.subscriber import Received, Subscription
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import PASSWORDS, Mosquitto
 from tests.support.dealing import Record, ScriptedDealer, Step, step_of_state
 from tests.support.table_process import table_controller

@@ -26,8 +26,8 @@ from typing import Any, Final
 
 import pytest
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import Mosquitto
 from tests.reliability import harness
 

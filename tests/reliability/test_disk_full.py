@@ -39,8 +39,8 @@ from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.deck import Shoe
 from simulators.virtual_shoe.device import FrameAbandoned, FrameAcknowledged
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.runtime.journal import Journal, check_file
-from table_controller.runtime.writer_thread import OUTAGE_KEY
+from table_controller.runtime.journal.journal import Journal, check_file
+from table_controller.runtime.journal.writer import OUTAGE_KEY
 from tests.mosquitto import Mosquitto
 from tests.reliability import harness
 from tests.support.event_stream import EventStream

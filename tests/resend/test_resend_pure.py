@@ -9,20 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.command_args import ResendArgs
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.command_parsing import parse_command
-from table_controller.publishing.messages import envelope
-from table_controller.publishing.outbox import Outbox, OutboxMessage
-from table_controller.publishing.outgoing import reply_from_wire
-from table_controller.publishing.resend import (
+from table_controller.contract.commands.args import ResendArgs
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.envelope import envelope
+from table_controller.contract.payloads.replies import EdgeReply
+from table_controller.ingress.parsing import parse_command
+from table_controller.mqtt.outbox import Outbox, OutboxMessage
+from table_controller.mqtt.resend import (
     MAX_RESEND_SPAN,
-    EdgeReply,
     Republished,
     missing_seqs,
     range_problem,
     resend_reply,
 )
+from table_controller.runtime.interpreter import reply_from_wire
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 

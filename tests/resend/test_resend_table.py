@@ -25,9 +25,9 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
-from table_controller.publishing.outbox import Outbox
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.outbox import Outbox
+from table_controller.mqtt.settings import BrokerEndpoint
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening

@@ -13,20 +13,20 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.procedure.events import (
+from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.procedure.inputs import (
     CardDrawn,
     Input,
     StartNewShoe,
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_to_record
-from table_controller.procedure.state_payloads import TableSnapshot
 from table_controller.rules.composition import Composition
 from table_controller.rules.exact import analyse
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 from tests.support.dealing import rng_round
 from tests.support.journal_files import execute_sql
 from tests.support.snapshots import snapshot

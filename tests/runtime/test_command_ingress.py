@@ -17,10 +17,10 @@ from pathlib import Path
 
 from structlog.testing import capture_logs
 
-from table_controller.publishing.authorisation import AuthorisationPolicy
-from table_controller.runtime.commands import CommandIngress
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import ANSWER_KEY, AUDIT_ROW
+from table_controller.ingress.authorisation import AuthorisationPolicy
+from table_controller.runtime.command_intake import CommandIngress
+from table_controller.runtime.journal.format import ANSWER_KEY, AUDIT_ROW
+from table_controller.runtime.journal.journal import Journal
 from tests.support.virtual_tables import published, running, virtual_service
 from tests.support.waiting import until
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.publishing.http_limits import ListenerLimits
 from table_controller.runtime.config import (
     Settings,
     SettingsError,
@@ -13,6 +12,7 @@ from table_controller.runtime.config import (
     reference_table,
     unknown_variables,
 )
+from table_controller.screens.http_limits import ListenerLimits
 
 
 @pytest.fixture(autouse=True)

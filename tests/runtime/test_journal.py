@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from table_controller.cli import main
-from table_controller.publishing.outbox import Outbox, OutboxMessage
+from table_controller.mqtt.outbox import Outbox, OutboxMessage
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.journal import Journal, check_file, is_journal
-from table_controller.runtime.journal_format import (
+from table_controller.runtime.journal.format import (
     AUDIT_ROW,
     INPUT_ROW,
     ZERO_GENESIS_HASH,
@@ -25,6 +24,7 @@ from table_controller.runtime.journal_format import (
     genesis_hash,
     row_hash,
 )
+from table_controller.runtime.journal.journal import Journal, check_file, is_journal
 from tests.support.journal_files import execute_sql, rows_in_the_database_file
 
 

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from table_controller.cli.run import JOURNAL_IN_USE
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import JournalInUseError
-from table_controller.runtime.journal_lock import JournalLock, lock_path
+from table_controller.runtime.journal.format import JournalInUseError
+from table_controller.runtime.journal.journal import Journal
+from table_controller.runtime.journal.lock import JournalLock, lock_path
 from tests.support.ports import free_port
 
 TABLE = "T07"

@@ -19,15 +19,15 @@ from structlog.testing import capture_logs
 
 from drivers.events import CardSeen, Delivery
 from drivers.srp.constants import Lamp
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.journal_refusal import JournalRefusal
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.mqtt.outbox import Outbox, OutboxError, OutboxMessage
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.journal_refusal import JournalRefusal
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outbox import Outbox, OutboxError, OutboxMessage
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal, JournalWriteError
+from table_controller.runtime.journal.journal import Journal, JournalWriteError
+from table_controller.runtime.journal.writer import OUTAGE_KEY
 from table_controller.runtime.service import TableService
-from table_controller.runtime.writer_thread import OUTAGE_KEY
 from tests.support.links import MemoryLink, MemorySink
 from tests.support.small_disk import (
     SmallDisk,

@@ -24,8 +24,8 @@ from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.cards import RANKS, all_cards
 from table_controller.rules.variants import COMMISSION
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from tests.protection.shoes import fair_shoe, stacked_shoe

@@ -19,17 +19,17 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from drivers.events import CardSeen, Delivery, ReaderOffline, ReaderOnline
-from table_controller.procedure.codes import AlarmCode, EventType, PromptAction, ReaderState
-from table_controller.procedure.events import CardDrawn, CloseBetting
+from table_controller.contract.codes import AlarmCode, EventType, PromptAction, ReaderState
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.base import Payload
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.contract.payloads.round import PromptShown
+from table_controller.procedure.inputs import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import AlarmRaised
-from table_controller.procedure.round_payloads import PromptShown
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.metrics import (
     LATENCY_BUCKETS_S,

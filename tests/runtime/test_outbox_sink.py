@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.procedure.codes import AlarmCode
-from table_controller.procedure.controller_payloads import CommandReply
-from table_controller.procedure.payload_base import Payload
-from table_controller.procedure.pit_payloads import AlarmRaised
-from table_controller.procedure.round_payloads import CardPlaced
-from table_controller.publishing.outbox import Outbox, OutboxError, OutboxRow
-from table_controller.publishing.outgoing import OutgoingMessage
+from table_controller.contract.codes import AlarmCode
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.base import Payload
+from table_controller.contract.payloads.controller import CommandReply
+from table_controller.contract.payloads.pit import AlarmRaised
+from table_controller.contract.payloads.round import CardPlaced
+from table_controller.mqtt.outbox import Outbox, OutboxError, OutboxRow
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Hand
 from table_controller.runtime.clock import utc_now

@@ -24,14 +24,14 @@ from typing import Any, Final
 import pytest
 from structlog.testing import capture_logs
 
+from table_controller.ingress.authorisation import AuthorisationPolicy
+from table_controller.mqtt.outbox import Outbox
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.authorisation import AuthorisationPolicy
-from table_controller.publishing.outbox import Outbox
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.clock import utc_now
-from table_controller.runtime.commands import CommandIngress
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import AUDIT_ROW, RECALL_ANSWER_KEY
+from table_controller.runtime.command_intake import CommandIngress
+from table_controller.runtime.journal.format import AUDIT_ROW, RECALL_ANSWER_KEY
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.outbox_sink import OutboxSink
 from table_controller.runtime.service import TableService
 from tests.reliability.harness import journal_query

@@ -13,14 +13,14 @@ import pytest
 
 from drivers.events import CardSeen, Delivery, ReaderHello
 from drivers.srp.constants import Lamp
-from table_controller.procedure.codes import Lamp as ProcedureLamp
+from table_controller.contract.codes import Lamp as ProcedureLamp
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
-from table_controller.runtime.journal_format import INPUT_ROW
+from table_controller.runtime.journal.format import INPUT_ROW
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from table_controller.runtime.service_ports import Outlet

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.procedure.machine import ShoeCount
 from table_controller.protection.advisor import AdvisorSettings, AssessmentRequest, RoundAdvisor
-from table_controller.publishing.outgoing import OutgoingMessage
 from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from tests.support.virtual_tables import (
     command,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.procedure.codes import StaffRole
-from table_controller.publishing.command_errors import CommandErrorCode
-from table_controller.publishing.pin_lockout import PinRefusal
+from table_controller.contract.codes import StaffRole
+from table_controller.contract.errors import CommandErrorCode
+from table_controller.screens.pin_lockout import PinRefusal
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import RegisterError, StaffMember
 from tests.support.staff import STAFF, cheap_hasher, write_register

@@ -12,7 +12,7 @@ import pytest
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.staff.register import REGISTER_FORMAT, RegisterError, StaffRegister
 from tests.support.staff import STAFF, cheap_hasher, write_register
 

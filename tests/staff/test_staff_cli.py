@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.staff.register import StaffRegister
 
 

@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from table_controller.publishing.authorisation import signature
-from table_controller.publishing.command_message import CommandMessage
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Received, Subscription, publish_once
+from table_controller.contract.commands.message import CommandMessage
+from table_controller.ingress.authorisation import signature
+from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import Mosquitto
 
 

@@ -20,8 +20,8 @@ from typing import Any, Final
 
 import aiohttp
 
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription, publish_once
+from table_controller.mqtt.client.subscriber import Subscription, publish_once
+from table_controller.mqtt.settings import BrokerEndpoint
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
 from tests.support.table_process import table_run

@@ -25,17 +25,17 @@ from drivers.srp.constants import Lamp
 from simulators.virtual_shoe import deck
 from simulators.virtual_shoe.dealer import should_deal
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.procedure.codes import PromptAction
+from table_controller.contract.codes import PromptAction
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.payloads.round import ResultOfCards, RoundSettled
+from table_controller.contract.payloads.state import TableSnapshot
 from table_controller.procedure.decisions import Publish
-from table_controller.procedure.events import CardDrawn, CloseBetting, Input, OpenBetting
+from table_controller.procedure.inputs import CardDrawn, CloseBetting, Input, OpenBetting
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import RecordRejected, input_from_record
-from table_controller.procedure.round_payloads import ResultOfCards, RoundSettled
-from table_controller.procedure.state_payloads import TableSnapshot
-from table_controller.publishing.messages import fields_of
-from table_controller.publishing.outgoing import DecisionInterpreter
 from table_controller.rules.cards import Card
 from table_controller.runtime.card_source import RngCardSource
+from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.service import TableService
 from tests.support.links import MemoryLink
 

@@ -15,8 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from table_controller.publishing.messages import dumps
-from table_controller.runtime.journal import Journal
+from table_controller.contract.envelope import dumps
+from table_controller.runtime.journal.journal import Journal
 from tests.support.table_process import table_controller
 from tests.support.virtual_tables import command, quiet, running, settle, virtual_service
 

@@ -22,10 +22,10 @@ from typing import Final
 import aiomqtt
 
 from table_controller.ingest.store import IngestStore
-from table_controller.publishing.mqtt_client import new_client
-from table_controller.publishing.mqtt_settings import BrokerEndpoint
-from table_controller.publishing.mqtt_subscriber import Subscription
-from table_controller.publishing.outbox import Outbox
+from table_controller.mqtt.client.connect import new_client
+from table_controller.mqtt.client.subscriber import Subscription
+from table_controller.mqtt.outbox import Outbox
+from table_controller.mqtt.settings import BrokerEndpoint
 from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend

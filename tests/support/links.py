@@ -9,8 +9,8 @@ from functools import partial
 
 from drivers.events import Delivery, ReaderEvent
 from drivers.srp.constants import Lamp
-from table_controller.publishing.outgoing import OutgoingMessage
-from table_controller.runtime.journal import Journal
+from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.runtime.journal.journal import Journal
 
 
 class MemoryLink:

@@ -16,12 +16,12 @@ from typing import IO, Any
 
 from babel.messages.extract import extract_from_dir
 
-from table_controller.publishing.languages import LANGUAGES, LOCALES_DIR, read_catalogue
+from table_controller.screens.languages import LANGUAGES, LOCALES_DIR, read_catalogue
 
-PUBLISHING = Path(__file__).resolve().parents[2] / "table_controller" / "publishing"
+SCREENS = Path(__file__).resolve().parents[2] / "table_controller" / "screens"
 #: What babel reads, and how: the view models, the pages' scripts, the pages.
 METHODS = [
-    ("*.py", "python"),
+    ("**.py", "python"),
     ("static/*.js", "javascript"),
     ("static/*.html", "tests.support.message_keys:extract_html"),
 ]
@@ -60,7 +60,7 @@ def used_keys() -> dict[str, set[str]]:
     """Every key the sources use, by domain (a key's first dot-separated part)."""
     keys: dict[str, set[str]] = defaultdict(set)
     for _file, _line, key, _comments, _context in extract_from_dir(
-        PUBLISHING, METHODS, keywords=KEYWORDS
+        SCREENS, METHODS, keywords=KEYWORDS
     ):
         assert isinstance(key, str), f"a key with plural forms: {key!r}"
         keys[key.partition(".")[0]].add(key)

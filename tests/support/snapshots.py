@@ -12,17 +12,16 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from table_controller.procedure.board_payloads import AskMarks, Roads
-from table_controller.procedure.codes import HoldReason, Lamp, PromptAction
-from table_controller.procedure.payload_base import ABSENT, Absent
-from table_controller.procedure.round_payloads import HandResult, ResultOfCards, RoundSettled
-from table_controller.procedure.state_payloads import (
+from table_controller.contract.codes import HoldReason, Lamp, Phase, PromptAction
+from table_controller.contract.payloads.base import ABSENT, Absent
+from table_controller.contract.payloads.board import AskMarks, Roads
+from table_controller.contract.payloads.round import HandResult, ResultOfCards, RoundSettled
+from table_controller.contract.payloads.state import (
     CardsOnTable,
     PromptFields,
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.states import Phase
 from table_controller.rules.cards import Card, hand_total
 from table_controller.rules.roads import Scoreboard
 from table_controller.rules.tableau import Winner

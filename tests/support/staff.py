@@ -8,7 +8,7 @@ from pathlib import Path
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from table_controller.procedure.codes import StaffRole
+from table_controller.contract.codes import StaffRole
 from table_controller.staff.register import StaffRegister
 
 #: Who the tests sign in: id -> (name, role, PIN).

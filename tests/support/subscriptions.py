@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
-from table_controller.publishing.mqtt_subscriber import Received, Subscription
+from table_controller.mqtt.client.subscriber import Received, Subscription
 
 
 async def collect(

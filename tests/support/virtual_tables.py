@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Final
 
+from table_controller.contract.envelope import fields_of
 from table_controller.procedure.machine import TableProcedure
-from table_controller.publishing.messages import fields_of
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.journal import Journal
+from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
 from table_controller.runtime.service_ports import Advisor, CardSource

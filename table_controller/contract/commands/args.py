@@ -1,0 +1,309 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""The vocabulary of the MQTT contract's commands and their arguments, as strict pydantic models.
+
+Edge layer: pure (no I/O, no clock, no randomness), but pydantic lives here and never in a
+core. Here are the commands' names and who may give them (:data:`SUPERVISOR_COMMANDS`,
+:data:`EDGE_COMMANDS`, :data:`MQTT_ONLY_COMMANDS`), the field types and patterns the contract
+shares (a card's code, a round id, a staff id and PIN), and one arguments model per command
+(:data:`ARGS_MODELS`). The command around them, and how it becomes a procedure input, is
+``contract/commands/message.py``; reading one from bytes is ``ingress/parsing.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal, TypeAlias
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
+
+from table_controller.contract.payloads.base import MAX_ROUND_ID_LENGTH
+from table_controller.contract.payloads.state import DEFAULT_CURRENCY, BetLimits
+from table_controller.procedure.command_records import MAX_DISPUTED_ROUNDS
+from table_controller.procedure.limits import (
+    MAX_LIMITED_BETS,
+    STAKE_TEXT_PATTERN,
+    amount,
+    stake_amount,
+)
+from table_controller.procedure.supervision import MAX_SHOE_ID_LENGTH
+
+#: Longest free text a command carries (a dispute's reason, its outcome).
+MAX_TEXT_LENGTH: Final = 500
+#: A staff id: what a badge reader types; one token of letters, digits, ``_ . -``.
+STAFF_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
+#: A PIN: digits only (the display's keypad has no letters).
+PIN_PATTERN: Final = r"^[0-9]{4,12}$"
+
+#: A card as the shoe protocol writes it: rank then suit, upper case (``QH``, ``TD``).
+CardCode: TypeAlias = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A2-9TJQK][SHDC]$"),
+    Field(description="A card: rank A23456789TJQK then suit SHDC, e.g. QH, TD."),
+]
+RoundId: TypeAlias = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_ROUND_ID_LENGTH),
+    Field(description="<shoe_id>-<round_no>, the round's idempotency key."),
+]
+ShoeId: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SHOE_ID_LENGTH)]
+
+CommandName: TypeAlias = Literal[
+    "new_shoe",
+    "open_betting",
+    "close_betting",
+    "deal",
+    "misdeal",
+    "void_round",
+    "void_shoe",
+    "manual_card",
+    "correct_result",
+    "dropped_card",
+    "sign_in",
+    "sign_out",
+    "dispute",
+    "resolve_dispute",
+    "acknowledge",
+    "confirm_result",
+    "set_limits",
+    "recall",
+    "resend",
+]
+#: The commands only a supervisor may give (mqtt-api.md "Commands").
+SUPERVISOR_COMMANDS: Final = frozenset({
+    "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
+    "acknowledge", "set_limits",
+})  # fmt: skip
+#: The commands the edge answers itself, in any state: they never reach the procedure.
+EDGE_COMMANDS: Final = frozenset({"recall", "resend"})
+#: The commands taken only over MQTT, from the operators the deployment names (never the display).
+MQTT_ONLY_COMMANDS: Final = frozenset({"resend"})
+
+
+#: The most rounds a ``recall`` returns (and a table's recall book keeps).
+MAX_ROUNDS: Final = 50
+#: The rounds a ``recall`` without ``rounds`` returns.
+DEFAULT_ROUNDS: Final = 10
+
+
+class IncomingModel(BaseModel):
+    """Strict: JSON types exactly as the contract says, no unknown keys, no coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# --- command arguments --------------------------------------------------------------------
+
+
+class NoArgs(IncomingModel):
+    """The arguments of a command that takes none: ``{}``."""
+
+
+class NewShoeArgs(IncomingModel):
+    """``new_shoe``: an optional shoe id; without one the table numbers the shoe itself."""
+
+    shoe_id: ShoeId | None = None
+
+
+class VoidRoundArgs(IncomingModel):
+    """``void_round``: the round to void, the current one or a settled one of this shoe."""
+
+    round_id: RoundId
+
+
+class ManualCardArgs(IncomingModel):
+    """``manual_card``: the card a supervisor enters by hand."""
+
+    card: CardCode
+
+
+class CorrectResultArgs(IncomingModel):
+    """``correct_result``: a settled round's right cards, in dealing order per hand."""
+
+    round_id: RoundId
+    player: Annotated[list[CardCode], Field(min_length=2, max_length=3)]
+    banker: Annotated[list[CardCode], Field(min_length=2, max_length=3)]
+
+
+class DroppedCardArgs(IncomingModel):
+    """``dropped_card``: whether the reader saw the card that fell."""
+
+    read: bool
+
+
+StaffId: TypeAlias = Annotated[
+    str,
+    StringConstraints(pattern=STAFF_ID_PATTERN),
+    Field(description="A staff id of the table's staff register (what a badge reader types)."),
+]
+
+
+class SignInArgs(IncomingModel):
+    """``sign_in``: a member of staff's id and PIN, checked against the staff register."""
+
+    staff_id: StaffId
+    pin: Annotated[
+        str,
+        StringConstraints(pattern=PIN_PATTERN),
+        Field(description="4 to 12 digits; checked at the edge, never journaled or published."),
+    ]
+
+
+class SignOutArgs(IncomingModel):
+    """``sign_out``: the member of staff who leaves the table."""
+
+    staff_id: StaffId
+
+
+class DisputeArgs(IncomingModel):
+    """``dispute``: why, and the rounds in question (their recall goes with the event)."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+    rounds: Annotated[
+        list[RoundId],
+        Field(
+            min_length=1, max_length=MAX_DISPUTED_ROUNDS, json_schema_extra={"uniqueItems": True}
+        ),
+    ]
+
+    @field_validator("rounds")
+    @classmethod
+    def _different(cls, rounds: list[str]) -> list[str]:
+        if len(set(rounds)) != len(rounds):
+            raise ValueError("the rounds in question must be different round ids")
+        return rounds
+
+
+class ResolveDisputeArgs(IncomingModel):
+    """``resolve_dispute``: the open dispute and how it ended."""
+
+    dispute_id: Annotated[str, StringConstraints(min_length=1, max_length=MAX_ROUND_ID_LENGTH)]
+    outcome: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+
+
+class AcknowledgeArgs(IncomingModel):
+    """``acknowledge``: the alarm whose hold the supervisor lifts."""
+
+    alarm: Literal["software_modified", "result_not_confirmed"]
+
+
+class ConfirmResultArgs(IncomingModel):
+    """``confirm_result``: whether the layout shows the result the shoe read for the round."""
+
+    round_id: RoundId
+    agrees: bool
+
+
+#: The key of the validation context that names the table's currency (``parse_command``'s).
+CURRENCY_CONTEXT: Final = "currency"
+
+Amount: TypeAlias = Annotated[
+    int
+    | float
+    | Annotated[
+        str,
+        StringConstraints(max_length=32),
+        WithJsonSchema({"type": "string", "pattern": STAKE_TEXT_PATTERN, "maxLength": 32}),
+    ],
+    Field(
+        description="A decimal amount of the table's currency, in its minor unit at most"
+        " (ISO 4217: 2 decimals for USD, none for JPY, 3 for KWD): a number, or text such as"
+        ' "0.50"; a fraction ("1/3") or a finer amount ("0.001" of a dollar) is refused.'
+    ),
+]
+
+
+class BetLimitsArgs(IncomingModel):
+    """One bet's smallest and largest stake, in the table's currency (``0 < min <= max``)."""
+
+    min: Amount
+    max: Amount
+
+    @field_validator("min", "max")
+    @classmethod
+    def _an_amount(cls, value: float | str, info: ValidationInfo) -> float | str:
+        # In the currency the validation context names (the default one without a context).
+        stake_amount(value, _currency(info))  # raises ValueError, naming the value
+        return value
+
+    def exact(self) -> BetLimits:
+        return BetLimits(min=amount(self.min), max=amount(self.max))
+
+
+def _currency(info: ValidationInfo) -> str:
+    context = info.context
+    currency = context.get(CURRENCY_CONTEXT) if isinstance(context, dict) else None
+    return currency if isinstance(currency, str) else DEFAULT_CURRENCY
+
+
+class SetLimitsArgs(IncomingModel):
+    """``set_limits``: new limits for the bets named (between rounds); the others keep theirs."""
+
+    limits: Annotated[
+        dict[Annotated[str, StringConstraints(min_length=1, max_length=32)], BetLimitsArgs],
+        Field(min_length=1, max_length=MAX_LIMITED_BETS),
+    ]
+
+
+class RecallArgs(IncomingModel):
+    """``recall``: how many of the last rounds to recall, every step of each."""
+
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = DEFAULT_ROUNDS
+
+
+class ResendArgs(IncomingModel):
+    """``resend``: the ``seq`` range to publish again from the outbox, both ends included.
+
+    Whole numbers only; whether the range is one the table takes (``1 <= from_seq <= to_seq``,
+    fewer than 10,000 apart) the edge checks, refusing it as ``bad_range``.
+    """
+
+    from_seq: int
+    to_seq: int
+
+
+CommandArgs: TypeAlias = (
+    NoArgs
+    | NewShoeArgs
+    | VoidRoundArgs
+    | ManualCardArgs
+    | CorrectResultArgs
+    | DroppedCardArgs
+    | SignInArgs
+    | SignOutArgs
+    | DisputeArgs
+    | ResolveDisputeArgs
+    | AcknowledgeArgs
+    | ConfirmResultArgs
+    | SetLimitsArgs
+    | RecallArgs
+    | ResendArgs
+)
+#: The arguments model of every command.
+ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
+    "new_shoe": NewShoeArgs,
+    "open_betting": NoArgs,
+    "close_betting": NoArgs,
+    "deal": NoArgs,
+    "misdeal": NoArgs,
+    "void_round": VoidRoundArgs,
+    "void_shoe": NoArgs,
+    "manual_card": ManualCardArgs,
+    "correct_result": CorrectResultArgs,
+    "dropped_card": DroppedCardArgs,
+    "sign_in": SignInArgs,
+    "sign_out": SignOutArgs,
+    "dispute": DisputeArgs,
+    "resolve_dispute": ResolveDisputeArgs,
+    "acknowledge": AcknowledgeArgs,
+    "confirm_result": ConfirmResultArgs,
+    "set_limits": SetLimitsArgs,
+    "recall": RecallArgs,
+    "resend": ResendArgs,
+}
