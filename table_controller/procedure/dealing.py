@@ -15,7 +15,6 @@ from __future__ import annotations
 import enum
 
 from table_controller.contract.codes import AlarmCode, Phase, VoidReason
-from table_controller.contract.frozen import builder
 from table_controller.contract.payloads.parts import result_of
 from table_controller.contract.payloads.round import (
     BettingClosed,
@@ -31,13 +30,6 @@ from table_controller.procedure.shoe import SettledRound, Shoe
 from table_controller.procedure.table import Out, Table, Unconfirmed
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
-
-#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
-_new_betting_opened = builder(BettingOpened)
-_new_betting_closed = builder(BettingClosed)
-_new_card_placed = builder(CardPlaced)
-_new_round_settled = builder(RoundSettled)
-_new_settled_round = builder(SettledRound)
 
 
 class Dealt(enum.Enum):
@@ -72,7 +64,7 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
     if current.offer is not None:
         suspended = tuple(SuspendedBet(bet=bet, house_edge=edge)
                           for bet, edge in current.offer.suspended)
-    out.publish(_new_betting_opened(
+    out.publish(BettingOpened(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         dealer=out.dealer, bets_offered=table.offered(current), bets_suspended=suspended))
     return Phase.BETTING
@@ -81,8 +73,8 @@ def open_betting(table: Table, out: Out, shoe: Shoe) -> Phase:
 def close_betting(table: Table, out: Out) -> Phase:
     """No more bets: the round is dealt."""
     current = table.current()
-    out.publish(_new_betting_closed(shoe_id=current.shoe_id, round_no=current.round_no,
-                                    round_id=current.round_id, dealer=out.dealer))
+    out.publish(BettingClosed(shoe_id=current.shoe_id, round_no=current.round_no,
+                              round_id=current.round_id, dealer=out.dealer))
     return Phase.DEALING
 
 
@@ -90,10 +82,10 @@ def deal(table: Table, out: Out, shoe: Shoe, card: Card, *, manual: bool) -> Dea
     """Place the round's next card, and settle the round if it completed the coup."""
     current = table.current()
     hand, position = current.place(card, manual=manual)
-    out.publish(_new_card_placed(shoe_id=current.shoe_id, round_no=current.round_no,
-                                 round_id=current.round_id, card=card, hand=hand, position=position,
-                                 manual=manual, dealer=out.dealer,
-                                 supervisor=out.supervisor if manual else None))
+    out.publish(CardPlaced(shoe_id=current.shoe_id, round_no=current.round_no,
+                           round_id=current.round_id, card=card, hand=hand, position=position,
+                           manual=manual, dealer=out.dealer,
+                           supervisor=out.supervisor if manual else None))
     if current.expected is not None:
         return Dealt.PLACED
     _settle(table, out, shoe, current)
@@ -105,7 +97,7 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     offer = None if current.offer is None else frozenset(current.offer.offer)
     settlement = table.settlement(coup, current.round_no, offer)
     manual_cards = tuple(current.manual)
-    shoe.settled[current.round_no] = _new_settled_round(
+    shoe.settled[current.round_no] = SettledRound(
         round_no=current.round_no, round_id=current.round_id, cards=tuple(current.cards),
         coup=coup, settlement=settlement, last_round=current.last_round,
         manual_cards=manual_cards, offer=offer,
@@ -114,7 +106,7 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     if table.confirm_results:  # the result, and what follows it, wait for confirm_result
         table.unconfirmed = Unconfirmed(round_id=current.round_id, decisions=[])
         out.held_back = table.unconfirmed.decisions
-    out.publish(_new_round_settled(
+    out.publish(RoundSettled(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         dealer=out.dealer, result=result, last_round=current.last_round, manual_cards=manual_cards))
     # The scoreboards' entry from the result just worked out (the coup's own, read once).

@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from table_controller.contract.codes import EventType, HoldReason, Lamp, RefusalCode
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import Payload
 from table_controller.contract.payloads.pit import AlarmRaised
 from table_controller.contract.payloads.round import PromptShown
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Announce:
     """Show this prompt to the dealer; it is published as the ``prompt`` event too."""
@@ -29,7 +27,6 @@ class Announce:
     prompt: PromptShown
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetLamp:
     """Light the shoe's indicator."""
@@ -37,7 +34,6 @@ class SetLamp:
     lamp: Lamp
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)  # one field: built positionally, per message
 class Publish:
     """Publish one message: its payload's type says the topic and whether it is retained."""
@@ -50,7 +46,6 @@ class Publish:
         return self.payload.TYPE
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RaiseAlarm:
     """Tell the pit: the alarm is logged and published as the ``alarm`` event."""
@@ -58,7 +53,6 @@ class RaiseAlarm:
     alarm: AlarmRaised
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HoldTable:
     """Stop the dealing: the lamp shows HOLD and the display says why."""
@@ -66,13 +60,11 @@ class HoldTable:
     reason: HoldReason
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResumeTable:
     """Every hold is cleared: dealing may go on."""
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandAccepted:
     """The command was carried out (the reply ``ok: true``)."""
@@ -83,7 +75,6 @@ class CommandAccepted:
     supervisor: str | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandRefused:
     """The command was refused and changed nothing (the reply ``ok: false``)."""

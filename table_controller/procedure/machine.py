@@ -79,7 +79,6 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from table_controller.contract.codes import Phase
-from table_controller.contract.frozen import builder
 from table_controller.contract.payloads.state import TableLimits, TableSnapshot
 from table_controller.procedure import (
     dealing,
@@ -127,7 +126,7 @@ from table_controller.procedure.inputs import (
     not_carried_out,
 )
 from table_controller.procedure.states import ROUTES, Route, Trigger
-from table_controller.procedure.steps import READ_CARD, Step, StepFunction, Steps
+from table_controller.procedure.steps import Step, StepFunction, Steps
 from table_controller.procedure.supervision import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.table import (
     GAP_PHASES,
@@ -142,10 +141,6 @@ from table_controller.procedure.table import (
 )
 from table_controller.rules.cards import Card
 from table_controller.rules.variants import Variant
-
-#: The values built on every round, through :func:`~.frozen.builder` (no keyword dict).
-_new_command_accepted = builder(CommandAccepted)
-_new_step = builder(Step)
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
@@ -287,7 +282,7 @@ class TableProcedure:
         match event:
             case CardDrawn(card=card):
                 if stream.arrive(table, card) is not None:
-                    self._take(Trigger.CARD, READ_CARD[card.rank, card.suit], out)
+                    self._take(Trigger.CARD, Step(card=card), out)
             case (OpenBetting() | CloseBetting() | Deal() | StartNewShoe() | Misdeal()
                   | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()
                   | SetLimits()):
@@ -331,7 +326,7 @@ class TableProcedure:
 
     def _item(self, item: Item, out: Out) -> None:
         if isinstance(item, Card):
-            self._take(Trigger.CARD, READ_CARD[item.rank, item.suit], out)
+            self._take(Trigger.CARD, Step(card=item), out)
         elif item is Mark.MISREAD:
             self._take(Trigger.MISREAD, _NO_CARD, out)
         elif item is Mark.CUT:
@@ -401,8 +396,8 @@ class TableProcedure:
             if refusal is not None:
                 self._refuse(command, refusal, out)
                 return
-        out.insert(mark, _new_command_accepted(command_id=command.command_id,
-                                               command=command.COMMAND))
+        out.insert(mark, CommandAccepted(command_id=command.command_id,
+                                         command=command.COMMAND))
 
     def _oversight_command(self, command: OpenDispute | ResolveDispute | Acknowledge
                            | ConfirmResult, out: Out) -> None:
@@ -422,23 +417,23 @@ class TableProcedure:
         if refusal is not None:
             self._refuse(command, refusal, out)
             return
-        out.insert(mark, _new_command_accepted(command_id=command.command_id,
-                                               command=command.COMMAND,
-                                               supervisor=command.supervisor))
+        out.insert(mark, CommandAccepted(command_id=command.command_id,
+                                         command=command.COMMAND,
+                                         supervisor=command.supervisor))
 
     def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
                    out: Out) -> Refusal | None:
         """The command's step: accepted (the acceptance before what it did), or refused."""
         mark = len(out)
-        result = step_function(_new_step(command=command), out)
+        result = step_function(Step(command=command), out)
         if not isinstance(result, Phase):
             if len(out) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
             return result
         self._move(taken, result, out)
-        out.insert(mark, _new_command_accepted(command_id=command.command_id,
-                                               command=command.COMMAND,
-                                               supervisor=command.supervisor))
+        out.insert(mark, CommandAccepted(command_id=command.command_id,
+                                         command=command.COMMAND,
+                                         supervisor=command.supervisor))
         return None
 
     # --- faults -------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from table_controller.contract.codes import HoldReason, Lamp, Phase, PromptAction
-from table_controller.contract.frozen import builder
 from table_controller.contract.payloads.base import ABSENT, Absent
 from table_controller.contract.payloads.round import PromptShown
 from table_controller.contract.payloads.state import (
@@ -33,9 +32,6 @@ from table_controller.procedure.decisions import Announce, HoldTable, ResumeTabl
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.table import Out, Table
 from table_controller.rules.tableau import Hand
-
-#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
-_new_prompt_shown = builder(PromptShown)
 
 #: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
 #: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by
@@ -167,13 +163,13 @@ def _payload(table: Table, action: PromptAction, round_no: int | Absent, count: 
     """The ``prompt`` event: the shoe and round it is about, then the prompt's own fields."""
     shoe, dealer = table.shoe, table.dealer
     if shoe is None:  # no round either
-        return _new_prompt_shown(dealer=dealer, action=action, count=count, reason=reason)
+        return PromptShown(dealer=dealer, action=action, count=count, reason=reason)
     if isinstance(round_no, Absent):
-        return _new_prompt_shown(shoe_id=shoe.shoe_id, dealer=dealer, action=action, count=count,
-                                 reason=reason)
-    return _new_prompt_shown(shoe_id=shoe.shoe_id, round_no=round_no,
-                             round_id=shoe.round_id(round_no), dealer=dealer, action=action,
-                             count=count, reason=reason)
+        return PromptShown(shoe_id=shoe.shoe_id, dealer=dealer, action=action, count=count,
+                           reason=reason)
+    return PromptShown(shoe_id=shoe.shoe_id, round_no=round_no,
+                       round_id=shoe.round_id(round_no), dealer=dealer, action=action,
+                       count=count, reason=reason)
 
 
 def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:

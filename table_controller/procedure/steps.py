@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from table_controller.contract.codes import AlarmCode, HoldReason, Phase, ShoeEndReason, VoidReason
-from table_controller.contract.frozen import fast_init
 from table_controller.procedure import dealing, faults, limits, shoe_flow, stream, supervision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import (
@@ -31,13 +30,12 @@ from table_controller.procedure.inputs import (
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.states import CARD_STEPS, Handler
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
-from table_controller.rules.cards import Card, all_cards
+from table_controller.rules.cards import Card
 
 #: A command a step takes, of the one type its handler expects.
 _Given = TypeVar("_Given", bound=Command)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
     """What a step is given: a shoe item's card or count, or a command."""
@@ -49,12 +47,6 @@ class Step:
     count: int = 0
     command: Command | None = None
 
-
-#: The step of each card read out of the shoe, by rank and suit: immutable values built once, as
-#: building a frozen step costs more than the lookup (a card is the most frequent input).
-READ_CARD: dict[tuple[str, str], Step] = {
-    (card.rank, card.suit): Step(card=card) for card in all_cards()
-}
 
 #: A step: what it was given and the collector in, the phase it ends in (or a refusal) out.
 StepFunction = Callable[[Step, Out], "Phase | Refusal"]

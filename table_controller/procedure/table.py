@@ -27,7 +27,6 @@ from table_controller.contract.codes import (
     RefusalCode,
     ShoeEndReason,
 )
-from table_controller.contract.frozen import builder
 from table_controller.contract.payloads.base import ABSENT, Absent, Payload
 from table_controller.contract.payloads.board import AskMarks, Roads
 from table_controller.contract.payloads.pit import AlarmRaised
@@ -43,10 +42,6 @@ from table_controller.rules.cards import Card
 from table_controller.rules.roads import DerivedRoad
 from table_controller.rules.tableau import Coup, Winner
 from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
-
-#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
-_new_roads = builder(Roads)
-_new_ask_marks = builder(AskMarks)
 
 #: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
 #: there leaves a card missing.
@@ -296,16 +291,16 @@ class Out(list[Decision]):
         board = shoe.board
         beb_banker, small_banker, pig_banker = board.ask_marks(Winner.BANKER)
         beb_player, small_player, pig_player = board.ask_marks(Winner.PLAYER)
-        self.publish(_new_roads(
+        self.publish(Roads(
             shoe_id=shoe.shoe_id, bead_plate=board.published_beads(),
             big_road=board.published_big_road(),
             big_eye_boy=board.published_derived(DerivedRoad.BIG_EYE_BOY),
             small_road=board.published_derived(DerivedRoad.SMALL_ROAD),
             cockroach_pig=board.published_derived(DerivedRoad.COCKROACH_PIG),
-            ask_banker=_new_ask_marks(big_eye_boy=beb_banker, small_road=small_banker,
-                                      cockroach_pig=pig_banker),
-            ask_player=_new_ask_marks(big_eye_boy=beb_player, small_road=small_player,
-                                      cockroach_pig=pig_player),
+            ask_banker=AskMarks(big_eye_boy=beb_banker, small_road=small_banker,
+                                cockroach_pig=pig_banker),
+            ask_player=AskMarks(big_eye_boy=beb_player, small_road=small_player,
+                                cockroach_pig=pig_player),
             stats=board.published_stats(shoe.cards_left)))
 
     def shoe_ended(self, shoe: Shoe, reason: ShoeEndReason) -> None:

@@ -18,16 +18,9 @@ from table_controller.procedure.inputs import Input
 from table_controller.procedure.machine import ShoeCount
 from table_controller.protection.advisor import Analysis, analyse_request
 from table_controller.runtime.deferred_log import describe_failure
-from table_controller.runtime.memory import release_free_memory
 from table_controller.runtime.service_ports import Advisor
 
 _LOG = structlog.get_logger("table_controller.service")
-
-
-def _warm_up(advisor: Advisor) -> None:
-    """On the analysis thread before play: the advisor's warm-up, then give the heap back."""
-    advisor.warm_up()
-    release_free_memory()
 
 
 class RoundAnalysis:
@@ -76,7 +69,7 @@ class RoundAnalysis:
             return
         if self._warmed_up is None:
             loop = asyncio.get_running_loop()
-            self._warmed_up = loop.run_in_executor(self._analyst, _warm_up, self._advisor)
+            self._warmed_up = loop.run_in_executor(self._analyst, self._advisor.warm_up)
         await asyncio.shield(self._warmed_up)
 
     def assess_if_due(self) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from table_controller.contract.codes import EventType
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import (
     ABSENT,
     Absent,
@@ -119,8 +118,3 @@ class Stats(Payload):
     #: The signed-in dealer's stint (``None`` with no dealer signed in).
     stint: PaceFigures | None
     last_hour: PaceFigures
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (AskMarks, Roads, BetOdds, Odds, Stats):
-    fast_init(_value)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from table_controller.contract.codes import EventType, ReaderState, RefusalCode
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import ABSENT, Absent, Count, Payload
 
 
@@ -47,8 +46,3 @@ class CommandReply(Payload):
     message: str | Absent = ABSENT
     #: A supervisor command: the supervisor who authorised it.
     supervisor: str | Absent = ABSENT
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (Status, CommandReply):
-    fast_init(_value)

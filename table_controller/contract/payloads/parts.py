@@ -8,22 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from table_controller.contract.frozen import builder
 from table_controller.contract.payloads.base import BetId, Settled
 from table_controller.contract.payloads.round import HandResult, ResultOfCards
 from table_controller.rules.tableau import Coup
-
-#: The payloads built on every round, through :func:`~.frozen.builder` (no keyword dict).
-_new_result_of_cards = builder(ResultOfCards)
-_new_hand_result = builder(HandResult)
 
 
 def result_of(coup: Coup, settlement: Mapping[BetId, Settled]) -> ResultOfCards:
     """The fields of a result that depend on the cards (``round_result``, corrections)."""
     outcome = coup.outcome  # the totals and the winner, worked out once for the coup
-    return _new_result_of_cards(
-        player=_new_hand_result(cards=coup.player, total=outcome.player_total),
-        banker=_new_hand_result(cards=coup.banker, total=outcome.banker_total),
+    return ResultOfCards(
+        player=HandResult(cards=coup.player, total=outcome.player_total),
+        banker=HandResult(cards=coup.banker, total=outcome.banker_total),
         winner=outcome.winner,
         natural=outcome.natural,
         cards_dealt=outcome.cards_dealt,

@@ -13,7 +13,6 @@ from typing import Annotated, ClassVar, TypedDict
 from annotated_types import Ge
 
 from table_controller.contract.codes import AlarmCode, EventType
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import (
     ABSENT,
     FLATTEN,
@@ -116,8 +115,3 @@ class StaffChanged(Payload):
     #: Who signed in or out, and how.
     staff_id: str
     action: Annotated[str, OneOf(("sign_in", "sign_out"))]
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (AlarmRaised, DisputeOpened, DisputeResolved, StaffChanged):
-    fast_init(_value)

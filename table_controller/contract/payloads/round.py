@@ -13,7 +13,6 @@ from typing import Annotated, ClassVar
 from annotated_types import Ge, Interval, MaxLen, MinLen
 
 from table_controller.contract.codes import EventType, HoldReason, PromptAction, VoidReason
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import (
     ABSENT,
     FLATTEN,
@@ -189,20 +188,3 @@ class ResultCorrected(Payload):
     dealer: str | None
     #: The supervisor who authorised it (``None``: no supervisor's command caused it).
     supervisor: str | None
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (
-    HandResult,
-    ResultOfCards,
-    SuspendedBet,
-    BettingOpened,
-    BettingClosed,
-    CardPlaced,
-    PromptShown,
-    RoundSettled,
-    RoundVoided,
-    OriginalResult,
-    ResultCorrected,
-):
-    fast_init(_value)

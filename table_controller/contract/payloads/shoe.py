@@ -12,7 +12,6 @@ from typing import Annotated, ClassVar
 from annotated_types import Ge
 
 from table_controller.contract.codes import CutCardWhen, EventType, ShoeEndReason
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import (
     ABSENT,
     Absent,
@@ -99,8 +98,3 @@ class ShoeVoided(Payload):
     dealer: str | None
     #: The supervisor who authorised it (``None``: no supervisor's command caused it).
     supervisor: str | None
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (ShoeStarted, BurnAnnounced, LastRound, ShoeEnded, ShoeVoided):
-    fast_init(_value)

@@ -14,7 +14,6 @@ from typing import Annotated, ClassVar, Final
 from annotated_types import Len
 
 from table_controller.contract.codes import EventType, HoldReason, Lamp, Phase, PromptAction
-from table_controller.contract.frozen import fast_init
 from table_controller.contract.payloads.base import (
     ABSENT,
     Absent,
@@ -149,16 +148,3 @@ class TableSnapshot:
     burned: int | None
     #: The stake limits in force: the ``<root>/limits`` payload.
     limits: TableLimits = field(default_factory=TableLimits)
-
-
-#: Every payload and part of one here is built with the faster constructor of :mod:`.frozen`.
-for _value in (
-    PromptFields,
-    CardsOnTable,
-    DisputeFields,
-    TableState,
-    BetLimits,
-    TableLimits,
-    TableSnapshot,
-):
-    fast_init(_value)
