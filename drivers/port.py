@@ -2,21 +2,20 @@
 """Opening the shoe's port: a serial device path, or ``socket://host:port``.
 
 Adapter: does I/O, holds no protocol rules. The one place that chooses the serial library
-(pyserial + pyserial-asyncio-fast), so changing it touches one file (STACK.md section 1).
+(pyserial + pyserial-asyncio-fast), so changing it touches one file.
 
-Traps handled here (STACK.md, "Serial"):
+Traps handled here:
 
-* ``loop://`` and ``rfc2217://`` do not work with asyncio serial libraries (pitfall 8): any
+* ``loop://`` and ``rfc2217://`` do not work with asyncio serial libraries (no ``fileno``): any
   scheme other than ``socket://`` is refused at once with ``ValueError``.
 * Device paths are opened with ``exclusive=True`` so a second process (or ModemManager)
-  cannot share the port (pitfall 10).
+  cannot share the port.
 * Opening a device runs in a thread; if the caller is cancelled meanwhile, the port that
   thread opens is closed when it arrives instead of leaking its file descriptor.
 
-Disconnections (pitfalls 9-11) show up in the returned streams: ``read`` returns ``b""`` when
-the peer closes, or raises ``OSError`` (``serial.SerialException`` is one) when the device
-fails or is unplugged. A silent reader shows nothing at all; the SRP/1 session's watchdog
-catches that.
+Disconnections show up in the returned streams: ``read`` returns ``b""`` when the peer closes,
+or raises ``OSError`` (``serial.SerialException`` is one) when the device fails or is unplugged.
+A silent reader shows nothing at all; the SRP/1 session's watchdog catches that.
 """
 
 from __future__ import annotations

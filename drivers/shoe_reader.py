@@ -60,7 +60,7 @@ class ShoeProtocol(enum.StrEnum):
 
     #: SRP/1, checksummed and acknowledged (shoe-protocol.md).
     SRP = "srp"
-    #: Bee-Tek style text lines (shoe-protocol.md, "A second profile").
+    #: Bee-Tek style text lines (shoe-protocol.md, "The text-line profile").
     BEETEK = "beetek"
 
 

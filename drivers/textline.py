@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The text-line shoe profile (Bee-Tek / USPC style; shoe-protocol.md, "A second profile").
+"""The text-line shoe profile (Bee-Tek / USPC style; shoe-protocol.md, "The text-line profile").
 
 Pure: no I/O, no clock, no randomness, no logging.
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The README's second command: set up everything the tests need (system packages included),
-# then lint, type-check and run the test suite. `--slow` also runs the long suites.
+# then lint, type-check and run the test suite. `--slow` also runs the long suites; `--quick`
+# runs only the tests that need no service (pytest marker `quick`, given in tests/conftest.py)
+# and installs nothing but a missing .venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 marker="not slow"
+quick=""
 # The default suite runs in two pytest-xdist processes: most of its time is spent waiting on
 # real brokers, browsers and table processes. The long suites measure under load of their own,
 # so they run one test at a time. TEST_WORKERS overrides either.
@@ -12,6 +15,7 @@ args=()
 for arg in "$@"; do
     case "$arg" in
         --slow) marker="" workers=1 ;;
+        --quick) marker="quick" quick=1 ;;
         *) args+=("$arg") ;;
     esac
 done
@@ -23,9 +27,13 @@ fonts=(fonts-dejavu-core fonts-noto-cjk fonts-thai-tlwg)
 system=(mosquitto mosquitto-clients socat chromium systemd faketime postgresql "${fonts[@]}")
 # npm only where no Node.js brings it already (a NodeSource nodejs conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || system+=(npm)
-bash scripts/setup.sh "dev" "${system[@]}"
+if [ -n "$quick" ]; then
+    [ -x .venv/bin/python ] || bash scripts/setup.sh "dev"
+else
+    bash scripts/setup.sh "dev" "${system[@]}"
+fi
 . .venv/bin/activate
-[ -f .cache/asyncapi/node_modules/@asyncapi/specs/package.json ] || npm install --silent --no-save --prefix .cache/asyncapi @asyncapi/specs@6.11.1
+[ -n "$quick" ] || [ -f .cache/asyncapi/node_modules/@asyncapi/specs/package.json ] || npm install --silent --no-save --prefix .cache/asyncapi @asyncapi/specs@6.11.1
 echo "== ruff" && ruff check .
 echo "== mypy" && mypy
 echo "== pytest"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -22,6 +23,40 @@ from tests.support.installed import require, unavailable
 
 #: The PostgreSQL fixtures (``postgres_url``, ``pg_database_url``) for every suite.
 pytest_plugins = ["tests.support.postgres"]
+
+#: Where the quick tier (marker ``quick``, ``scripts/test.sh --quick``) finds its tests: the
+#: pure cores, the contract and schemas, the layering and the docs. A new folder of pure tests
+#: is added here; a new test in one of these joins on its own.
+QUICK_PATHS = (
+    "rules",
+    "procedure",
+    "protection",
+    "drivers",
+    "simulators",
+    "publishing",
+    "docs",
+    "test_architecture.py",
+    "test_vectors.py",
+)
+#: Markers of tests that need more than the interpreter, kept out of the quick tier.
+NOT_QUICK_MARKERS = ("slow", "broker", "browser", "socat")
+
+
+def is_quick(item: pytest.Item) -> bool:
+    """Under :data:`QUICK_PATHS`, no event loop (async tests do I/O) and no service marker."""
+    tests = Path(__file__).parent
+    if not any(item.path.is_relative_to(tests / path) for path in QUICK_PATHS):
+        return False
+    if inspect.iscoroutinefunction(getattr(item, "function", None)):
+        return False
+    return not any(item.get_closest_marker(name) for name in ("asyncio", *NOT_QUICK_MARKERS))
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_quick(item):
+            item.add_marker(pytest.mark.quick)
 
 
 @pytest.fixture(autouse=True, scope="session")

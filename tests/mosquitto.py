@@ -1,18 +1,18 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A real mosquitto for the tests: generated configuration, users, ACL and a TLS listener.
 
-Test support (STACK.md section 3, "A mosquitto for the test run"). The broker runs from a temp
-directory made 0o755 with files 0o644, because mosquitto started as root switches to the user
-``mosquitto`` before it reads them (STACK.md pitfall 6); the persistence directory is
-world-writable for the same reason. Ports are picked by binding port 0 (pitfall 7: ``listener
-0`` would be a unix socket). ``stop``/``start`` keep the ports, so a restart looks to the
-clients like the same broker coming back; ``wipe=True`` also forgets its persisted sessions.
+Test support. The broker runs from a temp directory made 0o755 with files 0o644, because
+mosquitto started as root switches to the user ``mosquitto`` before it reads them; the
+persistence directory is world-writable for the same reason. Ports are picked by binding port 0
+(``listener 0`` would be a unix socket). ``stop``/``start`` keep the ports, so a restart looks
+to the clients like the same broker coming back; ``wipe=True`` also forgets its persisted
+sessions.
 
-ACL (per STACK.md section 3): ``backend`` may read and write everything under ``baccarat/``;
-every table login (user name = table id, or the CN of its certificate on the TLS listener) may
-write under its own ``baccarat/tables/<id>/`` and read its own ``commands`` topic; the
-supervisor login ``pit`` may publish to every table's ``commands`` and read the replies;
-``intruder`` has a password but no ACL rule at all, so the broker drops its publishes.
+ACL: ``backend`` may read and write everything under ``baccarat/``; every table login (user
+name = table id, or the CN of its certificate on the TLS listener) may write under its own
+``baccarat/tables/<id>/`` and read its own ``commands`` topic; the supervisor login ``pit`` may
+publish to every table's ``commands`` and read the replies; ``intruder`` has a password but no
+ACL rule at all, so the broker drops its publishes.
 """
 
 from __future__ import annotations

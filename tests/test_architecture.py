@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The layering of docs/architecture.md, checked by walking every import with ast."""
+"""The layering of README.md, "How it fits together", checked by walking every import with ast."""
 
 import ast
 import subprocess

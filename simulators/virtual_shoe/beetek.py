@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The text-line profile of Bee-Tek style shoes (docs/shoe-protocol.md, "A second profile").
+"""The text-line profile of Bee-Tek style shoes (docs/shoe-protocol.md, "The text-line profile").
 
 Pure: no I/O, no clock, no randomness, no logging. The line writers turn events into the
 bytes such a shoe sends; ``BeeTekDevice`` is the same session shape as the SRP/1 device, so

@@ -4,8 +4,8 @@
 Edge module: ``python -m table_controller.demo.broker [--port N]`` serves MQTT 3.1.1 on
 127.0.0.1 to anonymous clients, with no persistence, until SIGTERM or SIGINT. It holds no
 rules and never imports the rest of the controller: the table, the display and the demo's
-backend all reach it over TCP like any broker (STACK.md: amqtt always runs in its own process,
-where no blocking call of the service can stall it, and speaks MQTT 3.1.1 only).
+backend all reach it over TCP like any broker: in a process of its own, no blocking call of the
+service can stall it. amqtt speaks MQTT 3.1.1 only.
 
 Once it accepts connections it writes one line on standard output, ``listening HOST:PORT``,
 which is how the parent learns the port when it asked for ``--port 0`` (any free port). With

@@ -66,7 +66,7 @@ PROBE_WITH_USED_CARDS: Final = ("open_betting", "close_betting", "new_shoe")
 OPERATOR: Final = "demo-pit"
 #: The dealer's shortest pause before a card, whatever the speed. The table acknowledges a
 #: card before it decides and lights the next lamp (journal, then ack, then controller, then
-#: lamp: STYLE.md "Durability order"), so for a moment after the acknowledgement the lamp
+#: lamp: README.md, "How it fits together"), so for a moment after the acknowledgement the lamp
 #: still asks for a card the coup may no longer need; a card dealt in that moment is an
 #: ``unnecessary_card``. A human dealer is never that quick.
 MIN_CARD_S: Final = 0.05

@@ -3,7 +3,7 @@
 
 Pure: no I/O, no clock, no randomness. The reference consumer (``table-controller watch``)
 feeds every received message to :class:`StreamTracker` and prints what it returns; a backend
-can use the same rules (mqtt-api.md "Every payload", STACK.md section 4):
+can use the same rules (docs/mqtt-api.md, "`seq`: order, gaps and duplicates"):
 
 * ``seq`` rises by one per message of a table. A ``seq`` seen before is a **duplicate**
   (normal with QoS 1: drop it). A ``seq`` above the next expected one opens a **gap** of the
@@ -15,7 +15,7 @@ can use the same rules (mqtt-api.md "Every payload", STACK.md section 4):
 * ``<root>/status`` messages (birth, will, clean shutdown) carry no ``seq`` and are left out
   of the counting; their ``session`` counter orders them. An offline status whose session is
   older than the latest online one is a **stale will** (a session takeover or a will the
-  broker delivered late, STACK.md pitfall 4) and is ignored.
+  broker delivered late) and is ignored.
 * A current status's ``last_seq`` is the highest ``seq`` the table had given a message when
   the status was written. Above the highest ``seq`` received, it names messages that are
   **outstanding**: still in flight (a birth goes out before the messages left unacknowledged

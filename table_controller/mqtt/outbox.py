@@ -1,8 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The durable MQTT outbox: every message the table publishes, in order, until the broker has it.
 
-Adapter: file I/O through sqlite3 (STACK.md sections 4 and 5). It decides nothing about what is
-published; it only keeps the messages, numbers them and remembers which ones the broker acked.
+Adapter: file I/O through sqlite3 (docs/journal-format.md, "The outbox tables"). It decides
+nothing about what is published; it only keeps the messages, numbers them and remembers which
+ones the broker acked.
 
 * The outbox lives in the journal's SQLite file (or any other file), on its own connection, in
   WAL mode with a ``busy_timeout``, so the journal's writer thread and the MQTT drainer can
@@ -10,8 +11,9 @@ published; it only keeps the messages, numbers them and remembers which ones the
   the table's writer syncs its rows off the card's path (after the card's event is out), so
   the journal's next commit, which shares the file's write-ahead log, does not also take them
   to the disk. Acknowledgements alone commit without an fsync (:meth:`Outbox.mark_acked`).
-* ``seq`` is the envelope's ``seq`` (mqtt-api.md, "Every payload"): +1 per message for the life
-  of the table, across restarts, and never reused, even after :meth:`Outbox.prune_acked`.
+* ``seq`` is the envelope's ``seq`` (docs/mqtt-api.md, "`seq`: order, gaps and duplicates"):
+  +1 per message for the life of the table, across restarts, and never reused, even after
+  :meth:`Outbox.prune_acked`.
 * ``key`` is an idempotency key chosen by the caller (the journal input that caused the message
   and its index, or a command id and its receipt): :meth:`Outbox.add` skips a key that is already
   there and returns the ``seq`` it got the first time, so re-adding an input's messages after a
@@ -21,8 +23,8 @@ published; it only keeps the messages, numbers them and remembers which ones the
 * A row is kept after its acknowledgement (for ``resend``) until :meth:`Outbox.prune_acked`,
   unless it was added not ``kept`` (a ``recall``'s reply, which the journal makes again): such a
   row leaves as soon as it is acknowledged, but for the newest row, which always stays.
-* The session counter for birth and will (STACK.md section 4) is kept here as well, raised once
-  per connection attempt.
+* The session counter for birth and will (docs/mqtt-api.md, ``status``) is kept here as well,
+  raised once per connection attempt.
 
 An :class:`Outbox` instance is synchronous and is used by one thread at a time; open one
 instance per thread (the dealing path's writer thread, the MQTT drainer).

@@ -20,7 +20,7 @@ from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
 
 MQTT_PORT: Final = 1883
 MQTTS_PORT: Final = 8883
-#: A will arrives 1.5 x keepalive after a silent partition (STACK.md pitfall 5): 10-15 s.
+#: A will arrives 1.5 x keepalive after a silent partition, so 10-15 s.
 DEFAULT_KEEPALIVE_S: Final = 12
 #: How long the broker keeps an MQTT 5 session of a table that is away (a week).
 DEFAULT_SESSION_EXPIRY_S: Final = 7 * 24 * 3600

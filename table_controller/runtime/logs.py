@@ -2,8 +2,8 @@
 """Diagnostic logs: structlog, JSON lines in production, readable in a terminal.
 
 Adapter. The journal, not the log, is the audit record; the log says what happened to people
-on call (STACK.md section 1). A line that repeats (one logger's event at one level: a reader's
-line full of noise gives one ``shoe line rejected`` per garbled frame) is written at most
+on call. A line that repeats (one logger's event at one level: a reader's line full of noise
+gives one ``shoe line rejected`` per garbled frame) is written at most
 :data:`REPEATS_PER_WINDOW` times in :data:`REPEAT_WINDOW_S`; the rest of the window's are
 counted and said in one line, ``suppressed K similar lines``, written before the next line
 logged once the window is over, or when the process stops. The metrics keep every count

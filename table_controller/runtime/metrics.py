@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from table_controller.runtime.service import TableService
 
 #: Card-to-prompt latency buckets, in seconds: a journal commit is under a millisecond on an
-#: SSD and 10 ms or more on an SD card (STACK.md section 5); half a second is far too slow.
+#: SSD and 10 ms or more on an SD card (docs/operations.md, section 7); half a second is far
+#: too slow.
 LATENCY_BUCKETS_S: Final = (
     0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0,
 )  # fmt: skip

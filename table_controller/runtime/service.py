@@ -1,8 +1,8 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The table service: shoe link -> journal -> acknowledgement -> procedure -> decisions.
 
-Runtime: the only place where time, I/O and ordering meet (STYLE.md section 1). It holds no
-rules; every decision comes from :class:`~table_controller.procedure.machine.TableProcedure`.
+Runtime: the only place where time, I/O and ordering meet. It holds no rules; every decision
+comes from :class:`~table_controller.procedure.machine.TableProcedure`.
 
 For each input, in the order received (one queue, one processing task):
 

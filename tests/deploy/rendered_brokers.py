@@ -120,7 +120,7 @@ def rendered_broker(
     require_program("mosquitto", "mosquitto")
     require_program("mosquitto_passwd", "mosquitto")
     # Not tmp_path: mosquitto started as root reads its files as user mosquitto, and pytest's
-    # temporary directories are 0700 (STACK.md pitfall 6).
+    # temporary directories are 0700.
     directory = Path(tempfile.mkdtemp(prefix="tc-deploy-mosquitto-"))
     directory.chmod(0o755)
     broker: Broker | None = None

@@ -6,7 +6,7 @@
 ``acl.example`` as shipped, and the clients are the project's own
 (``table_controller.mqtt.client``) over TLS, checking the broker's certificate. Every
 refusal is shown next to a positive control: with mosquitto a denied publish looks like a
-success to the publisher (STACK.md pitfall 2).
+success to the publisher.
 """
 
 from __future__ import annotations

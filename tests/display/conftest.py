@@ -15,7 +15,7 @@ from tests.display.display_harness import ROOT, chromium_or_skip
 #: measured at each screen size in ``fit/``.
 ARTIFACTS = ROOT / "artifacts" / "display"
 CHROMIUM = Path("/usr/bin/chromium")
-#: We run as root in CI (no sandbox), with nothing that phones home (STACK.md section 3).
+#: We run as root in CI (no sandbox), with nothing that phones home.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -170,7 +170,7 @@ async def test_stopping_with_open_streams_is_prompt(
         assert table.display.open_streams == 3
         started = time.perf_counter()
         await table.display.stop()
-        assert time.perf_counter() - started < 1.5  # not aiohttp's 60 s (STACK pitfall 12)
+        assert time.perf_counter() - started < 1.5  # not aiohttp's 60 s wait for open streams
         assert table.display.open_streams == 0
         for response in responses:  # each stream was ended, not left hanging
             async with asyncio.timeout(2):

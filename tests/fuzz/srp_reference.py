@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""An independent reading of SRP/1 framing, written from spec/shoe-protocol.md, for oracles.
+"""An independent reading of SRP/1 framing, written from docs/shoe-protocol.md, for oracles.
 
 Test support, pure: no I/O. It imports nothing from ``drivers``: frames are built and checked
 here by hand (own checksum, own tables), so a bug shared by the codec's encoder and decoder

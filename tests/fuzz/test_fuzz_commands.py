@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``parse_command``: it never raises and accepts exactly what the contract allows.
 
-Payloads are valid commands built from spec/mqtt-api.md ("Commands"), the same commands with
+Payloads are valid commands built from docs/mqtt-api.md ("Commands"), the same commands with
 a key dropped, added or given a wrong value, arbitrary JSON values, serialised in several
 styles, then sometimes cut, flipped, padded past the size limit, or replaced by raw bytes.
 

@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``input_from_record``: any JSON value gives an input or ``RecordRejected``.
 
-Values are valid input records built from spec/cli.md (``replay``) and the module's own
+Values are valid input records built from docs/journal-format.md ("Input rows") and the module's own
 grammar, the same records with a key dropped, added or given another JSON value, and
 arbitrary JSON values. Oracles:
 

@@ -1,9 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Fuzzing ``load_settings``: any file, environment and flags give Settings or SettingsError.
 
-Each example combines the three sources of spec/cli.md: a TOML file (built from good and bad
-values of every setting, sometimes cut or flipped, sometimes raw bytes, sometimes missing),
-``TABLE_CONTROLLER_*`` variables and flags. Oracles:
+Each example combines the three sources of docs/configuration.md: a TOML file (built from good
+and bad values of every setting, sometimes cut or flipped, sometimes raw bytes, sometimes
+missing), ``TABLE_CONTROLLER_*`` variables and flags. Oracles:
 
 * ``load_settings`` returns ``Settings`` or raises ``SettingsError``, nothing else (known bugs
   aside, see ``fuzz_support.KNOWN_BUGS``);

@@ -6,7 +6,7 @@ padding), then mutated, mixed with alarms, warnings, random text, random bytes a
 lines, joined with LF or CR LF and split at arbitrary boundaries. Oracles:
 
 * ``parse_line`` never raises, and returns a card exactly when an independent regular
-  expression written from spec/shoe-protocol.md ("A second profile") reads one, with the
+  expression written from docs/shoe-protocol.md ("The text-line profile") reads one, with the
   same card and mode;
 * ``TextLineSession.receive_data`` never raises, holds at most one line's worth of bytes,
   gives the same events however the stream is split, and its cards and misreads are exactly

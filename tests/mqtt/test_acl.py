@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The broker's ACL, checked end to end with a subscriber (STACK.md pitfall 2)."""
+"""The broker's ACL, checked end to end with a subscriber: a denied publish is acknowledged."""
 
 from __future__ import annotations
 

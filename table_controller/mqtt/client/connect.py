@@ -45,7 +45,7 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
     properties: Properties | None = None
     if endpoint.protocol == "5":
         protocol = aiomqtt.ProtocolVersion.V5
-        # clean_session with MQTT 5 raises ValueError (STACK.md pitfall 5): clean start and a
+        # paho raises ValueError for clean_session with MQTT 5: clean start and a
         # session expiry instead.
         clean_start = not persistent
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]

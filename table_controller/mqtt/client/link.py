@@ -2,7 +2,7 @@
 """The table's MQTT link: the one connection that drains the durable outbox to the broker.
 
 Adapter: asyncio and network I/O. It holds no rules and decides nothing about the game: what
-to publish is in the outbox before this module sees it (STACK.md section 4).
+to publish is in the outbox before this module sees it.
 
 * :class:`MqttLink` keeps one connection to the broker with client id ``table-<table_id>`` and
   a persistent session, sets a retained last will ``{"online": false, "session": n,
@@ -12,10 +12,10 @@ to publish is in the outbox before this module sees it (STACK.md section 4).
   a broker that lost its persistence has none), and then sends the outbox's unacknowledged
   rows oldest first, several QoS 1 publishes in flight (``max_inflight``; issued in ``seq``
   order, so the broker gets them in order). A row is acknowledged in the outbox only after
-  ``publish()`` returned. Any :class:`aiomqtt.MqttError` (a timeout means "outcome unknown",
-  STACK.md pitfall 1) closes the connection; after a capped, jittered exponential backoff it
-  reconnects with a new session counter and sends every unacknowledged row again from the
-  oldest, unchanged (same ``seq``).
+  ``publish()`` returned. Any :class:`aiomqtt.MqttError` (a timeout means "outcome unknown":
+  paho may still deliver the message) closes the connection; after a capped, jittered
+  exponential backoff it reconnects with a new session counter and sends every unacknowledged
+  row again from the oldest, unchanged (same ``seq``).
 * The dealing path never waits for this module. The table hands each input's rows over in
   memory as soon as they are planned (:meth:`MqttLink.offer`, on the event loop) and tells the
   link when the outbox file holds them (:meth:`MqttLink.stored`, any thread); the link keeps
@@ -33,9 +33,9 @@ to publish is in the outbox before this module sees it (STACK.md section 4).
   once, without a ``seq``, while connected (:meth:`MqttLink.publish_unrecorded`), and lost
   otherwise; its command may be sent again.
 * A clean stop (:meth:`MqttLink.request_stop`, or cancelling :meth:`MqttLink.run`) publishes
-  the offline status itself, because a clean disconnect sends no will (STACK.md pitfall 3).
+  the offline status itself, because a clean disconnect sends no will.
 
-Known limit (STACK.md pitfall 2): a publish the broker's ACL denies is acknowledged as a
+Known limit (docs/operations.md, section 6): a publish the broker's ACL denies is acknowledged as a
 success (3.1.1) or with a reason code aiomqtt 2.5 ignores (5); ACLs are tested end to end.
 """
 

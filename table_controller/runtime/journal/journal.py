@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The durable, hash-chained input journal (STACK.md section 5).
+"""The durable, hash-chained input journal (its format: docs/journal-format.md).
 
 Adapter: file I/O through sqlite3. It stores *inputs* (the records ``replay`` reads), never
 decisions, so that recovery is "replay the journal through the same core".

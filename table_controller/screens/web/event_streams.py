@@ -33,7 +33,8 @@ RECONNECT_MS: Final = 1000
 STREAM_BACKLOG: Final = 256
 #: Seconds one write to a page may take before the page is taken as gone.
 SEND_TIMEOUT_S: Final = 10.0
-#: Seconds the streams get to finish on shutdown before they are cancelled (STACK pitfall 12).
+#: Seconds the streams get to finish on shutdown before they are cancelled: aiohttp
+#: would wait 60 s at shutdown for a stream parked on its queue.
 STREAM_CLOSE_S: Final = 0.5
 
 
@@ -148,7 +149,7 @@ class StreamHub:
                 await send(data, id=str(seq), event=name)
 
     async def close_all(self) -> None:
-        """Ask every stream to end, then cancel those that have not (STACK pitfall 12)."""
+        """Ask every stream to end, then cancel those that have not (see :data:`STREAM_CLOSE_S`)."""
         streams = list(self._streams)
         for stream in streams:
             stream.close()
