@@ -29,6 +29,7 @@ from tests.support.ingest_workers import (
     CommandingBackend,
     assert_rounds_are_the_journal_replayed,
     closing_counts,
+    connected_ingest,
     deal_and_store,
     deal_shoe,
     device_key,
@@ -86,11 +87,7 @@ async def test_unsigned_alarms_on_the_next_seqs_do_not_keep_the_tables_result_ou
 ) -> None:
     signing, _ = await device_key(tmp_path)
     log = tmp_path / "ingest.log"
-    async with (
-        observing(broker) as backend,
-        ingest_process(log, broker, database_url, *INGEST_ARGS),
-    ):
-        await wait_logged(log, "ingest_connected")
+    async with connected_ingest(log, broker, database_url, *INGEST_ARGS) as backend:
         async with virtual_table(tmp_path, broker, signing):
             seen = await deal_and_store(backend, database_url, rounds=1)
             taken = range(max(seen) + 1, max(seen) + 31)
@@ -113,11 +110,7 @@ async def test_a_forged_result_for_a_stored_round_does_not_replace_it(
     signing, _ = await device_key(tmp_path)
     forger = DeviceKey.of(Ed25519PrivateKey.generate())
     log = tmp_path / "ingest.log"
-    async with (
-        observing(broker) as backend,
-        ingest_process(log, broker, database_url, *INGEST_ARGS),
-    ):
-        await wait_logged(log, "ingest_connected")
+    async with connected_ingest(log, broker, database_url, *INGEST_ARGS) as backend:
         async with virtual_table(tmp_path, broker, signing):
             seen = await deal_and_store(backend, database_url, rounds=1)
             (result,) = backend.messages("round_result")
@@ -193,24 +186,22 @@ async def test_a_forged_resend_reply_writes_no_gap_and_other_operators_replies_a
     """An unsigned table: the forged reply is stored as a message, and nothing more."""
     log = tmp_path / "ingest.log"
     async with (
-        observing(broker) as backend,
-        ingest_process(log, broker, database_url, *INGEST_ARGS),
+        connected_ingest(log, broker, database_url, *INGEST_ARGS) as backend,
+        virtual_table(tmp_path, broker, RESENDERS_ENV),
     ):
-        await wait_logged(log, "ingest_connected")
-        async with virtual_table(tmp_path, broker, RESENDERS_ENV):
-            await deal_and_store(backend, database_url, rounds=1)
-            reply = forged(
-                "command_reply", FAR_AHEAD, id="ingest-never-sent", command="resend",
-                ok=True, resent=0, gone=[300, 301, 302],
-            )  # fmt: skip
-            await publish(backend, "commands/replies", reply)
-            # Another operator's resends, answered by the table itself: refused, and taken.
-            refused = await backend.command("resend", operator="other", from_seq=1, to_seq=2)
-            assert not refused["ok"]
-            taken = await backend.command("resend", operator="ingest", from_seq=1, to_seq=2)
-            assert taken["ok"], taken
-            await drain(backend)
-            await wait_stored(database_url, set(seen_messages(backend)))
+        await deal_and_store(backend, database_url, rounds=1)
+        reply = forged(
+            "command_reply", FAR_AHEAD, id="ingest-never-sent", command="resend",
+            ok=True, resent=0, gone=[300, 301, 302],
+        )  # fmt: skip
+        await publish(backend, "commands/replies", reply)
+        # Another operator's resends, answered by the table itself: refused, and taken.
+        refused = await backend.command("resend", operator="other", from_seq=1, to_seq=2)
+        assert not refused["ok"]
+        taken = await backend.command("resend", operator="ingest", from_seq=1, to_seq=2)
+        assert taken["ok"], taken
+        await drain(backend)
+        await wait_stored(database_url, set(seen_messages(backend)))
     assert await query(database_url, "SELECT count(*) FROM permanent_gaps") == [(0,)]
     assert await query(database_url, "SELECT count(*) FROM gap_requests") == [(0,)]
     stored_reply = await query(
@@ -234,8 +225,7 @@ async def test_with_a_keys_file_the_first_status_is_not_trusted_and_unsigned_one
     keys.write_text(f'{TABLE} = "{public_key}"\n')
     log = tmp_path / "ingest.log"
     args = (*INGEST_ARGS, "--table-keys", str(keys), "--require-signatures")
-    async with observing(broker) as backend, ingest_process(log, broker, database_url, *args):
-        await wait_logged(log, "ingest_connected")
+    async with connected_ingest(log, broker, database_url, *args) as backend:
         first = forger.sign(
             forged("status", None, online=True, session=1, last_seq=0, public_key=forger.public_key)
         )
@@ -267,8 +257,7 @@ async def test_required_signatures_keep_an_unsigned_tables_messages_apart(
 ) -> None:
     log = tmp_path / "ingest.log"
     args = (*INGEST_ARGS, "--require-signatures")
-    async with observing(broker) as backend, ingest_process(log, broker, database_url, *args):
-        await wait_logged(log, "ingest_connected")
+    async with connected_ingest(log, broker, database_url, *args) as backend:
         async with virtual_table(tmp_path, broker):
             await backend.wait_online()
             assert (await backend.command("new_shoe", shoe_id="S-1"))["ok"]

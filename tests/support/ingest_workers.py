@@ -119,6 +119,16 @@ async def observing(
             yield CommandingBackend(broker, feed, client, secret=secret)
 
 
+@contextlib.asynccontextmanager
+async def connected_ingest(
+    log: Path, broker: Mosquitto, database: str, *args: str
+) -> AsyncIterator[CommandingBackend]:
+    """A backend observing the broker, and an ingest worker (``args``) connected to it."""
+    async with observing(broker) as backend, ingest_process(log, broker, database, *args):
+        await wait_logged(log, "ingest_connected")
+        yield backend
+
+
 async def deal_shoe(backend: Backend, shoe_id: str, rounds: int | None = None) -> int:
     """A new shoe, then rounds until it is over (or ``rounds`` of them); how many were dealt."""
     assert (await backend.command("new_shoe", shoe_id=shoe_id))["ok"]
