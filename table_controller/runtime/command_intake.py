@@ -33,6 +33,7 @@ import structlog
 
 from table_controller.contract.commands.args import RecallArgs, ResendArgs
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.table import COMMANDS_BY_NAME
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY
 from table_controller.history.recall import RECALLS_PER_MINUTE
@@ -187,7 +188,8 @@ class CommandIngress:
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
-        if parsed.command == "sign_in" or isinstance(parsed.args, RecallArgs | ResendArgs):
+        spec = COMMANDS_BY_NAME[parsed.command]
+        if spec.staff_desk or spec.at_the_edge:
             # Answered or checked here, not by the procedure: a repeated id gets its reply
             # again, with no second PIN check, recall or republishing.
             asked = Asked.in_message(parsed)
@@ -197,7 +199,7 @@ class CommandIngress:
             if isinstance(parsed.args, RecallArgs | ResendArgs):  # answered here, in any state
                 return await self._at_the_edge(parsed.id, parsed.operator, parsed.args, asked)
         record = parsed.to_record()
-        if parsed.command == "sign_in":
+        if spec.staff_desk:
             # The client whose wrong PINs count together: the operator the command names.
             checked = await self._desk.verified_sign_in(record, client=f"mqtt {parsed.operator}")
             if isinstance(checked, PinRefusal):

@@ -30,6 +30,7 @@ import structlog
 
 from table_controller.contract.codes import RefusalCode
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.table import PROCEDURE_INPUTS, command_spec
 from table_controller.contract.envelope import fields_of
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.outgoing import OutgoingMessage
@@ -40,7 +41,7 @@ from table_controller.history.recall import (
     recall_answer,
     recalled_again,
 )
-from table_controller.procedure.inputs import COMMANDS, Command, Input
+from table_controller.procedure.inputs import Command, Input
 from table_controller.procedure.records import input_to_record
 from table_controller.runtime.interpreter import answer_message, reply_from_wire
 from table_controller.runtime.journal.format import (
@@ -59,7 +60,7 @@ ID_REUSED_MESSAGE: Final = (
     "was carried out: send the command with a fresh id"
 )
 #: The procedure's command inputs (each has a ``command_id``).
-COMMAND_TYPES: Final = tuple(COMMANDS.values())
+COMMAND_TYPES: Final = PROCEDURE_INPUTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,8 @@ class Asked:
     @classmethod
     def of(cls, command: str, operator: str, args: Mapping[str, object]) -> Asked:
         """From a command's name, operator and arguments (JSON data)."""
-        if command == "sign_in":
+        spec = command_spec(command)
+        if spec is not None and spec.staff_desk:  # the PIN, or the register's name and role
             args = {"staff_id": args.get("staff_id")}
         return cls(command=command, operator=operator, args=canonical_json(args))
 
