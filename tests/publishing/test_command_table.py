@@ -1,20 +1,25 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The table of commands against what it names: the procedure's inputs, the argument models."""
+"""The table of commands against what it names: inputs, argument models, kinds of reply."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import get_args
 
 import pytest
 
+from table_controller.contract.codes import RefusalCode
 from table_controller.contract.commands.args import CommandArgs, NoArgs
+from table_controller.contract.commands.replies import reply_data, reply_from_data
 from table_controller.contract.commands.table import (
     COMMAND_TABLE,
     PROCEDURE_INPUTS,
     CommandSpec,
     Giver,
 )
+from table_controller.contract.payloads.controller import CommandReply
+from table_controller.contract.payloads.replies import EdgeReply, RecallReply
 from table_controller.procedure import inputs
 
 #: Command fields whose argument in the record has another name: field -> argument.
@@ -43,6 +48,34 @@ def test_a_command_takes_over_the_wire_what_its_record_keeps(spec: CommandSpec) 
         assert wire & kept == {"staff_id"}, spec.name
     else:
         assert wire == kept, spec.name
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        CommandReply(id="c-1", ok=True, command="new_shoe", supervisor="S-1"),
+        CommandReply(id=None, ok=False, error="malformed_json", message="not JSON"),
+        CommandReply(id="c-2", ok=False, command="deal", error=RefusalCode.WRONG_PHASE,
+                     message="deal is not taken in dealing"),
+        CommandReply(id="r-1", ok=False, command="recall", error="rate_limited", message="slow"),
+        RecallReply(id="r-2", ok=True, command="recall", rounds=[], between_rounds=[]),
+        EdgeReply(id="g-1", ok=True, command="resend", resent=3, gone=[7], last_seq=9),
+    ],
+    ids=repr,
+)
+def test_a_journaled_answer_reads_back_as_the_kind_its_commands_row_says(
+    reply: CommandReply,
+) -> None:
+    data = json.loads(json.dumps(reply_data(reply)))
+    again = reply_from_data(data)
+    assert type(again) is type(reply)
+    assert again == reply
+
+
+@pytest.mark.parametrize("data", [{}, {"id": 7, "ok": True}, {"id": "c", "ok": True, "error": 5}])
+def test_data_that_is_no_reply_is_refused(data: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="command reply"):
+        reply_from_data(data)
 
 
 def test_a_row_whose_input_is_another_commands_is_refused() -> None:
