@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -48,7 +48,9 @@ from table_controller.cli.replay_inputs import (
     read_inputs,
 )
 from table_controller.cli.replay_printing import Printer
+from table_controller.contract.commands.replies import reply_data
 from table_controller.contract.envelope import JsonValue, dumps, fields_of
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.history.recall import RecallBook, recalled_again, with_disputes_sealed
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import RoundAssessed
@@ -211,12 +213,13 @@ def _replay(
     """
     interpreter = DecisionInterpreter()
     book = RecallBook()  # a dispute's recall, as the live table sealed it; a recall's reply
-    given: dict[str, Mapping[str, object]] = {}  # the replies given at the edge, by command id
+    given: dict[str, CommandReply] = {}  # the replies given at the edge, by command id
     for recorded in inputs:
         if recorded.event is None:
             if recorded.answer is not None and printer is not None:
-                printer.answered(recorded.answer, recorded)
-                given[str(recorded.answer.get("id"))] = recorded.answer
+                reply = printer.answered(recorded.answer, recorded)
+                if reply is not None:
+                    given[str(recorded.answer.get("id"))] = reply
             if recorded.recall is not None and printer is not None:
                 _recalled(recorded, book, given, printer)
             if recorded.software is not None and printer is not None:
@@ -238,7 +241,7 @@ def _replay(
 def _recalled(
     recorded: RecordedInput,
     book: RecallBook,
-    given: dict[str, Mapping[str, object]],
+    given: dict[str, CommandReply],
     printer: Printer,
 ) -> None:
     """A ``recall``'s reply made again from the rows before it, checked against its seal.
@@ -253,7 +256,7 @@ def _recalled(
         print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
         return
     given[command_id] = reply
-    printer.answered(reply, recorded)
+    printer.answered(reply_data(reply), recorded)
 
 
 def _take(

@@ -14,10 +14,12 @@ from fractions import Fraction
 from typing import Final, TextIO
 
 from table_controller.cli.replay_inputs import RecordedInput
+from table_controller.contract.commands.replies import reply_from_data
 from table_controller.contract.envelope import JsonValue, dumps, to_wire
 from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.procedure.decisions import CommandRefused, Decision
-from table_controller.runtime.interpreter import answer_message, reply_from_wire
+from table_controller.runtime.interpreter import answer_message
 
 
 class Printer:
@@ -32,15 +34,22 @@ class Printer:
         #: the live table put it on each ``shoe_started``.
         self.software: Mapping[str, object] | None = None
 
-    def answered(self, reply: Mapping[str, object], recorded: RecordedInput) -> None:
-        """A reply given at the edge: numbered like every message, printed on stderr."""
+    def answered(
+        self, reply: Mapping[str, object], recorded: RecordedInput
+    ) -> CommandReply | None:
+        """A reply given at the edge: numbered like every message, printed on stderr.
+
+        ``reply`` is as the journal keeps it; returns it typed (None: it is no reply, and is
+        not published).
+        """
         try:
-            typed = reply_from_wire(reply)
+            typed = reply_from_data(reply)
         except ValueError as error:
             print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
-            return
+            return None
         self._print([answer_message(typed, key=str(recorded.line_no), ts=recorded.ts)], recorded)
         print(f"row {recorded.line_no}: answered {dict(reply)}", file=sys.stderr)
+        return typed
 
     def decisions(
         self,

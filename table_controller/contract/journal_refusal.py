@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.payloads.base import ABSENT
+from table_controller.contract.payloads.controller import CommandReply
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,14 +38,12 @@ class JournalRefusal:
 
 def refusal_reply(
     command_id: str | None, command: str | None, refusal: JournalRefusal
-) -> dict[str, object]:
+) -> CommandReply:
     """The reply to a command while the journal refuses writes: ``journal_unavailable``."""
-    reply: dict[str, object] = {
-        "id": command_id,
-        "ok": False,
-        "error": CommandErrorCode.JOURNAL_UNAVAILABLE.value,
-        "message": refusal.message,
-    }
-    if command is not None:
-        reply["command"] = command
-    return reply
+    return CommandReply(
+        id=command_id,
+        ok=False,
+        command=ABSENT if command is None else command,
+        error=CommandErrorCode.JOURNAL_UNAVAILABLE,
+        message=refusal.message,
+    )

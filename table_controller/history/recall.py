@@ -52,7 +52,8 @@ from typing import (
 )
 
 from table_controller.contract.commands.args import DEFAULT_ROUNDS, MAX_ROUNDS
-from table_controller.contract.payloads.base import ABSENT, Payload
+from table_controller.contract.envelope import fields_of
+from table_controller.contract.payloads.base import ABSENT, Absent, Payload
 from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.pit import (
     AlarmRaised,
@@ -65,6 +66,7 @@ from table_controller.contract.payloads.replies import (
     Recall,
     RecalledHand,
     RecalledRound,
+    RecallReply,
     RecallStep,
     StepKind,
 )
@@ -103,16 +105,16 @@ if TYPE_CHECKING:
 RECALLS_PER_MINUTE: Final = 10
 
 
-def recall_reply(book: RecallBook, command_id: str, rounds: int) -> dict[str, object]:
-    """The reply to ``recall`` (as JSON data): the book's last ``rounds`` rounds."""
+def recall_reply(book: RecallBook, command_id: str, rounds: int) -> RecallReply:
+    """The reply to ``recall``: the book's last ``rounds`` rounds."""
     recall = book.recall(rounds)
-    return {
-        "id": command_id,
-        "ok": True,
-        "command": "recall",
-        "rounds": recall["rounds"],
-        "between_rounds": recall["between_rounds"],
-    }
+    return RecallReply(
+        id=command_id,
+        ok=True,
+        command="recall",
+        rounds=recall["rounds"],
+        between_rounds=recall["between_rounds"],
+    )
 
 
 def _sha256_of(value: object) -> str:
@@ -132,25 +134,29 @@ def seal_of(dispute_id: str, recall: Sequence[RecalledRound], journal_head: str)
     )
 
 
-def carries_recall(reply: Mapping[str, object]) -> bool:
+def carries_recall(reply: CommandReply) -> bool:
     """Whether a reply given at the edge is a ``recall``'s, with its rounds."""
-    return isinstance(reply.get("rounds"), list) and isinstance(reply.get("between_rounds"), list)
+    return (
+        isinstance(reply, RecallReply)
+        and reply.rounds is not ABSENT
+        and reply.between_rounds is not ABSENT
+    )
 
 
-def recall_answer(reply: Mapping[str, object]) -> dict[str, object]:
+def recall_answer(reply: CommandReply) -> dict[str, object]:
     """What the journal keeps of a ``recall``'s reply: its id, how many rounds, its seal.
 
     The seal is the SHA-256 of the whole reply's canonical JSON; the rounds are the journal's
     own earlier rows, so :func:`recalled_again` makes the reply again from them.
     """
-    rounds = reply["rounds"]
-    assert isinstance(rounds, list), "only a reply that carries_recall"
-    return {"id": reply["id"], "rounds": len(rounds), "seal": _sha256_of(dict(reply))}
+    assert isinstance(reply, RecallReply), "only a reply that carries_recall"
+    assert not isinstance(reply.rounds, Absent), "only a reply that carries_recall"
+    return {"id": reply.id, "rounds": len(reply.rounds), "seal": _sha256_of(fields_of(reply))}
 
 
 def recalled_again(
-    answer: Mapping[str, object], book: RecallBook, earlier: Mapping[str, object] | None
-) -> dict[str, object]:
+    answer: Mapping[str, object], book: RecallBook, earlier: CommandReply | None
+) -> CommandReply:
     """The reply a journaled :func:`recall_answer` stands for, checked against its seal.
 
     ``book`` holds the rows before the answer's own (replayed up to it): the reply is its last
@@ -170,10 +176,10 @@ def recalled_again(
     ):
         raise ValueError(f"not a recall answer: {dict(answer)!r}")  # noqa: TRY004 - a bad row
     again = recall_reply(book, command_id, rounds)
-    if _sha256_of(again) == seal:
+    if _sha256_of(fields_of(again)) == seal:
         return again
-    if earlier is not None and _sha256_of(dict(earlier)) == seal:
-        return dict(earlier)
+    if earlier is not None and _sha256_of(fields_of(earlier)) == seal:
+        return earlier
     raise ValueError(
         f"recall {command_id!r}: the reply made again from the journal does not match its seal"
     )

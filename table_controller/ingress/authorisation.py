@@ -2,8 +2,9 @@
 """Who may give which command: the supervisor allow-list and the optional signed mode.
 
 Pure: no I/O, no clock, no randomness. Given a command that ``parse_command`` accepted and the
-deployment's :class:`AuthorisationPolicy`, :func:`authorise` says allowed or refused; a refusal
-is a value (``not_authorised``, ``bad_signature``) that becomes the command's reply.
+deployment's :class:`AuthorisationPolicy`, :func:`authorise` says allowed or refused, by who
+may give the command and whether it is signed (its row of ``contract/commands/table.py``); a
+refusal is a value (``not_authorised``, ``bad_signature``) that becomes the command's reply.
 
 How a deployment binds operators to broker logins. MQTT does not tell a subscriber who
 published a message, so the table cannot check the login itself; the broker's ACL does that
@@ -40,14 +41,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
-from table_controller.contract.commands.args import SUPERVISOR_COMMANDS
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.table import COMMANDS_BY_NAME, Giver
 from table_controller.contract.errors import CommandErrorCode
 
-#: The second source's command: over MQTT only from ``confirmers``.
-CONFIRM_RESULT: Final = "confirm_result"
-#: A backend's request for messages again: only from ``resenders``.
-RESEND: Final = "resend"
 RefusalCode: TypeAlias = Literal[CommandErrorCode.NOT_AUTHORISED, CommandErrorCode.BAD_SIGNATURE]
 #: The minimum length of a shared secret, in bytes (HMAC-SHA256's block is 64).
 MIN_SECRET_BYTES: Final = 16
@@ -111,32 +108,32 @@ def sign(command: CommandMessage, secret: bytes) -> CommandMessage:
 
 
 def _operator_refusal(
-    command: CommandMessage, policy: AuthorisationPolicy, *, supervisor: bool
+    command: CommandMessage, policy: AuthorisationPolicy, giver: Giver
 ) -> str | None:
     """Why the command's operator may not give it under the policy, or None if it may."""
     operator = command.operator
-    if supervisor and operator not in policy.supervisors:
+    if giver is Giver.SUPERVISOR and operator not in policy.supervisors:
         return (
             f"{command.command} is a supervisor command and operator "
             f"{operator!r} is not an authorised supervisor"
         )
-    if command.command == CONFIRM_RESULT and operator not in policy.confirmers:
+    if giver is Giver.CONFIRMER and operator not in policy.confirmers:
         return (
             f"operator {operator!r} is not a second source allowed to confirm "
             "results (result_confirmers)"
         )
-    if command.command == RESEND and operator not in policy.resenders:
+    if giver is Giver.RESENDER and operator not in policy.resenders:
         return f"operator {operator!r} is not allowed to ask for messages again (resenders)"
     return None
 
 
 def authorise(command: CommandMessage, policy: AuthorisationPolicy) -> Authorised | Refused:
-    """Allow or refuse one parsed command under the deployment's policy."""
-    supervisor = command.command in SUPERVISOR_COMMANDS
-    refusal = _operator_refusal(command, policy, supervisor=supervisor)
+    """Allow or refuse one parsed command under the deployment's policy (its table row's rules)."""
+    spec = COMMANDS_BY_NAME[command.command]
+    refusal = _operator_refusal(command, policy, spec.giver)
     if refusal is not None:
         return Refused(id=command.id, code=CommandErrorCode.NOT_AUTHORISED, message=refusal)
-    if policy.shared_secret is not None and (supervisor or policy.sign_all):
+    if policy.shared_secret is not None and (spec.signed or policy.sign_all):
         if command.signature is None:
             return Refused(
                 id=command.id,

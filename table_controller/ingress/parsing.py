@@ -19,12 +19,13 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, from_json
 
-from table_controller.contract.commands.args import ARGS_MODELS, CURRENCY_CONTEXT, EDGE_COMMANDS
+from table_controller.contract.commands.args import CURRENCY_CONTEXT
 from table_controller.contract.commands.message import (
     MAX_COMMAND_ID_LENGTH,
     NO_CONTROL_CHARACTERS,
     CommandMessage,
 )
+from table_controller.contract.commands.table import COMMAND_NAMES, COMMANDS_BY_NAME
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY
 from table_controller.procedure.command_records import command_from_record
@@ -181,7 +182,7 @@ def _rejection(error: ValidationError, command_id: str | None) -> CommandRejecti
             given = given if len(given) <= 40 else given[:37] + "..."
             return CommandRejection(
                 code=CommandErrorCode.UNKNOWN_COMMAND,
-                message=f"unknown command {given}; expected one of {', '.join(ARGS_MODELS)}",
+                message=f"unknown command {given}; expected one of {', '.join(COMMAND_NAMES)}",
                 id=command_id,
             )
     message_errors = [detail for detail in errors if detail["loc"][:1] != ("args",)]
@@ -216,9 +217,10 @@ def to_procedure_command(message: CommandMessage, *, at: float) -> Command:
             an input only with the staff member it identified; for ``recall`` and
             ``resend``, which the edge answers; for arguments the record reader refuses.
     """
-    if message.command == "sign_in":
-        raise ValueError("sign_in becomes an input only through the staff desk")
-    if message.command in EDGE_COMMANDS:
+    spec = COMMANDS_BY_NAME[message.command]
+    if spec.staff_desk:
+        raise ValueError(f"{message.command} becomes an input only through the staff desk")
+    if spec.at_the_edge:
         raise ValueError(f"{message.command} is answered at the edge, never by the procedure")
     supervisor = message.operator if message.is_supervisor_command else None
     try:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from table_controller.contract.payloads.replies import EdgeReply
+
 #: The widest range one ``resend`` may ask for: ``to_seq - from_seq`` stays below it.
 MAX_RESEND_SPAN: Final = 10_000
 #: The largest ``seq`` a table can give (SQLite's integer): ranges above it are refused.
@@ -55,13 +57,13 @@ def missing_seqs(first: int, last: int, held: Sequence[int]) -> list[int]:
     return [seq for seq in range(first, last + 1) if seq not in present]
 
 
-def resend_reply(command_id: str, done: Republished) -> dict[str, object]:
-    """The reply to ``resend`` (as JSON data), once the messages are out."""
-    return {
-        "id": command_id,
-        "ok": True,
-        "command": "resend",
-        "resent": done.resent,
-        "gone": list(done.gone),
-        "last_seq": done.last_seq,
-    }
+def resend_reply(command_id: str, done: Republished) -> EdgeReply:
+    """The reply to ``resend``, once the messages are out."""
+    return EdgeReply(
+        id=command_id,
+        ok=True,
+        command="resend",
+        resent=done.resent,
+        gone=list(done.gone),
+        last_seq=done.last_seq,
+    )

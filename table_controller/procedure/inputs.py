@@ -12,7 +12,7 @@ operator may give it). ``COMMAND`` names each command as mqtt-api.md does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar, TypeAlias, get_args
 
 from table_controller.contract.codes import StaffRole
@@ -320,15 +320,10 @@ Input: TypeAlias = (
     ShoeInput | RoundAssessed | RuntimeFailed | SoftwareModified | LimitsConfigured | Command
 )
 
-#: The commands that take no arguments: their name is all they say.
-NoArgsCommand: TypeAlias = OpenBetting | CloseBetting | Deal | Misdeal | VoidShoe
-
 #: Every command class, by its mqtt-api.md name.
 COMMANDS: dict[str, type[Command]] = {cls.COMMAND: cls for cls in get_args(Command)}
-#: The commands that take no arguments, by name.
-NO_ARGS_COMMANDS: dict[str, type[NoArgsCommand]] = {
-    cls.COMMAND: cls for cls in get_args(NoArgsCommand)
-}
+#: The fields every command has; a command's others are its arguments.
+COMMAND_FIELDS: frozenset[str] = frozenset(field.name for field in fields(_CommandFields))
 
 
 def describe(event: Input) -> str:  # noqa: PLR0911, C901 - a case each

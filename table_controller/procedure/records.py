@@ -28,19 +28,17 @@ identified (``{"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}``), ne
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
 from table_controller.contract.payloads.base import ABSENT
 from table_controller.contract.payloads.board import Odds
 from table_controller.procedure import inputs
-from table_controller.procedure.command_records import command_from_record
-from table_controller.procedure.inputs import Command, Input
+from table_controller.procedure.command_records import command_args, command_from_record
+from table_controller.procedure.inputs import Input
 from table_controller.procedure.limits import limits_data
 from table_controller.procedure.record_fields import BadRecord, read_text
 from table_controller.procedure.report_records import REPORT_READERS
-from table_controller.rules.cards import Card
 
 INPUT_RECORD_VERSION: Final = 1
 _KINDS: Final = (
@@ -143,45 +141,11 @@ def input_to_record(event: Input) -> dict[str, object]:  # noqa: C901 - a case p
                 command=event.COMMAND,
                 id=event.command_id,
                 operator=event.operator,
-                args=_command_args(event),
+                args=command_args(event),
             )
             if event.supervisor is not None:
                 record["supervisor"] = event.supervisor
     return record
-
-
-def _command_args(command: Command) -> dict[str, object]:  # noqa: C901, PLR0911, PLR0912
-    match command:
-        case inputs.StartNewShoe(shoe_id=shoe_id):
-            return {} if shoe_id is None else {"shoe_id": shoe_id}
-        case inputs.VoidRound(round_id=round_id):
-            return {"round_id": round_id}
-        case inputs.EnterCard(card=card):
-            return {"card": card.code}
-        case inputs.CorrectResult(round_id=round_id, player=player, banker=banker):
-            return {
-                "round_id": round_id,
-                "player": card_codes(player),
-                "banker": card_codes(banker),
-            }
-        case inputs.DroppedCard(read=read):
-            return {"read": read}
-        case inputs.SignIn(staff_id=staff_id, name=name, role=role):
-            return {"staff_id": staff_id, "name": name, "role": role.value}
-        case inputs.SignOut(staff_id=staff_id):
-            return {"staff_id": staff_id}
-        case inputs.OpenDispute(reason=reason, round_ids=round_ids):
-            return {"reason": reason, "rounds": list(round_ids)}
-        case inputs.ResolveDispute(dispute_id=dispute_id, outcome=outcome):
-            return {"dispute_id": dispute_id, "outcome": outcome}
-        case inputs.Acknowledge(alarm=alarm):
-            return {"alarm": alarm}
-        case inputs.ConfirmResult(round_id=round_id, agrees=agrees):
-            return {"round_id": round_id, "agrees": agrees}
-        case inputs.SetLimits(limits=limits):
-            return {"limits": limits_data(limits)}
-        case _:
-            return {}
 
 
 def odds_record(odds: Odds) -> dict[str, object]:
@@ -201,8 +165,3 @@ def odds_record(odds: Odds) -> dict[str, object]:
             for bet, value in odds.bets.items()
         },
     }
-
-
-def card_codes(cards: Iterable[Card | None]) -> list[str | None]:
-    """Cards as the shoe writes them (``QH``); ``None`` for a card nobody could read."""
-    return [None if card is None else card.code for card in cards]

@@ -33,7 +33,11 @@ import structlog
 
 from table_controller.contract.commands.args import RecallArgs, ResendArgs
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.replies import reply_data
+from table_controller.contract.commands.table import COMMANDS_BY_NAME
 from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.payloads.base import ABSENT
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY
 from table_controller.history.recall import RECALLS_PER_MINUTE
 from table_controller.ingress.authorisation import AuthorisationPolicy, Refused, authorise
@@ -168,13 +172,13 @@ class CommandIngress:
             self._overload_noted.clear()
             while self._unanswered:
                 count = min(len(self._unanswered), OVERLOADED_PER_WRITE)
-                replies: list[dict[str, object]] = [
-                    {
-                        "id": self._unanswered.popleft(),
-                        "ok": False,
-                        "error": CommandErrorCode.OVERLOADED,
-                        "message": message,
-                    }
+                replies = [
+                    CommandReply(
+                        id=self._unanswered.popleft(),
+                        ok=False,
+                        error=CommandErrorCode.OVERLOADED,
+                        message=message,
+                    )
                     for _ in range(count)
                 ]
                 await self._service.answer_all(replies)
@@ -187,7 +191,8 @@ class CommandIngress:
         verdict = authorise(parsed, self._policy)
         if isinstance(verdict, Refused):
             return await self._refuse(parsed.id, parsed.command, verdict.code, verdict.message)
-        if parsed.command == "sign_in" or isinstance(parsed.args, RecallArgs | ResendArgs):
+        spec = COMMANDS_BY_NAME[parsed.command]
+        if spec.staff_desk or spec.at_the_edge:
             # Answered or checked here, not by the procedure: a repeated id gets its reply
             # again, with no second PIN check, recall or republishing.
             asked = Asked.in_message(parsed)
@@ -197,7 +202,7 @@ class CommandIngress:
             if isinstance(parsed.args, RecallArgs | ResendArgs):  # answered here, in any state
                 return await self._at_the_edge(parsed.id, parsed.operator, parsed.args, asked)
         record = parsed.to_record()
-        if parsed.command == "sign_in":
+        if spec.staff_desk:
             # The client whose wrong PINs count together: the operator the command names.
             checked = await self._desk.verified_sign_in(record, client=f"mqtt {parsed.operator}")
             if isinstance(checked, PinRefusal):
@@ -211,7 +216,7 @@ class CommandIngress:
         if resending is not None:
             if self.resends is not None and self.resends.in_progress(command_id):
                 if resending == asked:  # repeated while republishing: its reply follows
-                    return {"id": command_id, "ok": True, "command": "resend"}
+                    return _resend_taken(command_id)
                 return await self._refuse(
                     command_id, asked.command, CommandErrorCode.ID_REUSED, ID_REUSED_MESSAGE
                 )
@@ -241,7 +246,7 @@ class CommandIngress:
         if refusal is not None:
             return await self._refuse(command_id, "resend", *refusal)
 
-        async def answer(reply: dict[str, object]) -> dict[str, object]:
+        async def answer(reply: CommandReply) -> dict[str, object]:
             try:
                 return await self._service.answer(reply, asked=asked)
             finally:  # journaled: the service knows the id now
@@ -249,7 +254,7 @@ class CommandIngress:
 
         self._resending[command_id] = asked
         resends.start(command_id, args, answer)
-        return {"id": command_id, "ok": True, "command": "resend"}
+        return _resend_taken(command_id)
 
     async def _refuse(
         self, command_id: str | None, command: str | None, code: CommandErrorCode, message: str
@@ -262,12 +267,16 @@ class CommandIngress:
             error=code,
             message=message,
         )
-        reply: dict[str, object] = {
-            "id": command_id,
-            "ok": False,
-            "error": code,
-            "message": message,
-        }
-        if command is not None:
-            reply["command"] = command
+        reply = CommandReply(
+            id=command_id,
+            ok=False,
+            command=ABSENT if command is None else command,
+            error=code,
+            message=message,
+        )
         return await self._service.answer(reply)
+
+
+def _resend_taken(command_id: str) -> dict[str, object]:
+    """The answer to a ``resend`` taken: its reply, with the counts, follows once it is out."""
+    return reply_data(CommandReply(id=command_id, ok=True, command="resend"))

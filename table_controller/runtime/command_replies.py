@@ -30,7 +30,8 @@ import structlog
 
 from table_controller.contract.codes import RefusalCode
 from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.envelope import fields_of
+from table_controller.contract.commands.replies import reply_data, reply_from_data
+from table_controller.contract.commands.table import PROCEDURE_INPUTS, command_spec
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.controller import CommandReply
@@ -40,9 +41,9 @@ from table_controller.history.recall import (
     recall_answer,
     recalled_again,
 )
-from table_controller.procedure.inputs import COMMANDS, Command, Input
+from table_controller.procedure.inputs import Command, Input
 from table_controller.procedure.records import input_to_record
-from table_controller.runtime.interpreter import answer_message, reply_from_wire
+from table_controller.runtime.interpreter import answer_message
 from table_controller.runtime.journal.format import (
     ANSWER_KEY,
     ASKED_KEY,
@@ -59,7 +60,7 @@ ID_REUSED_MESSAGE: Final = (
     "was carried out: send the command with a fresh id"
 )
 #: The procedure's command inputs (each has a ``command_id``).
-COMMAND_TYPES: Final = tuple(COMMANDS.values())
+COMMAND_TYPES: Final = PROCEDURE_INPUTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,8 @@ class Asked:
     @classmethod
     def of(cls, command: str, operator: str, args: Mapping[str, object]) -> Asked:
         """From a command's name, operator and arguments (JSON data)."""
-        if command == "sign_in":
+        spec = command_spec(command)
+        if spec is not None and spec.staff_desk:  # the PIN, or the register's name and role
             args = {"staff_id": args.get("staff_id")}
         return cls(command=command, operator=operator, args=canonical_json(args))
 
@@ -130,24 +132,25 @@ class _Given:
 
 
 def answer_row(
-    reply: Mapping[str, object],
+    reply: CommandReply,
     done: asyncio.Future[dict[str, object]] | None,
     asked: Asked | None = None,
 ) -> QueuedInput:
     """The audit row of a reply given without the procedure, queued to be journaled.
 
-    The row holds the reply itself (``answer``), or for a ``recall``'s only its id, how many
-    rounds and its seal (``recall_answer``): the rounds are the journal's own earlier rows.
-    ``asked`` (what an edge command asked) goes beside it, so that its id stays that command's.
+    The row holds the reply as JSON data (``answer``), or for a ``recall``'s only its id, how
+    many rounds and its seal (``recall_answer``): the rounds are the journal's own earlier
+    rows. ``asked`` (what an edge command asked) goes beside it, so that its id stays that
+    command's.
     """
     row: dict[str, object] = (
         {RECALL_ANSWER_KEY: recall_answer(reply)}
         if carries_recall(reply)
-        else {ANSWER_KEY: dict(reply)}
+        else {ANSWER_KEY: reply_data(reply)}
     )
     if asked is not None:
         row[ASKED_KEY] = asked.to_record()
-    return QueuedInput(AUDIT_ROW, row, None, done=done, reply=dict(reply))
+    return QueuedInput(AUDIT_ROW, row, None, done=done, reply=reply)
 
 
 class CommandReplies:
@@ -172,7 +175,7 @@ class CommandReplies:
         if reply is not None or command_id not in self._given:
             self._given[command_id] = _Given(reply, Asked.by_command(event))
 
-    def repeat(self, command_id: str, asked: Asked) -> dict[str, object] | None:
+    def repeat(self, command_id: str, asked: Asked) -> CommandReply | None:
         """The answer to a command whose id is given: its first reply again, or ``id_reused``.
 
         None: the id is not given (the command is new). An id whose command the journal holds
@@ -182,22 +185,20 @@ class CommandReplies:
         if given is None:
             return None
         if given.matches(asked):
-            if given.reply is None:
-                return {"id": command_id, "ok": True}
-            return dict(fields_of(given.reply))
+            return given.reply if given.reply is not None else CommandReply(id=command_id, ok=True)
         self.ids_reused += 1
         _LOG.warning("command refused: id given to another command", id=command_id)
-        return {
-            "id": command_id,
-            "ok": False,
-            "command": asked.command,
-            "error": CommandErrorCode.ID_REUSED.value,
-            "message": ID_REUSED_MESSAGE,
-        }
+        return CommandReply(
+            id=command_id,
+            ok=False,
+            command=asked.command,
+            error=CommandErrorCode.ID_REUSED,
+            message=ID_REUSED_MESSAGE,
+        )
 
     def publish_answer(
         self,
-        answer: Mapping[str, object],
+        reply: CommandReply,
         *,
         key: str,
         ts: str,
@@ -207,13 +208,8 @@ class CommandReplies:
         """Publish a journaled answer; an ``ok`` one gives its id, if not given yet.
 
         A refusal given at the edge gives its id to nothing; a repeated id's answer leaves the
-        id as it was first given. One that is no reply is logged only.
+        id as it was first given.
         """
-        try:
-            reply = reply_from_wire(answer)
-        except ValueError as error:
-            _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
-            return
         if reply.ok and reply.id is not None and reply.id not in self._given:
             self._given[reply.id] = _Given(reply, asked)
         self._publish([answer_message(reply, key=key, ts=ts)], live)
@@ -229,19 +225,25 @@ class CommandReplies:
     ) -> None:
         """Publish the answer an audit row holds, if it holds one.
 
-        A ``recall_answer`` (a replay of the journal: ``book`` fed every row before this one)
-        is made again from ``book`` and checked against its seal; one that does not match is
+        An ``answer`` is read back as its typed reply; one that is no reply is logged only. A
+        ``recall_answer`` (a replay of the journal: ``book`` fed every row before this one) is
+        made again from ``book`` and checked against its seal; one that does not match is
         logged, not published.
         """
         asked = Asked.from_record(row.get(ASKED_KEY))
         answer = row.get(ANSWER_KEY)
         if isinstance(answer, Mapping):
-            self.publish_answer(answer, key=key, ts=ts, live=live, asked=asked)
+            try:
+                reply = reply_from_data(answer)
+            except ValueError as error:
+                _LOG.error("journaled answer is no reply: not published", row=key, error=str(error))
+                return
+            self.publish_answer(reply, key=key, ts=ts, live=live, asked=asked)
             return
         recalled = row.get(RECALL_ANSWER_KEY)
         if not isinstance(recalled, Mapping) or book is None:
             return
-        earlier = self.answered(str(recalled.get("id")))
+        earlier = self._reply_to(str(recalled.get("id")))
         try:
             reply = recalled_again(recalled, book, earlier)
         except ValueError as error:
@@ -256,26 +258,21 @@ class CommandReplies:
             asked = Asked.from_record(work.record.get(ASKED_KEY))
             self.publish_answer(answer, key=str(seq), ts=ts, live=True, asked=asked)
         if work.done is not None and not work.done.done():
-            if answer is not None:
-                work.done.set_result(dict(answer))
-            else:
-                fallback: dict[str, object] = {"id": work.command_id, "ok": True}
-                work.done.set_result(self.answered(work.command_id) or fallback)
+            reply = answer if answer is not None else self._reply_to(work.command_id)
+            if reply is None:  # carried out, and answered by no reply of its own
+                reply = CommandReply(id=work.command_id, ok=True)
+            work.done.set_result(reply_data(reply))
 
     def refuse(self, work: QueuedInput, failure: str) -> None:
         """The submitter's reply when its input could not be carried out (the table faulted)."""
         if work.done is not None and not work.done.done():
-            refused: dict[str, object] = {
-                "id": work.command_id,
-                "ok": False,
-                "error": RefusalCode.FAULTED.value,
-                "message": failure,
-            }
-            work.done.set_result(self.answered(work.command_id) or refused)
+            refused = CommandReply(
+                id=work.command_id, ok=False, error=RefusalCode.FAULTED, message=failure
+            )
+            first = self._reply_to(work.command_id)
+            work.done.set_result(reply_data(refused if first is None else first))
 
-    def answered(self, command_id: str | None) -> dict[str, object] | None:
+    def _reply_to(self, command_id: str | None) -> CommandReply | None:
         """The reply first given to a command id, if one is kept."""
         given = None if command_id is None else self._given.get(command_id)
-        if given is None or given.reply is None:
-            return None
-        return dict(fields_of(given.reply))
+        return None if given is None else given.reply

@@ -23,11 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from table_controller.contract.codes import Lamp, RefusalCode
+from table_controller.contract.codes import Lamp
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.base import ABSENT, Payload
 from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.replies import EdgeReply, RecallReply
 from table_controller.contract.payloads.state import TableSnapshot, TableState
 from table_controller.history.pace import Pace
 from table_controller.procedure.decisions import (
@@ -82,66 +81,8 @@ def command_reply(decision: CommandAccepted | CommandRefused) -> CommandReply:
     )
 
 
-def reply_from_wire(reply: Mapping[str, object]) -> CommandReply:
-    """A reply given at the edge (a journaled answer) as the typed payload, field for field.
-
-    Raises:
-        ValueError: the mapping is no reply (a journal row of a newer version, say).
-    """
-    command_id, ok = reply.get("id"), reply.get("ok")
-    if not (command_id is None or isinstance(command_id, str)) or not isinstance(ok, bool):
-        raise ValueError(f"not a command reply: {dict(reply)!r}")
-    optional: dict[str, str] = {}
-    for name in ("command", "error", "message", "supervisor"):
-        value = reply.get(name)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise ValueError(f"a command reply's {name!r} must be text: {value!r}")  # noqa: TRY004
-        optional[name] = value
-    error = optional.get("error")
-    supervisor = optional.get("supervisor", ABSENT)
-    rounds, between = reply.get("rounds"), reply.get("between_rounds")
-    resent, gone, last_seq = reply.get("resent"), reply.get("gone"), reply.get("last_seq")
-    if isinstance(resent, int) and isinstance(gone, list) and isinstance(last_seq, int):
-        return EdgeReply(  # the answer to ``resend``
-            id=command_id,
-            ok=ok,
-            command=optional.get("command", ABSENT),
-            supervisor=supervisor,
-            resent=resent,
-            gone=[int(seq) for seq in gone],
-            last_seq=last_seq,
-        )
-    if isinstance(rounds, list) and isinstance(between, list):  # the answer to ``recall``
-        return RecallReply(
-            id=command_id,
-            ok=ok,
-            command=optional.get("command", ABSENT),
-            supervisor=supervisor,
-            rounds=rounds,
-            between_rounds=between,
-        )
-    return CommandReply(
-        id=command_id,
-        ok=ok,
-        command=optional.get("command", ABSENT),
-        error=ABSENT if error is None else _refusal_code(error),
-        message=optional.get("message", ABSENT),
-        supervisor=supervisor,
-    )
-
-
-def _refusal_code(error: str) -> RefusalCode | str:
-    """The procedure's code when ``error`` is one, else the edge's own text (``invalid_args``)."""
-    try:
-        return RefusalCode(error)
-    except ValueError:
-        return error
-
-
 def answer_message(reply: CommandReply, *, key: str, ts: str | None) -> OutgoingMessage:
-    """The message of a reply given at the edge (``key`` names its journal row)."""
+    """The message of a reply given at the edge, typed as made (``key`` names its journal row)."""
     return OutgoingMessage(key=f"{key}.0", payload=reply, ts=ts)
 
 

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from drivers.events import Delivery
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.procedure.inputs import Input
 
 
@@ -29,7 +30,7 @@ class QueuedInput:
     rows: list[dict[str, object]] | None = None
     #: An audit row's reply given without the procedure: published under the row, and given
     #: to the submitter (the row may hold only its seal: a ``recall``'s).
-    reply: dict[str, object] | None = None
+    reply: CommandReply | None = None
     #: A ``recall`` answered when its turn comes (its id and the rounds asked): the recall book
     #: is read then, as the journal's rows before it left it, so a replay reads the same.
     recall: tuple[str, int] | None = None

@@ -20,6 +20,7 @@ import structlog
 
 from table_controller.contract.commands.args import ResendArgs
 from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.ingress.request_limit import RequestRateLimit
 from table_controller.mqtt.outbox import OutboxError
 from table_controller.mqtt.resend import Republished, range_problem, resend_reply
@@ -27,7 +28,7 @@ from table_controller.mqtt.resend import Republished, range_problem, resend_repl
 #: Publishes ``first..last`` again (the MQTT link's ``republisher.republish``).
 Republish: TypeAlias = Callable[[int, int], Awaitable[Republished]]
 #: Journals and publishes a reply given at the edge (``TableService.answer``).
-Answer: TypeAlias = Callable[[dict[str, object]], Awaitable[dict[str, object]]]
+Answer: TypeAlias = Callable[[CommandReply], Awaitable[dict[str, object]]]
 
 _LOG = structlog.get_logger("table_controller.commands")
 
@@ -93,13 +94,15 @@ class Resends:
         except OutboxError as error:
             self.failed += 1
             _LOG.error("resend failed", id=command_id, error=str(error))
-            await answer({
-                "id": command_id,
-                "ok": False,
-                "command": "resend",
-                "error": CommandErrorCode.RESEND_FAILED,
-                "message": f"the outbox could not be read: {error}",
-            })  # fmt: skip
+            await answer(
+                CommandReply(
+                    id=command_id,
+                    ok=False,
+                    command="resend",
+                    error=CommandErrorCode.RESEND_FAILED,
+                    message=f"the outbox could not be read: {error}",
+                )
+            )
             return
         self.resent += done.resent
         await answer(resend_reply(command_id, done))

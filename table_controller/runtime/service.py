@@ -43,10 +43,12 @@ import structlog
 from drivers.events import LineRejected, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
 from table_controller.contract.codes import Lamp, ReaderState
+from table_controller.contract.commands.replies import reply_data
 from table_controller.contract.envelope import utc_text
 from table_controller.contract.journal_refusal import JournalRefusal, refusal_reply
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.board import Stats
+from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.state import TableSnapshot
 from table_controller.history.recall import RecallBook, recall_reply, with_disputes_sealed
 from table_controller.procedure.decisions import Decision
@@ -63,7 +65,7 @@ from table_controller.runtime.command_replies import (
 )
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
 from table_controller.runtime.input_observers import InputObserver, InputObservers
-from table_controller.runtime.interpreter import DecisionInterpreter, reply_from_wire
+from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.journal.format import (
     ANSWER_KEY,
     ASKED_KEY,
@@ -323,24 +325,22 @@ class TableService:
         reply = self._replies.repeat(command_id, asked)
         return None if reply is None else await self.answer(reply)
 
-    async def answer(
-        self, reply: Mapping[str, object], *, asked: Asked | None = None
-    ) -> dict[str, object]:
+    async def answer(self, reply: CommandReply, *, asked: Asked | None = None) -> dict[str, object]:
         """Publish a reply that no input of the procedure produced, journaled first.
 
         For a command refused before the procedure (malformed, not authorised), for one
         answered at the edge (``recall``, ``resend``: ``asked`` is what it asked, and an
         ``ok`` reply gives its id) and for a repeated ``id``, answered again and not carried
         out twice. While the journal refuses writes, the reply is given at once, recorded
-        nowhere.
+        nowhere. Returns the reply as JSON data.
         """
         if self._writer.failing:
             self._publish_unrecorded(reply)
-            return dict(reply)
+            return reply_data(reply)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         await self._queue.put(answer_row(reply, future, asked))
         await future
-        return dict(reply)
+        return reply_data(reply)
 
     async def answer_recall(
         self, command_id: str, rounds: int, *, asked: Asked | None = None
@@ -354,14 +354,14 @@ class TableService:
         if self._writer.failing:
             reply = recall_reply(self.recall, command_id, rounds)
             self._publish_unrecorded(reply)
-            return reply
+            return reply_data(reply)
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
         row: dict[str, object] = {} if asked is None else {ASKED_KEY: asked.to_record()}
         queued = QueuedInput(AUDIT_ROW, row, None, done=future, recall=(command_id, rounds))
         await self._queue.put(queued)
         return await future
 
-    async def answer_all(self, replies: Sequence[Mapping[str, object]]) -> None:
+    async def answer_all(self, replies: Sequence[CommandReply]) -> None:
         """Journal and publish replies given at the edge, in one transaction of the journal.
 
         For many commands refused at once (``overloaded``): one fsync for all of them, so
@@ -374,7 +374,7 @@ class TableService:
                 self._publish_unrecorded(reply)
             return
         future: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
-        rows: list[dict[str, object]] = [{ANSWER_KEY: dict(reply)} for reply in replies]
+        rows: list[dict[str, object]] = [{ANSWER_KEY: reply_data(reply)} for reply in replies]
         await self._queue.put(QueuedInput(AUDIT_ROW, {}, None, done=future, rows=rows))
         await future
 
@@ -413,7 +413,8 @@ class TableService:
             assert isinstance(work.event, COMMAND_TYPES)
             asked = Asked.by_command(work.event)
             reply = self._replies.repeat(work.command_id, asked)
-            reply = reply or {"id": work.command_id, "ok": True}
+            if reply is None:
+                reply = CommandReply(id=work.command_id, ok=True)
             await self._process(answer_row(reply, work.done))
             return
         head_seq, head_hash = self._journal.head  # the row just recorded (a dispute seals it)
@@ -555,8 +556,8 @@ class TableService:
         """
         work = self._recall_read(work)
         if work.reply is not None:
-            reply = dict(work.reply)
-            self._publish_unrecorded(reply)
+            self._publish_unrecorded(work.reply)
+            reply = reply_data(work.reply)
         else:
             reply = self._refused_unrecorded(work.command_id, work.record.get("command"), refusal)
         if work.done is not None and not work.done.done():
@@ -577,19 +578,14 @@ class TableService:
         _LOG.info("command refused: the journal refuses writes", id=command_id, command=name)
         reply = refusal_reply(command_id, name, refusal)
         self._publish_unrecorded(reply)
-        return reply
+        return reply_data(reply)
 
-    def _publish_unrecorded(self, reply: Mapping[str, object]) -> None:
+    def _publish_unrecorded(self, reply: CommandReply) -> None:
         """Publish a reply the journal cannot record: once, without a ``seq``."""
         if self._unrecorded is None:
             return
-        try:
-            payload = reply_from_wire(reply)
-        except ValueError as error:
-            _LOG.error("an unrecorded answer is no reply: not published", error=str(error))
-            return
         self._unrecorded.publish_unrecorded(
-            OutgoingMessage(key="unrecorded", payload=payload, ts=self._wall_clock())
+            OutgoingMessage(key="unrecorded", payload=reply, ts=self._wall_clock())
         )
 
     # --- the procedure and its decisions ---------------------------------------------------

@@ -25,8 +25,15 @@ from table_controller.contract.codes import (
     RefusalCode,
     VoidReason,
 )
-from table_controller.contract.commands.args import ARGS_MODELS, SUPERVISOR_COMMANDS, CommandName
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.table import (
+    ARGS_MODELS,
+    COMMAND_NAMES,
+    COMMAND_TABLE,
+    COMMANDS_BY_NAME,
+    CommandName,
+    Giver,
+)
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.schema.asyncapi import CHANNELS
 from table_controller.ingress.authorisation import AuthorisationPolicy, Authorised, authorise
@@ -113,13 +120,39 @@ def _schema_names() -> set[str]:
     return {path.stem for path in SCHEMAS.glob("*.json")}
 
 
+#: The commands only a supervisor gives, as the table of commands says.
+SUPERVISOR_COMMANDS = {spec.name for spec in COMMAND_TABLE if spec.giver is Giver.SUPERVISOR}
+#: The setting naming the operators of a command given only by those it lists.
+ALLOW_LISTS = {Giver.CONFIRMER: "result_confirmers", Giver.RESENDER: "resenders"}
+
+
+def _command_rows() -> dict[str, tuple[str, ...]]:
+    """The page's table of commands, each row by its command."""
+    table = table_with(_section(2, "Commands"), "command")
+    return {code_spans(row[0])[0]: row for row in table.rows}
+
+
 def test_the_commands_are_the_ones_the_table_takes() -> None:
     table = table_with(_section(2, "Commands"), "command")
     names = [code_spans(cell)[0] for cell in table.column(0)]
-    assert sorted(names) == sorted(get_args(CommandName))
+    assert sorted(names) == sorted(get_args(CommandName)) == sorted(COMMAND_NAMES)
     supervisor = {name for name, row in zip(names, table.rows, strict=True) if row[2] == "yes"}
     assert supervisor == SUPERVISOR_COMMANDS
     assert set(names) == set(ARGS_MODELS)
+
+
+def test_each_command_says_who_gives_it_and_where_it_is_answered_as_the_table_does() -> None:
+    """The table of commands' rows in the page's words: supervisor, allow-list, MQTT only, edge."""
+    for name, row in _command_rows().items():
+        spec = COMMANDS_BY_NAME[name]
+        who, does, taken_in = row[2], row[3], row[4]
+        assert (who == "yes") is (spec.giver is Giver.SUPERVISOR), name
+        assert spec.signed is (spec.giver is Giver.SUPERVISOR), f"{name}: signed mode's rule"
+        allow_list = ALLOW_LISTS.get(spec.giver)
+        if allow_list is not None:
+            assert f"`{allow_list}`" in who, name
+        assert ("over MQTT only" in taken_in) is (not spec.giver.on_the_display), name
+        assert ("changes nothing" in does) is spec.at_the_edge, name
 
 
 def test_each_command_documents_its_arguments() -> None:

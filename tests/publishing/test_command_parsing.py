@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from table_controller.contract.commands.args import ARGS_MODELS, EDGE_COMMANDS, SUPERVISOR_COMMANDS
 from table_controller.contract.commands.message import MAX_COMMAND_ID_LENGTH, CommandMessage
+from table_controller.contract.commands.table import ARGS_MODELS, COMMAND_TABLE, Giver
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.ingress.parsing import (
     MAX_COMMAND_BYTES,
@@ -41,6 +41,9 @@ from table_controller.procedure.inputs import (
 )
 from table_controller.rules.cards import Card
 
+#: The commands the edge answers, and those only a supervisor gives, as the table says.
+EDGE_COMMANDS = {spec.name for spec in COMMAND_TABLE if spec.at_the_edge}
+SUPERVISOR_COMMANDS = {spec.name for spec in COMMAND_TABLE if spec.giver is Giver.SUPERVISOR}
 COMMAND_SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "docs/api/schemas/command.json").read_text("utf-8")
 )

@@ -41,7 +41,7 @@ from table_controller.procedure.decisions import CommandAccepted
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.variants import NOT_OFFERED, VARIANTS
-from table_controller.runtime.interpreter import DecisionInterpreter, reply_from_wire
+from table_controller.runtime.interpreter import DecisionInterpreter
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs/api"
 #: The topics of mqtt-api.md below <root>, and who publishes them.
@@ -581,7 +581,7 @@ def test_status_odds_and_replies_that_the_core_does_not_build_fit_their_models()
 
 def test_a_reply_the_table_could_not_record_has_no_seq_and_fits_the_contract() -> None:
     refusal = JournalRefusal(cause="database or disk is full (SQLITE_FULL)", disk_full=True)
-    reply = reply_from_wire(refusal_reply("c-9", "new_shoe", refusal))
+    reply = refusal_reply("c-9", "new_shoe", refusal)
     message = OutgoingMessage(key="unrecorded", payload=reply, ts="2026-11-29T12:00:00.000Z")
     text = unrecorded_message(message, table_id="T07", seal=None)
     unrecorded = json.loads(text)

@@ -11,6 +11,7 @@ import pytest
 
 from table_controller.contract.commands.args import ResendArgs
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.replies import reply_data, reply_from_data
 from table_controller.contract.envelope import envelope
 from table_controller.contract.payloads.replies import EdgeReply
 from table_controller.ingress.parsing import parse_command
@@ -22,7 +23,6 @@ from table_controller.mqtt.resend import (
     range_problem,
     resend_reply,
 )
-from table_controller.runtime.interpreter import reply_from_wire
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 
@@ -107,9 +107,9 @@ def test_resend_args_are_whole_numbers_read_strictly() -> None:
 
 
 def test_the_reply_carries_the_counts_and_reads_back_from_the_journal() -> None:
-    reply = resend_reply("g7", Republished(resent=4, gone=[1, 2], last_seq=40))
+    reply = reply_data(resend_reply("g7", Republished(resent=4, gone=[1, 2], last_seq=40)))
     assert reply == {"id": "g7", "ok": True, "command": "resend", "resent": 4,
                      "gone": [1, 2], "last_seq": 40}
-    typed = reply_from_wire(json.loads(json.dumps(reply)))
+    typed = reply_from_data(json.loads(json.dumps(reply)))
     assert typed == EdgeReply(id="g7", ok=True, command="resend", resent=4, gone=[1, 2],
                               last_seq=40)

@@ -2,10 +2,9 @@
 """The vocabulary of the MQTT contract's commands and their arguments, as strict pydantic models.
 
 Edge layer: pure (no I/O, no clock, no randomness), but pydantic lives here and never in a
-core. Here are the commands' names and who may give them (:data:`SUPERVISOR_COMMANDS`,
-:data:`EDGE_COMMANDS`, :data:`MQTT_ONLY_COMMANDS`), the field types and patterns the contract
-shares (a card's code, a round id, a staff id and PIN), and one arguments model per command
-(:data:`ARGS_MODELS`). The command around them, and how it becomes a procedure input, is
+core. Here are the field types and patterns the contract shares (a card's code, a round id, a
+staff id and PIN) and the arguments models; which command takes which, and who may give it, is
+the table of commands (``contract/commands/table.py``). The command around them is
 ``contract/commands/message.py``; reading one from bytes is ``ingress/parsing.py``.
 """
 
@@ -53,38 +52,6 @@ RoundId: TypeAlias = Annotated[
     Field(description="<shoe_id>-<round_no>, the round's idempotency key."),
 ]
 ShoeId: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SHOE_ID_LENGTH)]
-
-CommandName: TypeAlias = Literal[
-    "new_shoe",
-    "open_betting",
-    "close_betting",
-    "deal",
-    "misdeal",
-    "void_round",
-    "void_shoe",
-    "manual_card",
-    "correct_result",
-    "dropped_card",
-    "sign_in",
-    "sign_out",
-    "dispute",
-    "resolve_dispute",
-    "acknowledge",
-    "confirm_result",
-    "set_limits",
-    "recall",
-    "resend",
-]
-#: The commands only a supervisor may give (mqtt-api.md "Commands").
-SUPERVISOR_COMMANDS: Final = frozenset({
-    "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
-    "acknowledge", "set_limits",
-})  # fmt: skip
-#: The commands the edge answers itself, in any state: they never reach the procedure.
-EDGE_COMMANDS: Final = frozenset({"recall", "resend"})
-#: The commands taken only over MQTT, from the operators the deployment names (never the display).
-MQTT_ONLY_COMMANDS: Final = frozenset({"resend"})
-
 
 #: The most rounds a ``recall`` returns (and a table's recall book keeps).
 MAX_ROUNDS: Final = 50
@@ -285,25 +252,3 @@ CommandArgs: TypeAlias = (
     | RecallArgs
     | ResendArgs
 )
-#: The arguments model of every command.
-ARGS_MODELS: Final[dict[str, type[CommandArgs]]] = {
-    "new_shoe": NewShoeArgs,
-    "open_betting": NoArgs,
-    "close_betting": NoArgs,
-    "deal": NoArgs,
-    "misdeal": NoArgs,
-    "void_round": VoidRoundArgs,
-    "void_shoe": NoArgs,
-    "manual_card": ManualCardArgs,
-    "correct_result": CorrectResultArgs,
-    "dropped_card": DroppedCardArgs,
-    "sign_in": SignInArgs,
-    "sign_out": SignOutArgs,
-    "dispute": DisputeArgs,
-    "resolve_dispute": ResolveDisputeArgs,
-    "acknowledge": AcknowledgeArgs,
-    "confirm_result": ConfirmResultArgs,
-    "set_limits": SetLimitsArgs,
-    "recall": RecallArgs,
-    "resend": ResendArgs,
-}

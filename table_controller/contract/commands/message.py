@@ -2,10 +2,10 @@
 """The command published to ``<root>/commands``, and the procedure input it becomes.
 
 Edge layer: pure (no I/O, no clock, no randomness). :class:`CommandMessage` checks ``args``
-against the model of its ``command`` (``contract/commands/args.py``), says in its JSON Schema
-which arguments go with which command, gives the bytes a signature covers, and turns into the
-table procedure's input (``ingress/parsing.py``, which also reads it from bytes, never
-raising).
+against the model its ``command``'s row names (``contract/commands/table.py``), says in its
+JSON Schema which arguments go with which command, gives the bytes a signature covers, and
+turns into the table procedure's input (``ingress/parsing.py``, which also reads it from
+bytes, never raising).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from typing import Annotated, Any, Final, get_args
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from table_controller.contract.commands.args import (
+from table_controller.contract.commands.args import CommandArgs, IncomingModel
+from table_controller.contract.commands.table import (
     ARGS_MODELS,
-    SUPERVISOR_COMMANDS,
-    CommandArgs,
+    COMMAND_TABLE,
+    COMMANDS_BY_NAME,
     CommandName,
-    IncomingModel,
+    Giver,
 )
 
 MAX_COMMAND_ID_LENGTH: Final = 128
@@ -39,11 +40,11 @@ def _link_args_to_command(schema: dict[str, Any]) -> None:
     """Say in the JSON Schema which ``args`` model goes with which ``command`` (if/then)."""
     choices = schema["properties"]["args"]["anyOf"]
     rules: list[Any] = []
-    for name, model in ARGS_MODELS.items():
-        then: dict[str, Any] = {"properties": {"args": choices[_ARGS_UNION.index(model)]}}
-        if any(field.is_required() for field in model.model_fields.values()):
+    for spec in COMMAND_TABLE:
+        then: dict[str, Any] = {"properties": {"args": choices[_ARGS_UNION.index(spec.args)]}}
+        if any(field.is_required() for field in spec.args.model_fields.values()):
             then["required"] = ["args"]  # a missing args is {}, which lacks them
-        rules.append({"if": {"properties": {"command": {"const": name}}}, "then": then})
+        rules.append({"if": {"properties": {"command": {"const": spec.name}}}, "then": then})
     schema["allOf"] = rules
 
 
@@ -108,7 +109,7 @@ class CommandMessage(IncomingModel):
     @property
     def is_supervisor_command(self) -> bool:
         """Whether only an authorised supervisor may give this command."""
-        return self.command in SUPERVISOR_COMMANDS
+        return COMMANDS_BY_NAME[self.command].giver is Giver.SUPERVISOR
 
     def canonical_bytes(self) -> bytes:
         """What a signature covers: the command without ``signature``, as canonical JSON.

@@ -47,7 +47,8 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model, 
 from pydantic.fields import FieldInfo
 
 from table_controller.contract.codes import EventType, RefusalCode
-from table_controller.contract.commands.args import CardCode, CommandName
+from table_controller.contract.commands.args import CardCode
+from table_controller.contract.commands.table import CommandName
 from table_controller.contract.envelope import SCHEMA, to_wire
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.payloads.base import Absent, OneOf, Payload

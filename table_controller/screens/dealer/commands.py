@@ -3,7 +3,8 @@
 
 Adapter helper of ``screens/dealer/app.py``. A request's body (``{"command", "args", "pin",
 "staff_id"}``) becomes the command record the table service takes, or a
-:class:`CommandError` that the server answers with:
+:class:`CommandError` that the server answers with. Who gives which command is its row of
+the table of commands (``contract/commands/table.py``: a command over MQTT only is refused):
 
 * a dealer's command is recorded with the operator ``display``;
 * ``sign_in``: the staff id and PIN are checked by the staff desk, which puts the staff
@@ -28,13 +29,9 @@ from typing import Final, Protocol
 import structlog
 
 from table_controller.contract.codes import StaffRole
-from table_controller.contract.commands.args import (
-    ARGS_MODELS,
-    DEFAULT_ROUNDS,
-    MQTT_ONLY_COMMANDS,
-    SUPERVISOR_COMMANDS,
-)
+from table_controller.contract.commands.args import DEFAULT_ROUNDS
 from table_controller.contract.commands.message import CommandMessage
+from table_controller.contract.commands.table import COMMANDS_BY_NAME, Giver
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY
 from table_controller.ingress.parsing import CommandRejection, validate_command
@@ -122,34 +119,35 @@ class DisplayGate:
         ``client`` is who sent it (:func:`display_client`), whose wrong PINs count together.
         """
         command = body.get("command")
-        if not isinstance(command, str) or command not in ARGS_MODELS:
+        spec = COMMANDS_BY_NAME.get(command) if isinstance(command, str) else None
+        if spec is None:
             self.bad_requests += 1
             raise CommandError(
                 400, CommandErrorCode.UNKNOWN_COMMAND, f"unknown command {str(command)[:40]!r}"
             )
-        if command in MQTT_ONLY_COMMANDS:
+        if not spec.giver.on_the_display:
             raise CommandError(
-                403, CommandErrorCode.NOT_AUTHORISED, f"{command} is taken over MQTT only"
+                403, CommandErrorCode.NOT_AUTHORISED, f"{spec.name} is taken over MQTT only"
             )
         supervisor: str | None = None
         operator = DEALER_OPERATOR
-        if command in SUPERVISOR_COMMANDS:
-            supervisor = await self._supervisor(command, body, client)
+        if spec.giver is Giver.SUPERVISOR:
+            supervisor = await self._supervisor(spec.name, body, client)
             operator = SUPERVISOR_OPERATOR if supervisor == SUPERVISOR_OPERATOR else operator
-        parsed = self._parsed(command, operator, body.get("args", {}))
+        parsed = self._parsed(spec.name, operator, body.get("args", {}))
         record = parsed.to_record()
         if supervisor is not None:
             record["supervisor"] = supervisor
-        if command == "sign_in":
+        if spec.staff_desk:
             if self._staff is None:
                 raise CommandError(
                     403,
                     CommandErrorCode.NO_STAFF_REGISTER,
-                    "sign_in: no staff register is configured on this table",
+                    f"{spec.name}: no staff register is configured on this table",
                 )
             checked = await self._staff.verified_sign_in(record, client=client)
             if isinstance(checked, PinRefusal):
-                self._refused(command, checked, client)
+                self._refused(spec.name, checked, client)
             else:
                 record = checked
         return record

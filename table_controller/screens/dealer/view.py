@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Protocol, assert_never
 
 from table_controller.contract.codes import HoldReason, Phase, PromptAction
+from table_controller.contract.commands.table import BUTTON_COMMANDS, STAFF_COMMANDS
 from table_controller.contract.envelope import JsonValue, to_wire
 from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.outgoing import OutgoingMessage
@@ -57,30 +58,12 @@ from table_controller.screens.dealer.texts import (
 )
 from table_controller.screens.languages import localised
 
-#: The commands the page has a button for, in the order it shows them.
-DISPLAY_COMMANDS: Final = (
-    "new_shoe",
-    "open_betting",
-    "close_betting",
-    "deal",
-    "misdeal",
-    "dropped_card",
-    "void_round",
-    "void_shoe",
-    "manual_card",
-    "correct_result",
-    "confirm_result",
-    "dispute",
-    "resolve_dispute",
-    "acknowledge",
-    "set_limits",
-)
+#: The commands the page has a button for, in the order it shows them (the command table's).
+DISPLAY_COMMANDS: Final = BUTTON_COMMANDS
 #: The commands that start a round or a shoe: not while a result waits for its confirmation.
 _STARTS_A_ROUND: Final = frozenset({"new_shoe", "open_betting", "close_betting", "deal"})
 #: The holds a supervisor's ``acknowledge`` lifts (its ``alarm`` is the hold's name).
 ACKNOWLEDGED_HOLDS: Final = (HoldReason.SOFTWARE_MODIFIED, HoldReason.RESULT_NOT_CONFIRMED)
-#: The staff's commands: shown on a table with a staff register, in every phase.
-STAFF_COMMANDS: Final = ("sign_in", "sign_out")
 #: Alarms and voids kept for the page, newest first.
 RECENT_ALARMS: Final = 20
 
