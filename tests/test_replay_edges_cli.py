@@ -24,6 +24,7 @@ from table_controller.cli import main
 from table_controller.cli.replay import edge_rows, edge_table
 from table_controller.contract.codes import Phase
 from table_controller.contract.payloads.state import TableSnapshot
+from table_controller.history.pace import Pace
 from table_controller.procedure.inputs import CardDrawn, Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection import plot
@@ -518,6 +519,7 @@ async def run_table(journal_path: Path, shoe: list[Card], rounds: int) -> None:
             procedure=TableProcedure(COMMISSION, table_id="T07"),
             journal=journal,
             sink=ListSink(),
+            pace=Pace(),
             card_source=ScriptedCards(shoe),
             wall_clock=lambda: "2026-11-29T12:00:00.000Z",
         )

@@ -11,6 +11,7 @@ import pytest
 from table_controller.cli import main
 from table_controller.contract.envelope import dumps, envelope
 from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal.journal import Journal
@@ -49,7 +50,9 @@ def published(journal_path: Path) -> list[str]:
     procedure = TableProcedure(VARIANTS["super_six"], table_id=TABLE_ID, betting_phase=True)
     sink = _Collect()
     with Journal.open_read_only(journal_path) as journal:
-        TableService(procedure=procedure, journal=journal, sink=sink).recover()  # type: ignore[arg-type]
+        TableService(
+            procedure=procedure, journal=journal, sink=sink, pace=Pace()  # type: ignore[arg-type]
+        ).recover()
     return [
         f"{m.key} {m.topic} {m.retain} "
         + dumps(envelope(m.event_type, m.payload, table_id=TABLE_ID, seq=seq, ts=m.ts))

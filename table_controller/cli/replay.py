@@ -51,6 +51,7 @@ from table_controller.cli.replay_printing import Printer
 from table_controller.contract.commands.replies import reply_data
 from table_controller.contract.envelope import JsonValue, dumps, fields_of
 from table_controller.contract.payloads.controller import CommandReply
+from table_controller.history.pace import Pace
 from table_controller.history.recall import RecallBook, recalled_again, with_disputes_sealed
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import RoundAssessed
@@ -211,7 +212,7 @@ def _replay(
     With an ``advisor``, after each input the assessment it made due, if any, is taken as the
     next input (with the input's line and ``ts``), as the live service takes it.
     """
-    interpreter = DecisionInterpreter()
+    interpreter = DecisionInterpreter(pace=Pace())  # the live table's ``stats``, in place
     book = RecallBook()  # a dispute's recall, as the live table sealed it; a recall's reply
     given: dict[str, CommandReply] = {}  # the replies given at the edge, by command id
     for recorded in inputs:

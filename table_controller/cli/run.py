@@ -22,6 +22,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,18 +33,23 @@ from table_controller import __version__
 from table_controller.cli import Subcommand, UsageError
 from table_controller.cli.run_adapters import (
     authorisation_policy,
+    board_feed,
     dealer_display,
+    display_feeds,
     message_sink,
     mqtt_link,
     mqtt_settings,
     players_board,
     round_advisor,
     staff_desk,
+    table_metrics,
 )
 from table_controller.cli.run_loop import run_until_stopped
 from table_controller.cli.settings_flags import add_settings_flags, settings_from
+from table_controller.contract.codes import ReaderState
 from table_controller.contract.envelope import utc_text
 from table_controller.contract.payloads.state import TableLimits
+from table_controller.history.pace import Pace
 from table_controller.integrity.at_start import (
     EdgeSigning,
     checked_software,
@@ -67,6 +73,7 @@ from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.journal.lock import JournalLock
 from table_controller.runtime.logs import configure_logging
 from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import TableObserver
 from table_controller.screens.web.site import AddressUnusableError
 from table_controller.staff.desk import StaffDesk
 from table_controller.table_limits import LimitsError, load_limits, to_journal
@@ -211,7 +218,11 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
     edge: EdgeSigning,
     limits: TableLimits,
 ) -> int:
-    """Build the adapters in their order (journal, shoe, core, outbox, link) and run them."""
+    """Build the adapters in their order (journal, shoe, core, outbox, link) and run them.
+
+    The service's observers (the screens' views, the metrics) are built before it, so they
+    follow the journal's replay too; the servers that show them are built after it.
+    """
     with contextlib.ExitStack() as stack:
         reader: ShoeReader | None = None
         card_source: RngCardSource | None = None
@@ -231,19 +242,31 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
             limits=limits,
         )
         link, outbox_sink = (None, None) if mqtt is None else mqtt_link(settings, stack, mqtt, edge)
+        feeds = display_feeds(settings, procedure, desk, virtual=card_source is not None)
+        own_board = board_feed(settings, procedure)
+        metrics = table_metrics(settings)  # counts this run: the replay tells it ``live`` false
+        observers: list[TableObserver] = [] if feeds is None else [*feeds.observers]
+        observers += [view for view in (own_board, metrics) if view is not None]
+        reader_listeners: list[Callable[[ReaderState | None], None]] = []
+        if link is not None:
+            reader_listeners.append(lambda _state: link.refresh_status())
+        if metrics is not None:
+            reader_listeners.append(metrics.reader_changed)
         service = TableService(
             procedure=procedure,
             journal=journal,
             sink=message_sink(settings, stack, outbox_sink, edge),
+            pace=Pace(),
+            observers=observers,
             outlet=link,
             unrecorded=link,
             link=reader,
             card_source=card_source,
             advisor=advisor,
-            reader_listeners=() if link is None else (lambda _state: link.refresh_status(),),
+            reader_listeners=reader_listeners,
         )
-        display = dealer_display(settings, service, desk)  # follows the service from the replay on
-        board = players_board(settings, service)
+        display = dealer_display(settings, service, feeds, desk)
+        board = players_board(settings, own_board)
         replayed = service.recover()
         held = hold_input(edge.software)  # software_check "hold": held until acknowledged
         if held is not None:
@@ -270,12 +293,13 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
                 currency=settings.currency,
             )
         health: HealthServer | None = None
-        if settings.metrics_address is not None:  # after the replay: counters count this run
+        if settings.metrics_address is not None and metrics is not None:
             from table_controller.runtime.health import observe  # noqa: PLC0415 - only if asked
 
             host, port = settings.metrics_address
             health = observe(
                 service,
+                metrics,
                 table_id=settings.table_id,
                 version=__version__,
                 host=host,

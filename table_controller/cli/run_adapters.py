@@ -17,8 +17,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from table_controller import __version__
 from table_controller.cli import UsageError
 from table_controller.integrity.at_start import EdgeSigning
+from table_controller.procedure.machine import TableProcedure
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
 from table_controller.rules.variants import Variant
@@ -35,8 +37,9 @@ if TYPE_CHECKING:  # imported where used: a table without a broker or display ne
     from table_controller.ingress.authorisation import AuthorisationPolicy
     from table_controller.mqtt.client.link import MqttLink
     from table_controller.mqtt.settings import MqttSettings
-    from table_controller.screens.board.app import BoardServer
-    from table_controller.screens.dealer.app import DisplayServer
+    from table_controller.runtime.metrics import TableMetrics
+    from table_controller.screens.board.app import BoardFeed, BoardServer
+    from table_controller.screens.dealer.app import DisplayFeeds, DisplayServer
 
 
 def round_advisor(
@@ -113,12 +116,38 @@ def authorisation_policy(settings: Settings) -> AuthorisationPolicy:
     )
 
 
+def display_feeds(
+    settings: Settings, procedure: TableProcedure, desk: StaffDesk, *, virtual: bool
+) -> DisplayFeeds | None:
+    """The dealer display's views (its own, its board's), when ``display`` names an address.
+
+    Built before the table service, which tells them what it publishes from its replay on.
+    """
+    if settings.display_address is None:
+        return None
+    from table_controller.screens.dealer.app import DisplayFeeds  # noqa: PLC0415 - only when shown
+
+    return DisplayFeeds(procedure, virtual=virtual, staff=desk, table_id=settings.table_id)
+
+
+def board_feed(settings: Settings, procedure: TableProcedure) -> BoardFeed | None:
+    """The view of the board on its own address, when ``board_address`` names one.
+
+    Built before the table service, which tells it what it publishes from its replay on.
+    """
+    if settings.board_host_port is None:
+        return None
+    from table_controller.screens.board.app import BoardFeed  # noqa: PLC0415 - only when shown
+
+    return BoardFeed(procedure, table_id=settings.table_id)
+
+
 def dealer_display(
-    settings: Settings, service: TableService, desk: StaffDesk
+    settings: Settings, service: TableService, feeds: DisplayFeeds | None, desk: StaffDesk
 ) -> DisplayServer | None:
-    """The dealer display, when ``display`` names an address."""
+    """The dealer display showing ``feeds``, when ``display`` names an address."""
     address = settings.display_address
-    if address is None:
+    if address is None or feeds is None:
         return None
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
     from table_controller.screens.dealer.app import DisplayServer  # noqa: PLC0415 - only when shown
@@ -126,34 +155,45 @@ def dealer_display(
     languages = {"display": settings.display_language, "board": settings.board_language}
     return DisplayServer(
         service,
+        feeds,
         host=address[0],
         port=address[1],
         pin=pin,
         staff=desk,
         languages=languages,
-        table_id=settings.table_id,
         limits=settings.web_limits,
         allowed_hosts=settings.allowed_hosts,
         currency=settings.currency,
     )
 
 
-def players_board(settings: Settings, service: TableService) -> BoardServer | None:
-    """The players' board on its own address, when ``board_address`` names one."""
+def players_board(settings: Settings, feed: BoardFeed | None) -> BoardServer | None:
+    """The players' board showing ``feed`` on its own address, when ``board_address`` names one."""
     address = settings.board_host_port
-    if address is None:
+    if address is None or feed is None:
         return None
     from table_controller.screens.board.app import BoardServer  # noqa: PLC0415 - only when shown
 
     return BoardServer(
-        service,
+        feed,
         host=address[0],
         port=address[1],
-        table_id=settings.table_id,
         language=settings.board_language,
         limits=settings.web_limits,
         allowed_hosts=settings.allowed_hosts,
     )
+
+
+def table_metrics(settings: Settings) -> TableMetrics | None:
+    """The metrics, when ``metrics`` names an address: one of the service's observers.
+
+    Built before the service; the health server gives them its vitals after the replay.
+    """
+    if settings.metrics_address is None:
+        return None
+    from table_controller.runtime.metrics import TableMetrics  # noqa: PLC0415 - only if asked
+
+    return TableMetrics(None, table_id=settings.table_id, version=__version__)
 
 
 def mqtt_link(

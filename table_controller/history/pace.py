@@ -8,9 +8,10 @@ dealers' stints. :func:`figures` then sums any set of time spans of it: a shoe, 
 last hour, every stint of one dealer, an hour of the day. A replay of the journal gives the
 same figures as the live table, since it reads the same payloads with the same time stamps.
 
-:class:`Pace` is the live table's use of it: after every input that ends a round, starts a
-shoe or changes the dealer, it gives the retained ``stats`` payload, and forgets what no longer
-counts for it.
+:class:`Pace` is the live table's use of it: an observer of what each input published, given
+to the table service (and to ``replay``) when it is built; after every input that ends a round,
+starts a shoe or changes the dealer, it gives the retained ``stats`` payload, published as that
+input's last message, and forgets what no longer counts for it.
 
 What the figures mean: a round is timed from betting closed (or its first card, without a
 betting phase) to its result; the time between rounds from a round's end (result or void) to

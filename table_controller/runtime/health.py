@@ -203,6 +203,7 @@ class HealthServer(SiteServer):
 
 def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line's settings
     service: TableService,
+    metrics: TableMetrics,
     *,
     table_id: str,
     version: str,
@@ -213,10 +214,9 @@ def observe(  # noqa: PLR0913 - keyword-only wiring, each from the command line'
     resends: ResendCounts | None = None,
     limits: ListenerLimits | None = None,
 ) -> HealthServer:
-    """Metrics attached to ``service`` (after its recovery) and a server for them, not started."""
+    """A server, not started, for ``metrics`` (one of the service's observers) and the vitals."""
     probe = TableProbe(
         service, table_id=table_id, version=version, link=link, staff=staff, resends=resends
     )
-    metrics = TableMetrics(probe.vitals, table_id=table_id, version=version)
-    metrics.attach(service)
+    metrics.read_vitals(probe.vitals)
     return HealthServer(probe.vitals, metrics.registry, host=host, port=port, limits=limits)

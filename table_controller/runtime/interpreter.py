@@ -10,8 +10,9 @@ is the ``seq`` a pit boss sees in ``replay``.
 
 Per input, in the order decided: one message per ``Publish``, ``Announce`` (the ``prompt``
 event), ``RaiseAlarm`` (the ``alarm`` event) and command answered (``commands/replies``), then
-the retained ``state`` if it changed, then the retained ``stats`` (``history/pace.py``) when
-the input ended a round, started a shoe or changed the dealer. A command answered without
+the retained ``state`` if it changed, then what the pace observer given adds after them: the
+retained ``stats`` (``history/pace.py``) when the input ended a round, started a shoe or changed
+the dealer. A command answered without
 reaching the procedure (refused at the edge, or a repeated ``id`` answered again) is journaled
 as an answer and turned into its message by :func:`answer_message`, so it is numbered in the
 replay too.
@@ -21,14 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from table_controller.contract.codes import Lamp
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.base import ABSENT, Payload
 from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.state import TableSnapshot, TableState
-from table_controller.history.pace import Pace
 from table_controller.procedure.decisions import (
     Announce,
     CommandAccepted,
@@ -40,6 +40,9 @@ from table_controller.procedure.decisions import (
     ResumeTable,
     SetLamp,
 )
+
+if TYPE_CHECKING:
+    from table_controller.runtime.service_ports import StatsObserver
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +90,16 @@ def answer_message(reply: CommandReply, *, key: str, ts: str | None) -> Outgoing
 
 
 class DecisionInterpreter:
-    """Turns each input's decisions into an :class:`Outcome`; remembers the last state shown."""
+    """Turns each input's decisions into an :class:`Outcome`; remembers the last state shown.
 
-    def __init__(self) -> None:
+    Args:
+        pace: told each input's payloads with its time stamp (an input without one is not
+            told); what it answers is the input's last message. None: nothing is added.
+    """
+
+    def __init__(self, *, pace: StatsObserver | None = None) -> None:
         self._last_state: TableState | None = None
-        self.pace = Pace()
+        self._pace = pace
 
     def interpret(  # noqa: C901, PLR0912 - one case per decision of the closed set
         self,
@@ -142,8 +150,8 @@ class DecisionInterpreter:
         if snapshot.state != self._last_state:
             self._last_state = snapshot.state
             published.append(snapshot.state)
-        if ts is not None:
-            stats = self.pace.observe(ts, published)
+        if ts is not None and self._pace is not None:
+            stats = self._pace.observe(ts, published)
             if stats is not None:
                 published.append(stats)
         messages = tuple(

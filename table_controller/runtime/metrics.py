@@ -2,7 +2,7 @@
 """Prometheus metrics of one table, and the vitals its health endpoint reports.
 
 Runtime adapter (prometheus-client). It decides nothing about the game and must never hold up
-the table: every call the service makes into it (a message listener, the input hook, a reader
+the table: every call the service makes into it (as one of its observers, and a reader
 listener) only bumps a counter, and whatever mirrors the state of the service, the MQTT link or
 the journal is read when Prometheus scrapes, not pushed. It does no I/O of its own; the HTTP
 server that serves it is :mod:`table_controller.runtime.health`.
@@ -11,9 +11,8 @@ Each :class:`TableMetrics` has its own :class:`~prometheus_client.CollectorRegis
 process-wide default), so tests and tools can build as many as they like.
 
 Counters count what happened since this process started (Prometheus' ``rate()`` and
-``increase()`` handle the reset a restart brings): attach the metrics after
-:meth:`~table_controller.runtime.service.TableService.recover`, so the journal's replay is not
-counted a second time.
+``increase()`` handle the reset a restart brings): the journal's replay on start is not counted
+a second time, only its latest ``stats`` is kept for the pace gauges.
 """
 
 from __future__ import annotations
@@ -28,10 +27,12 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from table_controller.contract.codes import AlarmCode, EventType, ReaderState
+from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.board import PaceFigures, Stats
 from table_controller.contract.payloads.pit import AlarmRaised
 from table_controller.procedure.inputs import CardDrawn, Input
+from table_controller.runtime.service_ports import HandledInput
 
 if TYPE_CHECKING:
     from table_controller.runtime.service import TableService
@@ -301,7 +302,7 @@ BROKER_SERIES: Final[tuple[tuple[_Kind, str, str, Callable[[BrokerVitals], float
 class _VitalsCollector(Collector):
     """The gauges and counters that mirror live state, read at each scrape."""
 
-    def __init__(self, vitals: Callable[[], Vitals]) -> None:
+    def __init__(self, vitals: Callable[[], Vitals | None]) -> None:
         self._vitals = vitals
 
     def describe(self) -> Iterable[Metric]:
@@ -378,16 +379,21 @@ class _PaceCollector(Collector):
 class TableMetrics:
     """The table's Prometheus metrics, in a registry of their own.
 
-    Feed it with :meth:`attach` (it joins the service's message, reader and input listeners); scrape
-    :attr:`registry` (``prometheus_client.generate_latest(metrics.registry)``).
+    Feed it by giving it to the service among its observers (and :meth:`reader_changed` among
+    its reader listeners); scrape :attr:`registry`
+    (``prometheus_client.generate_latest(metrics.registry)``).
 
     Args:
-        vitals: reads the live state at each scrape (:meth:`TableProbe.vitals`).
+        vitals: reads the live state at each scrape (:meth:`TableProbe.vitals`); None: given
+            later (:meth:`read_vitals`), once the service it reads is built.
         table_id: the table's id (``table_info``).
         version: the software's version (``table_info``).
     """
 
-    def __init__(self, vitals: Callable[[], Vitals], *, table_id: str, version: str) -> None:
+    def __init__(
+        self, vitals: Callable[[], Vitals] | None, *, table_id: str, version: str
+    ) -> None:
+        self._vitals = vitals
         self.registry = CollectorRegistry()
         registry = self.registry
         info = Info("table", "The table and its software.", registry=registry)
@@ -417,7 +423,7 @@ class TableMetrics:
             buckets=LATENCY_BUCKETS_S,
             registry=registry,
         )
-        registry.register(_VitalsCollector(vitals))
+        registry.register(_VitalsCollector(self._read_vitals))
         #: The latest ``stats``: the pace gauges read it at each scrape.
         self.stats: Stats | None = None
         registry.register(_PaceCollector(lambda: self.stats))
@@ -425,14 +431,28 @@ class TableMetrics:
         self._reader_state = READER_OFFLINE
         self._reader_was_connected = False
 
-    def attach(self, service: TableService) -> None:
-        """Listen to the service's messages, inputs and reader (after its recovery)."""
-        self._reader_state = service.reader_state or READER_NONE
-        self._reader_was_connected = service.reader_state == READER_CONNECTED
-        self.stats = service.pace
-        service.listeners.append(self.message_published)
-        service.reader_listeners.append(self.reader_changed)
-        service.input_listeners.append(self.input_handled)
+    def _read_vitals(self) -> Vitals | None:
+        return None if self._vitals is None else self._vitals()
+
+    def read_vitals(self, vitals: Callable[[], Vitals]) -> None:
+        """Read the live state with ``vitals`` from now on (:meth:`TableProbe.vitals`)."""
+        self._vitals = vitals
+
+    def on_message(self, message: OutgoingMessage, *, live: bool) -> None:
+        """A message handed out: counted live; of the journal's replay only ``stats`` is kept."""
+        if live:
+            self.message_published(message)
+        elif isinstance(message.payload, Stats):
+            self.stats = message.payload
+
+    def on_input(self, handled: HandledInput) -> None:
+        """An input carried out: counted live (the journal's replay is not)."""
+        if handled.live:
+            self.input_handled(handled.event, handled.elapsed_s)
+
+    def on_journal(self, refusal: JournalRefusal | None) -> None:
+        """Nothing to count: the journal's state is read at each scrape (``table_journal_ok``)."""
+        del refusal
 
     def message_published(self, message: OutgoingMessage) -> None:
         """A message was handed out: count rounds and alarms; note a prompt."""

@@ -16,7 +16,7 @@ For each input, in the order received (one queue, one processing task):
    the shoe's acknowledgement and the lamp.
 
 If the journal cannot record (a full disk, say), the table is held: the lamp shows HOLD, the
-screens show the hold (``journal_listeners``), nothing is acknowledged or acted on, and the
+screens show the hold (their ``on_journal``), nothing is acknowledged or acted on, and the
 input waits until it is recorded, so nothing is lost and nothing is acted on unrecorded
 (``runtime/journal/writer.py``). Commands are refused at once meanwhile (``journal_unavailable``):
 none could be recorded first. Their replies, and the answers given at the edge, are recorded
@@ -47,7 +47,6 @@ from table_controller.contract.commands.replies import reply_data
 from table_controller.contract.envelope import utc_text
 from table_controller.contract.journal_refusal import JournalRefusal, refusal_reply
 from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.board import Stats
 from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.state import TableSnapshot
 from table_controller.history.recall import RecallBook, recall_reply, with_disputes_sealed
@@ -64,7 +63,7 @@ from table_controller.runtime.command_replies import (
     answer_row,
 )
 from table_controller.runtime.deferred_log import DeferredLog, describe_failure
-from table_controller.runtime.input_observers import InputObserver, InputObservers
+from table_controller.runtime.input_observers import Observers
 from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.journal.format import (
     ANSWER_KEY,
@@ -83,6 +82,8 @@ from table_controller.runtime.service_ports import (
     MessageSink,
     Outlet,
     ShoeLink,
+    StatsObserver,
+    TableObserver,
     UnrecordedOutlet,
 )
 from table_controller.runtime.shoe_feed import feed_shoe
@@ -108,6 +109,10 @@ class TableService:
         procedure: the table's procedure (the core).
         journal: where every input is recorded before anything acts on it.
         sink: where the messages of the procedure's decisions go.
+        pace: reads what each input published and adds the ``stats`` when due
+            (``history/pace.py``); None: no ``stats``.
+        observers: told each message, each input carried out and the journal's refusals, in
+            this order (the screens, the metrics), from the journal's replay on.
         outlet: given its turns after an input's first message is staged (the MQTT link).
         unrecorded: publishes the replies the journal could not record (the MQTT link).
         link: the shoe reader; None for a virtual table or a test.
@@ -124,6 +129,8 @@ class TableService:
         procedure: TableProcedure,
         journal: Journal,
         sink: MessageSink,
+        pace: StatsObserver | None,
+        observers: Sequence[TableObserver] = (),
         outlet: Outlet | None = None,
         unrecorded: UnrecordedOutlet | None = None,
         link: ShoeLink | None = None,
@@ -155,7 +162,7 @@ class TableService:
         )
         self._lamp: Lamp | None = None
         self._replies = CommandReplies(lambda messages, live: self._publish(messages, live=live))
-        self._interpreter = DecisionInterpreter()
+        self._interpreter = DecisionInterpreter(pace=pace)
         self.inputs_handled = 0
         self.rejected_lines = 0
         #: ``connected``, ``offline`` or ``fault`` (the ``reader`` field of ``<root>/status``);
@@ -168,21 +175,10 @@ class TableService:
             else None
         )
         #: Called after ``reader_state`` changed (the MQTT link republishes its status).
-        self.reader_listeners: list[Callable[[ReaderState | None], None]] = list(reader_listeners)
-        #: Called with each message as it is handed to the sink (the display listens here).
-        self.listeners: list[Callable[[OutgoingMessage], None]] = []
-        #: Called when the journal starts refusing writes (with why) and once it records
-        #: again (with None): the screens show the hold.
-        self.journal_listeners: list[Callable[[JournalRefusal | None], None]] = []
-        #: Called after each live input was handled (its messages handed out), with the seconds
-        #: since the shoe link delivered it, or None if it did not come from the shoe (metrics).
-        self.input_listeners: list[Callable[[Input, float | None], None]] = []
-        self._observed = InputObservers()
-        #: Told each input with its journal row, time stamp and messages, live and on recover.
-        self.input_observers: list[InputObserver] = self._observed.observers
+        self._reader_listeners = tuple(reader_listeners)
         #: The last rounds with every step (``recall``, disputes).
         self.recall = RecallBook()
-        self.input_observers.append(self.recall.observe)
+        self._observed = Observers(observers, recall=self.recall.observe)
         #: The hash of the journal row being handled (``dispute_opened`` carries it).
         self._row_hash: str | None = None
         #: The messages of the input being handled, until ``_carry_out`` hands them out.
@@ -217,11 +213,6 @@ class TableService:
     def analyses_failed(self) -> int:
         """Assessments that failed (a bug in the advisor or the analysis), logged each time."""
         return self._analysis.analyses_failed
-
-    @property
-    def pace(self) -> Stats | None:
-        """The game pace as of the last input (``None`` before any input with a time)."""
-        return self._interpreter.pace.latest
 
     @property
     def virtual(self) -> bool:
@@ -384,7 +375,7 @@ class TableService:
         state = reader_state_after(event)
         if state is not None and state != self.reader_state:
             self.reader_state = state
-            for listener in self.reader_listeners:
+            for listener in self._reader_listeners:
                 listener(state)
 
     async def _process_inputs(self) -> None:
@@ -429,7 +420,8 @@ class TableService:
             # input are handed out all the same, so the outbox gets every one of them.
             decided, self._decided = self._decided, []
             self._publish(decided, live=True)
-            self._observed.tell()
+            if self._observed.waiting:  # carrying it out failed or was cancelled
+                self._observed.tell(self._since_delivered(work))
             self._writer.write_out()
             self._writer.checkpoint_when_quiet(busy=not self._queue.empty())
             self._log_later.write()
@@ -467,13 +459,8 @@ class TableService:
                 await self._outlet.let_out()
             following, self._decided = self._decided, []
             self._publish(following, live=True)
-            self._observed.tell()
             self._log_later.write()
-            if self.input_listeners:
-                received_at = work.received_at
-                elapsed = None if received_at is None else self._clock() - received_at
-                for input_listener in self.input_listeners:
-                    input_listener(work.event, elapsed)
+            self._observed.tell(self._since_delivered(work))
         self._writer.write_out()
         if self._link is not None and work.delivery is not None:
             await self._link.confirm(work.delivery)
@@ -485,6 +472,11 @@ class TableService:
             await self._draw_if_asked()
             self._analysis.assess_if_due()
         self._replies.settle(work, seq, ts)
+
+    def _since_delivered(self, work: QueuedInput) -> float | None:
+        """Seconds since the shoe link delivered ``work``; None if it did not come from it."""
+        received_at = work.received_at
+        return None if received_at is None else self._clock() - received_at
 
     def _carrying_out_failed(self, work: QueuedInput, seq: int, error: Exception) -> None:
         """Carrying out journal row ``seq`` raised after the procedure took it.
@@ -518,22 +510,15 @@ class TableService:
     async def _show_held(self, refusal: JournalRefusal) -> None:
         """The journal refuses writes: the shoe's lamp, the screens, the commands waiting."""
         self._refuse_waiting(refusal)
-        self._tell_journal(refusal)
+        self._observed.journal(refusal)
         if self._link is not None:
             await self._link.set_lamp(ShoeLamp.HOLD)
 
     async def _show_resumed(self) -> None:
         """The journal records again: the shoe's lamp and the screens as they were."""
-        self._tell_journal(None)
+        self._observed.journal(None)
         if self._link is not None and self._lamp is not None:
             await self._link.set_lamp(ShoeLamp(self._lamp.value))
-
-    def _tell_journal(self, refusal: JournalRefusal | None) -> None:
-        for listener in self.journal_listeners:
-            try:
-                listener(refusal)
-            except Exception as error:  # noqa: BLE001 - a screen must never stop the table
-                _LOG.error("a screen could not show the journal", error=describe_failure(error))
 
     def _refuse_waiting(self, refusal: JournalRefusal) -> None:
         """Answer the commands and answers waiting in the queue now; keep the other inputs."""
@@ -680,11 +665,11 @@ class TableService:
             self._publish(messages)
 
     def _publish(self, messages: list[OutgoingMessage], *, live: bool = False) -> None:
-        """Hand messages to the sink and the listeners.
+        """Hand messages to the sink and the observers.
 
         Live, the sink stages them here (the MQTT link gets them at once) and the write it
         returns waits for the writer thread's ``write_out``, so the event loop never waits for
-        its disk; the listeners (the display) hear at once. While recovering, everything happens
+        its disk; the observers (the display) hear at once. While recovering, everything happens
         here and now.
         """
         if not messages:
@@ -693,9 +678,7 @@ class TableService:
             self._writer.stage(self._sink.stage(messages))
         else:
             self._sink.add(messages)
-        for outgoing in messages:
-            for listener in self.listeners:
-                listener(outgoing)
+        self._observed.published(messages, live=live)
 
     async def aclose(self) -> None:
         """Stop the journal writer and analysis threads (after :meth:`run` has ended)."""

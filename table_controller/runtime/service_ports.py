@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from drivers.events import Delivery, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
+from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.contract.payloads.base import Payload
 from table_controller.contract.payloads.state import TableSnapshot
 from table_controller.procedure.inputs import Input, RoundAssessed
 from table_controller.procedure.machine import ShoeCount
@@ -71,3 +74,60 @@ class ShoeLink(Protocol):
     def __aiter__(self) -> AsyncIterator[ReaderEvent]: ...
     async def confirm(self, delivery: Delivery | None) -> None: ...
     async def set_lamp(self, lamp: ShoeLamp) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HandledInput:
+    """One journaled input carried out, as :class:`TableObserver` is told it."""
+
+    event: Input
+    #: Its journal row.
+    seq: int
+    #: Its journal time stamp.
+    ts: str
+    #: Everything it published, in order.
+    messages: Sequence[OutgoingMessage]
+    #: False while the journal is replayed on start.
+    live: bool
+    #: Seconds from the shoe link's delivery to the input's messages handed out (live, from
+    #: the shoe only).
+    elapsed_s: float | None = None
+
+
+class TableObserver(Protocol):
+    """Follows the table: a screen, the metrics, a test.
+
+    Given to the service when it is built, so it follows the journal's replay on start as
+    well as the live table. Called on the event loop, in the table's order; a call must not
+    wait (the card path runs through it).
+    """
+
+    def on_message(self, message: OutgoingMessage, *, live: bool) -> None:
+        """A message handed to the sink: live, or made again by the journal's replay.
+
+        Live, an input's first message (a card's own event) is told before the MQTT link
+        sends it, its other messages after.
+        """
+
+    def on_input(self, handled: HandledInput) -> None:
+        """An input was carried out and all its messages handed out.
+
+        One that raises is logged and counted; the table goes on.
+        """
+
+    def on_journal(self, refusal: JournalRefusal | None) -> None:
+        """The journal refuses writes (why: the table is held), or records again (None).
+
+        One that raises is logged; the table goes on.
+        """
+
+
+class StatsObserver(Protocol):
+    """Reads what each input published and, when due, publishes one payload after it.
+
+    The game pace (``history/pace.py``) is one: its ``stats`` follows the input that ended a
+    round, started a shoe or changed the dealer, as that input's last message.
+    """
+
+    def observe(self, ts: str, payloads: Sequence[Payload]) -> Payload | None:
+        """One input's payloads, in order, with its journal time stamp; the payload to add."""

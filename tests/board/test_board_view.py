@@ -11,6 +11,7 @@ from table_controller.contract.envelope import JsonValue, fields_of
 from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.payloads.round import RoundSettled
 from table_controller.contract.payloads.state import TableState
+from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import VARIANTS
@@ -51,7 +52,7 @@ def follow_a_shoe(seed: int = 7) -> tuple[BoardModel, list[dict[str, Any]], Tabl
     """A whole shoe dealt into a board model; the views after each input, and the table."""
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
     model = BoardModel(procedure.snapshot(), table_id="T07")
-    interpreter = DecisionInterpreter()
+    interpreter = DecisionInterpreter(pace=Pace())
     views: list[dict[str, Any]] = []
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
         decisions = procedure.handle(event)

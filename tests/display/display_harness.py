@@ -28,22 +28,22 @@ from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.board import Roads
 from table_controller.contract.payloads.shoe import LastRound
 from table_controller.contract.payloads.state import TableLimits, TableSnapshot, TableState
+from table_controller.history.pace import Pace
 from table_controller.procedure.decisions import Decision, Publish
-from table_controller.procedure.inputs import (
-    Input,
-)
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.service import TableService
-from table_controller.screens.dealer.app import DisplayServer
+from table_controller.runtime.service_ports import TableObserver
+from table_controller.screens.dealer.app import DisplayFeeds, DisplayServer
 from table_controller.screens.dealer.view import DisplayModel
 from table_controller.screens.http_limits import ListenerLimits
 from table_controller.staff.desk import StaffDesk
 from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
 from tests.support.links import ListSink, MemoryLink
+from tests.support.observers import Heard
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "246810"
@@ -194,6 +194,7 @@ class Table:
         journal: Journal,
         sink: ListSink,
         seed: int,
+        heard: Heard,
     ) -> None:
         self.service = service
         self.link = link
@@ -202,15 +203,14 @@ class Table:
         self.sink = sink
         self.shoe: Iterator[str] = iter(seeded_shoe(seed))
         self._ids = itertools.count(1)
-        self._heard: list[OutgoingMessage] = []
-        self._handled = 0
+        #: Among the service's observers: what it published live, the inputs it handled.
+        self._listened = heard
+        self._heard = heard.messages
         self._replayed = service.inputs_handled
-        service.listeners.append(self._heard.append)
-        service.input_listeners.append(self._note_handled)
 
-    def _note_handled(self, event: Input, elapsed: float | None) -> None:
-        del event, elapsed
-        self._handled += 1
+    @property
+    def _handled(self) -> int:
+        return self._listened.handled
 
     async def settled(self) -> None:
         """Wait until every input the service has taken has its messages handed out."""
@@ -301,7 +301,7 @@ async def running_table(
     seed: int = 7,
     pin: str | None = PIN,
     heartbeat_s: float = 5.0,
-    before_start: Callable[[TableService], None] | None = None,
+    observers: Sequence[TableObserver] = (),
     clock: Callable[[], float] = time.monotonic,
     betting_phase: bool = True,
     virtual: bool = False,
@@ -320,7 +320,8 @@ async def running_table(
     staff desk the display signs staff in with; ``confirm_results``: each result waits for a
     second source's ``confirm_result``; ``language``: the display's configured language;
     ``limits``: the configured stake limits; ``web_limits`` and ``allowed_hosts``: the
-    display address's caps and timeouts, and the names it answers to.
+    display address's caps and timeouts, and the names it answers to; ``observers``: the test's
+    own, told after the display's.
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
@@ -334,36 +335,44 @@ async def running_table(
             confirm_results=confirm_results,
             limits=limits,
         )
+        feeds = DisplayFeeds(
+            procedure, virtual=virtual, staff=staff, table_id="T07", heartbeat_s=heartbeat_s
+        )
+        heard = Heard()
         service = TableService(
             procedure=procedure,
             journal=journal,
             sink=sink,
+            pace=Pace(),
+            observers=[*feeds.observers, *observers, heard],
             link=None if virtual else link,
             card_source=RngCardSource(variant, rng=random.Random(seed)) if virtual else None,
         )
         display = DisplayServer(
             service,
+            feeds,
             port=0,
             pin=pin,
             staff=staff,
-            heartbeat_s=heartbeat_s,
             clock=clock,
-            table_id="T07",
             languages=None if language is None else {"display": language},
             limits=web_limits,
             allowed_hosts=allowed_hosts,
         )
-        if before_start is not None:
-            before_start(service)
         run = asyncio.create_task(service.run(), name="table service")
         await display.start()
         try:
             yield Table(
-                service=service, link=link, display=display, journal=journal, sink=sink, seed=seed
+                service=service,
+                link=link,
+                display=display,
+                journal=journal,
+                sink=sink,
+                seed=seed,
+                heard=heard,
             )
         finally:
             await display.stop()
-            display.detach()
             run.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await run

@@ -26,6 +26,7 @@ from table_controller.screens.dealer.app import (
     DEFAULT_PORT,
     MAX_BODY_BYTES,
     STATIC_DIR,
+    DisplayFeeds,
     DisplayServer,
 )
 from table_controller.screens.pin_lockout import (
@@ -98,12 +99,9 @@ async def test_the_page_and_its_assets_are_served_from_the_package_only(
 
 
 async def test_the_display_binds_to_localhost_by_default(table: Table) -> None:
-    display = DisplayServer(table.service)
-    try:
-        assert (display.host, display.port) == (DEFAULT_HOST, DEFAULT_PORT) == ("127.0.0.1", 8080)
-        assert display.url == "http://127.0.0.1:8080/"
-    finally:
-        display.detach()
+    display = DisplayServer(table.service, DisplayFeeds(table.service.procedure))
+    assert (display.host, display.port) == (DEFAULT_HOST, DEFAULT_PORT) == ("127.0.0.1", 8080)
+    assert display.url == "http://127.0.0.1:8080/"
     assert table.display.host == "127.0.0.1"
     assert table.display.port != 0  # the bound port replaces 0
 
@@ -223,7 +221,7 @@ async def test_a_message_the_display_cannot_show_never_reaches_the_table(table: 
     )
     broken = OutgoingMessage(key="x", payload=roads, ts="t")
     with capture_logs() as logs:
-        table.display.feed._on_message(broken)  # a listener call must not raise into the service
+        table.display.feed.on_message(broken, live=True)  # must not raise into the service
     assert any(entry["event"] == "display could not show a message" for entry in logs)
     assert (await table.command("new_shoe"))["ok"]  # and the table goes on
 

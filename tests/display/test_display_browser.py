@@ -31,6 +31,7 @@ from tests.display.display_harness import (
     seed_for_the_scoreboards,
 )
 from tests.display.texts import in_words
+from tests.support.observers import Heard
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
@@ -135,7 +136,7 @@ async def test_the_page_follows_a_shoe_card_by_card(
             state = fields_of(message.payload)
             published.setdefault(str(state["cards_seen"]), time.time() * 1000)
 
-    async with running_table(tmp_path, before_start=lambda s: s.listeners.append(note)) as table:
+    async with running_table(tmp_path, observers=[Heard(note)]) as table:
         await page.goto(table.display.url)
         await expect(page.locator("#prompt")).to_have_text("NEW SHOE")
         await expect(page.locator("#unreachable")).to_be_hidden()

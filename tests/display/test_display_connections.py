@@ -21,7 +21,7 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.screens.board.app import BoardServer
+from table_controller.screens.board.app import BoardFeed, BoardServer
 from table_controller.screens.http_limits import ListenerLimits, LogThrottle
 from table_controller.screens.web.listener import AcceptFailures, Refusal
 from tests.display.display_harness import Table, running_table
@@ -41,13 +41,14 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
 
 @contextlib.asynccontextmanager
 async def board_server(table: Table, limits: ListenerLimits) -> AsyncIterator[BoardServer]:
-    board = BoardServer(table.service, host="127.0.0.1", port=0, limits=limits)
+    """A board on an address of its own (its view not among the service's observers)."""
+    feed = BoardFeed(table.service.procedure)
+    board = BoardServer(feed, host="127.0.0.1", port=0, limits=limits)
     await board.start()
     try:
         yield board
     finally:
         await board.stop()
-        board.detach()
 
 
 def refused_lines(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:

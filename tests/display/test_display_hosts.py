@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from structlog.testing import capture_logs
 
-from table_controller.screens.board.app import BoardServer
+from table_controller.screens.board.app import BoardFeed, BoardServer
 from table_controller.screens.web.policy import HostCheck
 from tests.display.display_harness import PIN, Table, running_table
 
@@ -86,7 +86,8 @@ async def test_the_displays_own_names_are_served(
 async def test_the_boards_own_address_refuses_a_foreign_host(
     table: Table, http: aiohttp.ClientSession
 ) -> None:
-    board = BoardServer(table.service, host="127.0.0.1", port=0, allowed_hosts=[CONFIGURED])
+    feed = BoardFeed(table.service.procedure)  # not among the service's observers: no need
+    board = BoardServer(feed, host="127.0.0.1", port=0, allowed_hosts=[CONFIGURED])
     await board.start()
     try:
         url = f"http://127.0.0.1:{board.port}"
@@ -104,7 +105,6 @@ async def test_the_boards_own_address_refuses_a_foreign_host(
         assert board.misdirected == 3
     finally:
         await board.stop()
-        board.detach()
 
 
 @pytest.mark.parametrize(

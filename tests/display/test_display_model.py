@@ -29,6 +29,7 @@ from table_controller.contract.payloads.state import (
     TableLimits,
     TableSnapshot,
 )
+from table_controller.history.pace import Pace
 from table_controller.procedure import inputs
 from table_controller.procedure.decisions import CommandRefused, Publish
 from table_controller.procedure.inputs import Command, Input
@@ -213,7 +214,7 @@ def test_hands_show_their_totals_once_every_card_is_known() -> None:
 def test_the_model_follows_a_whole_shoe(seed: int) -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
     model = DisplayModel(procedure.snapshot())
-    interpreter = DecisionInterpreter()
+    interpreter = DecisionInterpreter(pace=Pace())
     results = 0
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
         decisions = procedure.handle(event)

@@ -34,6 +34,7 @@ from table_controller.contract.schema.asyncapi import (
     payload_schemas,
 )
 from table_controller.contract.schema.models import EVENT_MODELS, MESSAGE_MODELS
+from table_controller.history.pace import Pace
 from table_controller.ingress.parsing import parse_command, to_procedure_command
 from table_controller.mqtt.client.sending import unrecorded_message
 from table_controller.procedure import inputs
@@ -105,7 +106,7 @@ class ContractTable:
         self.commands = 0
         self.wire: list[str] = []
         self.last_accepted = False
-        self.interpreter = DecisionInterpreter()
+        self.interpreter = DecisionInterpreter(pace=Pace())
 
     # --- inputs -------------------------------------------------------------------------------
 

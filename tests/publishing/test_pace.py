@@ -16,9 +16,13 @@ from table_controller.contract.payloads.round import (
     RoundVoided,
 )
 from table_controller.contract.payloads.shoe import ShoeStarted
+from table_controller.contract.payloads.state import TableState
 from table_controller.history.pace import Pace, seconds_of
+from table_controller.procedure.decisions import Publish
+from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
+from table_controller.runtime.interpreter import DecisionInterpreter
 from tests.support.snapshots import settled_round
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -177,3 +181,16 @@ def test_a_clock_stepped_back_never_gives_a_negative_time_and_bad_stamps_are_ski
     assert stats.shoe.median_round_seconds == 0.0
     assert pace.observe("not a time", [shoe("S-2")]) is None
     assert seconds_of("2026-11-29T20:00:00") == seconds_of("2026-11-29T20:00:00.000Z")
+
+
+def test_the_interpreter_publishes_what_its_pace_adds_as_the_inputs_last_message() -> None:
+    snapshot = TableProcedure(VARIANTS["commission"], table_id="T07").snapshot()
+    decisions = [Publish(payload=shoe("S-1"))]
+    paced = DecisionInterpreter(pace=Pace()).interpret(decisions, snapshot, key="9", ts=at(0))
+    assert [(m.key, type(m.payload)) for m in paced.messages] == [
+        ("9.0", ShoeStarted), ("9.1", TableState), ("9.2", Stats),
+    ]  # fmt: skip
+    bare = DecisionInterpreter().interpret(decisions, snapshot, key="9", ts=at(0))
+    assert [m.payload for m in bare.messages] == [m.payload for m in paced.messages[:2]]
+    untimed = DecisionInterpreter(pace=Pace()).interpret(decisions, snapshot, key="9", ts=None)
+    assert [type(m.payload) for m in untimed.messages] == [ShoeStarted, TableState]

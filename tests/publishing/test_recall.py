@@ -11,6 +11,7 @@ from table_controller.contract.envelope import fields_of
 from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.pit import DisputeOpened
 from table_controller.contract.payloads.replies import RecallStep
+from table_controller.history.pace import Pace
 from table_controller.history.recall import RecallBook, with_disputes_sealed
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
@@ -25,7 +26,7 @@ class RecalledTable:
 
     def __init__(self, book: RecallBook | None = None) -> None:
         self.procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-        self.interpreter = DecisionInterpreter()
+        self.interpreter = DecisionInterpreter(pace=Pace())
         self.book = RecallBook() if book is None else book
         self.seq = 0
         self.ids = 0

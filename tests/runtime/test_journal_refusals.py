@@ -22,12 +22,14 @@ from drivers.srp.constants import Lamp
 from table_controller.contract.envelope import fields_of
 from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.history.pace import Pace
 from table_controller.mqtt.outbox import Outbox, OutboxError, OutboxMessage
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.journal.journal import Journal, JournalWriteError
 from table_controller.runtime.journal.writer import OUTAGE_KEY
 from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import HandledInput
 from tests.support.links import MemoryLink, MemorySink
 from tests.support.small_disk import (
     SmallDisk,
@@ -65,26 +67,36 @@ class Unrecorded:
 
 
 class Table:
-    """A running service on the small disk, what it told its screens, and what it published."""
+    """A running service on the small disk, what it told its screens, and what it published.
+
+    The table is one of its service's observers, as a screen is.
+    """
 
     def __init__(self, journal: Journal) -> None:
         self.link = MemoryLink(journal)
         self.sink = MemorySink()
         self.unrecorded = Unrecorded()
+        self.shown: list[JournalRefusal | None] = []
+        self.changed = asyncio.Event()
         self.service = TableService(
             procedure=TableProcedure(VARIANTS["commission"], table_id="T07"),
             journal=journal,
             sink=self.sink,
+            pace=Pace(),
+            observers=[self],
             unrecorded=self.unrecorded,
             link=self.link,
         )
-        self.shown: list[JournalRefusal | None] = []
-        self.changed = asyncio.Event()
-        self.service.journal_listeners.append(self._show)
 
-    def _show(self, refusal: JournalRefusal | None) -> None:
+    def on_journal(self, refusal: JournalRefusal | None) -> None:
         self.shown.append(refusal)
         self.changed.set()
+
+    def on_message(self, message: OutgoingMessage, *, live: bool) -> None:
+        del message, live  # the sink keeps them
+
+    def on_input(self, handled: HandledInput) -> None:
+        del handled
 
     async def until_shown(self, count: int) -> None:
         async with asyncio.timeout(10):

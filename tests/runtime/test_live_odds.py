@@ -19,6 +19,7 @@ import pytest
 
 from drivers.events import CardSeen, Delivery
 from table_controller.cli import main
+from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
 from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
 from table_controller.protection.edge import DynamicWindows
@@ -31,6 +32,7 @@ from table_controller.runtime.service import TableService
 from tests.protection.shoes import fair_shoe, stacked_shoe
 from tests.support.dealing import LinkedService, ScriptedDealer
 from tests.support.links import MemoryLink, MemorySink
+from tests.support.observers import Heard
 from tests.support.table_process import events_log
 
 ROOT = "baccarat/tables/T07"
@@ -57,16 +59,19 @@ async def live(
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink(journal)
         sink = JsonLinesSink(log, table_id="T07", topic_root=ROOT)
+        heard = Heard()
         service = TableService(
             procedure=TableProcedure(COMMISSION, table_id="T07"),
             journal=journal,
             sink=sink,
+            pace=Pace(),
+            observers=[heard],
             link=link,
             advisor=RoundAdvisor(COMMISSION, settings),
             wall_clock=lambda: "2026-11-29T12:00:00.000Z",
         )
         task = asyncio.create_task(service.run())
-        table = LinkedService(service, link)
+        table = LinkedService(service, link, heard)
         ids = itertools.count(1)
         try:
             await table.hello()
@@ -203,14 +208,16 @@ async def test_the_warm_up_is_done_before_the_first_input_is_processed(tmp_path:
     order: list[str] = []
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink(journal)
+        heard = Heard(lambda message: order.append(f"message {message.event_type}"))
         service = TableService(
             procedure=TableProcedure(COMMISSION, table_id="T07"),
             journal=journal,
             sink=MemorySink(),
+            pace=Pace(),
+            observers=[heard],
             link=link,
             advisor=WatchedAdvisor(order),
         )
-        service.listeners.append(lambda message: order.append(f"message {message.event_type}"))
         await link.events.put(CardSeen(card="5H", delivery=Delivery(epoch=1, seq=0)))
         record = {"command": "new_shoe", "id": "c-1", "operator": "pit",
                   "args": {"shoe_id": "S-1"}}  # fmt: skip

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from table_controller.contract.outgoing import OutgoingMessage
 from table_controller.contract.payloads.base import Payload
 from table_controller.contract.payloads.pit import AlarmRaised
 from table_controller.contract.payloads.round import PromptShown
+from table_controller.history.pace import Pace
 from table_controller.procedure.inputs import CardDrawn, CloseBetting
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.cards import Card
@@ -38,9 +39,12 @@ from table_controller.runtime.metrics import (
     Vitals,
 )
 from table_controller.runtime.service import TableService
+from table_controller.runtime.service_ports import TableObserver
 from tests.runtime.vitals import BROKER, HEALTHY
 from tests.support.dealing import next_records, seeded_shoe
 from tests.support.links import MemoryLink
+from tests.support.observers import Heard
+from tests.support.virtual_tables import command, quiet, running, virtual_service
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -259,11 +263,24 @@ async def handled_past(service: TableService, count: int) -> None:
 
 
 def make_service(
-    tmp_path: Path, journal: Journal, link: MemoryLink
+    tmp_path: Path,
+    journal: Journal,
+    link: MemoryLink,
+    observers: Sequence[TableObserver] = (),
+    reader_listeners: Sequence[Callable[[ReaderState | None], None]] = (),
 ) -> tuple[TableService, JsonLinesSink]:
     sink = JsonLinesSink(tmp_path / "events.jsonl", table_id="T07", topic_root="t/T07")
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-    return TableService(procedure=procedure, journal=journal, sink=sink, link=link), sink
+    service = TableService(
+        procedure=procedure,
+        journal=journal,
+        sink=sink,
+        pace=Pace(),
+        observers=observers,
+        link=link,
+        reader_listeners=reader_listeners,
+    )
+    return service, sink
 
 
 async def test_a_live_service_feeds_the_metrics_what_its_journal_shows(  # noqa: PLR0915
@@ -271,14 +288,16 @@ async def test_a_live_service_feeds_the_metrics_what_its_journal_shows(  # noqa:
 ) -> None:
     with Journal.open(tmp_path / "t.journal", table_id="T07") as journal:
         link = MemoryLink()
-        service, sink = make_service(tmp_path, journal, link)
+        metrics = TableMetrics(None, table_id="T07", version="0.1.0")
+        listened = Heard()
+        service, sink = make_service(
+            tmp_path, journal, link, [metrics, listened], [metrics.reader_changed]
+        )
         service.recover()
         broker = FakeLink(connected=True, depth=4, counters=FakeCounters(connects=1))
         probe = TableProbe(service, table_id="T07", version="0.1.0", link=broker)
-        metrics = TableMetrics(probe.vitals, table_id="T07", version="0.1.0")
-        metrics.attach(service)
-        heard: list[OutgoingMessage] = []
-        service.listeners.append(heard.append)
+        metrics.read_vitals(probe.vitals)
+        heard = listened.messages
         task = asyncio.create_task(service.run())
         try:
             await link.events.put(ReaderOnline())
@@ -334,3 +353,25 @@ async def test_a_live_service_feeds_the_metrics_what_its_journal_shows(  # noqa:
     assert vitals.inputs_handled == service.inputs_handled
     assert vitals.journal_ok
     assert vitals.phase == service.procedure.phase.value
+
+
+async def test_the_journals_replay_is_not_counted_again_but_its_latest_stats_are_kept(
+    tmp_path: Path,
+) -> None:
+    with Journal.open(tmp_path / "t.journal", table_id="V1") as journal:
+        live = TableMetrics(fixed(HEALTHY), table_id="V1", version="0.1.0")
+        service = virtual_service(journal, tmp_path / "live.jsonl", observers=[live])
+        async with running(service):
+            await command(service, "new_shoe", 1, shoe_id="M-1")
+            await command(service, "open_betting", 2)
+            await command(service, "close_betting", 3)
+            assert (await quiet(service))["phase"] == "between_rounds"
+        restarted = TableMetrics(fixed(HEALTHY), table_id="V1", version="0.1.0")
+        again = virtual_service(journal, tmp_path / "again.jsonl", observers=[restarted])
+        assert again.recover() > 0
+    assert sample(live, "table_rounds_total") == 1
+    assert (sample(live, "table_cards_total") or 0) >= 4
+    assert sample(restarted, "table_rounds_total") == 0
+    assert sample(restarted, "table_cards_total") == 0
+    assert live.stats is not None
+    assert restarted.stats == live.stats

@@ -24,6 +24,7 @@ from typing import Any, Final
 import pytest
 from structlog.testing import capture_logs
 
+from table_controller.history.pace import Pace
 from table_controller.ingress.authorisation import AuthorisationPolicy
 from table_controller.mqtt.outbox import Outbox
 from table_controller.procedure.machine import TableProcedure
@@ -38,6 +39,7 @@ from tests.reliability.harness import journal_query
 from tests.support.dealing import LinkedService, ScriptedDealer, seeded_shoe
 from tests.support.journal_files import execute_sql
 from tests.support.links import MemoryLink
+from tests.support.observers import Heard
 
 ROOT: Final = "baccarat/tables/T07"
 #: The rounds dealt before and while the recalls come.
@@ -81,10 +83,13 @@ async def running_table(path: Path, clock: Callable[[], float]) -> AsyncIterator
     """A table service with its ingress, journal and outbox in ``path``, running."""
     with Journal.open(path, table_id="T07") as journal, Outbox.open(path, clock=utc_now) as box:
         link = MemoryLink(journal)
+        heard = Heard()
         service = TableService(
             procedure=TableProcedure(VARIANTS["commission"], table_id="T07"),
             journal=journal,
             sink=OutboxSink(box, table_id="T07", topic_root=ROOT),
+            pace=Pace(),
+            observers=[heard],
             link=link,
         )
         ingress = CommandIngress(
@@ -92,7 +97,7 @@ async def running_table(path: Path, clock: Callable[[], float]) -> AsyncIterator
         )
         task = asyncio.create_task(service.run())
         try:
-            dealt = LinkedService(service, link)
+            dealt = LinkedService(service, link, heard)
             await dealt.hello()
             yield Table(service, ingress, dealt, box)
         finally:
@@ -120,6 +125,7 @@ def recovered_outbox(journal: Path, copy: Path) -> list[tuple[str, str, str]]:
             procedure=TableProcedure(VARIANTS["commission"], table_id="T07"),
             journal=rows,
             sink=OutboxSink(box, table_id="T07", topic_root=ROOT),
+            pace=Pace(),
         )
         service.recover()
         return [(row.key, row.topic, row.payload) for row in box.rows()]

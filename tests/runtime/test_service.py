@@ -16,6 +16,7 @@ from drivers.srp.constants import Lamp
 from table_controller.contract.codes import Lamp as ProcedureLamp
 from table_controller.contract.envelope import fields_of
 from table_controller.contract.outgoing import OutgoingMessage
+from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record
 from table_controller.rules.variants import VARIANTS
@@ -41,6 +42,7 @@ def make_service(
         procedure=procedure,
         journal=journal,
         sink=sink,
+        pace=Pace(),
         outlet=outlet,
         link=link,
         wall_clock=lambda: "2026-11-29T12:00:00.000Z",

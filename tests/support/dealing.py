@@ -38,6 +38,7 @@ from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.service import TableService
 from tests.support.links import MemoryLink
+from tests.support.observers import Heard
 
 #: One input as a JSON-lines record (what ``replay --inputs`` reads).
 Record = dict[str, object]
@@ -227,20 +228,21 @@ class LinkedService:
 
     Each input waits until the table has handled it and the assessment it made due, if any,
     as a pit waits for the odds before it opens betting: the live table then takes every
-    assessment right after the input that made it due, where ``replay`` takes it.
+    assessment right after the input that made it due, where ``replay`` takes it. ``heard``
+    is among the service's observers: it counts the inputs handled.
     """
 
-    def __init__(self, service: TableService, link: MemoryLink) -> None:
+    def __init__(self, service: TableService, link: MemoryLink, heard: Heard) -> None:
         self.service = service
         self.link = link
         self.seq = 0
         self.given = 0
-        self.handled = 0
-        service.input_listeners.append(self._handled)
+        self._heard = heard
 
-    def _handled(self, event: Input, elapsed: float | None) -> None:
-        del event, elapsed
-        self.handled += 1
+    @property
+    def handled(self) -> int:
+        """The inputs the service carried out live."""
+        return self._heard.handled
 
     def _next(self) -> Delivery:
         delivery = Delivery(epoch=1, seq=self.seq)
@@ -276,7 +278,7 @@ class LinkedService:
     async def settled(self) -> None:
         """Wait until every input given and every assessment they made due was handled.
 
-        Between an input's ``input_listeners`` call and the service's request of an assessment
+        Between an input's ``on_input`` call and the service's request of an assessment
         nothing awaits that could let this task run, so an idle service is never mistaken.
         """
         async with asyncio.timeout(20):

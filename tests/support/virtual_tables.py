@@ -7,18 +7,19 @@ import asyncio
 import contextlib
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from table_controller.contract.envelope import fields_of
+from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.jsonl_sink import JsonLinesSink
 from table_controller.runtime.service import TableService
-from table_controller.runtime.service_ports import Advisor, CardSource
+from table_controller.runtime.service_ports import Advisor, CardSource, TableObserver
 
 #: Phases in which a virtual table draws its next card.
 ASKING: Final = frozenset({"burn_card", "burning", "dealing"})
@@ -35,11 +36,12 @@ def virtual_service(
     betting_phase: bool = True,
     source: CardSource | None = None,
     advisor: Advisor | None = None,
+    observers: Sequence[TableObserver] = (),
 ) -> TableService:
     """Table ``V1`` dealing from a seeded RNG source, publishing to the events log ``log``.
 
     A test that breaks a part passes its own: a sink for ``log``, a card ``source`` in place of
-    the seeded one, an ``advisor``.
+    the seeded one, an ``advisor``; ``observers`` are the service's.
     """
     procedure = TableProcedure(VARIANTS[variant], table_id="V1", betting_phase=betting_phase)
     sink = (
@@ -50,7 +52,13 @@ def virtual_service(
     if source is None:
         source = RngCardSource(VARIANTS[variant], rng=random.Random(seed))
     return TableService(
-        procedure=procedure, journal=journal, sink=sink, card_source=source, advisor=advisor
+        procedure=procedure,
+        journal=journal,
+        sink=sink,
+        pace=Pace(),
+        observers=observers,
+        card_source=source,
+        advisor=advisor,
     )
 
 

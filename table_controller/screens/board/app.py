@@ -2,9 +2,10 @@
 """The players' board: a page for the players, on the display's server or on its own address.
 
 Adapter (aiohttp). Like the dealer display it follows the table's messages (its
-``listeners``) and decides nothing; unlike it, it takes no command and shows nothing for the
-staff. A listener call only folds the message into the board's view and queues text for each
-open stream (``screens/web/view_feed.py``): a slow browser never delays the table.
+:class:`BoardFeed` is one of the table service's observers) and decides nothing; unlike it, it
+takes no command and shows nothing for the staff. Each message only folds into the board's view
+and queues text for each open stream (``screens/web/view_feed.py``): a slow browser never
+delays the table.
 
 Routes (on the display's server, and alone on :class:`BoardServer`):
 
@@ -33,7 +34,7 @@ from table_controller.screens.languages import DEFAULT_LANGUAGE, Catalogues
 from table_controller.screens.web.event_streams import HEARTBEAT_S
 from table_controller.screens.web.policy import no_icon, screen_texts, security_headers
 from table_controller.screens.web.site import SiteServer
-from table_controller.screens.web.view_feed import ShownTable, ViewFeed
+from table_controller.screens.web.view_feed import SnapshotSource, ViewFeed
 
 _LOG = structlog.get_logger("table_controller.board")
 
@@ -48,19 +49,19 @@ BOARD_ASSETS: Final = frozenset(
 class BoardFeed(ViewFeed[BoardModel]):
     """The board of one table: its view and its open streams (:class:`ViewFeed`); its routes.
 
-    It follows the service from construction (it listens to every message), so create it
-    before ``TableService.recover()`` and the replayed shoe fills its scoreboards.
+    Given to the table service among its observers, it follows the journal's replay too, so
+    the replayed shoe fills its scoreboards.
     """
 
     def __init__(
         self,
-        service: ShownTable,
+        table: SnapshotSource,
         *,
         table_id: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        model = BoardModel(service.procedure.snapshot(), table_id=table_id)
-        super().__init__(service, model, screen="board", heartbeat_s=heartbeat_s)
+        model = BoardModel(table.snapshot(), table_id=table_id)
+        super().__init__(table, model, screen="board", heartbeat_s=heartbeat_s)
 
     def add_routes(self, app: web.Application) -> None:
         """The board's page, state and events on ``app``."""
@@ -90,13 +91,11 @@ class BoardServer(SiteServer):
     """The board alone on its own address (the ``board_address`` setting).
 
     Args:
-        service: The table whose board is shown.
+        feed: The board it serves, one of the table service's observers.
         host: Address to bind.
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
-        table_id: The table's id, shown on the board.
         language: The board's language (BCP 47 tag) when its page asks for none.
         catalogues: The board's texts; None: read from the package's catalogues.
-        heartbeat_s: Seconds between heartbeats on an idle event stream.
         limits: The address's caps and timeouts; None: the defaults. They are this address's
             own: a board address full of connections leaves the display's as it was.
         allowed_hosts: The names it answers to besides its addresses (and ``localhost`` over
@@ -108,14 +107,12 @@ class BoardServer(SiteServer):
 
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
-        service: ShownTable,
+        feed: BoardFeed,
         *,
         host: str,
         port: int,
-        table_id: str | None = None,
         language: str = DEFAULT_LANGUAGE,
         catalogues: Catalogues | None = None,
-        heartbeat_s: float = HEARTBEAT_S,
         limits: ListenerLimits | None = None,
         allowed_hosts: Collection[str] = (),
     ) -> None:
@@ -125,7 +122,7 @@ class BoardServer(SiteServer):
             {"board": language},
             ("board",),
         )
-        self.feed = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
+        self.feed = feed
 
     def make_app(self) -> web.Application:
         """The board's routes, its own assets and nothing else."""
@@ -140,7 +137,3 @@ class BoardServer(SiteServer):
 
     async def _close_streams(self) -> None:
         await self.feed.close_streams()
-
-    def detach(self) -> None:
-        """Stop following the service (after :meth:`stop`)."""
-        self.feed.detach()

@@ -2,9 +2,9 @@
 """The dealer's display: a web page served from the table service's own event loop.
 
 Adapter (aiohttp, aiohttp-sse). It decides nothing about the game: every prompt, card, result
-and scoreboard mark comes from the messages the table publishes (its ``listeners``) and from its
-snapshot. It must not delay the table:
-a listener call only folds the message into the view and queues text for each open stream;
+and scoreboard mark comes from the messages the table publishes (its :class:`DisplayFeeds` are
+among the table service's observers) and from its snapshot. It must not delay the table:
+each message only folds into the view and queues text for each open stream;
 a slow or vanished browser is cut off, never waited for. It must not reach the internet: the
 page, its style and its script are files of this package (no CDN, no web fonts), and the
 Content-Security-Policy forbids anything else. It must not let a supervisor command through
@@ -36,7 +36,7 @@ each connection held to its address's caps and timeouts: ``screens/web/policy.py
 The view kept up with the table's messages and its event streams are
 ``screens/web/view_feed.py``'s, shared with the board. What the page shows is worked out by the
 pure view model (``screens/dealer/view.py``); the PIN and its lockout by
-``screens/pin_lockout.py``. The server reads the table through the small
+``screens/pin_lockout.py``. The server gives commands to the table through the small
 :class:`DisplayedTable` protocol, so this package needs nothing of the runtime.
 """
 
@@ -68,7 +68,7 @@ from table_controller.screens.languages import DEFAULT_LANGUAGE, SCREENS, Catalo
 from table_controller.screens.web.event_streams import HEARTBEAT_S, json_text
 from table_controller.screens.web.policy import no_icon, screen_texts, security_headers
 from table_controller.screens.web.site import SiteServer
-from table_controller.screens.web.view_feed import ShownTable, ViewFeed
+from table_controller.screens.web.view_feed import SnapshotSource, ViewFeed
 
 _LOG = structlog.get_logger("table_controller.display")
 
@@ -82,13 +82,8 @@ MAX_BODY_BYTES: Final = 4096
 COMMAND_TIMEOUT_S: Final = 10.0
 
 
-class DisplayedTable(ShownTable, Protocol):
-    """What the display needs of the table it shows (the table service)."""
-
-    @property
-    def virtual(self) -> bool:
-        """The table draws its own cards."""
-        ...
+class DisplayedTable(Protocol):
+    """What the display needs of the table it shows (the table service): its commands."""
 
     async def submit(self, record: Mapping[str, object]) -> dict[str, object]:
         """Carry out one command record; its reply."""
@@ -99,18 +94,57 @@ class DisplayedTable(ShownTable, Protocol):
         ...
 
 
+class DisplayFeeds:
+    """The dealer display's views of one table: its own, and the players' board at ``/board``.
+
+    Built before the table service and given to it among its observers (:attr:`observers`),
+    so they follow the journal's replay too and the replayed shoe fills their scoreboards.
+
+    Args:
+        table: The table shown (its procedure).
+        virtual: The table draws its own cards.
+        staff: The staff desk, for the names of the staff signed in; None: no register.
+        table_id: The table's id, shown on the players' board.
+        heartbeat_s: Seconds between heartbeats on an idle event stream.
+    """
+
+    def __init__(
+        self,
+        table: SnapshotSource,
+        *,
+        virtual: bool = False,
+        staff: StaffCheck | None = None,
+        table_id: str | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+    ) -> None:
+        model = DisplayModel(
+            table.snapshot(),
+            virtual=virtual,
+            staff=lambda: None if staff is None else staff.register,
+        )
+        #: The dealer display's view of the table and its open streams.
+        self.display = ViewFeed(table, model, screen="display", heartbeat_s=heartbeat_s)
+        #: The players' board of the same table.
+        self.board = BoardFeed(table, table_id=table_id, heartbeat_s=heartbeat_s)
+
+    @property
+    def observers(self) -> tuple[ViewFeed[DisplayModel], BoardFeed]:
+        """The table service's observers these are."""
+        return self.display, self.board
+
+
 # --- the server (adapter) ----------------------------------------------------------------
 
 
 class DisplayServer(SiteServer):
     """The dealer display of one table, served with aiohttp on ``host:port``.
 
-    The display follows the service from construction (it listens to every message), so
-    attach it before ``TableService.recover()`` and the replayed shoe fills its scoreboards.
-    :meth:`start` and :meth:`stop` open and close the web side only; they may be repeated.
+    What it shows is its ``feeds``'. :meth:`start` and :meth:`stop` open and close the web side
+    only; they may be repeated.
 
     Args:
-        service: The table whose state is shown and to which commands go.
+        service: The table to which commands go.
+        feeds: The display's and the board's views, among the table service's observers.
         host: Address to bind; localhost unless the deployment says otherwise.
         port: TCP port; 0 picks a free one (see :attr:`port` after :meth:`start`).
         pin: The shared supervisor PIN of a table without a staff register; None: none.
@@ -118,9 +152,7 @@ class DisplayServer(SiteServer):
         languages: Each screen's language (BCP 47 tag) when its page asks for none;
             the screens not named show English.
         catalogues: The screens' texts; None: read from the package's catalogues.
-        heartbeat_s: Seconds between heartbeats on an idle event stream.
         clock: Monotonic seconds, for the PIN lockout.
-        table_id: The table's id, shown on the players' board.
         limits: The address's caps and timeouts; None: the defaults.
         allowed_hosts: The names it answers to besides its addresses (and ``localhost`` over
             loopback); a request for any other gets 421 Misdirected Request.
@@ -133,6 +165,7 @@ class DisplayServer(SiteServer):
     def __init__(  # noqa: PLR0913 - the deployment's settings, all keyword-only
         self,
         service: DisplayedTable,
+        feeds: DisplayFeeds,
         *,
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
@@ -140,9 +173,7 @@ class DisplayServer(SiteServer):
         staff: StaffCheck | None = None,
         languages: Mapping[str, str] | None = None,
         catalogues: Catalogues | None = None,
-        heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
-        table_id: str | None = None,
         limits: ListenerLimits | None = None,
         allowed_hosts: Collection[str] = (),
         currency: str = DEFAULT_CURRENCY,
@@ -152,15 +183,12 @@ class DisplayServer(SiteServer):
         self.gate = DisplayGate(pin=pin, staff=staff, clock=clock, currency=currency)
         self._catalogues = Catalogues.packaged() if catalogues is None else catalogues
         self._languages = dict.fromkeys(SCREENS, DEFAULT_LANGUAGE) | dict(languages or {})
-        model = DisplayModel(
-            service.procedure.snapshot(), virtual=service.virtual, staff=lambda: self.gate.staff
-        )
         #: The dealer display's view of the table and its open streams.
-        self.feed = ViewFeed(service, model, screen="display", heartbeat_s=heartbeat_s)
+        self.feed = feeds.display
         #: Bodies refused before they were read as a command (bad JSON, oversized ...).
         self._bad_bodies = 0
         #: The players' board of the same table, at ``/board`` of this server.
-        self.board = BoardFeed(service, table_id=table_id, heartbeat_s=heartbeat_s)
+        self.board = feeds.board
 
     # --- life cycle (start, stop and url: SiteServer's) ---------------------------------
 
@@ -201,11 +229,6 @@ class DisplayServer(SiteServer):
         self.board.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)
         return app
-
-    def detach(self) -> None:
-        """Stop following the service (after :meth:`stop`, when the display is retired)."""
-        self.feed.detach()
-        self.board.detach()
 
     async def _close_streams(self) -> None:
         await self.feed.close_streams()

@@ -1,18 +1,15 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """One screen's view of the table kept up to date, and served: the dealer display's, the board's.
 
-Adapter (aiohttp). A :class:`ViewFeed` listens to every message the table publishes (its
-``listeners``) and to its journal refusing writes and recording again (its
-``journal_listeners``), folds each into the screen's pure view model and queues the events
-that come of it for each open stream (``screens/web/event_streams.py``); a listener call never
-waits, never raises. It answers the screen's ``api/state`` (the whole view) and
-``api/events`` (the stream).
+Adapter (aiohttp). A :class:`ViewFeed` is one of the table service's observers: told every
+message the table publishes and its journal refusing writes and recording again, it folds each
+into the screen's pure view model and queues the events that come of it for each open stream
+(``screens/web/event_streams.py``); a call never waits, never raises. It answers the screen's
+``api/state`` (the whole view) and ``api/events`` (the stream).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
 import structlog
@@ -29,23 +26,6 @@ class SnapshotSource(Protocol):
     """Where the table is now (the table procedure)."""
 
     def snapshot(self) -> TableSnapshot: ...
-
-
-class ShownTable(Protocol):
-    """What a screen needs of the table it shows (the table service)."""
-
-    @property
-    def procedure(self) -> SnapshotSource: ...
-
-    @property
-    def listeners(self) -> list[Callable[[OutgoingMessage], None]]:
-        """Called with every message the table publishes, in order."""
-        ...
-
-    @property
-    def journal_listeners(self) -> list[Callable[[JournalRefusal | None], None]]:
-        """Called when the journal starts refusing writes (why) and records again (None)."""
-        ...
 
 
 class ViewModel(Protocol):
@@ -74,11 +54,11 @@ Model = TypeVar("Model", bound=ViewModel)
 class ViewFeed(Generic[Model]):
     """A screen's view model following one table, and the screen's open event streams.
 
-    It follows the service from construction (it listens to every message), so create it
-    before ``TableService.recover()`` and the replayed shoe fills the scoreboards.
+    Given to the table service among its observers, it follows the journal's replay too, so
+    the replayed shoe fills the scoreboards.
 
     Args:
-        service: The table shown.
+        table: The table shown (its procedure): a ``state`` message shows its snapshot.
         model: The screen's view model, made from the table's snapshot now.
         screen: The screen's name in the log (``display``, ``board``).
         heartbeat_s: Seconds between heartbeats on an idle event stream.
@@ -86,18 +66,16 @@ class ViewFeed(Generic[Model]):
 
     def __init__(
         self,
-        service: ShownTable,
+        table: SnapshotSource,
         model: Model,
         *,
         screen: str,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        self._service = service
+        self._table = table
         self.model = model
         self.hub = StreamHub(screen, heartbeat_s=heartbeat_s)
         self._log = structlog.get_logger(f"table_controller.{screen}")
-        service.listeners.append(self._on_message)
-        service.journal_listeners.append(self._on_journal)
 
     @property
     def open_streams(self) -> int:
@@ -107,30 +85,28 @@ class ViewFeed(Generic[Model]):
     async def close_streams(self) -> None:
         await self.hub.close_all()
 
-    def detach(self) -> None:
-        """Stop following the service (when the screen is retired)."""
-        with contextlib.suppress(ValueError):
-            self._service.listeners.remove(self._on_message)
-        with contextlib.suppress(ValueError):
-            self._service.journal_listeners.remove(self._on_journal)
-
-    def _on_journal(self, refusal: JournalRefusal | None) -> None:
+    def on_journal(self, refusal: JournalRefusal | None) -> None:
         """Called by the service when its journal refuses writes or records again."""
         try:
             self.hub.broadcast(self.model.journal(refusal))
         except Exception:  # noqa: BLE001 - a screen must never stop the table
             self._log.exception(f"{self.hub.screen} could not show the journal's state")
 
-    def _on_message(self, message: OutgoingMessage) -> None:
+    def on_message(self, message: OutgoingMessage, *, live: bool) -> None:
         """Called by the service for each message it publishes: never raises, never waits."""
+        del live  # a replayed message is shown as the live one was
         try:
             if isinstance(message.payload, TableState):
-                events = self.model.show(self._service.procedure.snapshot())
+                events = self.model.show(self._table.snapshot())
             else:
                 events = self.model.apply(message)
             self.hub.broadcast(events)
         except Exception:  # noqa: BLE001 - a screen must never stop the table
             self._log.exception(f"{self.hub.screen} could not show a message", topic=message.topic)
+
+    def on_input(self, handled: object) -> None:
+        """A screen shows the messages, not the inputs that made them."""
+        del handled
 
     async def state(self, request: web.Request) -> web.Response:
         """``GET api/state``: the whole view, with the number of the last event sent."""
