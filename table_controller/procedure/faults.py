@@ -18,7 +18,7 @@ from table_controller.contract.payloads.round import RoundVoided
 from table_controller.contract.payloads.shoe import ShoeVoided
 from table_controller.procedure.decisions import CommandRefused
 from table_controller.procedure.inputs import Command, VoidShoe
-from table_controller.procedure.table import Out, Table
+from table_controller.procedure.table import Out, Refusal, Table
 
 
 def fault(table: Table, error: str) -> None:
@@ -33,13 +33,17 @@ def alarm(table: Table, out: Out, message: str) -> None:
     out.alarm(table.shoe, AlarmCode.PROCEDURE_FAULT, message, round_id=round_id)
 
 
+def refusal(table: Table) -> Refusal:
+    """Why a command is refused while faulted: only ``void_shoe`` leaves the fault."""
+    return RefusalCode.FAULTED, f"the table is faulted ({table.fault}): only void_shoe is taken"
+
+
 def refuse(table: Table, out: Out, command: Command) -> None:
-    """Every command but ``void_shoe`` is refused while faulted."""
+    """The command whose input faulted the table is refused."""
+    code, message = refusal(table)
     out.add(CommandRefused(
         command_id=command.command_id, command=command.COMMAND, phase=Phase.FAULTED.value,
-        code=RefusalCode.FAULTED,
-        message=f"the table is faulted ({table.fault}): only void_shoe is taken",
-        supervisor=command.supervisor))
+        code=code, message=message, supervisor=command.supervisor))
 
 
 def clear(table: Table, out: Out, command: VoidShoe) -> Phase:

@@ -3,8 +3,9 @@
 
 Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and changes the
 :class:`~table_controller.procedure.table.Table` and imports no other part. These commands are
-taken in every phase, outside the routes, like the staff's: they stop or release the game but
-deal no card. Their holds stand over every phase (``stopped``) until a supervisor lifts them:
+taken in every phase, beside the routes (:data:`~.states.EVERY_PHASE`), like the staff's: they
+stop or release the game but deal no card; each has a guard, the refusal that does not depend
+on what it names. Their holds stand over every phase (``stopped``) until a supervisor lifts them:
 
 - *software modified*: at start the runtime found the installed files differ from what their
   installer recorded (a ``SoftwareModified`` input); ``acknowledge`` ``software_modified``.
@@ -42,6 +43,19 @@ def software_modified(table: Table, out: Out, event: inputs.SoftwareModified) ->
               details=event.details)
 
 
+def hold_to_acknowledge(table: Table, command: inputs.Acknowledge | None) -> Refusal | None:
+    """A guard: ``acknowledge`` while a hold it lifts stands."""
+    if table.software_modified or table.result_rejected:
+        return None
+    return _nothing_to_acknowledge(None if command is None else command.alarm)
+
+
+def _nothing_to_acknowledge(alarm: str | None) -> Refusal:
+    known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
+    return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
+            f"no {alarm or 'such'} hold stands (acknowledged here: {known})")
+
+
 def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal | None:
     """A supervisor lifts the hold of ``command.alarm``."""
     if command.alarm == AlarmCode.SOFTWARE_MODIFIED and table.software_modified:
@@ -49,22 +63,32 @@ def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal 
     elif command.alarm == AlarmCode.RESULT_NOT_CONFIRMED and table.result_rejected:
         release(table, out)  # the result as the shoe read it stands
     else:
-        known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
-        return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
-                f"no {command.alarm} hold stands (acknowledged here: {known})")
+        return _nothing_to_acknowledge(command.alarm)
     table.oversee()
     return None
 
 
-def open_dispute(table: Table, out: Out, command: inputs.OpenDispute) -> Refusal | None:
-    """A supervisor disputes rounds of shoes this table dealt: the table holds."""
+def no_dispute_open(table: Table, command: inputs.OpenDispute | None) -> Refusal | None:
+    """A guard: one dispute at a time, about rounds of a shoe this table dealt."""
     if table.dispute is not None:
         return (RefusalCode.DISPUTE_OPEN,
                 f"dispute {table.dispute.dispute_id} is open: resolve it first")
+    if not table.shoe_ids and (command is None or command.round_ids):
+        return _unknown_round(None if command is None else command.round_ids[0])
+    return None
+
+
+def _unknown_round(round_id: str | None) -> Refusal:
+    named = "a round id" if round_id is None else repr(round_id)
+    return RefusalCode.UNKNOWN_ROUND, f"{named} is no round of this table's shoes"
+
+
+def open_dispute(table: Table, out: Out, command: inputs.OpenDispute) -> Refusal | None:
+    """A supervisor disputes rounds of shoes this table dealt: the table holds."""
     for round_id in command.round_ids:
         shoe_id, _, number = round_id.rpartition("-")
         if shoe_id not in table.shoe_ids or not number.isdigit():
-            return RefusalCode.UNKNOWN_ROUND, f"{round_id!r} is no round of this table's shoes"
+            return _unknown_round(round_id)
     table.disputes_opened += 1
     dispute = DisputeFields(dispute_id=f"{table.table_id}-D{table.disputes_opened:04d}",
                       reason=command.reason, round_ids=command.round_ids,
@@ -77,12 +101,25 @@ def open_dispute(table: Table, out: Out, command: inputs.OpenDispute) -> Refusal
     return None
 
 
+def dispute_open(table: Table, command: inputs.ResolveDispute | None) -> Refusal | None:
+    """A guard: ``resolve_dispute`` while a dispute is open."""
+    if table.dispute is not None:
+        return None
+    return _no_such_dispute(table, None if command is None else command.dispute_id)
+
+
+def _no_such_dispute(table: Table, dispute_id: str | None) -> Refusal:
+    dispute = table.dispute
+    open_one = "none is open" if dispute is None else f"{dispute.dispute_id} is open"
+    named = "" if dispute_id is None else f" {dispute_id!r}"
+    return RefusalCode.NO_SUCH_DISPUTE, f"no dispute{named}: {open_one}"
+
+
 def resolve_dispute(table: Table, out: Out, command: inputs.ResolveDispute) -> Refusal | None:
     """The open dispute ends with its outcome; its hold clears."""
     dispute = table.dispute
     if dispute is None or dispute.dispute_id != command.dispute_id:
-        open_one = "none is open" if dispute is None else f"{dispute.dispute_id} is open"
-        return RefusalCode.NO_SUCH_DISPUTE, f"no dispute {command.dispute_id!r}: {open_one}"
+        return _no_such_dispute(table, command.dispute_id)
     table.dispute = None
     table.oversee()
     out.publish_now(DisputeResolved(dispute_id=dispute.dispute_id, reason=dispute.reason,
@@ -91,14 +128,23 @@ def resolve_dispute(table: Table, out: Out, command: inputs.ResolveDispute) -> R
     return None
 
 
+def result_waits(table: Table, _command: inputs.ConfirmResult | None) -> Refusal | None:
+    """A guard: ``confirm_result`` while a result waits for it and no supervisor settles it."""
+    waiting = table.unconfirmed
+    if waiting is None:
+        return RefusalCode.NOTHING_TO_CONFIRM, "no result waits for confirmation"
+    if table.result_rejected:
+        return RefusalCode.NOTHING_TO_CONFIRM, f"a supervisor settles {waiting.round_id} now"
+    return None
+
+
 def confirm_result(table: Table, out: Out, command: inputs.ConfirmResult) -> Refusal | None:
     """The second source agrees with the result that waits (published now), or does not."""
     waiting = table.unconfirmed
-    if waiting is None or waiting.round_id != command.round_id or table.result_rejected:
-        why = ("no result waits for confirmation" if waiting is None
-               else f"a supervisor settles {waiting.round_id} now" if table.result_rejected
-               else f"the result waiting is {waiting.round_id}'s")
-        return RefusalCode.NOTHING_TO_CONFIRM, why
+    if waiting is None or table.result_rejected:
+        return result_waits(table, command)
+    if waiting.round_id != command.round_id:
+        return RefusalCode.NOTHING_TO_CONFIRM, f"the result waiting is {waiting.round_id}'s"
     if command.agrees:
         release(table, out)
         return None
@@ -123,18 +169,21 @@ def release(table: Table, out: Out) -> None:
     out.extend(waiting.decisions)
 
 
-def precheck(table: Table, command: Command) -> Refusal | None:
-    """Why ``command`` cannot be taken while a result waits, if it cannot.
+def precheck(table: Table, kind: type[Command], command: Command | None) -> Refusal | None:
+    """Why a command of ``kind`` cannot be taken while a result waits, if it cannot.
 
     No round starts, and no other round is voided or corrected: the roads would publish it.
+    ``command`` is the one given, or ``None`` to ask about every command of its kind.
     """
     waiting = table.unconfirmed
     if waiting is None:
         return None
-    if isinstance(command, inputs.VoidRound | inputs.CorrectResult):
+    if kind is inputs.VoidRound or kind is inputs.CorrectResult:
+        if not isinstance(command, inputs.VoidRound | inputs.CorrectResult):
+            return None  # one of them names the round that waits
         if command.round_id == waiting.round_id:
             return None
-    elif not isinstance(command, _STARTS_A_ROUND):
+    elif kind not in _STARTS_A_ROUND:
         return None
     return (RefusalCode.RESULT_UNCONFIRMED,
             f"the result of {waiting.round_id} waits for its confirmation")

@@ -179,8 +179,12 @@ def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
     return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
 
 
-def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
-    """Where the table is: the ``<root>/state`` payload (``phase`` as shown) and the rest."""
+def snapshot(table: Table, *, phase: Phase, card_wanted: bool,
+             commands: frozenset[str]) -> TableSnapshot:
+    """Where the table is: the ``<root>/state`` payload (``phase`` as shown) and the rest.
+
+    ``commands``: the commands it takes now (:func:`~.states.commands_taken`).
+    """
     shoe = table.shoe
     shown = table.shown_round
     holds = (HoldReason.PROCEDURE_FAULT,) if table.fault is not None else tuple(table.holds())
@@ -218,4 +222,5 @@ def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
     burned = None
     if shoe is not None and table.phase is Phase.BURNING:
         burned = len(shoe.burn.cards)
-    return TableSnapshot(state=state, card_wanted=card_wanted, burned=burned, limits=table.limits)
+    return TableSnapshot(state=state, card_wanted=card_wanted, burned=burned, limits=table.limits,
+                         taken=commands)

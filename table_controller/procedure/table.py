@@ -37,12 +37,16 @@ from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
-from table_controller.procedure.states import HOLDABLE
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import DerivedRoad
 from table_controller.rules.tableau import Coup, Winner
 from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
 
+#: The phases a hold of the shoe (reader offline, a missing card, a foreign card) can stand
+#: over; the machine shows ``HELD`` and returns to them.
+HOLDABLE: frozenset[Phase] = frozenset(
+    {Phase.BURN_CARD, Phase.BURNING, Phase.BETWEEN_ROUNDS, Phase.BETTING, Phase.DEALING}
+)
 #: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
 #: there leaves a card missing.
 GAP_PHASES = frozenset({Phase.BURN_CARD, Phase.BURNING, Phase.DEALING})
