@@ -13,6 +13,8 @@ and its round in play, drops whatever the fault left half done, and the table wa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from table_controller.contract.codes import AlarmCode, Phase, RefusalCode, VoidReason
 from table_controller.contract.payloads.round import RoundVoided
 from table_controller.contract.payloads.shoe import ShoeVoided
@@ -23,8 +25,8 @@ from table_controller.procedure.table import Out, Refusal, Table
 
 def fault(table: Table, error: str) -> None:
     """The table is faulted (the first error is the one it names)."""
-    if table.fault is None:
-        table.fault = error
+    if table.holds.fault is None:
+        table.holds = replace(table.holds, fault=error)
 
 
 def alarm(table: Table, out: Out, message: str) -> None:
@@ -35,7 +37,8 @@ def alarm(table: Table, out: Out, message: str) -> None:
 
 def refusal(table: Table) -> Refusal:
     """Why a command is refused while faulted: only ``void_shoe`` leaves the fault."""
-    return RefusalCode.FAULTED, f"the table is faulted ({table.fault}): only void_shoe is taken"
+    fault = table.holds.fault
+    return RefusalCode.FAULTED, f"the table is faulted ({fault}): only void_shoe is taken"
 
 
 def refuse(table: Table, out: Out, command: Command) -> None:
@@ -52,7 +55,7 @@ def clear(table: Table, out: Out, command: VoidShoe) -> Phase:
     Rounds settled before the fault stand, as after any ``void_shoe``.
     """
     shoe, current, queued = table.shoe, table.round, table.pending_cards()
-    table.fault = None
+    table.holds = replace(table.holds, fault=None)
     table.round = table.shown_round = None
     table.drop_holds()
     if shoe is None:

@@ -151,7 +151,7 @@ class TableProcedure:
     def phase(self) -> Phase:
         """The phase shown: ``HELD`` while a hold stands, ``FAULTED`` after a bug."""
         table = self._table
-        if table.fault is not None:
+        if table.holds.fault is not None:
             return Phase.FAULTED
         return Phase.HELD if table.held() else table.phase
 
@@ -173,7 +173,7 @@ class TableProcedure:
         dealer may start one with a card instead).
         """
         table = self._table
-        return table.fault is None and table.phase in GAP_PHASES and not table.held()
+        return table.holds.fault is None and table.phase in GAP_PHASES and not table.held()
 
     def handle(self, event: Input, *, origin: str | None = None) -> list[Decision]:
         """Take one input; return what the adapters must do, in order.
@@ -190,7 +190,7 @@ class TableProcedure:
         out = out_for(table)
         try:
             self._dispatch(event, out)
-            if table.fault is None:
+            if table.holds.fault is None:
                 if table.pending:
                     prompts.show_hold(table, out)  # a cleared hold resumes before the queue plays
                     self._drain(out)
@@ -225,7 +225,7 @@ class TableProcedure:
         """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
         table = self._table
         shoe = table.shoe
-        if shoe is None or shoe.ended or table.fault is not None:
+        if shoe is None or shoe.ended or table.holds.fault is not None:
             return None
         seen = shoe.accounting.seen()
         return ShoeCount(
@@ -248,7 +248,7 @@ class TableProcedure:
         match event:
             case CardDrawn(card=card):
                 table = self._table
-                if table.fault is None and stream.arrive(table, card) is not None:
+                if table.holds.fault is None and stream.arrive(table, card) is not None:
                     self._take(Trigger.CARD, Drawn(card=card), out)
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
@@ -267,7 +267,7 @@ class TableProcedure:
 
     def _arrive(self, item: Item, out: Out) -> None:
         table = self._table
-        if table.fault is None and stream.arrive(table, item) is not None:
+        if table.holds.fault is None and stream.arrive(table, item) is not None:
             self._item(item, out)
 
     def _drain(self, out: Out) -> None:
@@ -305,7 +305,7 @@ class TableProcedure:
         if target not in taken.ends:
             raise ProcedureBug(f"no edge {source} --{trigger}--> {target}")
         left, table.phase = table.phase, target
-        if target not in GAP_PHASES and table.gap_reason is not None:
+        if target not in GAP_PHASES and table.holds.gap_reason is not None:
             round_id = None  # a gap of the burn
             if table.shoe is not None and left is Phase.DEALING:
                 round_id = last_round_id(table.shoe)
@@ -314,7 +314,7 @@ class TableProcedure:
     def _command(self, command: Command, out: Out) -> None:
         """A command: refused by a precheck or guard, else carried out or refused by its step."""
         table = self._table
-        if table.fault is None:  # (the fault's way out publishes with no supervisor)
+        if table.holds.fault is None:  # (the fault's way out publishes with no supervisor)
             out.supervisor = command.supervisor
         kind = type(command)
         refusal = states.refusal(table, kind, command)
@@ -342,12 +342,12 @@ class TableProcedure:
 
     def _routed(self, trigger: Trigger, command: Command, out: Out) -> Refusal | None:
         table = self._table
-        source = Phase.FAULTED if table.fault is not None else table.phase
+        source = Phase.FAULTED if table.holds.fault is not None else table.phase
         taken = ROUTES[source].get(trigger)
         if taken is None:
             raise ProcedureBug(f"{command.COMMAND} let through with no route in {source}")
         # A supervisor's answer to the result that waits releases it (not the fault's way out).
-        answers_waiting = table.fault is None and oversight.settles_waiting(table, command)
+        answers_waiting = table.holds.fault is None and oversight.settles_waiting(table, command)
         mark = len(out)
         result = taken.step(table, out, command)
         if not isinstance(result, Phase):

@@ -48,7 +48,7 @@ def sign_out(table: Table, out: Out, command: SignOut) -> Refusal | None:
     previous = table.dealer
     staff_id = command.staff_id
     if staff_id == table.dealer:
-        if table.require_dealer and table.fault is None and table.phase in _DEALING_PHASES:
+        if table.require_dealer and table.holds.fault is None and table.phase in _DEALING_PHASES:
             return (RefusalCode.ROUND_IN_PLAY,
                     "the cards in play are being dealt: the next dealer signs in to take over")
         table.dealer = None

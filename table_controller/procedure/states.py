@@ -378,7 +378,7 @@ def is_edge(source: Phase, trigger: Trigger, target: Phase) -> bool:
 def aside(table: Table, kind: type[Input]) -> Aside | None:
     """The aside that takes an input of ``kind`` now, if one does."""
     found = EVERY_PHASE.get(kind)
-    if found is None and table.fault is None:
+    if found is None and table.holds.fault is None:
         found = UNLESS_FAULTED.get(kind)
     return found
 
@@ -399,7 +399,7 @@ def refusal(table: Table, kind: type[Command], command: Command | None = None) -
         if taken is None:
             return faults.refusal(table)
         return None if taken.guard is None else taken.guard(table, command)
-    if table.fault is not None:
+    if table.holds.fault is not None:
         found = ROUTES[Phase.FAULTED].get(trigger)
         if found is None:
             return faults.refusal(table)

@@ -263,7 +263,7 @@ def void_round(table: Table, out: Out, command: VoidRound) -> Phase | Refusal:
     """The round in play, or a settled round of the shoe, is voided."""
     current = table.round
     if current is not None and command.round_id == current.round_id:
-        misread = table.gap_reason is HoldReason.MISREAD
+        misread = table.holds.gap_reason is HoldReason.MISREAD
         reason = VoidReason.MISREAD if misread else VoidReason.SUPERVISOR
         _void_in_play(table, out, reason, operator=command.operator)
         return _round_over(table, out)
@@ -297,7 +297,7 @@ def _entered(table: Table, out: Out, command: EnterCard, card_step: CardStep) ->
     refusal = supervision.refuse_entry(table.in_play(), command.card)
     if refusal is not None:
         return refusal
-    if table.gap == 0:
+    if table.holds.gap == 0:
         stream.enter_left_over(table, out, command.card)
         return table.phase
     seen_already = stream.fill_gap(table)

@@ -56,7 +56,7 @@ def precheck(table: Table, kind: type[Command], *, routed: bool,
     if kind is Deal and table.betting:
         return RefusalCode.BETTING_PHASE, "on this table, closing the betting deals the round"
     if not while_held and table.held():
-        return RefusalCode.TABLE_HELD, f"the table is held ({table.holds()[0]})"
+        return RefusalCode.TABLE_HELD, f"the table is held ({table.hold_reasons()[0]})"
     if not routed:
         return RefusalCode.WRONG_PHASE, f"{kind.COMMAND} is not taken in {table.phase}"
     if kind in _DEALT_COMMANDS and table.no_dealer():
@@ -73,7 +73,7 @@ def shoe_not_over(table: Table, _command: StartNewShoe | None) -> Refusal | None
 
 def card_missing(table: Table, _command: EnterCard | None) -> Refusal | None:
     """A guard: a card is entered by hand only while one is missing."""
-    if table.gap == 0 and table.left_over == 0:
+    if table.holds.gap == 0 and table.left_over == 0:
         return RefusalCode.NO_CARD_MISSING, "no card is missing"
     return None
 
