@@ -54,7 +54,7 @@ def hold_to_acknowledge(table: Table, command: inputs.Acknowledge | None) -> Ref
 def _nothing_to_acknowledge(alarm: str | None) -> Refusal:
     known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
     return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
-            f"no {alarm or 'such'} hold stands (acknowledged here: {known})")
+            f"no {'such' if alarm is None else alarm} hold stands (acknowledged here: {known})")
 
 
 def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal | None:

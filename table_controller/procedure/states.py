@@ -167,6 +167,7 @@ class Aside:
     guard: Guard | None = None
 
 
+# Short names for the table below, and the words several of its edges share.
 P, T = Phase, Trigger
 _STARTS_NOTHING = "alarm; the card starts nothing"
 _UNEXPECTED_CUT = "no cut card in this variant: alarm"
