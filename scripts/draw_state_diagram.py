@@ -3,8 +3,9 @@
 
 Run ``python scripts/draw_state_diagram.py`` to rewrite the document, ``--check`` to fail
 (exit 1) when the committed document differs from what the table gives. The diagram is never
-edited by hand: the dispatch table in ``table_controller/procedure/states.py`` (``ROUTES``:
-per phase and input, the step that handles it and where it may lead) is the authority.
+edited by hand: the routes in ``table_controller/procedure/states.py`` (``ROUTES``: per phase
+and trigger, the step that handles it and where it may lead; ``EVERY_PHASE`` and
+``UNLESS_FAULTED``: the inputs taken beside them) are the authority.
 """
 
 # ruff: noqa: INP001 - a script run by path, not a package module
@@ -13,12 +14,30 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from table_controller.contract.codes import Phase
-from table_controller.procedure.states import HOLD_EDGES, ROUTES, TRANSITIONS
+from table_controller.procedure.states import (
+    EVERY_PHASE,
+    HOLD_EDGES,
+    ROUTES,
+    TRANSITIONS,
+    UNLESS_FAULTED,
+)
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "state-diagram.md"
+
+
+def step_name(step: Callable[..., object]) -> str:
+    """A step as the document names it: ``steps.burn``, ``faults.clear``."""
+    return f"{step.__module__.rpartition('.')[2]}.{step.__name__}"
+
+
+def input_name(kind: type) -> str:
+    """An input as the document names it: a command by its name, else its class."""
+    command = getattr(kind, "COMMAND", None)
+    return command if isinstance(command, str) else kind.__name__
 
 
 def render() -> str:
@@ -37,10 +56,11 @@ def render() -> str:
         "phase is refused (`wrong_phase`). `held` is shown while a hold (reader offline, a",
         "missing card, a foreign card) stands over a phase, or a supervisor's hold (modified",
         "software, an open dispute, a result not confirmed) over any phase; the table returns",
-        "to that phase when the last hold clears. Staff, dispute, acknowledge and",
-        "confirm_result commands are taken in every phase, outside these edges. A bug in the",
-        "core, or an input the runtime could not carry out, leads from any phase to `faulted`",
-        "(held, `procedure_fault`), which only a supervisor's `void_shoe` leaves.",
+        "to that phase when the last hold clears. The staff's and the supervisor's commands,",
+        "the reader's state and the runtime's findings are taken beside these edges (below),",
+        "and never move the phase. A bug in the core, or an input the runtime could not carry",
+        "out, leads from any phase to `faulted` (held, `procedure_fault`), which only a",
+        "supervisor's `void_shoe` leaves.",
         "",
         "```mermaid",
         "stateDiagram-v2",
@@ -54,14 +74,28 @@ def render() -> str:
               in HOLD_EDGES]
     lines += [f"    {Phase.FAULTED.value} : faulted (after a bug, until void_shoe)", "```", ""]
     lines += ["## Every edge", "",
-              "Each input in each phase is handled by one step of the dispatcher, which may end",
-              "only in the phases listed for it.", "",
-              "| from | input | step | to | when |", "|---|---|---|---|---|"]
+              "Each input in each phase is handled by one step, which may end only in the phases",
+              "listed for it. A guard refuses a command of its kind whatever it names.", "",
+              "| from | input | step | guard | to | when |", "|---|---|---|---|---|---|"]
     lines += [
-        f"| `{step.source.value}` | `{step.trigger.value}` | `{step.handler.value}` "
+        f"| `{source.value}` | `{trigger.value}` | `{step_name(taken.step)}` "
+        f"| {'' if taken.guard is None else f'`{step_name(taken.guard)}`'} "
         f"| `{target.value}` | {when} |"
-        for step in ROUTES
-        for target, when in step.targets
+        for source, routes in ROUTES.items()
+        for trigger, taken in routes.items()
+        for target, when in taken.ends.items()
+    ]
+    lines += ["", "## Taken in every phase", "",
+              "These inputs are taken whatever the phase, beside its edges; none moves the",
+              "phase. A faulted table takes only the first group: there a command of the second",
+              "is refused (`faulted`) and the other inputs change nothing.", "",
+              "| input | step | guard | while faulted |", "|---|---|---|---|"]
+    lines += [
+        f"| `{input_name(kind)}` | `{step_name(aside.step)}` "
+        f"| {'' if aside.guard is None else f'`{step_name(aside.guard)}`'} "
+        f"| {'taken' if faulted else 'not taken'} |"
+        for asides, faulted in ((EVERY_PHASE, True), (UNLESS_FAULTED, False))
+        for kind, aside in asides.items()
     ]
     lines.append("")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ at ``deal`` or the round's first card. Every round that started counts, voided o
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 
 from table_controller.contract.codes import AlarmCode, Phase, VoidReason
 from table_controller.contract.payloads.parts import result_of
@@ -27,7 +28,7 @@ from table_controller.contract.payloads.round import (
 from table_controller.procedure.inputs import RoundAssessed
 from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
-from table_controller.procedure.table import Out, Table, Unconfirmed
+from table_controller.procedure.table import Out, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import RoadEntry
 
@@ -104,8 +105,8 @@ def _settle(table: Table, out: Out, shoe: Shoe, current: RoundCards) -> None:
     )
     result = result_of(coup, settlement)
     if table.confirm_results:  # the result, and what follows it, wait for confirm_result
-        table.unconfirmed = Unconfirmed(round_id=current.round_id, decisions=[])
-        out.held_back = table.unconfirmed.decisions
+        table.holds = replace(table.holds, unconfirmed=current.round_id)
+        table.held_back = out.held_back = []
     out.publish(RoundSettled(
         shoe_id=current.shoe_id, round_no=current.round_no, round_id=current.round_id,
         dealer=out.dealer, result=result, last_round=current.last_round, manual_cards=manual_cards))

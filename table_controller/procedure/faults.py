@@ -13,18 +13,20 @@ and its round in play, drops whatever the fault left half done, and the table wa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from table_controller.contract.codes import AlarmCode, Phase, RefusalCode, VoidReason
 from table_controller.contract.payloads.round import RoundVoided
 from table_controller.contract.payloads.shoe import ShoeVoided
 from table_controller.procedure.decisions import CommandRefused
 from table_controller.procedure.inputs import Command, VoidShoe
-from table_controller.procedure.table import Out, Table
+from table_controller.procedure.table import Out, Refusal, Table
 
 
 def fault(table: Table, error: str) -> None:
     """The table is faulted (the first error is the one it names)."""
-    if table.fault is None:
-        table.fault = error
+    if table.holds.fault is None:
+        table.holds = replace(table.holds, fault=error)
 
 
 def alarm(table: Table, out: Out, message: str) -> None:
@@ -33,13 +35,18 @@ def alarm(table: Table, out: Out, message: str) -> None:
     out.alarm(table.shoe, AlarmCode.PROCEDURE_FAULT, message, round_id=round_id)
 
 
+def refusal(table: Table) -> Refusal:
+    """Why a command is refused while faulted: only ``void_shoe`` leaves the fault."""
+    fault = table.holds.fault
+    return RefusalCode.FAULTED, f"the table is faulted ({fault}): only void_shoe is taken"
+
+
 def refuse(table: Table, out: Out, command: Command) -> None:
-    """Every command but ``void_shoe`` is refused while faulted."""
+    """The command whose input faulted the table is refused."""
+    code, message = refusal(table)
     out.add(CommandRefused(
         command_id=command.command_id, command=command.COMMAND, phase=Phase.FAULTED.value,
-        code=RefusalCode.FAULTED,
-        message=f"the table is faulted ({table.fault}): only void_shoe is taken",
-        supervisor=command.supervisor))
+        code=code, message=message, supervisor=command.supervisor))
 
 
 def clear(table: Table, out: Out, command: VoidShoe) -> Phase:
@@ -48,7 +55,7 @@ def clear(table: Table, out: Out, command: VoidShoe) -> Phase:
     Rounds settled before the fault stand, as after any ``void_shoe``.
     """
     shoe, current, queued = table.shoe, table.round, table.pending_cards()
-    table.fault = None
+    table.holds = replace(table.holds, fault=None)
     table.round = table.shown_round = None
     table.drop_holds()
     if shoe is None:

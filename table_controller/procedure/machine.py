@@ -16,22 +16,27 @@ change it import none of one another, only the state and the rules below it:
   frames) and lost frames left over;
 - :mod:`.shoe_flow`: the burn, the cut card, cards after the last round, the shoe's end;
 - :mod:`.dealing`: a round's start, betting, cards, settlement and void; assessments;
-- :mod:`.commands`: new shoe, voids, manual cards, corrected results;
-- :mod:`.display`: prompt, lamp and hold as a function of the state, diffed against what was
-  last shown;
+- :mod:`.supervision`: new shoe, voids, manual cards, corrected results, and the prechecks a
+  command passes first;
+- :mod:`.prompts`: prompt, lamp and hold as a function of the state, diffed against what was
+  last shown, and the snapshot;
 - :mod:`.faults`: a faulted table and the way out;
-- :mod:`.staff`: who is signed in at the table (taken in every phase, outside the routes);
+- :mod:`.staff`: who is signed in at the table (taken in every phase);
 - :mod:`.limits`: each bet's stake limits, from the configuration and ``set_limits``;
 - :mod:`.oversight`: the holds only a supervisor lifts (modified software, a dispute, a result
   the second source did not confirm) and the results that wait for confirmation (taken in
-  every phase, outside the routes).
+  every phase).
 
-This module is the dispatcher. :data:`~table_controller.procedure.states.ROUTES` says, for each
-(phase, trigger), the step that handles it and the phases it may end in; a step returns the
-phase it ends in (or a command's refusal), and the dispatcher checks the move against the
-route and does what follows from it: a settled or voided round leads to the next round or,
-after the last, to the shoe's end. A command with no route out of the phase is refused
-(``wrong_phase``), and ``docs/state-diagram.md`` is drawn from the same table.
+This module is the dispatcher, and every input goes through the table of
+:mod:`~table_controller.procedure.states`: :data:`~.states.ROUTES` says, for each phase, the
+triggers it takes, the step that handles each and the phases it may end in;
+:data:`~.states.EVERY_PHASE` and :data:`~.states.UNLESS_FAULTED`, the inputs taken beside them.
+:mod:`.steps` composes the parts where a route needs more than one. A step returns the phase it
+ends in (or a command's refusal), and the dispatcher checks the move against the route. A
+command is refused before its step when :func:`~.states.refusal` says so (a faulted table, the
+kind of table, a hold, no route out of the phase: ``wrong_phase``, no dealer, a result
+waiting, the route's guard); the same answer, asked of every command, is the snapshot's
+``commands``. ``docs/state-diagram.md`` is drawn from the same table.
 
 **Holds** stand over the phases that expect cards or bets and show as ``HELD``: the reader
 offline (``ReaderWentOffline`` to ``ReaderCameBack``); a missing card (``misread``,
@@ -76,57 +81,24 @@ runtime must still carry out); the runtime reports a failure of its own with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import assert_never
 
 from table_controller.contract.codes import Phase
 from table_controller.contract.payloads.state import TableLimits, TableSnapshot
-from table_controller.procedure import (
-    dealing,
-    faults,
-    limits,
-    oversight,
-    prompts,
-    staff,
-    stream,
-    supervision,
-)
+from table_controller.procedure import faults, oversight, prompts, states, stream
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import (
     COMMANDS,
-    Acknowledge,
     CardDrawn,
     CardMisread,
-    CloseBetting,
     Command,
-    ConfirmResult,
-    CorrectResult,
     CutCardDrawn,
-    Deal,
-    DroppedCard,
-    EnterCard,
     FramesLost,
     Input,
-    LimitsConfigured,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ReaderCameBack,
-    ReaderWentOffline,
-    ResolveDispute,
-    RoundAssessed,
-    RuntimeFailed,
-    SetLimits,
-    SignIn,
-    SignOut,
-    SoftwareModified,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
     not_carried_out,
 )
-from table_controller.procedure.states import ROUTES, Route, Trigger
-from table_controller.procedure.steps import Step, StepFunction, Steps
+from table_controller.procedure.states import ROUTES, Trigger
+from table_controller.procedure.steps import NO_CARD, Drawn, show_fault
 from table_controller.procedure.supervision import MAX_SHOE_ID_LENGTH
 from table_controller.procedure.table import (
     GAP_PHASES,
@@ -144,10 +116,7 @@ from table_controller.rules.variants import Variant
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 
-_TRIGGERS: dict[str, Trigger] = {trigger.value: trigger for trigger in Trigger}
 _COMMAND_TYPES = tuple(COMMANDS.values())
-#: The step of a misread card or the cut card: no card, nothing counted (an immutable value).
-_NO_CARD = Step()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,11 +144,6 @@ class TableProcedure:
         self._table = Table(variant=variant, table_id=table_id, betting=betting_phase,
                             require_dealer=require_dealer, confirm_results=confirm_results,
                             limits=limits or TableLimits())
-        steps = Steps(self._table).by_handler
-        #: The dispatch table: each (phase, trigger) taken, with its route and its step.
-        self._routes: dict[tuple[Phase, Trigger], tuple[Route, StepFunction]] = {
-            (taken.source, taken.trigger): (taken, steps[taken.handler]) for taken in ROUTES
-        }
 
     # --- public ---------------------------------------------------------------------------
 
@@ -187,7 +151,7 @@ class TableProcedure:
     def phase(self) -> Phase:
         """The phase shown: ``HELD`` while a hold stands, ``FAULTED`` after a bug."""
         table = self._table
-        if table.fault is not None:
+        if table.holds.fault is not None:
             return Phase.FAULTED
         return Phase.HELD if table.held() else table.phase
 
@@ -209,7 +173,7 @@ class TableProcedure:
         dealer may start one with a card instead).
         """
         table = self._table
-        return table.fault is None and table.phase in GAP_PHASES and not table.held()
+        return table.holds.fault is None and table.phase in GAP_PHASES and not table.held()
 
     def handle(self, event: Input, *, origin: str | None = None) -> list[Decision]:
         """Take one input; return what the adapters must do, in order.
@@ -225,14 +189,11 @@ class TableProcedure:
         table = self._table
         out = out_for(table)
         try:
-            if table.fault is None:
-                self._dispatch(event, out)
-                if table.pending and table.fault is None:
+            self._dispatch(event, out)
+            if table.holds.fault is None:
+                if table.pending:
                     prompts.show_hold(table, out)  # a cleared hold resumes before the queue plays
                     self._drain(out)
-            else:
-                self._while_faulted(event, out)
-            if table.fault is None:
                 prompts.show(table, out)
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
@@ -252,18 +213,19 @@ class TableProcedure:
         out = out_for(table)
         if isinstance(event, _COMMAND_TYPES):
             faults.refuse(table, out, event)
-        self._show_fault(out, not_carried_out(event, origin=origin, error=error))
+        show_fault(table, out, not_carried_out(event, origin=origin, error=error))
         return out
 
     def snapshot(self) -> TableSnapshot:
         """Where the table is now: the ``<root>/state`` payload and what follows from it."""
-        return prompts.snapshot(self._table, phase=self.phase, card_wanted=self.expects_card)
+        return prompts.snapshot(self._table, phase=self.phase, card_wanted=self.expects_card,
+                                commands=states.commands_taken(self._table))
 
     def shoe_count(self) -> ShoeCount | None:
         """What left the shoe since its last shuffle, while a shoe is in play (for the odds)."""
         table = self._table
         shoe = table.shoe
-        if shoe is None or shoe.ended or table.fault is not None:
+        if shoe is None or shoe.ended or table.holds.fault is not None:
             return None
         seen = shoe.accounting.seen()
         return ShoeCount(
@@ -277,16 +239,17 @@ class TableProcedure:
 
     # --- dispatch ---------------------------------------------------------------------------
 
-    def _dispatch(self, event: Input, out: Out) -> None:  # noqa: C901, PLR0912 - a case per input
-        table = self._table
+    def _dispatch(self, event: Input, out: Out) -> None:
+        """Every input through the table.
+
+        A shoe item by its route, once nothing holds it; a command by its route or aside,
+        after its prechecks; any other input by its aside.
+        """
         match event:
             case CardDrawn(card=card):
-                if stream.arrive(table, card) is not None:
-                    self._take(Trigger.CARD, Step(card=card), out)
-            case (OpenBetting() | CloseBetting() | Deal() | StartNewShoe() | Misdeal()
-                  | VoidRound() | VoidShoe() | EnterCard() | CorrectResult() | DroppedCard()
-                  | SetLimits()):
-                self._command(event, out)  # the commands of every round first
+                table = self._table
+                if table.holds.fault is None and stream.arrive(table, card) is not None:
+                    self._take(Trigger.CARD, Drawn(card=card), out)
             case CardMisread():
                 self._arrive(Mark.MISREAD, out)
             case CutCardDrawn():
@@ -295,175 +258,110 @@ class TableProcedure:
                 if count < 1:
                     raise ProcedureBug(f"FramesLost with count {count}: nothing was lost")
                 self._arrive(Lost(count), out)
-            case ReaderWentOffline():
-                stream.reader(table, out, online=False)
-            case ReaderCameBack():
-                stream.reader(table, out, online=True)
-            case RoundAssessed():
-                dealing.assessed(table, out, event)
-            case RuntimeFailed(message=message):
-                faults.fault(table, message)
-                self._show_fault(out, message)
-            case SignIn() | SignOut():
-                self._staff_command(event, out)
-            case OpenDispute() | ResolveDispute() | Acknowledge() | ConfirmResult():
-                self._oversight_command(event, out)
-            case SoftwareModified():
-                oversight.software_modified(table, out, event)
-            case LimitsConfigured():
-                limits.configure(table, out, event)
+            case _ if isinstance(event, _COMMAND_TYPES):
+                self._command(event, out)
             case _:
-                assert_never(event)
+                taken = states.aside(self._table, type(event))
+                if taken is not None:  # else a faulted table follows neither reader nor game
+                    taken.step(self._table, out, event)
 
     def _arrive(self, item: Item, out: Out) -> None:
-        ready = stream.arrive(self._table, item)
-        if ready is not None:
-            self._item(ready, out)
+        table = self._table
+        if table.holds.fault is None and stream.arrive(table, item) is not None:
+            self._item(item, out)
 
     def _drain(self, out: Out) -> None:
         while (item := stream.next_queued(self._table)) is not None:
             self._item(item, out)
 
     def _item(self, item: Item, out: Out) -> None:
+        """A shoe item through its route (a card: the most frequent input)."""
         if isinstance(item, Card):
-            self._take(Trigger.CARD, Step(card=item), out)
+            self._take(Trigger.CARD, Drawn(card=item), out)
         elif item is Mark.MISREAD:
-            self._take(Trigger.MISREAD, _NO_CARD, out)
+            self._take(Trigger.MISREAD, NO_CARD, out)
         elif item is Mark.CUT:
-            self._take(Trigger.CUT_CARD, _NO_CARD, out)
+            self._take(Trigger.CUT_CARD, NO_CARD, out)
         else:
-            self._take(Trigger.FRAMES_LOST, Step(count=item.count), out)
+            self._take(Trigger.FRAMES_LOST, Drawn(count=item.count), out)
 
-    def _route(self, phase: Phase, trigger: Trigger) -> tuple[Route, StepFunction]:
-        found = self._routes.get((phase, trigger))
-        if found is None:
+    def _take(self, trigger: Trigger, drawn: Drawn, out: Out) -> None:
+        phase = self._table.phase
+        taken = ROUTES[phase].get(trigger)
+        if taken is None:
             raise ProcedureBug(f"no route for {trigger} in {phase}")
-        return found
-
-    def _take(self, trigger: Trigger, step: Step, out: Out) -> None:
-        """A shoe item through its route and step (a card: the most frequent input)."""
-        found = self._routes.get((self._table.phase, trigger))
-        if found is None:
-            raise ProcedureBug(f"no route for {trigger} in {self._table.phase}")
-        taken, step_function = found
-        target = step_function(step, out)
+        target = taken.step(self._table, out, drawn)
         if not isinstance(target, Phase):
-            raise ProcedureBug(f"{trigger} refused in {taken.source}")
-        self._move(taken, target, out)
+            raise ProcedureBug(f"{trigger} refused in {phase}")
+        self._move(phase, trigger, taken, target, out)
 
-    def _move(self, taken: Route, target: Phase, out: Out) -> None:
-        """End the step in ``target``, if its route leads there.
+    def _move(self, source: Phase, trigger: Trigger, taken: states.Route, target: Phase,
+              out: Out) -> None:
+        """End the step of ``taken`` (``trigger`` in ``source``) in ``target``, if it leads there.
 
         Leaving the burn or a round with cards still missing leaves its lost frames over.
         """
         table = self._table
         if target not in taken.ends:
-            raise ProcedureBug(f"no edge {taken.source} --{taken.trigger}--> {target}")
-        source, table.phase = table.phase, target
-        if target not in GAP_PHASES and table.gap_reason is not None:
+            raise ProcedureBug(f"no edge {source} --{trigger}--> {target}")
+        left, table.phase = table.phase, target
+        if target not in GAP_PHASES and table.holds.gap_reason is not None:
             round_id = None  # a gap of the burn
-            if table.shoe is not None and source is Phase.DEALING:
+            if table.shoe is not None and left is Phase.DEALING:
                 round_id = last_round_id(table.shoe)
             stream.end_gap(table, out, round_id)
 
     def _command(self, command: Command, out: Out) -> None:
+        """A command: refused by a precheck or guard, else carried out or refused by its step."""
         table = self._table
-        out.supervisor = command.supervisor
-        trigger = _TRIGGERS[command.COMMAND]
-        refusal = supervision.precheck(table, command, trigger)
-        refusal = refusal or oversight.precheck(table, command)
+        if table.holds.fault is None:  # (the fault's way out publishes with no supervisor)
+            out.supervisor = command.supervisor
+        kind = type(command)
+        refusal = states.refusal(table, kind, command)
         if refusal is None:
-            answers_waiting = oversight.settles_waiting(table, command)
-            refusal = self._carry_out(*self._route(table.phase, trigger), command, out)
-            if refusal is None and answers_waiting:
-                oversight.release(table, out)  # the result as read, then what the command did
+            trigger = states.TRIGGERS.get(kind)
+            if trigger is None:
+                refusal = self._aside(command, out)
+            else:
+                refusal = self._routed(trigger, command, out)
         if refusal is not None:
-            self._refuse(command, refusal, out)
+            code, message = refusal
+            out.add(CommandRefused(command_id=command.command_id, command=command.COMMAND,
+                                   phase=self.phase.value, code=code, message=message,
+                                   supervisor=command.supervisor))
 
-    def _refuse(self, command: Command, refusal: Refusal, out: Out) -> None:
-        code, message = refusal
-        out.add(CommandRefused(command_id=command.command_id, command=command.COMMAND,
-                               phase=self.phase.value, code=code, message=message,
-                               supervisor=command.supervisor))
-
-    def _staff_command(self, command: SignIn | SignOut, out: Out) -> None:
-        """A sign-in or sign-out: in every phase, held or faulted, outside the routes."""
+    def _aside(self, command: Command, out: Out) -> Refusal | None:
+        taken = states.aside(self._table, type(command))
+        if taken is None:
+            raise ProcedureBug(f"{command.COMMAND} let through with nothing to take it")
         mark = len(out)
-        if isinstance(command, SignIn):
-            staff.sign_in(self._table, out, command)
-        else:
-            refusal = staff.sign_out(self._table, out, command)
-            if refusal is not None:
-                self._refuse(command, refusal, out)
-                return
-        out.insert(mark, CommandAccepted(command_id=command.command_id,
-                                         command=command.COMMAND))
+        refusal = taken.step(self._table, out, command)
+        if refusal is None:
+            self._accepted(command, mark, out)
+        return refusal
 
-    def _oversight_command(self, command: OpenDispute | ResolveDispute | Acknowledge
-                           | ConfirmResult, out: Out) -> None:
-        """A supervisor's hold, its end, or a second source's answer: outside the routes."""
+    def _routed(self, trigger: Trigger, command: Command, out: Out) -> Refusal | None:
         table = self._table
-        out.supervisor = command.supervisor
+        source = Phase.FAULTED if table.holds.fault is not None else table.phase
+        taken = ROUTES[source].get(trigger)
+        if taken is None:
+            raise ProcedureBug(f"{command.COMMAND} let through with no route in {source}")
+        # A supervisor's answer to the result that waits releases it (not the fault's way out).
+        answers_waiting = table.holds.fault is None and oversight.settles_waiting(table, command)
         mark = len(out)
-        match command:
-            case OpenDispute():
-                refusal = oversight.open_dispute(table, out, command)
-            case ResolveDispute():
-                refusal = oversight.resolve_dispute(table, out, command)
-            case Acknowledge():
-                refusal = oversight.acknowledge(table, out, command)
-            case ConfirmResult():
-                refusal = oversight.confirm_result(table, out, command)
-        if refusal is not None:
-            self._refuse(command, refusal, out)
-            return
-        out.insert(mark, CommandAccepted(command_id=command.command_id,
-                                         command=command.COMMAND,
-                                         supervisor=command.supervisor))
-
-    def _carry_out(self, taken: Route, step_function: StepFunction, command: Command,
-                   out: Out) -> Refusal | None:
-        """The command's step: accepted (the acceptance before what it did), or refused."""
-        mark = len(out)
-        result = step_function(Step(command=command), out)
+        result = taken.step(table, out, command)
         if not isinstance(result, Phase):
             if len(out) != mark:
                 raise ProcedureBug(f"{command.COMMAND} refused after it acted")
             return result
-        self._move(taken, result, out)
-        out.insert(mark, CommandAccepted(command_id=command.command_id,
-                                         command=command.COMMAND,
-                                         supervisor=command.supervisor))
+        self._move(source, trigger, taken, result, out)
+        self._accepted(command, mark, out)
+        if answers_waiting:
+            oversight.release(table, out)  # the result as read, then what the command did
         return None
 
-    # --- faults -------------------------------------------------------------------------------
-
-    def _show_fault(self, out: Out, message: str) -> None:
-        """Hold the table for the fault (once) and raise the alarm ``message``."""
-        prompts.show(self._table, out)
-        faults.alarm(self._table, out, message)
-
-    def _while_faulted(self, event: Input, out: Out) -> None:
-        """Only a supervisor's ``void_shoe`` is taken; shoe inputs change nothing."""
-        table = self._table
-        match event:
-            case VoidShoe():
-                taken = self._route(Phase.FAULTED, Trigger.VOID_SHOE)
-                if self._carry_out(*taken, event, out) is not None:
-                    raise ProcedureBug("void_shoe not taken while faulted")
-            case RuntimeFailed(message=message):
-                self._show_fault(out, message)
-            case SignIn() | SignOut():
-                self._staff_command(event, out)
-            case OpenDispute() | ResolveDispute() | Acknowledge():
-                self._oversight_command(event, out)
-            case SoftwareModified():
-                oversight.software_modified(table, out, event)
-            case LimitsConfigured():
-                limits.configure(table, out, event)
-            case (StartNewShoe() | OpenBetting() | CloseBetting() | Deal() | Misdeal()
-                  | VoidRound() | EnterCard() | CorrectResult() | DroppedCard() | ConfirmResult()
-                  | SetLimits()):
-                faults.refuse(table, out, event)
-            case _:
-                pass
+    @staticmethod
+    def _accepted(command: Command, mark: int, out: Out) -> None:
+        """The acceptance, before what the command did."""
+        out.insert(mark, CommandAccepted(command_id=command.command_id, command=command.COMMAND,
+                                         supervisor=command.supervisor))

@@ -3,22 +3,25 @@
 
 Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and changes the
 :class:`~table_controller.procedure.table.Table` and imports no other part. These commands are
-taken in every phase, outside the routes, like the staff's: they stop or release the game but
-deal no card. Their holds stand over every phase (``stopped``) until a supervisor lifts them:
+taken in every phase, beside the routes (:data:`~.states.EVERY_PHASE`), like the staff's: they
+stop or release the game but deal no card; each has a guard, the refusal that does not depend
+on what it names. Their holds stand over every phase (``Holds.stopped``) until a supervisor
+lifts them:
 
 - *software modified*: at start the runtime found the installed files differ from what their
   installer recorded (a ``SoftwareModified`` input); ``acknowledge`` ``software_modified``.
 - *dispute*: ``dispute`` names the rounds in question; ``resolve_dispute`` ends it. One at a
   time. The edge adds the rounds' recall and the journal's head to ``dispute_opened``.
 - *second source* (``confirm_results``): a settled round's result and everything published
-  after it wait (:class:`~table_controller.procedure.table.Unconfirmed`) and no round starts
-  until ``confirm_result``. If the source disagrees, the table holds
-  (``result_not_confirmed``) until a supervisor voids or corrects that round, or voids the
-  shoe (the result as read goes out first, then the void or correction), or acknowledges the
-  result as read.
+  after it wait (``Table.held_back``) and no round starts until ``confirm_result``. If the
+  source disagrees, the table holds (``result_not_confirmed``) until a supervisor voids or
+  corrects that round, or voids the shoe (the result as read goes out first, then the void or
+  correction), or acknowledges the result as read.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from table_controller.contract.codes import AlarmCode, RefusalCode
 from table_controller.contract.payloads.pit import DisputeOpened, DisputeResolved
@@ -35,118 +38,158 @@ ACKNOWLEDGED_ALARMS = frozenset({AlarmCode.SOFTWARE_MODIFIED, AlarmCode.RESULT_N
 
 def software_modified(table: Table, out: Out, event: inputs.SoftwareModified) -> None:
     """The software was found modified at start: alarm, and hold until acknowledged."""
-    table.software_modified = True
-    table.oversee()
+    table.holds = replace(table.holds, software_modified=True)
     out.alarm(table.shoe, AlarmCode.SOFTWARE_MODIFIED,
               f"{event.message}: the table is held until a supervisor acknowledges it",
               details=event.details)
 
 
+def hold_to_acknowledge(table: Table, command: inputs.Acknowledge | None) -> Refusal | None:
+    """A guard: ``acknowledge`` while a hold it lifts stands."""
+    if table.holds.software_modified or table.holds.result_rejected:
+        return None
+    return _nothing_to_acknowledge(None if command is None else command.alarm)
+
+
+def _nothing_to_acknowledge(alarm: str | None) -> Refusal:
+    known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
+    return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
+            f"no {'such' if alarm is None else alarm} hold stands (acknowledged here: {known})")
+
+
 def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal | None:
     """A supervisor lifts the hold of ``command.alarm``."""
-    if command.alarm == AlarmCode.SOFTWARE_MODIFIED and table.software_modified:
-        table.software_modified = False
-    elif command.alarm == AlarmCode.RESULT_NOT_CONFIRMED and table.result_rejected:
+    if command.alarm == AlarmCode.SOFTWARE_MODIFIED and table.holds.software_modified:
+        table.holds = replace(table.holds, software_modified=False)
+    elif command.alarm == AlarmCode.RESULT_NOT_CONFIRMED and table.holds.result_rejected:
         release(table, out)  # the result as the shoe read it stands
     else:
-        known = ", ".join(sorted(ACKNOWLEDGED_ALARMS))
-        return (RefusalCode.NOTHING_TO_ACKNOWLEDGE,
-                f"no {command.alarm} hold stands (acknowledged here: {known})")
-    table.oversee()
+        return _nothing_to_acknowledge(command.alarm)
     return None
+
+
+def no_dispute_open(table: Table, command: inputs.OpenDispute | None) -> Refusal | None:
+    """A guard: one dispute at a time, about rounds of a shoe this table dealt."""
+    dispute = table.holds.dispute
+    if dispute is not None:
+        return RefusalCode.DISPUTE_OPEN, f"dispute {dispute.dispute_id} is open: resolve it first"
+    if not table.shoe_ids and (command is None or command.round_ids):
+        return _unknown_round(None if command is None else command.round_ids[0])
+    return None
+
+
+def _unknown_round(round_id: str | None) -> Refusal:
+    named = "a round id" if round_id is None else repr(round_id)
+    return RefusalCode.UNKNOWN_ROUND, f"{named} is no round of this table's shoes"
 
 
 def open_dispute(table: Table, out: Out, command: inputs.OpenDispute) -> Refusal | None:
     """A supervisor disputes rounds of shoes this table dealt: the table holds."""
-    if table.dispute is not None:
-        return (RefusalCode.DISPUTE_OPEN,
-                f"dispute {table.dispute.dispute_id} is open: resolve it first")
     for round_id in command.round_ids:
         shoe_id, _, number = round_id.rpartition("-")
         if shoe_id not in table.shoe_ids or not number.isdigit():
-            return RefusalCode.UNKNOWN_ROUND, f"{round_id!r} is no round of this table's shoes"
+            return _unknown_round(round_id)
     table.disputes_opened += 1
     dispute = DisputeFields(dispute_id=f"{table.table_id}-D{table.disputes_opened:04d}",
                       reason=command.reason, round_ids=command.round_ids,
                       supervisor=command.supervisor)
-    table.dispute = dispute
-    table.oversee()
+    table.holds = replace(table.holds, dispute=dispute)
     out.publish_now(DisputeOpened(dispute_id=dispute.dispute_id, reason=dispute.reason,
                                   round_ids=dispute.round_ids, dealer=out.dealer,
                                   supervisor=command.supervisor))
     return None
 
 
+def dispute_open(table: Table, command: inputs.ResolveDispute | None) -> Refusal | None:
+    """A guard: ``resolve_dispute`` while a dispute is open."""
+    if table.holds.dispute is not None:
+        return None
+    return _no_such_dispute(table, None if command is None else command.dispute_id)
+
+
+def _no_such_dispute(table: Table, dispute_id: str | None) -> Refusal:
+    dispute = table.holds.dispute
+    open_one = "none is open" if dispute is None else f"{dispute.dispute_id} is open"
+    named = "" if dispute_id is None else f" {dispute_id!r}"
+    return RefusalCode.NO_SUCH_DISPUTE, f"no dispute{named}: {open_one}"
+
+
 def resolve_dispute(table: Table, out: Out, command: inputs.ResolveDispute) -> Refusal | None:
     """The open dispute ends with its outcome; its hold clears."""
-    dispute = table.dispute
+    dispute = table.holds.dispute
     if dispute is None or dispute.dispute_id != command.dispute_id:
-        open_one = "none is open" if dispute is None else f"{dispute.dispute_id} is open"
-        return RefusalCode.NO_SUCH_DISPUTE, f"no dispute {command.dispute_id!r}: {open_one}"
-    table.dispute = None
-    table.oversee()
+        return _no_such_dispute(table, command.dispute_id)
+    table.holds = replace(table.holds, dispute=None)
     out.publish_now(DisputeResolved(dispute_id=dispute.dispute_id, reason=dispute.reason,
                                     round_ids=dispute.round_ids, outcome=command.outcome,
                                     dealer=out.dealer, supervisor=command.supervisor))
     return None
 
 
+def result_waits(table: Table, _command: inputs.ConfirmResult | None) -> Refusal | None:
+    """A guard: ``confirm_result`` while a result waits for it and no supervisor settles it."""
+    waiting = table.holds.unconfirmed
+    if waiting is None:
+        return RefusalCode.NOTHING_TO_CONFIRM, "no result waits for confirmation"
+    if table.holds.result_rejected:
+        return RefusalCode.NOTHING_TO_CONFIRM, f"a supervisor settles {waiting} now"
+    return None
+
+
 def confirm_result(table: Table, out: Out, command: inputs.ConfirmResult) -> Refusal | None:
     """The second source agrees with the result that waits (published now), or does not."""
-    waiting = table.unconfirmed
-    if waiting is None or waiting.round_id != command.round_id or table.result_rejected:
-        why = ("no result waits for confirmation" if waiting is None
-               else f"a supervisor settles {waiting.round_id} now" if table.result_rejected
-               else f"the result waiting is {waiting.round_id}'s")
-        return RefusalCode.NOTHING_TO_CONFIRM, why
+    waiting = table.holds.unconfirmed
+    if waiting is None or table.holds.result_rejected:
+        return result_waits(table, command)
+    if waiting != command.round_id:
+        return RefusalCode.NOTHING_TO_CONFIRM, f"the result waiting is {waiting}'s"
     if command.agrees:
         release(table, out)
         return None
-    table.result_rejected = True
-    table.oversee()
+    table.holds = replace(table.holds, result_rejected=True)
     shoe = table.shoe
     out.alarm(shoe, AlarmCode.RESULT_NOT_CONFIRMED,
-              f"the cards on the layout differ from the shoe's reading of {waiting.round_id}: "
-              "a supervisor corrects or voids the round", round_id=waiting.round_id)
+              f"the cards on the layout differ from the shoe's reading of {waiting}: "
+              "a supervisor corrects or voids the round", round_id=waiting)
     return None
 
 
 def release(table: Table, out: Out) -> None:
     """The result that waited, and what followed it, go out now."""
-    waiting = table.unconfirmed
-    if waiting is None:
+    if table.holds.unconfirmed is None:
         return
-    table.unconfirmed = None
-    table.result_rejected = False
-    table.oversee()
+    waited, table.held_back = table.held_back, []
+    table.holds = replace(table.holds, unconfirmed=None, result_rejected=False)
     out.held_back = None
-    out.extend(waiting.decisions)
+    out.extend(waited)
 
 
-def precheck(table: Table, command: Command) -> Refusal | None:
-    """Why ``command`` cannot be taken while a result waits, if it cannot.
+def precheck(table: Table, kind: type[Command], command: Command | None) -> Refusal | None:
+    """Why a command of ``kind`` cannot be taken while a result waits, if it cannot.
 
     No round starts, and no other round is voided or corrected: the roads would publish it.
+    ``command`` is the one given, or ``None`` to ask about every command of its kind.
     """
-    waiting = table.unconfirmed
+    waiting = table.holds.unconfirmed
     if waiting is None:
         return None
-    if isinstance(command, inputs.VoidRound | inputs.CorrectResult):
-        if command.round_id == waiting.round_id:
+    if kind is inputs.VoidRound or kind is inputs.CorrectResult:
+        if not isinstance(command, inputs.VoidRound | inputs.CorrectResult):
+            return None  # one of them names the round that waits
+        if command.round_id == waiting:
             return None
-    elif not isinstance(command, _STARTS_A_ROUND):
+    elif kind not in _STARTS_A_ROUND:
         return None
-    return (RefusalCode.RESULT_UNCONFIRMED,
-            f"the result of {waiting.round_id} waits for its confirmation")
+    return RefusalCode.RESULT_UNCONFIRMED, f"the result of {waiting} waits for its confirmation"
 
 
 def settles_waiting(table: Table, command: Command) -> bool:
     """Whether ``command`` (accepted) is a supervisor's answer to the result that waits."""
-    waiting = table.unconfirmed
+    waiting = table.holds.unconfirmed
     if waiting is None:
         return False
     if isinstance(command, inputs.VoidShoe):
         return True
     return (isinstance(command, inputs.VoidRound | inputs.CorrectResult)
-            and command.round_id == waiting.round_id)
+            and command.round_id == waiting)
 

@@ -53,7 +53,7 @@ _BURN_CARD: View = (PromptAction.BURN, ABSENT, ABSENT, Lamp.PLAYER)
 
 def wanted(table: Table) -> View:
     """The prompt and lamp the phase calls for, holds aside."""
-    if table.unconfirmed is not None and table.shown_round is not None:
+    if table.holds.unconfirmed is not None and table.shown_round is not None:
         return PromptAction.CONFIRM_RESULT, table.shown_round.round_no, ABSENT, Lamp.STAND
     if table.require_dealer and table.dealer is None and table.phase in _BEFORE_CARDS:
         return _SIGN_IN
@@ -121,10 +121,10 @@ def show_hold(table: Table, out: Out) -> HoldReason | None:
     The hold shown is a fault's, else the first that stands.
     """
     reason: HoldReason | None = None
-    if table.fault is not None:
+    if table.holds.fault is not None:
         reason = HoldReason.PROCEDURE_FAULT
     elif table.held():
-        reason = table.holds()[0]
+        reason = table.hold_reasons()[0]
     if reason is not table.shown_hold:
         out.add(_RESUME_TABLE if reason is None else _HOLD_TABLE[reason])
         table.shown_hold = reason
@@ -135,7 +135,7 @@ def show(table: Table, out: Out) -> None:
     """The hold, then the lamp and the prompt the table should show now: each if it changed."""
     view: View
     reason: HoldReason | Absent = ABSENT
-    if table.fault is None and table.shown_hold is None and not table.held():
+    if table.holds.fault is None and table.shown_hold is None and not table.held():
         view = wanted(table)  # not held, nor shown held: no hold to show
     elif (hold_reason := show_hold(table, out)) is not None:
         held_round = ABSENT if table.round is None else table.round.round_no
@@ -179,11 +179,16 @@ def _prompt_fields(shown: PromptShown | None) -> PromptFields | None:
     return PromptFields(action=shown.action, count=shown.count, reason=shown.reason)
 
 
-def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
-    """Where the table is: the ``<root>/state`` payload (``phase`` as shown) and the rest."""
+def snapshot(table: Table, *, phase: Phase, card_wanted: bool,
+             commands: frozenset[str]) -> TableSnapshot:
+    """Where the table is: the ``<root>/state`` payload (``phase`` as shown) and the rest.
+
+    ``commands``: the commands it takes now (:func:`~.states.commands_taken`).
+    """
     shoe = table.shoe
     shown = table.shown_round
-    holds = (HoldReason.PROCEDURE_FAULT,) if table.fault is not None else tuple(table.holds())
+    fault = table.holds.fault
+    holds = (HoldReason.PROCEDURE_FAULT,) if fault is not None else tuple(table.hold_reasons())
     state = TableState(
         variant=table.variant.name,
         betting_phase=table.betting,
@@ -192,7 +197,7 @@ def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
         round_id=None if shown is None else shown.round_id,
         phase=phase,
         # A fault stands over no phase: only its own void_shoe edges leave it.
-        held_in=table.phase if holds and table.fault is None else None,
+        held_in=table.phase if holds and fault is None else None,
         prompt=_prompt_fields(table.shown_prompt),
         lamp=table.shown_lamp,
         cards=CardsOnTable(
@@ -205,17 +210,18 @@ def snapshot(table: Table, *, phase: Phase, card_wanted: bool) -> TableSnapshot:
         bets_offered=table.bets_offered(),
         hold_reason=holds[0] if holds else None,
         holds=holds,
-        missing_cards=table.gap,
+        missing_cards=table.holds.gap,
         unresolved_lost_frames=table.left_over,
         queued_inputs=len(table.pending),
         dealer=table.dealer,
         supervisor=table.supervisor,
         require_dealer=table.require_dealer,
-        dispute=table.dispute,
+        dispute=table.holds.dispute,
         confirm_results=table.confirm_results,
-        unconfirmed_round_id=None if table.unconfirmed is None else table.unconfirmed.round_id,
+        unconfirmed_round_id=table.holds.unconfirmed,
     )
     burned = None
     if shoe is not None and table.phase is Phase.BURNING:
         burned = len(shoe.burn.cards)
-    return TableSnapshot(state=state, card_wanted=card_wanted, burned=burned, limits=table.limits)
+    return TableSnapshot(state=state, card_wanted=card_wanted, burned=burned, limits=table.limits,
+                         taken=commands)

@@ -32,19 +32,30 @@ def sign_in(table: Table, out: Out, command: SignIn) -> None:
                              action="sign_in"))
 
 
+def someone_signed_in(table: Table, command: SignOut | None) -> Refusal | None:
+    """A guard: ``sign_out`` while someone is signed in at the table."""
+    if table.dealer is None and table.supervisor is None:
+        return _not_signed_in("nobody" if command is None else command.staff_id)
+    return None
+
+
+def _not_signed_in(staff_id: str) -> Refusal:
+    return RefusalCode.NOT_SIGNED_IN, f"{staff_id} is not signed in at this table"
+
+
 def sign_out(table: Table, out: Out, command: SignOut) -> Refusal | None:
     """``command.staff_id`` leaves the table; refused if not signed in here."""
     previous = table.dealer
     staff_id = command.staff_id
     if staff_id == table.dealer:
-        if table.require_dealer and table.fault is None and table.phase in _DEALING_PHASES:
+        if table.require_dealer and table.holds.fault is None and table.phase in _DEALING_PHASES:
             return (RefusalCode.ROUND_IN_PLAY,
                     "the cards in play are being dealt: the next dealer signs in to take over")
         table.dealer = None
     elif staff_id == table.supervisor:
         table.supervisor = None
     else:
-        return RefusalCode.NOT_SIGNED_IN, f"{staff_id} is not signed in at this table"
+        return _not_signed_in(staff_id)
     out.dealer = table.dealer
     out.publish_now(StaffChanged(dealer=table.dealer, previous_dealer=previous,
                              supervisor=table.supervisor, staff_id=staff_id, action="sign_out"))

@@ -1,35 +1,105 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The phases of a table and the transition table between them, as data.
+"""The table's routes: for each phase, the triggers it takes and the step that handles each.
 
 Pure: no I/O, no clock, no randomness.
 
-:data:`ROUTES` is the authority and the machine's dispatch table: for each (phase, trigger)
-the machine takes, the step that handles it (a :class:`Handler`) and every phase the step may
-end in. The machine ends a step only in one of them (anywhere else is a
+:data:`ROUTES` is the authority and the machine's dispatch table, read top to bottom: in each
+phase, each trigger it takes, the function that carries it out and every phase that function
+may end in, with when. The machine ends a step only in one of them (anywhere else is a
 :class:`~table_controller.procedure.errors.ProcedureBug`), a command is refused in a phase
-with no route for it, and ``docs/state-diagram.md`` is drawn from :data:`TRANSITIONS`, the
-routes' edges, by ``scripts/draw_state_diagram.py``. A route may end in its own phase: the
-input is taken there without changing the phase (a correction of an earlier round, say).
+with no route for it, and ``docs/state-diagram.md`` is drawn from the routes' edges
+(:data:`TRANSITIONS`) by ``scripts/draw_state_diagram.py``. A route may end in its own phase:
+the input is taken there without changing the phase (a correction of an earlier round, say).
+A route's *guard* refuses a command of its kind whatever the command names (a card entered
+by hand while none is missing); the step refuses what depends on the command's own fields.
+
+:data:`EVERY_PHASE` and :data:`UNLESS_FAULTED` are the inputs taken beside the phase's routes,
+whatever the phase: who is at the table, the supervisor's holds, the reader's state, the
+analysis, the configuration, a failure. None of them moves the phase.
 
 ``HELD`` and ``FAULTED`` are not phases the machine moves to by itself: ``HELD`` is shown
 while any hold (reader offline, a missing card, a foreign card) stands over a phase of
 :data:`HOLDABLE`, or a supervisor's hold (modified software, a dispute, a result not
 confirmed) over any phase (:data:`SUPERVISOR_HOLDABLE`), and the machine returns to that
 phase when the last hold clears (:data:`HOLD_EDGES`); ``FAULTED`` is shown after a bug, or an
-input the runtime could not carry out, from any phase, and only its ``void_shoe`` edges leave
-it.
+input the runtime could not carry out, from any phase, and only its route leaves it.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, Final
 
 from table_controller.contract.codes import Phase
+from table_controller.procedure import (
+    dealing,
+    faults,
+    limits,
+    oversight,
+    staff,
+    steps,
+    supervision,
+)
+from table_controller.procedure.inputs import (
+    COMMANDS,
+    Acknowledge,
+    CardDrawn,
+    CardMisread,
+    CloseBetting,
+    Command,
+    ConfirmResult,
+    CorrectResult,
+    CutCardDrawn,
+    Deal,
+    DroppedCard,
+    EnterCard,
+    FramesLost,
+    Input,
+    LimitsConfigured,
+    Misdeal,
+    OpenBetting,
+    OpenDispute,
+    ReaderCameBack,
+    ReaderWentOffline,
+    ResolveDispute,
+    RoundAssessed,
+    RuntimeFailed,
+    SetLimits,
+    SignIn,
+    SignOut,
+    SoftwareModified,
+    StartNewShoe,
+    VoidRound,
+    VoidShoe,
+)
+from table_controller.procedure.table import HOLDABLE, Out, Refusal, Table
+
+__all__ = [
+    "COMMANDS_WHILE_HELD",
+    "EVERY_PHASE",
+    "HOLDABLE",
+    "HOLD_EDGES",
+    "ROUTES",
+    "SUPERVISOR_HOLDABLE",
+    "TRANSITIONS",
+    "TRIGGERS",
+    "UNLESS_FAULTED",
+    "Aside",
+    "Route",
+    "Transition",
+    "Trigger",
+    "accepts",
+    "commands_taken",
+    "is_edge",
+    "refusal",
+    "route",
+]
 
 
 class Trigger(enum.StrEnum):
-    """What moves the table: one per input kind (commands keep their mqtt-api.md names)."""
+    """What moves the table: the shoe's items and the game's commands (mqtt-api.md names)."""
 
     CARD = "card"
     MISREAD = "misread"
@@ -48,34 +118,214 @@ class Trigger(enum.StrEnum):
     SET_LIMITS = "set_limits"
 
 
-class Handler(enum.StrEnum):
-    """The step of the machine's dispatcher that handles one (phase, trigger)."""
+#: The trigger of each input the routes take. A shoe item's step is given it as
+#: :class:`~table_controller.procedure.steps.Drawn`; a command's step, the command.
+TRIGGERS: Final[Mapping[type[Input], Trigger]] = {
+    CardDrawn: Trigger.CARD,
+    CardMisread: Trigger.MISREAD,
+    CutCardDrawn: Trigger.CUT_CARD,
+    FramesLost: Trigger.FRAMES_LOST,
+    StartNewShoe: Trigger.NEW_SHOE,
+    OpenBetting: Trigger.OPEN_BETTING,
+    CloseBetting: Trigger.CLOSE_BETTING,
+    Deal: Trigger.DEAL,
+    Misdeal: Trigger.MISDEAL,
+    VoidRound: Trigger.VOID_ROUND,
+    VoidShoe: Trigger.VOID_SHOE,
+    EnterCard: Trigger.MANUAL_CARD,
+    CorrectResult: Trigger.CORRECT_RESULT,
+    DroppedCard: Trigger.DROPPED_CARD,
+    SetLimits: Trigger.SET_LIMITS,
+}
 
-    NEW_SHOE = "new_shoe"
-    CARD_WITHOUT_SHOE = "card_without_shoe"
-    CARD_AFTER_LAST_ROUND = "card_after_last_round"
-    BURN_FIRST = "burn_first"
-    BURN = "burn"
-    CARD_BETWEEN_ROUNDS = "card_between_rounds"
-    EXPOSED_CARD = "exposed_card"
-    DEAL_CARD = "deal_card"
-    CUT_OUT_OF_PLAY = "cut_out_of_play"
-    CUT_BETWEEN_ROUNDS = "cut_between_rounds"
-    CUT_BEFORE_THE_DEAL = "cut_before_the_deal"
-    CUT_WHILE_DEALING = "cut_while_dealing"
-    FRAMES_LOST = "frames_lost"
-    FRAMES_LOST_BETWEEN_ROUNDS = "frames_lost_between_rounds"
-    OPEN_BETTING = "open_betting"
-    CLOSE_BETTING = "close_betting"
-    DEAL = "deal"
-    MISDEAL = "misdeal"
-    VOID_ROUND = "void_round"
-    VOID_SHOE = "void_shoe"
-    MANUAL_CARD = "manual_card"
-    CORRECT_RESULT = "correct_result"
-    DROPPED_CARD = "dropped_card"
-    SET_LIMITS = "set_limits"
-    CLEAR_FAULT = "clear_fault"
+#: A route's step: the table, the input's collector and what it is given, in; the phase it
+#: ends in (or a command's refusal) out.
+StepFunction = Callable[[Table, Out, Any], "Phase | Refusal"]
+#: A guard: why a command of the route's kind is refused now whatever it names, if it is
+#: (given the command, to name it; ``None`` to ask about every command of its kind).
+Guard = Callable[[Table, Any], "Refusal | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What a trigger does in a phase.
+
+    Its step, each phase the step may end in (with when), and the guard a command passes
+    first, if any.
+    """
+
+    step: StepFunction
+    ends: Mapping[Phase, str]
+    guard: Guard | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Aside:
+    """An input taken beside the routes: its step (a refusal or ``None``) and its guard."""
+
+    step: Callable[[Table, Out, Any], Refusal | None]
+    guard: Guard | None = None
+
+
+# Short names for the table below, and the words several of its edges share.
+P, T = Phase, Trigger
+_STARTS_NOTHING = "alarm; the card starts nothing"
+_UNEXPECTED_CUT = "no cut card in this variant: alarm"
+_LEFT_OVER = "a card drawn for a left-over lost frame: counted, discarded"
+_SETTLED = "a settled round"
+_VOIDED = {P.SHOE_OVER: "shoe voided"}
+_NEW_SHOE = {P.BURN_CARD: "variant burns", P.BETWEEN_ROUNDS: "no burn (mini)"}
+
+#: Each phase, the triggers it takes, and what each does: the machine's dispatch table.
+ROUTES: Final[Mapping[Phase, Mapping[Trigger, Route]]] = {
+    # Before any shoe: only a new shoe starts play; cards are reported.
+    P.NO_SHOE: {
+        T.NEW_SHOE: Route(supervision.new_shoe, _NEW_SHOE),
+        T.CARD: Route(steps.card_without_shoe, {P.NO_SHOE: _STARTS_NOTHING}),
+        T.MISREAD: Route(steps.card_without_shoe, {P.NO_SHOE: _STARTS_NOTHING}),
+        T.CUT_CARD: Route(steps.cut_out_of_play, {P.NO_SHOE: _STARTS_NOTHING}),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.NO_SHOE: _STARTS_NOTHING}),
+        T.SET_LIMITS: Route(limits.set_limits, {P.NO_SHOE: "limits changed between rounds"}),
+    },
+    # The burn: the face-up card says how many more.
+    P.BURN_CARD: {
+        T.CARD: Route(steps.burn_first, {P.BURNING: "face-up card: burn N",
+                                         P.BURN_CARD: "foreign card: hold"}),
+        T.MISREAD: Route(steps.burn_first, {P.BURN_CARD: "hold until entered"}),
+        T.MANUAL_CARD: Route(steps.enter_burn_first, {P.BURNING: "misread face-up card entered"},
+                             supervision.card_missing),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.BURN_CARD: "hold until entered"}),
+        T.CUT_CARD: Route(steps.cut_between_rounds, {P.SHOE_OVER: "no round can commence",
+                                                     P.BURN_CARD: _UNEXPECTED_CUT}),
+        T.VOID_SHOE: Route(steps.void_shoe, _VOIDED, supervision.shoe_not_voided),
+    },
+    P.BURNING: {
+        T.CARD: Route(steps.burn, {P.BURNING: "more to burn", P.BETWEEN_ROUNDS: "last burn card"}),
+        T.MISREAD: Route(steps.burn, {P.BURNING: "more to burn",
+                                      P.BETWEEN_ROUNDS: "last burn card"}),
+        T.MANUAL_CARD: Route(steps.enter_burn, {P.BURNING: "more to burn",
+                                                P.BETWEEN_ROUNDS: "last burn card"},
+                             supervision.card_missing),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.BURNING: "hold until entered"}),
+        T.CUT_CARD: Route(steps.cut_between_rounds, {P.SHOE_OVER: "no round can commence",
+                                                     P.BURNING: _UNEXPECTED_CUT}),
+        T.VOID_SHOE: Route(steps.void_shoe, _VOIDED, supervision.shoe_not_voided),
+    },
+    # Between rounds: betting opens, or (no betting phase) the deal or its first card starts.
+    P.BETWEEN_ROUNDS: {
+        T.OPEN_BETTING: Route(steps.open_betting, {P.BETTING: "betting phase"}),
+        T.DEAL: Route(steps.deal, {P.DEALING: "no betting phase"}),
+        T.CARD: Route(steps.card_between_rounds, {
+            P.BETWEEN_ROUNDS: "betting phase: unnecessary card",
+            P.DEALING: "no betting phase: starts the round"}),
+        T.MISREAD: Route(steps.card_between_rounds, {
+            P.BETWEEN_ROUNDS: "betting phase: unnecessary",
+            P.DEALING: "no betting phase: starts the round, hold"}),
+        T.FRAMES_LOST: Route(steps.frames_lost_between_rounds, {
+            P.BETWEEN_ROUNDS: "betting phase: alarm",
+            P.DEALING: "no betting phase: starts the round, hold"}),
+        T.CUT_CARD: Route(steps.cut_between_rounds, {P.SHOE_OVER: "cut card between rounds",
+                                                     P.BETWEEN_ROUNDS: _UNEXPECTED_CUT}),
+        T.NEW_SHOE: Route(supervision.new_shoe, {
+            P.BETWEEN_ROUNDS: "reshuffle every round",
+            P.BURN_CARD: "reshuffle every round, variant burns"}, supervision.shoe_not_over),
+        T.VOID_SHOE: Route(steps.void_shoe, _VOIDED, supervision.shoe_not_voided),
+        T.VOID_ROUND: Route(steps.void_round, {P.BETWEEN_ROUNDS: _SETTLED}),
+        T.CORRECT_RESULT: Route(steps.correct_result, {P.BETWEEN_ROUNDS: _SETTLED}),
+        T.MANUAL_CARD: Route(steps.enter_between_rounds, {P.BETWEEN_ROUNDS: _LEFT_OVER},
+                             supervision.card_missing),
+        T.SET_LIMITS: Route(limits.set_limits, {P.BETWEEN_ROUNDS: "limits changed between rounds"}),
+    },
+    # Betting: a card now is exposed and voids the round.
+    P.BETTING: {
+        T.CLOSE_BETTING: Route(steps.close_betting, {P.DEALING: "deal"}),
+        T.CARD: Route(steps.exposed_card, {P.BETWEEN_ROUNDS: "exposed card: round voided",
+                                           P.BETTING: "foreign card: hold"}),
+        T.MISREAD: Route(steps.exposed_card, {P.BETWEEN_ROUNDS: "exposed card: round voided",
+                                              P.BETTING: "foreign card: hold"}),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.BETTING: "alarm"}),
+        T.CUT_CARD: Route(steps.cut_before_the_deal, {P.SHOE_OVER: "round does not commence",
+                                                      P.BETTING: _UNEXPECTED_CUT}),
+        T.VOID_ROUND: Route(steps.void_round, {
+            P.BETWEEN_ROUNDS: "this round",
+            P.SHOE_OVER: "this round, a cut card queued behind a hold",
+            P.BETTING: _SETTLED}),
+        T.CORRECT_RESULT: Route(steps.correct_result, {P.BETTING: _SETTLED}),
+        T.VOID_SHOE: Route(steps.void_shoe, _VOIDED, supervision.shoe_not_voided),
+    },
+    # Dealing: the drawing rules say which hand gets the next card.
+    P.DEALING: {
+        T.CARD: Route(steps.deal_card, {P.DEALING: "more cards due, or foreign card",
+                                        P.BETWEEN_ROUNDS: "coup complete",
+                                        P.SHOE_OVER: "coup complete, last round"}),
+        T.MANUAL_CARD: Route(steps.enter_dealt_card, {P.DEALING: "more cards due, or foreign card",
+                                                      P.BETWEEN_ROUNDS: "coup complete",
+                                                      P.SHOE_OVER: "coup complete, last round"},
+                             supervision.card_missing),
+        T.MISREAD: Route(steps.deal_card, {P.DEALING: "hold until entered"}),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.DEALING: "hold until entered"}),
+        T.CUT_CARD: Route(steps.cut_while_dealing, {
+            P.DEALING: "after the first card: last round",
+            P.SHOE_OVER: "before the first card: round does not commence"}),
+        T.MISDEAL: Route(steps.misdeal, {P.BETWEEN_ROUNDS: "misdeal",
+                                         P.SHOE_OVER: "misdeal, last round"}),
+        T.VOID_ROUND: Route(steps.void_round, {P.BETWEEN_ROUNDS: "this round voided",
+                                               P.SHOE_OVER: "this round voided, last round",
+                                               P.DEALING: _SETTLED}),
+        T.DROPPED_CARD: Route(steps.dropped_card, {
+            P.BETWEEN_ROUNDS: "unread card dropped: round voided",
+            P.SHOE_OVER: "unread card dropped: round voided, last round",
+            P.DEALING: "read card dropped: reused"}),
+        T.CORRECT_RESULT: Route(steps.correct_result, {P.DEALING: _SETTLED}),
+        T.VOID_SHOE: Route(steps.void_shoe, _VOIDED, supervision.shoe_not_voided),
+    },
+    # After the shoe: a new shoe, and corrections of its settled rounds.
+    P.SHOE_OVER: {
+        T.NEW_SHOE: Route(supervision.new_shoe, _NEW_SHOE),
+        T.CARD: Route(steps.card_after_last_round, {P.SHOE_OVER: _STARTS_NOTHING}),
+        T.MISREAD: Route(steps.card_after_last_round, {P.SHOE_OVER: _STARTS_NOTHING}),
+        T.CUT_CARD: Route(steps.cut_out_of_play, {P.SHOE_OVER: _STARTS_NOTHING}),
+        T.FRAMES_LOST: Route(steps.frames_lost, {P.SHOE_OVER: _STARTS_NOTHING}),
+        T.VOID_ROUND: Route(steps.void_round, {P.SHOE_OVER: "a settled round, or the ended shoe"}),
+        T.CORRECT_RESULT: Route(steps.correct_result, {
+            P.SHOE_OVER: "a settled round, or the ended shoe"}),
+        T.VOID_SHOE: Route(steps.void_shoe, {P.SHOE_OVER: "a settled round, or the ended shoe"},
+                           supervision.shoe_not_voided),
+        T.MANUAL_CARD: Route(steps.enter_after_last_round, {P.SHOE_OVER: _LEFT_OVER},
+                             supervision.card_missing),
+        T.SET_LIMITS: Route(limits.set_limits, {P.SHOE_OVER: "limits changed between rounds"}),
+    },
+    # A fault: only a supervisor's void_shoe leaves it; whatever the fault left half done goes.
+    P.FAULTED: {
+        T.VOID_SHOE: Route(faults.clear, {P.SHOE_OVER: "fault cleared: shoe voided",
+                                          P.NO_SHOE: "fault cleared: no shoe was started"}),
+    },
+}
+
+#: Inputs taken beside the routes in every phase, a faulted table's too: who is at the table,
+#: the supervisor's holds, the configured limits, a failure of the runtime.
+EVERY_PHASE: Final[Mapping[type[Input], Aside]] = {
+    SignIn: Aside(staff.sign_in),
+    SignOut: Aside(staff.sign_out, staff.someone_signed_in),
+    OpenDispute: Aside(oversight.open_dispute, oversight.no_dispute_open),
+    ResolveDispute: Aside(oversight.resolve_dispute, oversight.dispute_open),
+    Acknowledge: Aside(oversight.acknowledge, oversight.hold_to_acknowledge),
+    SoftwareModified: Aside(oversight.software_modified),
+    LimitsConfigured: Aside(limits.configure),
+    RuntimeFailed: Aside(steps.runtime_failed),
+}
+#: Inputs taken beside the routes in every phase but ``faulted``, which follows neither the
+#: reader nor the game: there a command among them is refused, the others change nothing.
+UNLESS_FAULTED: Final[Mapping[type[Input], Aside]] = {
+    ReaderWentOffline: Aside(steps.reader_offline),
+    ReaderCameBack: Aside(steps.reader_back),
+    RoundAssessed: Aside(dealing.assessed),
+    ConfirmResult: Aside(oversight.confirm_result, oversight.result_waits),
+}
+#: Commands taken while the table is held: those that clear a hold or touch only the past.
+COMMANDS_WHILE_HELD: Final = frozenset({
+    T.MANUAL_CARD, T.MISDEAL, T.VOID_ROUND, T.VOID_SHOE, T.CORRECT_RESULT, T.DROPPED_CARD,
+})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,180 +338,18 @@ class Transition:
     when: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Route:
-    """What ``trigger`` does in ``source``: the step that handles it and where it may end.
-
-    ``targets`` pairs each phase the step may end in with when; ending anywhere else is a bug.
-    """
-
-    source: Phase
-    trigger: Trigger
-    handler: Handler
-    targets: tuple[tuple[Phase, str], ...]
-    #: The phases of ``targets``.
-    ends: frozenset[Phase]
-
-    def leads_to(self, target: Phase) -> bool:
-        return target in self.ends
-
-
-_P = Phase
-_T = Trigger
-_H = Handler
-#: The step a card (read or not) takes in each phase; a card entered by hand takes it too.
-CARD_STEPS: dict[Phase, Handler] = {
-    _P.NO_SHOE: _H.CARD_WITHOUT_SHOE,
-    _P.SHOE_OVER: _H.CARD_AFTER_LAST_ROUND,
-    _P.BURN_CARD: _H.BURN_FIRST,
-    _P.BURNING: _H.BURN,
-    _P.BETWEEN_ROUNDS: _H.CARD_BETWEEN_ROUNDS,
-    _P.BETTING: _H.EXPOSED_CARD,
-    _P.DEALING: _H.DEAL_CARD,
-}
-_STEP_OF_TRIGGER: dict[Trigger, Handler] = {
-    _T.CUT_CARD: _H.CUT_OUT_OF_PLAY,
-    _T.FRAMES_LOST: _H.FRAMES_LOST,
-    _T.NEW_SHOE: _H.NEW_SHOE,
-    _T.OPEN_BETTING: _H.OPEN_BETTING,
-    _T.CLOSE_BETTING: _H.CLOSE_BETTING,
-    _T.DEAL: _H.DEAL,
-    _T.MISDEAL: _H.MISDEAL,
-    _T.VOID_ROUND: _H.VOID_ROUND,
-    _T.VOID_SHOE: _H.VOID_SHOE,
-    _T.MANUAL_CARD: _H.MANUAL_CARD,
-    _T.CORRECT_RESULT: _H.CORRECT_RESULT,
-    _T.DROPPED_CARD: _H.DROPPED_CARD,
-    _T.SET_LIMITS: _H.SET_LIMITS,
-}
-
-
-def _table() -> tuple[Route, ...]:  # noqa: C901 - the table, one statement a route
-    routes: list[Route] = []
-
-    def add(source: Phase, trigger: Trigger, *targets: tuple[Phase, str],
-            handler: Handler | None = None) -> None:
-        if handler is None:
-            is_card = trigger in (_T.CARD, _T.MISREAD)
-            handler = CARD_STEPS[source] if is_card else _STEP_OF_TRIGGER[trigger]
-        routes.append(Route(source=source, trigger=trigger, handler=handler, targets=targets,
-                            ends=frozenset(phase for phase, _ in targets)))
-
-    # Before any shoe, and after one: only a new shoe starts play; cards are reported.
-    for idle in (_P.NO_SHOE, _P.SHOE_OVER):
-        add(idle, _T.NEW_SHOE, (_P.BURN_CARD, "variant burns"),
-            (_P.BETWEEN_ROUNDS, "no burn (mini)"))
-        for trigger in (_T.CARD, _T.MISREAD, _T.CUT_CARD, _T.FRAMES_LOST):
-            add(idle, trigger, (idle, "alarm; the card starts nothing"))
-    for trigger in (_T.VOID_ROUND, _T.CORRECT_RESULT, _T.VOID_SHOE):
-        add(_P.SHOE_OVER, trigger, (_P.SHOE_OVER, "a settled round, or the ended shoe"))
-    # The burn.
-    add(_P.BURN_CARD, _T.CARD, (_P.BURNING, "face-up card: burn N"),
-        (_P.BURN_CARD, "foreign card: hold"))
-    add(_P.BURN_CARD, _T.MANUAL_CARD, (_P.BURNING, "misread face-up card entered"))
-    add(_P.BURN_CARD, _T.MISREAD, (_P.BURN_CARD, "hold until entered"))
-    add(_P.BURN_CARD, _T.FRAMES_LOST, (_P.BURN_CARD, "hold until entered"))
-    for trigger in (_T.CARD, _T.MISREAD, _T.MANUAL_CARD):
-        add(_P.BURNING, trigger, (_P.BURNING, "more to burn"),
-            (_P.BETWEEN_ROUNDS, "last burn card"))
-    add(_P.BURNING, _T.FRAMES_LOST, (_P.BURNING, "hold until entered"))
-    unexpected_cut = "no cut card in this variant: alarm"
-    for burn in (_P.BURN_CARD, _P.BURNING):
-        add(burn, _T.CUT_CARD, (_P.SHOE_OVER, "no round can commence"),
-            (burn, unexpected_cut), handler=_H.CUT_BETWEEN_ROUNDS)
-        add(burn, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided"))
-    # Between rounds.
-    add(_P.BETWEEN_ROUNDS, _T.OPEN_BETTING, (_P.BETTING, "betting phase"))
-    add(_P.BETWEEN_ROUNDS, _T.DEAL, (_P.DEALING, "no betting phase"))
-    add(_P.BETWEEN_ROUNDS, _T.CARD, (_P.BETWEEN_ROUNDS, "betting phase: unnecessary card"),
-        (_P.DEALING, "no betting phase: starts the round"))
-    add(_P.BETWEEN_ROUNDS, _T.MISREAD, (_P.BETWEEN_ROUNDS, "betting phase: unnecessary"),
-        (_P.DEALING, "no betting phase: starts the round, hold"))
-    add(_P.BETWEEN_ROUNDS, _T.FRAMES_LOST, (_P.BETWEEN_ROUNDS, "betting phase: alarm"),
-        (_P.DEALING, "no betting phase: starts the round, hold"),
-        handler=_H.FRAMES_LOST_BETWEEN_ROUNDS)
-    add(_P.BETWEEN_ROUNDS, _T.CUT_CARD, (_P.SHOE_OVER, "cut card between rounds"),
-        (_P.BETWEEN_ROUNDS, unexpected_cut), handler=_H.CUT_BETWEEN_ROUNDS)
-    add(_P.BETWEEN_ROUNDS, _T.NEW_SHOE, (_P.BETWEEN_ROUNDS, "reshuffle every round"),
-        (_P.BURN_CARD, "reshuffle every round, variant burns"))
-    add(_P.BETWEEN_ROUNDS, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided"))
-    for trigger in (_T.VOID_ROUND, _T.CORRECT_RESULT):
-        add(_P.BETWEEN_ROUNDS, trigger, (_P.BETWEEN_ROUNDS, "a settled round"))
-    left_over = "a card drawn for a left-over lost frame: counted, discarded"
-    add(_P.BETWEEN_ROUNDS, _T.MANUAL_CARD, (_P.BETWEEN_ROUNDS, left_over))
-    add(_P.SHOE_OVER, _T.MANUAL_CARD, (_P.SHOE_OVER, left_over))
-    # Betting.
-    add(_P.BETTING, _T.CLOSE_BETTING, (_P.DEALING, "deal"))
-    for trigger in (_T.CARD, _T.MISREAD):
-        add(_P.BETTING, trigger, (_P.BETWEEN_ROUNDS, "exposed card: round voided"),
-            (_P.BETTING, "foreign card: hold"))
-    add(_P.BETTING, _T.FRAMES_LOST, (_P.BETTING, "alarm"))
-    add(_P.BETTING, _T.CUT_CARD, (_P.SHOE_OVER, "round does not commence"),
-        (_P.BETTING, unexpected_cut), handler=_H.CUT_BEFORE_THE_DEAL)
-    add(_P.BETTING, _T.VOID_ROUND, (_P.BETWEEN_ROUNDS, "this round"),
-        (_P.SHOE_OVER, "this round, a cut card queued behind a hold"),
-        (_P.BETTING, "a settled round"))
-    add(_P.BETTING, _T.CORRECT_RESULT, (_P.BETTING, "a settled round"))
-    add(_P.BETTING, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided"))
-    # Dealing.
-    for trigger in (_T.CARD, _T.MANUAL_CARD):
-        add(_P.DEALING, trigger, (_P.DEALING, "more cards due, or foreign card"),
-            (_P.BETWEEN_ROUNDS, "coup complete"),
-            (_P.SHOE_OVER, "coup complete, last round"))
-    add(_P.DEALING, _T.MISREAD, (_P.DEALING, "hold until entered"))
-    add(_P.DEALING, _T.FRAMES_LOST, (_P.DEALING, "hold until entered"))
-    add(_P.DEALING, _T.CUT_CARD, (_P.DEALING, "after the first card: last round"),
-        (_P.SHOE_OVER, "before the first card: round does not commence"),
-        handler=_H.CUT_WHILE_DEALING)
-    add(_P.DEALING, _T.MISDEAL, (_P.BETWEEN_ROUNDS, "misdeal"),
-        (_P.SHOE_OVER, "misdeal, last round"))
-    add(_P.DEALING, _T.VOID_ROUND, (_P.BETWEEN_ROUNDS, "this round voided"),
-        (_P.SHOE_OVER, "this round voided, last round"), (_P.DEALING, "a settled round"))
-    add(_P.DEALING, _T.DROPPED_CARD, (_P.BETWEEN_ROUNDS, "unread card dropped: round voided"),
-        (_P.SHOE_OVER, "unread card dropped: round voided, last round"),
-        (_P.DEALING, "read card dropped: reused"))
-    add(_P.DEALING, _T.CORRECT_RESULT, (_P.DEALING, "a settled round"))
-    add(_P.DEALING, _T.VOID_SHOE, (_P.SHOE_OVER, "shoe voided"))
-    # Stake limits change only while no round is in play.
-    for idle in (_P.NO_SHOE, _P.BETWEEN_ROUNDS, _P.SHOE_OVER):
-        add(idle, _T.SET_LIMITS, (idle, "limits changed between rounds"))
-    # A fault: only a supervisor's void_shoe leaves it; whatever the fault left half done goes.
-    add(_P.FAULTED, _T.VOID_SHOE, (_P.SHOE_OVER, "fault cleared: shoe voided"),
-        (_P.NO_SHOE, "fault cleared: no shoe was started"), handler=_H.CLEAR_FAULT)
-    return tuple(routes)
-
-
-#: What each (phase, trigger) the machine takes does: the machine's dispatch table.
-ROUTES: tuple[Route, ...] = _table()
-_ROUTE: dict[tuple[Phase, Trigger], Route] = {
-    (step.source, step.trigger): step for step in ROUTES
-}
-if len(_ROUTE) != len(ROUTES):
-    raise AssertionError("two routes for one (phase, trigger)")
 #: Every edge of the machine, as drawn in ``docs/state-diagram.md``.
-TRANSITIONS: tuple[Transition, ...] = tuple(
-    Transition(source=step.source, trigger=step.trigger, target=target, when=when)
-    for step in ROUTES
-    for target, when in step.targets
+TRANSITIONS: Final[tuple[Transition, ...]] = tuple(
+    Transition(source=source, trigger=trigger, target=target, when=when)
+    for source, taken in ROUTES.items()
+    for trigger, its in taken.items()
+    for target, when in its.ends.items()
 )
-#: The phases a hold can stand over; the machine shows ``HELD`` and returns to them.
-HOLDABLE: frozenset[Phase] = frozenset(
-    {Phase.BURN_CARD, Phase.BURNING, Phase.BETWEEN_ROUNDS, Phase.BETTING, Phase.DEALING}
-)
-#: Commands taken while the table is held: those that clear a hold or touch only the past.
-COMMANDS_WHILE_HELD: frozenset[Trigger] = frozenset({
-    Trigger.MANUAL_CARD,
-    Trigger.MISDEAL,
-    Trigger.VOID_ROUND,
-    Trigger.VOID_SHOE,
-    Trigger.CORRECT_RESULT,
-    Trigger.DROPPED_CARD,
-})
 #: The phases a supervisor's hold (modified software, a dispute, a result not confirmed) can
 #: stand over: every stored phase.
-SUPERVISOR_HOLDABLE: frozenset[Phase] = frozenset(Phase) - {Phase.HELD, Phase.FAULTED}
+SUPERVISOR_HOLDABLE: Final = frozenset(Phase) - {Phase.HELD, Phase.FAULTED}
 #: The hold overlay, for the diagram: (phase, label, phase).
-HOLD_EDGES: tuple[tuple[Phase, str, Phase], ...] = tuple(
+HOLD_EDGES: Final[tuple[tuple[Phase, str, Phase], ...]] = tuple(
     edge
     for phase in sorted(SUPERVISOR_HOLDABLE, key=list(Phase).index)
     for edge in (
@@ -269,20 +357,63 @@ HOLD_EDGES: tuple[tuple[Phase, str, Phase], ...] = tuple(
         (Phase.HELD, "last hold cleared", phase),
     )
 )
-
+_NO_ROUTES: Final[Mapping[Trigger, Route]] = {}
 
 
 def route(phase: Phase, trigger: Trigger) -> Route | None:
     """The route of ``trigger`` in ``phase``; ``None`` if the phase does not take it."""
-    return _ROUTE.get((phase, trigger))
+    return ROUTES.get(phase, _NO_ROUTES).get(trigger)
 
 
 def accepts(phase: Phase, trigger: Trigger) -> bool:
     """Whether the table takes ``trigger`` in ``phase``."""
-    return (phase, trigger) in _ROUTE
+    return trigger in ROUTES.get(phase, _NO_ROUTES)
 
 
 def is_edge(source: Phase, trigger: Trigger, target: Phase) -> bool:
     """Whether ``trigger`` may move the table from ``source`` to ``target``."""
-    step = _ROUTE.get((source, trigger))
-    return step is not None and step.leads_to(target)
+    taken = route(source, trigger)
+    return taken is not None and target in taken.ends
+
+
+def aside(table: Table, kind: type[Input]) -> Aside | None:
+    """The aside that takes an input of ``kind`` now, if one does."""
+    found = EVERY_PHASE.get(kind)
+    if found is None and table.holds.fault is None:
+        found = UNLESS_FAULTED.get(kind)
+    return found
+
+
+def refusal(table: Table, kind: type[Command], command: Command | None = None) -> Refusal | None:
+    """Why the table refuses a command of ``kind`` now before its step, if it does.
+
+    ``command`` is the command given (to name it), or ``None`` to ask about every command of
+    its kind. In order: a faulted table takes only its route and :data:`EVERY_PHASE`; a
+    route's command passes :func:`~.supervision.precheck` (the kind of table, a hold, the
+    phase, the dealer), :func:`~.oversight.precheck` (a result waiting) and its route's
+    guard; an aside's, its guard. ``None``: the step takes it, unless it refuses what the
+    command names.
+    """
+    trigger = TRIGGERS.get(kind)
+    if trigger is None:
+        taken = aside(table, kind)
+        if taken is None:
+            return faults.refusal(table)
+        return None if taken.guard is None else taken.guard(table, command)
+    if table.holds.fault is not None:
+        found = ROUTES[Phase.FAULTED].get(trigger)
+        if found is None:
+            return faults.refusal(table)
+        return None if found.guard is None else found.guard(table, command)
+    found = ROUTES[table.phase].get(trigger)
+    why = supervision.precheck(table, kind, routed=found is not None,
+                               while_held=trigger in COMMANDS_WHILE_HELD)
+    why = why or oversight.precheck(table, kind, command)
+    if why is None and found is not None and found.guard is not None:
+        why = found.guard(table, command)
+    return why
+
+
+def commands_taken(table: Table) -> frozenset[str]:
+    """The commands the table takes now, by name: those :func:`refusal` lets through."""
+    return frozenset(name for name, kind in COMMANDS.items() if refusal(table, kind) is None)

@@ -1,312 +1,354 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The steps of the dispatch table: each composes the parts for one (phase, trigger).
+"""The steps the routes name: each composes the parts for one (phase, trigger).
 
 Pure: no I/O, no clock, no randomness. A step calls the parts (which import none of one
 another), reads what they return, and decides what follows: a settled or voided round leads to
-the next round or, after the last, to the shoe's end. It returns the phase it ends in, or a
-command's refusal; the machine checks the move against
-:data:`~table_controller.procedure.states.ROUTES`.
+the next round or, after the last, to the shoe's end. It takes the table, the input's
+collector and what it was given (a shoe item as :class:`Drawn`, or the command itself), and
+returns the phase it ends in, or a command's refusal; the machine checks the move against
+:data:`~table_controller.procedure.states.ROUTES`. A route whose part already has that shape
+names the part itself (``supervision.new_shoe``, ``limits.set_limits``, ``faults.clear``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from table_controller.contract.codes import AlarmCode, HoldReason, Phase, ShoeEndReason, VoidReason
-from table_controller.procedure import dealing, faults, limits, shoe_flow, stream, supervision
-from table_controller.procedure.errors import ProcedureBug
+from table_controller.procedure import dealing, faults, prompts, shoe_flow, stream, supervision
 from table_controller.procedure.inputs import (
-    Command,
+    CloseBetting,
     CorrectResult,
+    Deal,
     DroppedCard,
     EnterCard,
-    SetLimits,
-    StartNewShoe,
+    Misdeal,
+    OpenBetting,
+    ReaderCameBack,
+    ReaderWentOffline,
+    RuntimeFailed,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.shoe import Shoe
-from table_controller.procedure.states import CARD_STEPS, Handler
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
 from table_controller.rules.cards import Card
 
-#: A command a step takes, of the one type its handler expects.
-_Given = TypeVar("_Given", bound=Command)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Step:
-    """What a step is given: a shoe item's card or count, or a command."""
+class Drawn:
+    """What a shoe item's step is given: its card (``None``: unread), or lost frames' count."""
 
     card: Card | None = None
     #: The card was entered by hand; ``seen_already``: for a misread, already counted out.
     manual: bool = False
     seen_already: bool = False
     count: int = 0
-    command: Command | None = None
 
 
-#: A step: what it was given and the collector in, the phase it ends in (or a refusal) out.
-StepFunction = Callable[[Step, Out], "Phase | Refusal"]
+#: The step of a misread card or the cut card: no card, nothing counted (an immutable value).
+NO_CARD = Drawn()
+
+#: A step that takes a shoe item: the phase it ends in.
+CardStep = Callable[[Table, Out, Drawn], Phase]
 
 
-class Steps:
-    """Every step of the dispatch table, over one table's state."""
+# --- what follows a step ----------------------------------------------------------------------
 
-    def __init__(self, table: Table) -> None:
-        self._table = table
-        #: Each handler's step (the machine dispatches through this mapping).
-        self.by_handler: dict[Handler, StepFunction] = {
-            handler: getattr(self, f"_{handler.value}") for handler in Handler
-        }
 
-    # --- what follows a step ------------------------------------------------------------------
-
-    def _round_over(self, out: Out) -> Phase:
-        """After a round settled or voided: the next round, or the shoe's end after the last."""
-        shoe = self._table.in_play()
-        if shoe.cut_card_out:
-            return shoe_flow.end(shoe, out, ShoeEndReason.CUT_CARD)
-        return Phase.BETWEEN_ROUNDS
-
-    def _void_in_play(self, out: Out, reason: VoidReason, *, operator: str | None,
-                      extra: tuple[Card | None, ...] = (), take_queue: bool = True) -> None:
-        """Void the round in play.
-
-        A supervisor's void (``take_queue``) discards with the round the items queued behind
-        its hold: the dealer dealt them into this round, and a cut card among them still
-        counts. A void from the stream itself (exposed card, cut card) leaves the queue alone.
-        """
-        table = self._table
-        shoe, current = table.in_play(), table.current()
-        cards: list[Card | None] = [*current.cards, *extra]
-        if take_queue:
-            if any(item is Mark.CUT for item in table.pending):
-                shoe_flow.queued_cut(table, out, shoe, current)
-            queued = stream.take_queue(table)
-            shoe_flow.count_discarded(table, out, shoe, queued)
-            cards.extend(queued)
-        dealing.void(table, out, reason, operator=operator, cards=cards)
-        if reason is VoidReason.SHOE_VOIDED:
-            table.close_gap()
-        else:
-            stream.end_gap(table, out, current.round_id)
-        dealing.forget(table)
-
-    def _counted(self, step: Step, out: Out, shoe: Shoe | None = None) -> bool:
-        """Count the card out of ``shoe`` (the one in play); ``False`` for a foreign card."""
-        if shoe is None:
-            shoe = self._table.in_play()
-        if not step.seen_already:
-            shoe.cards_seen += 1
-        return step.card is None or take(self._table, out, shoe, step.card)
-
-    # --- the steps: shoe items ----------------------------------------------------------------
-
-    def _card_without_shoe(self, step: Step, out: Out) -> Phase:
-        out.alarm(None, AlarmCode.CARD_WITHOUT_SHOE, "a card came out before any new_shoe",
-                  card=step.card)
-        return self._table.phase
-
-    def _card_after_last_round(self, step: Step, out: Out) -> Phase:
-        if self._counted(step, out):
-            shoe_flow.after_last_round(self._table.in_play(), out, step.card)
-        return Phase.SHOE_OVER
-
-    def _burn_first(self, step: Step, out: Out) -> Phase:
-        if not self._counted(step, out):
-            return Phase.BURN_CARD
-        target = shoe_flow.burn_first(self._table.in_play(), out, step.card)
-        if step.card is None:
-            stream.open_gap(self._table, 1, HoldReason.MISREAD)
-        return target
-
-    def _burn(self, step: Step, out: Out) -> Phase:
-        if not self._counted(step, out):
-            return Phase.BURNING
-        return shoe_flow.burn(self._table.in_play(), out, step.card)
-
-    def _card_between_rounds(self, step: Step, out: Out) -> Phase:
-        table = self._table
-        shoe = table.in_play()
-        if not table.betting and not table.rounds_stopped():  # the card starts the next round
-            dealing.start(table, shoe)
-            return self._deal_card(step, out)
-        if self._counted(step, out):
-            shoe_flow.unnecessary_card(shoe, out, step.card)
-        return Phase.BETWEEN_ROUNDS
-
-    def _exposed_card(self, step: Step, out: Out) -> Phase:
-        table = self._table
-        if not self._counted(step, out):
-            return Phase.BETTING
-        dealing.exposed(table, out, table.in_play(), step.card)
-        self._void_in_play(out, VoidReason.EXPOSED_CARD, operator=None, extra=(step.card,),
-                           take_queue=False)
-        return self._round_over(out)
-
-    def _deal_card(self, step: Step, out: Out) -> Phase:
-        table = self._table
-        shoe = table.in_play()
-        if not self._counted(step, out, shoe):
-            return Phase.DEALING
-        if step.card is None:
-            dealing.misread(table, out, shoe)
-            stream.open_gap(table, 1, HoldReason.MISREAD)
-            return Phase.DEALING
-        if dealing.deal(table, out, shoe, step.card, manual=step.manual) is dealing.Dealt.SETTLED:
-            return self._round_over(out)
-        return Phase.DEALING
-
-    def _cut_out_of_play(self, _step: Step, out: Out) -> Phase:
-        shoe_flow.cut_card(self._table, out)  # nothing depends on it any more
-        return self._table.phase
-
-    def _cut_between_rounds(self, _step: Step, out: Out) -> Phase:
-        shoe = shoe_flow.cut_card(self._table, out)
-        if shoe is None:
-            return self._table.phase
-        out.last_round_between(shoe, shoe.round_no)
+def _round_over(table: Table, out: Out) -> Phase:
+    """After a round settled or voided: the next round, or the shoe's end after the last."""
+    shoe = table.in_play()
+    if shoe.cut_card_out:
         return shoe_flow.end(shoe, out, ShoeEndReason.CUT_CARD)
+    return Phase.BETWEEN_ROUNDS
 
-    def _cut_before_the_deal(self, _step: Step, out: Out) -> Phase:
-        if shoe_flow.cut_card(self._table, out) is None:
-            return self._table.phase
-        return self._no_round_commences(out)
 
-    def _cut_while_dealing(self, _step: Step, out: Out) -> Phase:
-        table = self._table
-        current = table.current()
-        if shoe_flow.cut_card(table, out) is None:
-            return Phase.DEALING
-        if current.cards:  # this round completes and is the last
-            current.last_round = True
-            out.last_round_during(current)
-            return Phase.DEALING
-        return self._no_round_commences(out)
+def _void_in_play(table: Table, out: Out, reason: VoidReason, *, operator: str | None,  # noqa: PLR0913
+                  extra: tuple[Card | None, ...] = (), take_queue: bool = True) -> None:
+    """Void the round in play.
 
-    def _no_round_commences(self, out: Out) -> Phase:
-        """The cut card before the round's first card: the round is voided, the shoe ends."""
-        table = self._table
-        out.last_round_between(table.in_play(), table.current().round_no - 1)
-        self._void_in_play(out, VoidReason.AFTER_LAST_ROUND, operator=None, take_queue=False)
-        return self._round_over(out)
+    A supervisor's void (``take_queue``) discards with the round the items queued behind
+    its hold: the dealer dealt them into this round, and a cut card among them still
+    counts. A void from the stream itself (exposed card, cut card) leaves the queue alone.
+    """
+    shoe, current = table.in_play(), table.current()
+    cards: list[Card | None] = [*current.cards, *extra]
+    if take_queue:
+        if any(item is Mark.CUT for item in table.pending):
+            shoe_flow.queued_cut(table, out, shoe, current)
+        queued = stream.take_queue(table)
+        shoe_flow.count_discarded(table, out, shoe, queued)
+        cards.extend(queued)
+    dealing.void(table, out, reason, operator=operator, cards=cards)
+    if reason is VoidReason.SHOE_VOIDED:
+        table.close_gap()
+    else:
+        stream.end_gap(table, out, current.round_id)
+    dealing.forget(table)
 
-    def _frames_lost(self, step: Step, out: Out) -> Phase:
-        table = self._table
-        stream.frames_lost(table, out, step.count)
-        if table.shoe is not None and table.phase in GAP_PHASES:
-            stream.open_gap(table, step.count, HoldReason.LOST_FRAMES)
-        return table.phase
 
-    def _frames_lost_between_rounds(self, step: Step, out: Out) -> Phase:
-        table = self._table
-        stream.frames_lost(table, out, step.count)
-        if table.betting or table.rounds_stopped():
-            return Phase.BETWEEN_ROUNDS
-        dealing.start(table, table.in_play())
-        stream.open_gap(table, step.count, HoldReason.LOST_FRAMES)
-        return Phase.DEALING
-
-    # --- the steps: commands ----------------------------------------------------------------
-
-    @staticmethod
-    def _given(step: Step) -> Command:
-        if step.command is None:
-            raise ProcedureBug("a command step without its command")
-        return step.command
-
-    @staticmethod
-    def _given_as(step: Step, kind: type[_Given], handler: Handler) -> _Given:
-        """The step's command, which the dispatcher routes to ``handler`` only as a ``kind``."""
-        command = Steps._given(step)
-        if not isinstance(command, kind):
-            raise ProcedureBug(f"{command.COMMAND} routed to {handler}")
-        return command
-
-    def _new_shoe(self, step: Step, out: Out) -> Phase | Refusal:
-        command = self._given_as(step, StartNewShoe, Handler.NEW_SHOE)
-        return supervision.new_shoe(self._table, out, command)
-
-    def _open_betting(self, _step: Step, out: Out) -> Phase:
-        return dealing.open_betting(self._table, out, self._table.in_play())
-
-    def _close_betting(self, _step: Step, out: Out) -> Phase:
-        return dealing.close_betting(self._table, out)
-
-    def _deal(self, _step: Step, _out: Out) -> Phase:
-        dealing.start(self._table, self._table.in_play())
-        return Phase.DEALING
-
-    def _misdeal(self, step: Step, out: Out) -> Phase:
-        self._void_in_play(out, VoidReason.MISDEAL, operator=self._given(step).operator)
-        return self._round_over(out)
-
-    def _dropped_card(self, step: Step, out: Out) -> Phase:
-        command = self._given(step)
-        if isinstance(command, DroppedCard) and command.read:
-            return self._table.phase  # the card is reused: nothing changes
-        self._void_in_play(out, VoidReason.DROPPED_CARD, operator=command.operator)
-        return self._round_over(out)
-
-    def _void_round(self, step: Step, out: Out) -> Phase | Refusal:
-        table = self._table
-        command = self._given_as(step, VoidRound, Handler.VOID_ROUND)
-        current = table.round
-        if current is not None and command.round_id == current.round_id:
-            misread = table.gap_reason is HoldReason.MISREAD
-            reason = VoidReason.MISREAD if misread else VoidReason.SUPERVISOR
-            self._void_in_play(out, reason, operator=command.operator)
-            return self._round_over(out)
-        refusal = supervision.void_settled(table.in_play(), out, command)
-        return table.phase if refusal is None else refusal
-
-    def _void_shoe(self, step: Step, out: Out) -> Phase | Refusal:
-        table = self._table
-        command = self._given_as(step, VoidShoe, Handler.VOID_SHOE)
+def _counted(table: Table, out: Out, drawn: Drawn, shoe: Shoe | None = None) -> bool:
+    """Count the card out of ``shoe`` (the one in play); ``False`` for a foreign card."""
+    if shoe is None:
         shoe = table.in_play()
-        refusal = supervision.refuse_void_shoe(shoe)
-        if refusal is not None:
-            return refusal
-        rounds: tuple[str, ...] = ()
-        discarded: tuple[Card | None, ...] = ()
-        if table.round is not None:
-            rounds = (table.round.round_id,)
-            self._void_in_play(out, VoidReason.SHOE_VOIDED, operator=command.operator)
-        else:
-            discarded = tuple(table.pending_cards())
-        supervision.shoe_voided(table, out, command, rounds=rounds, discarded=discarded)
-        shoe.ended = True
-        return Phase.SHOE_OVER
+    if not drawn.seen_already:
+        shoe.cards_seen += 1
+    return drawn.card is None or take(table, out, shoe, drawn.card)
 
-    def _manual_card(self, step: Step, out: Out) -> Phase | Refusal:
-        table = self._table
-        command = self._given_as(step, EnterCard, Handler.MANUAL_CARD)
-        refusal = supervision.refuse_entry(table, table.in_play(), command.card)
-        if refusal is not None:
-            return refusal
-        if table.gap == 0:
-            stream.enter_left_over(table, out, command.card)
-            return table.phase
-        seen_already = stream.fill_gap(table)
-        card_step = self.by_handler[CARD_STEPS[table.phase]]
-        target = card_step(Step(card=command.card, manual=True, seen_already=seen_already), out)
-        if not isinstance(target, Phase):
-            raise ProcedureBug(f"a card entered by hand refused in {table.phase}")
-        return target
 
-    def _correct_result(self, step: Step, out: Out) -> Phase | Refusal:
-        table = self._table
-        command = self._given_as(step, CorrectResult, Handler.CORRECT_RESULT)
-        refusal = supervision.correct(table, out, table.in_play(), command)
-        return table.phase if refusal is None else refusal
+# --- shoe items -------------------------------------------------------------------------------
 
-    def _set_limits(self, step: Step, out: Out) -> Phase | Refusal:
-        command = self._given_as(step, SetLimits, Handler.SET_LIMITS)
-        return limits.set_limits(self._table, out, command)
 
-    def _clear_fault(self, step: Step, out: Out) -> Phase:
-        command = self._given_as(step, VoidShoe, Handler.CLEAR_FAULT)
-        return faults.clear(self._table, out, command)
+def card_without_shoe(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card before any shoe: an alarm, nothing starts."""
+    out.alarm(None, AlarmCode.CARD_WITHOUT_SHOE, "a card came out before any new_shoe",
+              card=drawn.card)
+    return table.phase
+
+
+def card_after_last_round(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card after the shoe's last round: counted, an alarm."""
+    if _counted(table, out, drawn):
+        shoe_flow.after_last_round(table.in_play(), out, drawn.card)
+    return Phase.SHOE_OVER
+
+
+def burn_first(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """The burn's face-up card: it says how many more to burn."""
+    if not _counted(table, out, drawn):
+        return Phase.BURN_CARD
+    target = shoe_flow.burn_first(table.in_play(), out, drawn.card)
+    if drawn.card is None:
+        stream.open_gap(table, 1, HoldReason.MISREAD)
+    return target
+
+
+def burn(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card burned face down."""
+    if not _counted(table, out, drawn):
+        return Phase.BURNING
+    return shoe_flow.burn(table.in_play(), out, drawn.card)
+
+
+def card_between_rounds(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card between rounds: unnecessary, or (no betting phase) the next round's first."""
+    shoe = table.in_play()
+    if not table.betting and not table.rounds_stopped():  # the card starts the next round
+        dealing.start(table, shoe)
+        return deal_card(table, out, drawn)
+    if _counted(table, out, drawn):
+        shoe_flow.unnecessary_card(shoe, out, drawn.card)
+    return Phase.BETWEEN_ROUNDS
+
+
+def exposed_card(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card while bets are taken: exposed, the round is voided."""
+    if not _counted(table, out, drawn):
+        return Phase.BETTING
+    dealing.exposed(table, out, table.in_play(), drawn.card)
+    _void_in_play(table, out, VoidReason.EXPOSED_CARD, operator=None, extra=(drawn.card,),
+                  take_queue=False)
+    return _round_over(table, out)
+
+
+def deal_card(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """A card of the round: placed where the drawing rules say, the round settled if complete."""
+    shoe = table.in_play()
+    if not _counted(table, out, drawn, shoe):
+        return Phase.DEALING
+    if drawn.card is None:
+        dealing.misread(table, out, shoe)
+        stream.open_gap(table, 1, HoldReason.MISREAD)
+        return Phase.DEALING
+    if dealing.deal(table, out, shoe, drawn.card, manual=drawn.manual) is dealing.Dealt.SETTLED:
+        return _round_over(table, out)
+    return Phase.DEALING
+
+
+def cut_out_of_play(table: Table, out: Out, _drawn: Drawn) -> Phase:
+    """The cut card with no shoe in play: an alarm at most."""
+    shoe_flow.cut_card(table, out)  # nothing depends on it any more
+    return table.phase
+
+
+def cut_between_rounds(table: Table, out: Out, _drawn: Drawn) -> Phase:
+    """The cut card with no round in play: the shoe ends."""
+    shoe = shoe_flow.cut_card(table, out)
+    if shoe is None:
+        return table.phase
+    out.last_round_between(shoe, shoe.round_no)
+    return shoe_flow.end(shoe, out, ShoeEndReason.CUT_CARD)
+
+
+def cut_before_the_deal(table: Table, out: Out, _drawn: Drawn) -> Phase:
+    """The cut card while bets are taken: the round does not commence."""
+    if shoe_flow.cut_card(table, out) is None:
+        return table.phase
+    return _no_round_commences(table, out)
+
+
+def cut_while_dealing(table: Table, out: Out, _drawn: Drawn) -> Phase:
+    """The cut card during a round: it is the last, or (before its first card) void."""
+    current = table.current()
+    if shoe_flow.cut_card(table, out) is None:
+        return Phase.DEALING
+    if current.cards:  # this round completes and is the last
+        current.last_round = True
+        out.last_round_during(current)
+        return Phase.DEALING
+    return _no_round_commences(table, out)
+
+
+def _no_round_commences(table: Table, out: Out) -> Phase:
+    """The cut card before the round's first card: the round is voided, the shoe ends."""
+    out.last_round_between(table.in_play(), table.current().round_no - 1)
+    _void_in_play(table, out, VoidReason.AFTER_LAST_ROUND, operator=None, take_queue=False)
+    return _round_over(table, out)
+
+
+def frames_lost(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """Frames lost: an alarm, and a hold while the burn or a round waits for cards."""
+    stream.frames_lost(table, out, drawn.count)
+    if table.shoe is not None and table.phase in GAP_PHASES:
+        stream.open_gap(table, drawn.count, HoldReason.LOST_FRAMES)
+    return table.phase
+
+
+def frames_lost_between_rounds(table: Table, out: Out, drawn: Drawn) -> Phase:
+    """Frames lost between rounds: without a betting phase, a round starts, held."""
+    stream.frames_lost(table, out, drawn.count)
+    if table.betting or table.rounds_stopped():
+        return Phase.BETWEEN_ROUNDS
+    dealing.start(table, table.in_play())
+    stream.open_gap(table, drawn.count, HoldReason.LOST_FRAMES)
+    return Phase.DEALING
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def open_betting(table: Table, out: Out, _command: OpenBetting) -> Phase:
+    """The next round starts, open for bets."""
+    return dealing.open_betting(table, out, table.in_play())
+
+
+def close_betting(table: Table, out: Out, _command: CloseBetting) -> Phase:
+    """No more bets: the round is dealt."""
+    return dealing.close_betting(table, out)
+
+
+def deal(table: Table, _out: Out, _command: Deal) -> Phase:
+    """The next round starts (no betting phase)."""
+    dealing.start(table, table.in_play())
+    return Phase.DEALING
+
+
+def misdeal(table: Table, out: Out, command: Misdeal) -> Phase:
+    """The round being dealt is voided."""
+    _void_in_play(table, out, VoidReason.MISDEAL, operator=command.operator)
+    return _round_over(table, out)
+
+
+def dropped_card(table: Table, out: Out, command: DroppedCard) -> Phase:
+    """A card fell out of sight: reused if read, else the round is voided."""
+    if command.read:
+        return table.phase  # the card is reused: nothing changes
+    _void_in_play(table, out, VoidReason.DROPPED_CARD, operator=command.operator)
+    return _round_over(table, out)
+
+
+def void_round(table: Table, out: Out, command: VoidRound) -> Phase | Refusal:
+    """The round in play, or a settled round of the shoe, is voided."""
+    current = table.round
+    if current is not None and command.round_id == current.round_id:
+        misread = table.holds.gap_reason is HoldReason.MISREAD
+        reason = VoidReason.MISREAD if misread else VoidReason.SUPERVISOR
+        _void_in_play(table, out, reason, operator=command.operator)
+        return _round_over(table, out)
+    refusal = supervision.void_settled(table.in_play(), out, command)
+    return table.phase if refusal is None else refusal
+
+
+def void_shoe(table: Table, out: Out, command: VoidShoe) -> Phase:
+    """The shoe is voided with its round in play; nothing more is dealt from it."""
+    shoe = table.in_play()
+    rounds: tuple[str, ...] = ()
+    discarded: tuple[Card | None, ...] = ()
+    if table.round is not None:
+        rounds = (table.round.round_id,)
+        _void_in_play(table, out, VoidReason.SHOE_VOIDED, operator=command.operator)
+    else:
+        discarded = tuple(table.pending_cards())
+    supervision.shoe_voided(table, out, command, rounds=rounds, discarded=discarded)
+    shoe.ended = True
+    return Phase.SHOE_OVER
+
+
+def correct_result(table: Table, out: Out, command: CorrectResult) -> Phase | Refusal:
+    """A settled round's cards are corrected."""
+    refusal = supervision.correct(table, out, table.in_play(), command)
+    return table.phase if refusal is None else refusal
+
+
+def _entered(table: Table, out: Out, command: EnterCard, card_step: CardStep) -> Phase | Refusal:
+    """A card entered by hand: a missing one goes through ``card_step``, the phase's own."""
+    refusal = supervision.refuse_entry(table.in_play(), command.card)
+    if refusal is not None:
+        return refusal
+    if table.holds.gap == 0:
+        stream.enter_left_over(table, out, command.card)
+        return table.phase
+    seen_already = stream.fill_gap(table)
+    return card_step(table, out, Drawn(card=command.card, manual=True, seen_already=seen_already))
+
+
+def enter_burn_first(table: Table, out: Out, command: EnterCard) -> Phase | Refusal:
+    """The face-up burn card, entered by hand."""
+    return _entered(table, out, command, burn_first)
+
+
+def enter_burn(table: Table, out: Out, command: EnterCard) -> Phase | Refusal:
+    """A burn card, entered by hand."""
+    return _entered(table, out, command, burn)
+
+
+def enter_between_rounds(table: Table, out: Out, command: EnterCard) -> Phase | Refusal:
+    """A card drawn for a left-over lost frame, entered by hand."""
+    return _entered(table, out, command, card_between_rounds)
+
+
+def enter_dealt_card(table: Table, out: Out, command: EnterCard) -> Phase | Refusal:
+    """A card of the round, entered by hand."""
+    return _entered(table, out, command, deal_card)
+
+
+def enter_after_last_round(table: Table, out: Out, command: EnterCard) -> Phase | Refusal:
+    """A card drawn for a left-over lost frame after the last round, entered by hand."""
+    return _entered(table, out, command, card_after_last_round)
+
+
+# --- inputs taken in every phase ----------------------------------------------------------------
+
+
+def reader_offline(table: Table, out: Out, _event: ReaderWentOffline) -> None:
+    """The reader went offline: an alarm, and a hold."""
+    stream.reader(table, out, online=False)
+
+
+def reader_back(table: Table, out: Out, _event: ReaderCameBack) -> None:
+    """The reader talks again."""
+    stream.reader(table, out, online=True)
+
+
+def runtime_failed(table: Table, out: Out, event: RuntimeFailed) -> None:
+    """The runtime could not carry out an input: the table faults (once) and says so."""
+    faults.fault(table, event.message)
+    show_fault(table, out, event.message)
+
+
+def show_fault(table: Table, out: Out, message: str) -> None:
+    """Hold the table for the fault (once) and raise the alarm ``message``."""
+    prompts.show(table, out)
+    faults.alarm(table, out, message)

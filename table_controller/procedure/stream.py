@@ -13,6 +13,8 @@ dealer drew for one may still be entered, and is then counted out of the shoe an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from table_controller.contract.codes import AlarmCode, HoldReason
 from table_controller.procedure.table import Item, Out, Table, last_round_id
 from table_controller.rules.cards import Card
@@ -42,28 +44,27 @@ def take_queue(table: Table) -> list[Card | None]:
 
 def open_gap(table: Table, count: int, reason: HoldReason) -> None:
     """``count`` cards are missing at the head of the stream: the table holds until entered."""
-    table.gap = count
-    table.gap_reason = reason
+    table.holds = replace(table.holds, gap=count, gap_reason=reason)
 
 
 def fill_gap(table: Table) -> bool:
     """One missing card entered by hand; whether it was a misread (already counted out)."""
-    reason = table.gap_reason
-    table.gap -= 1
-    if table.gap == 0:
-        table.gap_reason = None
-    return reason is HoldReason.MISREAD
+    holds = table.holds
+    gap = holds.gap - 1
+    table.holds = replace(holds, gap=gap, gap_reason=holds.gap_reason if gap else None)
+    return holds.gap_reason is HoldReason.MISREAD
 
 
 def end_gap(table: Table, out: Out, round_id: str | None) -> None:
     """The burn or round that needed the missing cards ended: lost frames are left over."""
-    if table.gap_reason is HoldReason.LOST_FRAMES and table.gap and table.shoe is not None:
-        table.left_over += table.gap
+    gap = table.holds.gap
+    if table.holds.gap_reason is HoldReason.LOST_FRAMES and gap and table.shoe is not None:
+        table.left_over += gap
         out.alarm(
             table.shoe, AlarmCode.LOST_FRAMES_LEFT_OVER,
-            f"{table.gap} lost frame(s) not needed by {round_id or 'the burn'}: if the dealer "
+            f"{gap} lost frame(s) not needed by {round_id or 'the burn'}: if the dealer "
             "drew a card for one, enter it (manual_card) before the next round",
-            round_id=round_id, count=table.gap,
+            round_id=round_id, count=gap,
         )
     table.close_gap()
 
@@ -88,6 +89,6 @@ def frames_lost(table: Table, out: Out, count: int) -> None:
 
 def reader(table: Table, out: Out, *, online: bool) -> None:
     """The reader went offline (a hold and an alarm) or came back."""
-    table.reader_online = online
+    table.holds = replace(table.holds, reader_offline=not online)
     if not online:
         out.alarm(table.shoe, AlarmCode.READER_OFFLINE, "the card reader is offline")

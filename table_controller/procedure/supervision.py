@@ -5,6 +5,10 @@ Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and cha
 :class:`~table_controller.procedure.table.Table` and imports no other part. A command is either
 refused, changing nothing (a :data:`~table_controller.procedure.table.Refusal`), or carried out.
 
+Before its step, a command of the routes passes :func:`precheck` (the kind of table, a hold,
+the phase, the dealer) and its route's guard (:func:`shoe_not_over`, :func:`card_missing`,
+:func:`shoe_not_voided`): refusals that do not depend on what the command names.
+
 History is never rewritten in place: a settled round is voided or corrected by a new event that
 names it, and the scoreboards are rebuilt from the rounds that stand.
 """
@@ -20,13 +24,13 @@ from table_controller.procedure.inputs import (
     Command,
     CorrectResult,
     Deal,
+    EnterCard,
     OpenBetting,
     StartNewShoe,
     VoidRound,
     VoidShoe,
 )
 from table_controller.procedure.shoe import Burn, CardAccounting, Shoe
-from table_controller.procedure.states import COMMANDS_WHILE_HELD, Trigger, accepts
 from table_controller.procedure.table import Out, Refusal, Table
 from table_controller.rules.cards import Card
 from table_controller.rules.tableau import Coup
@@ -40,26 +44,51 @@ _DEALT_COMMANDS = (StartNewShoe, OpenBetting, CloseBetting, Deal)
 MAX_SHOE_ID_LENGTH = 64
 
 
-def precheck(table: Table, command: Command, trigger: Trigger) -> Refusal | None:
-    """Why the table cannot take ``command`` now, if it cannot."""
-    if isinstance(command, _BETTING_COMMANDS) and not table.betting:
+def precheck(table: Table, kind: type[Command], *, routed: bool,
+             while_held: bool) -> Refusal | None:
+    """Why the table cannot take a command of ``kind`` now, if it cannot.
+
+    ``routed``: the phase has a route for it; ``while_held``: it is taken while the table is
+    held (both from :mod:`.states`, the routes).
+    """
+    if kind in _BETTING_COMMANDS and not table.betting:
         return RefusalCode.NO_BETTING_PHASE, "this table has no betting phase"
-    if isinstance(command, Deal) and table.betting:
+    if kind is Deal and table.betting:
         return RefusalCode.BETTING_PHASE, "on this table, closing the betting deals the round"
-    if trigger not in COMMANDS_WHILE_HELD and table.held():
-        return RefusalCode.TABLE_HELD, f"the table is held ({table.holds()[0]})"
-    if not accepts(table.phase, trigger):
-        return RefusalCode.WRONG_PHASE, f"{command.COMMAND} is not taken in {table.phase}"
-    if isinstance(command, _DEALT_COMMANDS) and table.no_dealer():
+    if not while_held and table.held():
+        return RefusalCode.TABLE_HELD, f"the table is held ({table.hold_reasons()[0]})"
+    if not routed:
+        return RefusalCode.WRONG_PHASE, f"{kind.COMMAND} is not taken in {table.phase}"
+    if kind in _DEALT_COMMANDS and table.no_dealer():
         return RefusalCode.NO_DEALER, "no dealer is signed in: a dealer signs in first"
+    return None
+
+
+def shoe_not_over(table: Table, _command: StartNewShoe | None) -> Refusal | None:
+    """A guard: between rounds, a new shoe only where every round is dealt from a new shoe."""
+    if table.every_round:
+        return None
+    return RefusalCode.WRONG_PHASE, "this shoe is not over: wait for its end or void it"
+
+
+def card_missing(table: Table, _command: EnterCard | None) -> Refusal | None:
+    """A guard: a card is entered by hand only while one is missing."""
+    if table.holds.gap == 0 and table.left_over == 0:
+        return RefusalCode.NO_CARD_MISSING, "no card is missing"
+    return None
+
+
+def shoe_not_voided(table: Table, _command: VoidShoe | None) -> Refusal | None:
+    """A guard: a shoe is voided once."""
+    shoe = table.in_play()
+    if shoe.voided:
+        return RefusalCode.ALREADY_VOIDED, f"shoe {shoe.shoe_id} is already voided"
     return None
 
 
 def new_shoe(table: Table, out: Out, command: StartNewShoe) -> Refusal | Phase:
     """A freshly shuffled shoe, numbered ``<table_id>-S0001``... when not named."""
     old = table.shoe
-    if table.phase is Phase.BETWEEN_ROUNDS and not table.every_round:
-        return RefusalCode.WRONG_PHASE, "this shoe is not over: wait for its end or void it"
     shoe_id = command.shoe_id
     if shoe_id is None:
         number = table.shoes_started + 1
@@ -111,13 +140,6 @@ def void_settled(shoe: Shoe, out: Out, command: VoidRound) -> Refusal | None:
     return None
 
 
-def refuse_void_shoe(shoe: Shoe) -> Refusal | None:
-    """Why the shoe cannot be voided, if it cannot: it was already."""
-    if shoe.voided:
-        return RefusalCode.ALREADY_VOIDED, f"shoe {shoe.shoe_id} is already voided"
-    return None
-
-
 def shoe_voided(table: Table, out: Out, command: VoidShoe, *, rounds: tuple[str, ...],
                 discarded: tuple[Card | None, ...]) -> None:
     """The shoe is voided: nothing queued or held stays, and it is not to be dealt on."""
@@ -129,10 +151,8 @@ def shoe_voided(table: Table, out: Out, command: VoidShoe, *, rounds: tuple[str,
                            dealer=out.dealer, supervisor=out.supervisor))
 
 
-def refuse_entry(table: Table, shoe: Shoe, card: Card) -> Refusal | None:
-    """Why ``card`` cannot be entered by hand now, if it cannot."""
-    if table.gap == 0 and table.left_over == 0:
-        return RefusalCode.NO_CARD_MISSING, "no card is missing"
+def refuse_entry(shoe: Shoe, card: Card) -> Refusal | None:
+    """Why ``card`` cannot be entered by hand (a missing card is), if it cannot."""
     if not shoe.accounting.admits(card):
         return (RefusalCode.FOREIGN_CARD,
                 f"{card.code} has already been seen {shoe.decks} times in this shoe")

@@ -4,10 +4,12 @@
 Pure: no I/O, no clock, no randomness.
 
 Every part of the procedure (:mod:`.stream`, :mod:`.shoe_flow`, :mod:`.dealing`,
-:mod:`.commands`, :mod:`.display`, :mod:`.faults`) takes a :class:`Table` and an :class:`Out`
-and imports only this module and the ones below it; the machine in :mod:`.machine` composes
-them (:mod:`.steps` for each route of the dispatch table). The state is a plain mutable value:
-the machine owns one and hands it to nothing else.
+:mod:`.supervision`, :mod:`.prompts`, :mod:`.faults`, :mod:`.oversight`, :mod:`.staff`,
+:mod:`.limits`) takes a :class:`Table` and an :class:`Out` and imports only this module and the
+ones below it; the routes of :mod:`.states` name them (and :mod:`.steps`, which composes them),
+and :mod:`.machine` dispatches. The state is a plain mutable value the machine owns and hands
+to nothing else; what holds or stops the table is one frozen :class:`Holds` in it, replaced
+whole on every change.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Final
 
 from table_controller.contract.codes import (
     AlarmCode,
@@ -37,12 +40,16 @@ from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
-from table_controller.procedure.states import HOLDABLE
 from table_controller.rules.cards import Card
 from table_controller.rules.roads import DerivedRoad
 from table_controller.rules.tableau import Coup, Winner
 from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
 
+#: The phases a hold of the shoe (reader offline, a missing card, a foreign card) can stand
+#: over; the machine shows ``HELD`` and returns to them.
+HOLDABLE: frozenset[Phase] = frozenset(
+    {Phase.BURN_CARD, Phase.BURNING, Phase.BETWEEN_ROUNDS, Phase.BETTING, Phase.DEALING}
+)
 #: Phases that wait for cards (the burn, a round in play): a misread card or a lost frame
 #: there leaves a card missing.
 GAP_PHASES = frozenset({Phase.BURN_CARD, Phase.BURNING, Phase.DEALING})
@@ -69,12 +76,42 @@ class Lost:
 Item = Card | Mark | Lost
 
 
-@dataclass(slots=True, kw_only=True)
-class Unconfirmed:
-    """A settled round whose result waits for a second source: what it would have published."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holds:
+    """What holds or stops the table, as one value: replaced whole whenever any of it changes.
 
-    round_id: str
-    decisions: list[Decision]
+    The shoe's holds (the reader offline, a foreign card, cards missing) stand over the phases
+    of :data:`HOLDABLE`; a supervisor's (modified software, a dispute, a result the second
+    source disagreed with) over every phase; a fault over everything. ``stopped`` and
+    ``shoe_held`` say whether any of either kind stands (worked out once, read on every card).
+    """
+
+    reader_offline: bool = False
+    #: A foreign card holds the table until the shoe is voided.
+    foreign: bool = False
+    #: Cards missing at the head of the stream, and why (a misread, lost frames).
+    gap: int = 0
+    gap_reason: HoldReason | None = None
+    software_modified: bool = False
+    dispute: DisputeFields | None = None
+    #: The round whose result waits for a second source's ``confirm_result`` (not a hold by
+    #: itself: no round starts), and whether the source disagreed (a hold).
+    unconfirmed: str | None = None
+    result_rejected: bool = False
+    #: The fault's message while ``FAULTED``.
+    fault: str | None = None
+    stopped: bool = field(init=False, repr=False, compare=False)
+    shoe_held: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        stopped = self.software_modified or self.dispute is not None or self.result_rejected
+        object.__setattr__(self, "stopped", stopped)
+        shoe_held = self.reader_offline or self.foreign or self.gap_reason is not None
+        object.__setattr__(self, "shoe_held", shoe_held)
+
+
+#: Nothing holds the table.
+NO_HOLDS: Final = Holds()
 
 
 @dataclass(slots=True, kw_only=True)
@@ -85,8 +122,8 @@ class Table:
     table_id: str
     betting: bool
     phase: Phase = Phase.NO_SHOE
-    #: The fault's message while ``FAULTED``.
-    fault: str | None = None
+    #: The holds, the fault and the result waiting (one value, replaced on change).
+    holds: Holds = NO_HOLDS
     #: A fault was cleared with no shoe started: the table shows ``shoe_over`` until one is.
     fault_cleared: bool = False
     shoe: Shoe | None = None
@@ -96,12 +133,6 @@ class Table:
     round: RoundCards | None = None
     #: The round the display shows: the current one, else the last one to finish.
     shown_round: RoundCards | None = None
-    reader_online: bool = True
-    #: A foreign card holds the table until the shoe is voided.
-    foreign: bool = False
-    #: Cards missing at the head of the stream, and why.
-    gap: int = 0
-    gap_reason: HoldReason | None = None
     #: Lost frames no entry accounted for when their burn or round ended.
     left_over: int = 0
     #: Shoe items queued behind a hold.
@@ -117,17 +148,11 @@ class Table:
     #: Who is signed in at the table (staff ids).
     dealer: str | None = None
     supervisor: str | None = None
-    #: Holds only a supervisor lifts, standing over every phase: the software was modified,
-    #: a dispute is open, the second source disagreed with a result. ``stopped`` is whether
-    #: any stands (kept by :meth:`oversee`, read on every card).
-    software_modified: bool = False
-    dispute: DisputeFields | None = None
     disputes_opened: int = 0
-    result_rejected: bool = False
-    stopped: bool = False
     #: Each result waits for ``confirm_result`` before it is published.
     confirm_results: bool = False
-    unconfirmed: Unconfirmed | None = None
+    #: While a result waits (``holds.unconfirmed``): it and what was published after it.
+    held_back: list[Decision] = field(default_factory=list)
     #: The stake limits in force, and the configuration's last taken (``None``: none yet).
     limits: TableLimits = field(default_factory=TableLimits)
     configured: TableLimits | None = None
@@ -143,36 +168,32 @@ class Table:
 
     def rounds_stopped(self) -> bool:
         """No round may start: no dealer while one is required, or a result not yet confirmed."""
-        return self.no_dealer() or self.unconfirmed is not None
+        return self.no_dealer() or self.holds.unconfirmed is not None
 
-    def oversee(self) -> None:
-        """Work out ``stopped`` again after a supervisor's hold changed."""
-        self.stopped = self.software_modified or self.dispute is not None or self.result_rejected
-
-    def holds(self) -> list[HoldReason]:
+    def hold_reasons(self) -> list[HoldReason]:
         """The holds standing over the phase, most important first (a fault not included)."""
-        holds: list[HoldReason] = []
-        if self.phase in HOLDABLE:
-            if self.foreign:
-                holds.append(HoldReason.FOREIGN_CARD)
-            if self.gap_reason is not None:
-                holds.append(self.gap_reason)
-            if not self.reader_online:
-                holds.append(HoldReason.READER_OFFLINE)
-        if self.stopped:
-            if self.software_modified:
-                holds.append(HoldReason.SOFTWARE_MODIFIED)
-            if self.dispute is not None:
-                holds.append(HoldReason.DISPUTE)
-            if self.result_rejected:
-                holds.append(HoldReason.RESULT_NOT_CONFIRMED)
-        return holds
+        holds = self.holds
+        reasons: list[HoldReason] = []
+        if holds.shoe_held and self.phase in HOLDABLE:
+            if holds.foreign:
+                reasons.append(HoldReason.FOREIGN_CARD)
+            if holds.gap_reason is not None:
+                reasons.append(holds.gap_reason)
+            if holds.reader_offline:
+                reasons.append(HoldReason.READER_OFFLINE)
+        if holds.stopped:
+            if holds.software_modified:
+                reasons.append(HoldReason.SOFTWARE_MODIFIED)
+            if holds.dispute is not None:
+                reasons.append(HoldReason.DISPUTE)
+            if holds.result_rejected:
+                reasons.append(HoldReason.RESULT_NOT_CONFIRMED)
+        return reasons
 
     def held(self) -> bool:
         """Whether any hold stands over the phase (a fault not included)."""
-        return self.stopped or (self.phase in HOLDABLE and (
-            self.foreign or self.gap_reason is not None or not self.reader_online
-        ))
+        holds = self.holds
+        return holds.stopped or (holds.shoe_held and self.phase in HOLDABLE)
 
     def in_play(self) -> Shoe:
         """The shoe; a bug if there is none."""
@@ -195,15 +216,17 @@ class Table:
         ]
 
     def close_gap(self) -> None:
-        self.gap = 0
-        self.gap_reason = None
+        """No card is missing any more."""
+        if self.holds.gap or self.holds.gap_reason is not None:
+            self.holds = replace(self.holds, gap=0, gap_reason=None)
 
     def drop_holds(self) -> None:
         """A new or voided shoe: nothing queued, missing, left over or foreign any more."""
         self.pending.clear()
-        self.close_gap()
         self.left_over = 0
-        self.foreign = False
+        holds = self.holds
+        if holds.gap or holds.gap_reason is not None or holds.foreign:
+            self.holds = replace(holds, gap=0, gap_reason=None, foreign=False)
 
     def offered(self, current: RoundCards) -> tuple[str, ...]:
         """The bets taken on a round: dynamic windows' offer if made, else its fixed windows."""
@@ -325,8 +348,7 @@ def out_for(table: Table) -> Out:
     out = Out()
     out.dealer = table.dealer
     out.supervisor = None
-    unconfirmed = table.unconfirmed
-    out.held_back = None if unconfirmed is None else unconfirmed.decisions
+    out.held_back = None if table.holds.unconfirmed is None else table.held_back
     return out
 
 
@@ -347,6 +369,6 @@ def take(table: Table, out: Out, shoe: Shoe, card: Card) -> bool:
     out.alarm(shoe, AlarmCode.FOREIGN_CARD,
               f"{card.code} seen more than {shoe.decks} times: set aside; the shoe must be voided",
               round_id=round_id, card=card, seen=shoe.accounting.count(card) + 1)
-    if table.phase in HOLDABLE:
-        table.foreign = True
+    if table.phase in HOLDABLE and not table.holds.foreign:
+        table.holds = replace(table.holds, foreign=True)
     return False

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+import itertools
 import random
 from collections.abc import Iterator
 from fractions import Fraction
@@ -13,7 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.contract.codes import AlarmCode, HoldReason, Phase, RefusalCode, VoidReason
+from table_controller.contract.codes import (
+    AlarmCode,
+    HoldReason,
+    Phase,
+    PromptAction,
+    RefusalCode,
+    VoidReason,
+)
 from table_controller.contract.envelope import fields_of, to_wire
 from table_controller.contract.journal_refusal import JournalRefusal
 from table_controller.contract.outgoing import OutgoingMessage
@@ -51,7 +60,7 @@ from table_controller.screens.dealer.view import (
 )
 from tests.display.display_harness import outgoing, shown
 from tests.display.texts import in_words
-from tests.support.dealing import CUT, dealer_inputs, seeded_shoe
+from tests.support.dealing import CUT, Step, dealer_inputs, seeded_shoe, step_of
 from tests.support.snapshots import cards, roads_of, settled_round, snapshot
 
 # --- the prompt in words ---------------------------------------------------------------
@@ -136,7 +145,8 @@ def test_a_hold_says_why_and_a_burn_counts_down() -> None:
 
 
 def test_a_journal_that_cannot_record_holds_the_page_says_why_and_offers_nothing() -> None:
-    model = DisplayModel(snapshot("player_draws"), staff=lambda: None)
+    taking = dataclasses.replace(snapshot("player_draws"), taken=frozenset({"misdeal"}))
+    model = DisplayModel(taking, staff=lambda: None)
     dealing: Any = model.table()
     assert dealing["journal"] == {"ok": True}
     assert dealing["commands"]
@@ -577,24 +587,63 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     assert set(seen) == expected, seen
 
 
+def dealt(rounds: int, *, betting_phase: bool = True, confirm_results: bool = False,
+          variant: str = "commission") -> TableProcedure:
+    """A table with shoe ``S-1`` burned and ``rounds`` rounds dealt, as its prompts ask.
+
+    Every result that waits for its confirmation is confirmed, but the last round's.
+    """
+    procedure = TableProcedure(VARIANTS[variant], table_id="T07", betting_phase=betting_phase,
+                               confirm_results=confirm_results)
+    shoe = iter(seeded_shoe(3))
+    ids = itertools.count()
+
+    def command(kind: type[Command], **args: Any) -> Command:
+        return kind(at=0.0, command_id=f"d-{next(ids)}", operator="dealer", **args)
+
+    procedure.handle(command(inputs.StartNewShoe, shoe_id="S-1"))
+    last = f"S-1-{rounds}"
+    while True:
+        now = procedure.snapshot()
+        state = now.state
+        action = None if state.prompt is None else state.prompt.action
+        done = action in {PromptAction.RESULT, PromptAction.CONFIRM_RESULT}
+        burned = rounds == 0 and state.phase is Phase.BETWEEN_ROUNDS
+        if burned or (state.round_id == last and done):
+            return procedure
+        if state.unconfirmed_round_id is not None:
+            procedure.handle(command(inputs.ConfirmResult, round_id=state.unconfirmed_round_id,
+                                     agrees=True))
+        elif step_of(now) is Step.BETTING and betting_phase:
+            procedure.handle(command(inputs.OpenBetting))
+            procedure.handle(command(inputs.CloseBetting))
+        else:  # a card the lamp asks for, or (no betting phase) the next round's first
+            code = next(shoe)
+            procedure.handle(inputs.CutCardDrawn(at=0.0) if code == CUT
+                             else inputs.CardDrawn(at=0.0, card=Card.parse(code)))
+
+
+def after(procedure: TableProcedure, *events: Input) -> TableSnapshot:
+    """The snapshot of ``procedure`` once it has taken ``events``."""
+    for event in events:
+        procedure.handle(event)
+    return procedure.snapshot()
+
+
 def test_a_reader_table_never_offers_deal_and_a_virtual_one_only_between_rounds() -> None:
-    between: dict[str, Any] = {
-        "phase": "between_rounds",
-        "held_in": None,
-        "betting_phase": False,
-        "variant": "commission",
-        "round_id": "T07-S0001-3",
-        "missing_cards": 0,
-        "unresolved_lost_frames": 0,
-    }
-    assert "deal" not in commands_offered(snapshot("deal", **between), virtual=False)
-    assert "deal" in commands_offered(snapshot("deal", **between), virtual=True)
-    betting = between | {"betting_phase": True}
-    assert "deal" not in commands_offered(snapshot("open_betting", **betting), virtual=True)
-    dealing = between | {"phase": "dealing"}
-    assert "deal" not in commands_offered(snapshot("deal", **dealing), virtual=True)
-    held = between | {"phase": "held", "held_in": "between_rounds"}
-    assert "deal" not in commands_offered(snapshot("hold", **held), virtual=True)
+    between = dealt(3, betting_phase=False).snapshot()
+    assert (between.state.phase, between.state.missing_cards) == (Phase.BETWEEN_ROUNDS, 0)
+    assert "deal" not in commands_offered(between, virtual=False)
+    assert "deal" in commands_offered(between, virtual=True)
+    betting = dealt(3).snapshot()
+    assert "deal" not in commands_offered(betting, virtual=True)
+    common: dict[str, Any] = {"at": 0.0, "command_id": "x", "operator": "dealer"}
+    dealing = after(dealt(3, betting_phase=False), inputs.Deal(**common))
+    assert dealing.state.phase is Phase.DEALING
+    assert "deal" not in commands_offered(dealing, virtual=True)
+    held = after(dealt(3, betting_phase=False), inputs.ReaderWentOffline(at=0.0))
+    assert held.state.held_in is Phase.BETWEEN_ROUNDS
+    assert "deal" not in commands_offered(held, virtual=True)
 
 
 def test_the_table_view_carries_the_commands_offered() -> None:
@@ -627,13 +676,7 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
 
 
 def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_nothing() -> None:
-    waiting = snapshot(
-        "confirm_result",
-        phase="between_rounds",
-        round_id="S-1-12",
-        unconfirmed_round_id="S-1-12",
-        confirm_results=True,
-    )
+    waiting = dealt(12, confirm_results=True).snapshot()
     offered = commands_offered(waiting, virtual=False)
     assert "confirm_result" in offered
     assert not {"new_shoe", "open_betting", "close_betting", "deal"} & set(offered)
@@ -644,15 +687,11 @@ def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_noth
 
 
 def test_once_the_cards_differ_a_supervisor_settles_the_round_and_may_acknowledge() -> None:
-    rejected = snapshot(
-        "hold",
-        phase="held",
-        held_in="between_rounds",
-        reason=HoldReason.RESULT_NOT_CONFIRMED,
-        holds=(HoldReason.RESULT_NOT_CONFIRMED,),
-        round_id="S-1-12",
-        unconfirmed_round_id="S-1-12",
-    )
+    common: dict[str, Any] = {"at": 0.0, "command_id": "x", "operator": "dealer"}
+    differ = inputs.ConfirmResult(**common, round_id="S-1-12", agrees=False)
+    rejected = after(dealt(12, confirm_results=True), differ)
+    assert (rejected.state.held_in, rejected.state.holds) == (
+        Phase.BETWEEN_ROUNDS, (HoldReason.RESULT_NOT_CONFIRMED,))
     offered = commands_offered(rejected, virtual=False)
     assert "confirm_result" not in offered
     assert {"void_round", "correct_result", "acknowledge"} <= set(offered)
@@ -672,14 +711,18 @@ def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolut
         round_ids=("S-1-10", "S-1-11"),
         supervisor="S-9",
     )
-    held = snapshot(
-        "hold",
-        phase="held",
-        held_in="between_rounds",
-        reason=HoldReason.DISPUTE,
-        holds=(HoldReason.DISPUTE,),
-        dispute=dispute,
+    supervisor: dict[str, Any] = {"at": 0.0, "operator": "S-9", "supervisor": "S-9"}
+    table = dealt(11)
+    held = after(
+        table,
+        inputs.OpenDispute(**supervisor, command_id="x-1", reason="a patron's complaint",
+                           round_ids=("S-1-1",)),
+        inputs.ResolveDispute(**supervisor, command_id="x-2", dispute_id="T07-D0001",
+                              outcome="upheld"),
+        inputs.OpenDispute(**supervisor, command_id="x-3", reason=dispute.reason,
+                           round_ids=dispute.round_ids),
     )
+    assert (held.state.dispute, held.state.held_in) == (dispute, Phase.BETWEEN_ROUNDS)
     offered = commands_offered(held, virtual=False)
     assert "resolve_dispute" in offered
     assert "dispute" not in offered
@@ -692,23 +735,29 @@ def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolut
     assert shown["supervisor"] == {"id": "S-9", "name": "Ana Ruiz"}
     assert view["oversight"]["acknowledge"] == []
     assert prompt_view(held, None)["detail"] == HOLD_REASONS[HoldReason.DISPUTE]
-    open_again = snapshot("open_betting", phase="between_rounds")
+    resolved = inputs.ResolveDispute(**supervisor, command_id="x-4", dispute_id="T07-D0002",
+                                     outcome="dismissed")
+    open_again = after(table, resolved)
+    assert open_again.state.phase is Phase.BETWEEN_ROUNDS
     assert "dispute" in commands_offered(open_again, virtual=False)
     assert "resolve_dispute" not in commands_offered(open_again, virtual=False)
-    assert "dispute" not in commands_offered(
-        snapshot(None, phase="no_shoe", shoe_id=None), virtual=False
-    )
+    no_shoe = TableProcedure(VARIANTS["commission"], table_id="T07").snapshot()
+    assert no_shoe.state.shoe_id is None
+    assert "dispute" not in commands_offered(no_shoe, virtual=False)
 
 
 def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
-    for phase in ("no_shoe", "between_rounds", "dealing"):
-        held = snapshot(
-            "hold",
-            phase="held",
-            held_in=phase,
-            reason=HoldReason.SOFTWARE_MODIFIED,
-            holds=(HoldReason.SOFTWARE_MODIFIED,),
-        )
+    common: dict[str, Any] = {"at": 0.0, "command_id": "x", "operator": "dealer"}
+    tables = {
+        "no_shoe": (TableProcedure(VARIANTS["commission"], table_id="T07"), ()),
+        "between_rounds": (dealt(1), ()),
+        "dealing": (dealt(1), (inputs.OpenBetting(**common), inputs.CloseBetting(**common))),
+    }
+    for phase, (table, events) in tables.items():
+        modified = inputs.SoftwareModified(at=0.0, message="the installed files differ")
+        held = after(table, *events, modified)
+        assert (held.state.held_in, held.state.holds) == (
+            Phase(phase), (HoldReason.SOFTWARE_MODIFIED,))
         assert "acknowledge" in commands_offered(held, virtual=False)
         view: Any = DisplayModel(held).table()
         assert view["oversight"]["acknowledge"] == ["software_modified"]

@@ -4,21 +4,25 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import typing
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 
 from table_controller.contract.codes import Phase
-from table_controller.procedure.machine import TableProcedure
+from table_controller.procedure import steps
 from table_controller.procedure.states import (
+    EVERY_PHASE,
     ROUTES,
     TRANSITIONS,
-    Handler,
+    TRIGGERS,
+    UNLESS_FAULTED,
     Trigger,
     accepts,
     is_edge,
     route,
 )
-from table_controller.rules.variants import VARIANTS
+from table_controller.procedure.steps import Drawn
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,10 +67,35 @@ def test_lookups_answer_from_the_table() -> None:
     assert not is_edge(Phase.BETTING, Trigger.CARD, Phase.DEALING)
 
 
+def _given(step: object) -> object:
+    """The type of what a step or guard is given (its third or second parameter)."""
+    assert isinstance(step, FunctionType)
+    hints = typing.get_type_hints(step)
+    names = list(inspect.signature(step).parameters)
+    return hints[names[2] if len(names) == 3 else names[1]]
+
+
 def test_every_route_names_a_step_of_the_dispatcher_and_every_step_is_used() -> None:
-    routes = TableProcedure(VARIANTS["commission"], table_id="T07")._routes
-    assert set(routes) == {(taken.source, taken.trigger) for taken in ROUTES}
-    assert all(step.__name__ == f"_{taken.handler.value}" for taken, step in routes.values())
-    assert {step.handler for step in ROUTES} == set(Handler)
+    given = {trigger: kind for kind, trigger in TRIGGERS.items()}
+    shoe_items = {Trigger.CARD, Trigger.MISREAD, Trigger.CUT_CARD, Trigger.FRAMES_LOST}
+    named: set[object] = set()
+    for routes in ROUTES.values():
+        for trigger, taken in routes.items():
+            assert _given(taken.step) == (Drawn if trigger in shoe_items else given[trigger])
+            if taken.guard is not None:
+                assert _given(taken.guard) == given[trigger] | None
+            named.add(taken.step)
+    for kind, aside in (*EVERY_PHASE.items(), *UNLESS_FAULTED.items()):
+        assert _given(aside.step) == kind
+        if aside.guard is not None:
+            assert _given(aside.guard) == kind | None
+        named.add(aside.step)
+    assert set(TRIGGERS.values()) == set(Trigger)
+    public_steps = {
+        function for name, function in inspect.getmembers(steps, inspect.isfunction)
+        if function.__module__ == steps.__name__ and not name.startswith("_")
+        and "out" in inspect.signature(function).parameters and name != "show_fault"
+    }
+    assert public_steps <= named
     assert route(Phase.DEALING, Trigger.CUT_CARD) is not None
     assert route(Phase.BETTING, Trigger.MANUAL_CARD) is None

@@ -26,7 +26,7 @@ from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import Input
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
-from table_controller.procedure.states import Trigger
+from table_controller.procedure.states import ROUTES, Trigger
 from table_controller.rules.cards import Card, all_cards, parse_cards
 from table_controller.rules.tableau import next_hand
 from table_controller.rules.variants import VARIANTS, Variant
@@ -777,7 +777,9 @@ def test_a_bug_leaves_the_machine_faulted() -> None:
     assert table.cards("6C") == []
 
 
-def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_shoe() -> None:
+def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_shoe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     table = Script().ready()
     table.open()
     table.close()
@@ -786,9 +788,9 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     def broken(*_args: object, **_kwargs: object) -> Phase:
         raise KeyError("7D")
 
-    routes = table.machine._routes
-    dealing = routes[Phase.DEALING, Trigger.CARD]
-    routes[Phase.DEALING, Trigger.CARD] = (dealing[0], broken)  # a bug in the core, as it were
+    routes = ROUTES[Phase.DEALING]
+    dealing = routes[Trigger.CARD]
+    monkeypatch.setitem(routes, Trigger.CARD, replace(dealing, step=broken))  # a bug, as it were
     with pytest.raises(ProcedureBug) as caught:
         table.machine.handle(inputs.CardDrawn(at=9.0, card=Card.parse("7D")),
                              origin="journal row 42")
@@ -806,7 +808,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert refusal(table.close()).code == "faulted"
     assert refusal(table.new_shoe("S-2")).code == "faulted"
     assert table.cards("6C") == []
-    routes[Phase.DEALING, Trigger.CARD] = dealing  # the bug fixed: the way out must not need it
+    monkeypatch.setitem(routes, Trigger.CARD, dealing)  # the bug fixed: the way out needs it not
     decisions = table.void_shoe()
     assert accepted(decisions)
     assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]

@@ -7,7 +7,7 @@ Pure: no I/O, no clock, no randomness.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from fractions import Fraction
 from typing import Annotated, ClassVar, Final
 
@@ -134,7 +134,7 @@ class TableLimits(Payload):
     supervisor: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # not slotted: it keeps :attr:`commands` beside its fields
 class TableSnapshot:
     """Where the table is, for the adapters: the ``state`` payload and what follows from it.
 
@@ -148,3 +148,20 @@ class TableSnapshot:
     burned: int | None
     #: The stake limits in force: the ``<root>/limits`` payload.
     limits: TableLimits = field(default_factory=TableLimits)
+    #: What :attr:`commands` answers: given, but not kept as a field.
+    taken: InitVar[frozenset[str]] = frozenset()
+    _commands: ClassVar[frozenset[str]] = frozenset()
+
+    def __post_init__(self, taken: frozenset[str]) -> None:
+        object.__setattr__(self, "_commands", taken)
+
+    @property
+    def commands(self) -> frozenset[str]:
+        """The commands the table takes now, by their mqtt-api.md names.
+
+        Those it would refuse only for what they name (a round, a card), never for the phase,
+        a hold or the kind of table: worked out by the procedure from its routes and
+        prechecks. Not one of the snapshot's fields, so nothing that writes those out (the
+        ``state`` payload, a record of the snapshot) carries it; empty unless given.
+        """
+        return self._commands

@@ -2,12 +2,12 @@
 """What the dealer's display shows, worked out from the table's snapshot and messages.
 
 Pure: no I/O, no clock, no randomness. It decides nothing about the game: every prompt, card,
-result and scoreboard mark comes from the typed messages the procedure publishes and from its
-:class:`~table_controller.contract.payloads.state.TableSnapshot`; the only rules it calls
-are the pure ones of ``table_controller.rules`` (hand totals,
-:func:`~table_controller.rules.roads.layout_grid`) and the transition table of
-``procedure/states.py`` (which commands a phase takes). The server (``screens/dealer/app.py``)
-sends what :class:`DisplayModel` returns to every open page.
+result and scoreboard mark, and which commands the table takes, comes from the typed messages
+the procedure publishes and from its
+:class:`~table_controller.contract.payloads.state.TableSnapshot`; the only rules it calls are
+the pure ones of ``table_controller.rules`` (hand totals,
+:func:`~table_controller.rules.roads.layout_grid`). The server (``screens/dealer/app.py``) sends
+what :class:`DisplayModel` returns to every open page.
 
 It writes no words: every text is a catalogue key with its values
 (:func:`~table_controller.screens.languages.localised`), which the page shows in its own
@@ -41,9 +41,7 @@ from table_controller.contract.payloads.state import (
     TableSnapshot,
     TableState,
 )
-from table_controller.procedure.states import COMMANDS_WHILE_HELD, Trigger, accepts
 from table_controller.rules.cards import Card, hand_total
-from table_controller.rules.variants import VARIANTS, Reshuffle
 from table_controller.screens.dealer.limits import limits_view
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.texts import (
@@ -60,8 +58,6 @@ from table_controller.screens.languages import localised
 
 #: The commands the page has a button for, in the order it shows them (the command table's).
 DISPLAY_COMMANDS: Final = BUTTON_COMMANDS
-#: The commands that start a round or a shoe: not while a result waits for its confirmation.
-_STARTS_A_ROUND: Final = frozenset({"new_shoe", "open_betting", "close_betting", "deal"})
 #: The holds a supervisor's ``acknowledge`` lifts (its ``alarm`` is the hold's name).
 ACKNOWLEDGED_HOLDS: Final = (HoldReason.SOFTWARE_MODIFIED, HoldReason.RESULT_NOT_CONFIRMED)
 #: Alarms and voids kept for the page, newest first.
@@ -233,63 +229,27 @@ def prompt_view(  # noqa: C901, PLR0911, PLR0912 - one case per prompt action of
 def commands_offered(snapshot: TableSnapshot, *, virtual: bool) -> list[str]:
     """The commands of :data:`DISPLAY_COMMANDS` the table takes now: the page shows only these.
 
-    The table's own rules decide, read from its snapshot as the procedure applies them before
-    any command: an edge out of the phase in the transition table
-    (:func:`~table_controller.procedure.states.accepts`), only the hold-clearing commands
-    while held, betting commands only with a betting phase and ``deal`` only without one, a
-    new shoe between rounds only where every round is a new shoe, a card entered by hand only
-    while one is missing; a faulted table, only the ``void_shoe`` that releases it (and a
-    ``dispute``, below). ``deal`` is for a ``virtual`` table alone: a reader table's first
-    card starts its round. A command refused only for what it names (a round, a card) keeps
-    its button.
-
-    The supervisor's holds are taken outside the transition table, in every phase: a
-    ``dispute`` while none is open (once a shoe was started: it names rounds),
-    ``resolve_dispute`` while one is, ``acknowledge`` while a hold it lifts stands, and the
-    dealer's ``confirm_result`` while a result waits for it (not once the dealer has said the
-    cards differ, nor on a faulted table). While a result waits, no round or shoe starts.
+    The table says which it takes (:attr:`TableSnapshot.commands`, worked out by the procedure
+    from its routes and the prechecks it applies before any command); the page leaves out
+    more of its own: ``deal`` but on a ``virtual`` table (a reader table's first card starts
+    its round), a void or correction of a round while no round is shown to name, and
+    ``acknowledge`` while no hold it lifts is shown (a fault shows only itself). A command
+    refused only for what it names (a round, a card) keeps its button.
     """
+    taken = snapshot.commands
     state = snapshot.state
-    faulted = state.phase is Phase.FAULTED
-    waiting = state.unconfirmed_round_id is not None
-    rejected = HoldReason.RESULT_NOT_CONFIRMED in state.holds
-    outside_the_routes = {
-        "confirm_result": waiting and not rejected and not faulted,
-        "dispute": state.dispute is None and state.shoe_id is not None,
-        "resolve_dispute": state.dispute is not None,
-        "acknowledge": any(hold in state.holds for hold in ACKNOWLEDGED_HOLDS),
+    no_round = state.round_id is None
+    left_out = {
+        "deal": not virtual,
+        "void_round": no_round,
+        "correct_result": no_round,
+        "acknowledge": not any(hold in state.holds for hold in ACKNOWLEDGED_HOLDS),
     }
-    held = state.held_in is not None
-    phase = state.held_in if state.held_in is not None else state.phase
-    betting = state.betting_phase
-    variant = VARIANTS.get(state.variant)
-    every_round = variant is not None and variant.reshuffle is Reshuffle.EVERY_ROUND
-    card_missing = state.missing_cards > 0 or state.unresolved_lost_frames > 0
-    this_kind_takes = {
-        "new_shoe": phase is not Phase.BETWEEN_ROUNDS or every_round,
-        "open_betting": betting,
-        "close_betting": betting,
-        "deal": virtual and not betting,
-        "misdeal": True,
-        "dropped_card": True,
-        "void_round": state.round_id is not None,
-        "void_shoe": True,
-        "manual_card": card_missing,
-        "correct_result": state.round_id is not None,
-        "set_limits": True,
-    }
-
-    def taken(command: str) -> bool:
-        if command in outside_the_routes:
-            return outside_the_routes[command]
-        return (
-            this_kind_takes[command]
-            and not (waiting and command in _STARTS_A_ROUND)
-            and (not held or Trigger(command) in COMMANDS_WHILE_HELD)
-            and accepts(phase, Trigger(command))
-        )
-
-    return [command for command in DISPLAY_COMMANDS if taken(command)]
+    return [
+        command
+        for command in DISPLAY_COMMANDS
+        if command in taken and not left_out.get(command, False)
+    ]
 
 
 def journal_view(refusal: JournalRefusal) -> dict[str, JsonValue]:
