@@ -16,7 +16,6 @@ import enum
 from dataclasses import replace
 
 from table_controller.contract.codes import AlarmCode, Phase, VoidReason
-from table_controller.contract.payloads.parts import result_of
 from table_controller.contract.payloads.round import (
     BettingClosed,
     BettingOpened,
@@ -24,6 +23,7 @@ from table_controller.contract.payloads.round import (
     RoundSettled,
     RoundVoided,
     SuspendedBet,
+    result_of,
 )
 from table_controller.procedure.inputs import RoundAssessed
 from table_controller.procedure.round import RoundCards, RoundOffer

@@ -16,8 +16,12 @@ names it, and the scoreboards are rebuilt from the rounds that stand.
 from __future__ import annotations
 
 from table_controller.contract.codes import Phase, RefusalCode, ShoeEndReason, VoidReason
-from table_controller.contract.payloads.parts import result_of
-from table_controller.contract.payloads.round import OriginalResult, ResultCorrected, RoundVoided
+from table_controller.contract.payloads.round import (
+    OriginalResult,
+    ResultCorrected,
+    RoundVoided,
+    result_of,
+)
 from table_controller.contract.payloads.shoe import ShoeStarted, ShoeVoided
 from table_controller.procedure.inputs import (
     CloseBetting,

@@ -27,7 +27,7 @@ from table_controller.contract.payloads.base import (
     Settled,
 )
 from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Hand, Winner
+from table_controller.rules.tableau import Coup, Hand, Winner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,3 +188,18 @@ class ResultCorrected(Payload):
     dealer: str | None
     #: The supervisor who authorised it (``None``: no supervisor's command caused it).
     supervisor: str | None
+
+
+def result_of(coup: Coup, settlement: Mapping[BetId, Settled]) -> ResultOfCards:
+    """The fields of a result that depend on the cards (``round_result``, corrections)."""
+    outcome = coup.outcome  # the totals and the winner, worked out once for the coup
+    return ResultOfCards(
+        player=HandResult(cards=coup.player, total=outcome.player_total),
+        banker=HandResult(cards=coup.banker, total=outcome.banker_total),
+        winner=outcome.winner,
+        natural=outcome.natural,
+        cards_dealt=outcome.cards_dealt,
+        player_pair=coup.player_pair,
+        banker_pair=coup.banker_pair,
+        settlement=settlement,
+    )
