@@ -34,11 +34,11 @@ def desk_at(path: Path, clock: Clock, **limits: float) -> StaffDesk:
 async def test_a_sign_in_record_carries_who_signed_in_and_never_the_pin(tmp_path: Path) -> None:
     desk = desk_at(write_register(tmp_path / "staff.json"), Clock())
     record = {"id": "c-1", "command": "sign_in", "operator": "pit",
-              "args": {"staff_id": "D-104", "pin": "1041"}}  # fmt: skip
+              "args": {"staff_id": "D-104", "pin": "10410417"}}  # fmt: skip
     checked = await desk.verified_sign_in(record, client="c")
     who = {"staff_id": "D-104", "name": "Mai Tran", "role": "dealer"}
     assert checked == {"id": "c-1", "command": "sign_in", "operator": "pit", "args": who}
-    assert "1041" not in json.dumps(checked)
+    assert "10410417" not in json.dumps(checked)
 
 
 async def test_a_wrong_pin_and_an_unknown_id_get_the_same_answer(tmp_path: Path) -> None:
@@ -67,13 +67,13 @@ async def test_wrong_pins_in_a_row_lock_sign_in_for_a_while(tmp_path: Path) -> N
     assert isinstance(third, PinRefusal)
     assert third.locked
     locked = await desk.identify(
-        "D-104", "1041", purpose="sign_in", client="c"
+        "D-104", "10410417", purpose="sign_in", client="c"
     )  # right, but locked
     assert isinstance(locked, PinRefusal)
     assert locked.error is CommandErrorCode.PIN_LOCKED
     assert "30 s" in locked.message
     clock.now += 31
-    member = await desk.identify("D-104", "1041", purpose="sign_in", client="c")
+    member = await desk.identify("D-104", "10410417", purpose="sign_in", client="c")
     assert isinstance(member, StaffMember)
 
 
@@ -109,7 +109,7 @@ async def test_a_check_cut_short_counts_as_a_wrong_pin(tmp_path: Path) -> None:
 async def test_a_supervisor_approval_needs_a_supervisor(tmp_path: Path) -> None:
     desk = desk_at(write_register(tmp_path / "staff.json"), Clock())
     dealer = await desk.identify(
-        "D-104", "1041", role=StaffRole.SUPERVISOR, purpose="void_shoe", client="c"
+        "D-104", "10410417", role=StaffRole.SUPERVISOR, purpose="void_shoe", client="c"
     )
     assert isinstance(dealer, PinRefusal)
     assert dealer.error is CommandErrorCode.NOT_AUTHORISED
@@ -121,7 +121,7 @@ async def test_a_supervisor_approval_needs_a_supervisor(tmp_path: Path) -> None:
 
 async def test_without_a_register_sign_in_is_refused() -> None:
     desk = StaffDesk(None)
-    refused = await desk.identify("D-104", "1041", purpose="sign_in", client="c")
+    refused = await desk.identify("D-104", "10410417", purpose="sign_in", client="c")
     assert isinstance(refused, PinRefusal)
     assert refused.error is CommandErrorCode.NO_STAFF_REGISTER
     assert not desk.reload()

@@ -13,7 +13,7 @@ from table_controller.staff.register import StaffRegister
 
 #: Who the tests sign in: id -> (name, role, PIN).
 STAFF = {
-    "D-104": ("Mai Tran", StaffRole.DEALER, "1041"),
+    "D-104": ("Mai Tran", StaffRole.DEALER, "10410417"),
     "D-207": ("Lee Min-jun", StaffRole.DEALER, "2072"),
     "S-9": ("Chan Wai Man", StaffRole.SUPERVISOR, "9999"),
 }
