@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from table_controller.contract.payloads.state import BetLimits, TableLimits
-from table_controller.procedure.inputs import LimitsConfigured
-from table_controller.procedure.limits import minor_unit_problem
-from table_controller.rules.variants import Variant
+from table_controller.contract import BetLimits, TableLimits
+from table_controller.procedure import LimitsConfigured, minor_unit_problem
+from table_controller.rules import Variant
 from table_controller.variant_file import load_bet_limits
+
+__all__ = ["LimitsError", "load_limits", "to_journal"]
 
 
 class LimitsError(ValueError):

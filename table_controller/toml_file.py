@@ -7,6 +7,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+__all__ = ["TomlFileError", "read_toml"]
+
 
 class TomlFileError(ValueError):
     """The file cannot be read or is not TOML; the message names the file and why."""

@@ -50,12 +50,13 @@ from pydantic import (
     ValidationError,
 )
 
-from table_controller.contract.payloads.state import BetLimits
-from table_controller.procedure.limits import decimal_amount, limits_from_data, limits_problem
-from table_controller.protection.edge import DynamicWindows
-from table_controller.rules.bets import BETS
-from table_controller.rules.variants import MAX_ROUND, VARIANTS, BetOffer, Variant, Window
+from table_controller.contract import BetLimits
+from table_controller.procedure import decimal_amount, limits_from_data, limits_problem
+from table_controller.protection import DynamicWindows
+from table_controller.rules import BETS, MAX_ROUND, VARIANTS, BetOffer, Variant, Window
 from table_controller.toml_file import TomlFileError, read_toml
+
+__all__ = ["VariantFileError", "load_bet_limits", "load_dynamic_windows", "load_variants"]
 
 
 class VariantFileError(ValueError):

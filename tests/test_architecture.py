@@ -193,6 +193,110 @@ def test_the_checks_see_the_packages() -> None:
     assert set(PACKAGES) == {path.name for path in packages if (path / "__init__.py").exists()}
 
 
+#: The faces of the controller's packages: the modules that name, in ``__all__``, what other
+#: packages may use of them. A package's face is its ``__init__``; a part that loads a library
+#: of its own (aiohttp, aiomqtt) has a face of its own, so the package's stays light.
+FACES = (
+    "rules",
+    "contract",
+    "contract.commands",
+    "contract.schema",
+    "procedure",
+    "protection",
+    "history",
+    "mqtt",
+    "mqtt.client",
+    "ingress",
+    "screens",
+    "screens.web",
+    "screens.dealer",
+    "screens.board",
+    "staff",
+    "integrity",
+    "runtime",
+    "runtime.journal",
+    "runtime.health",
+    "ingest",
+    "cli",
+    "demo",
+    "table_limits",
+    "toml_file",
+    "variant_file",
+)
+FACE_MODULES = tuple(f"table_controller.{face}" for face in FACES)
+
+
+def face_of(module: str) -> str | None:
+    """The face a module of the controller is reached through (the longest one it is under)."""
+    under = [face for face in FACE_MODULES if module == face or module.startswith(face + ".")]
+    return max(under, key=len, default=None)
+
+
+def face_path(face: str) -> Path:
+    path = ROOT.joinpath(*face.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def public_names(face: str) -> set[str]:
+    """The names a face's ``__all__`` lists (a literal list, read without importing it)."""
+    tree = ast.parse(face_path(face).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def package_of(path: Path) -> str:
+    """The package (or top-level module) of the controller a file belongs to."""
+    return path.relative_to(ROOT / "table_controller").with_suffix("").parts[0]
+
+
+def foreign_imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """The imports of another package of the controller: line, module and names imported."""
+    own = package_of(path)
+    found: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [(node.module, [alias.name for alias in node.names])]
+        elif isinstance(node, ast.Import):
+            modules = [(alias.name, []) for alias in node.names]
+        else:
+            continue
+        for module, names in modules:
+            parts = module.split(".")
+            if parts[0] == "table_controller" and len(parts) > 1 and parts[1] != own:
+                found.append((node.lineno, module, names))
+    return found
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_face_names_what_it_offers(face: str) -> None:
+    assert face_path(f"table_controller.{face}").exists()
+    assert public_names(f"table_controller.{face}"), f"{face} has no __all__"
+
+
+@pytest.mark.parametrize("path", files("table_controller/**/*.py"), ids=rel)
+def test_packages_use_one_another_only_through_their_faces(path: Path) -> None:
+    """Only a face's public names: a package's inside can change without the others knowing."""
+    for line, module, names in foreign_imports(path):
+        face = face_of(module)
+        where = f"{rel(path)}:{line}"
+        assert face == module, f"{where} imports {module}, not its face {face}"
+        hidden = set(names) - public_names(face)
+        assert not hidden, f"{where} imports {sorted(hidden)}, not in {face}.__all__"
+
+
+def test_the_face_check_sees_the_imports() -> None:
+    run = ROOT / "table_controller/cli/run.py"
+    imported = {(module, name) for _, module, names in foreign_imports(run) for name in names}
+    assert ("table_controller.procedure", "TableProcedure") in imported
+    assert face_of("table_controller.screens.web.site") == "table_controller.screens.web"
+    assert face_of("table_controller.screens.languages") == "table_controller.screens"
+    assert "TableProcedure" in public_names("table_controller.procedure")
+
+
 def test_the_service_loads_the_web_and_mqtt_libraries_only_when_configured() -> None:
     """``run`` starts sooner and smaller without them; each adapter imports its own on use."""
     loaded = subprocess.run(

@@ -24,6 +24,8 @@ from typing import TypeAlias
 
 from table_controller import __version__
 
+__all__ = ["main"]
+
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 #: Sub-command modules, in the order ``--help`` lists them.
 SUBCOMMAND_MODULES = (

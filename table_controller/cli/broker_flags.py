@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from table_controller.cli import UsageError
-from table_controller.mqtt.settings import BrokerEndpoint, ProtocolName
+from table_controller.mqtt import BrokerEndpoint, ProtocolName
 
 
 def add_tls_flags(parser: argparse.ArgumentParser) -> None:

@@ -29,9 +29,9 @@ from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.settings_flags import add_settings_flags
-from table_controller.demo.runner import DemoSettings, demo_limits, run_demo
-from table_controller.rules.variants import Reshuffle
-from table_controller.runtime.config import Settings, SettingsError, load_settings
+from table_controller.demo import DemoSettings, demo_limits, run_demo
+from table_controller.rules import Reshuffle
+from table_controller.runtime import Settings, SettingsError, load_settings
 from table_controller.variant_file import VariantFileError, load_bet_limits, load_variants
 
 DEFAULT_TABLE_ID: Final = "DEMO"

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
-from table_controller.runtime.stop_signals import stop_signals
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
+from table_controller.runtime import stop_signals
 
 if TYPE_CHECKING:
-    from table_controller.ingest.worker import WorkerSettings
+    from table_controller.ingest import WorkerSettings
 
 #: Exit status when the database cannot be opened (operations.md "Exit statuses": 1).
 DATABASE_FAILED: Final = 1
@@ -150,9 +150,9 @@ def _check_name(flag: str, value: str, forbidden: str) -> None:
 def read_command_secrets(path: Path) -> dict[str, bytes]:
     """The tables' command secrets in ``path`` by table id; a bad file is a :class:`UsageError`."""
     # Imported here: the TOML reader and the command contract only when the flag is given.
-    from table_controller.ingest.gap_repair import ANY_TABLE  # noqa: PLC0415
-    from table_controller.ingress.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
-    from table_controller.runtime.config import TABLE_ID_PATTERN  # noqa: PLC0415
+    from table_controller.ingest import ANY_TABLE  # noqa: PLC0415
+    from table_controller.ingress import MIN_SECRET_BYTES  # noqa: PLC0415
+    from table_controller.runtime import TABLE_ID_PATTERN  # noqa: PLC0415
     from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
 
     flag = "--command-secrets"
@@ -177,8 +177,8 @@ def read_command_secrets(path: Path) -> dict[str, bytes]:
 
 def read_table_keys(path: Path) -> dict[str, str]:
     """The tables' public keys in ``path`` by table id; a bad file is a :class:`UsageError`."""
-    from table_controller.integrity.signing import public_key_from_text  # noqa: PLC0415
-    from table_controller.runtime.config import TABLE_ID_PATTERN  # noqa: PLC0415
+    from table_controller.integrity import public_key_from_text  # noqa: PLC0415
+    from table_controller.runtime import TABLE_ID_PATTERN  # noqa: PLC0415
     from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
 
     flag = "--table-keys"
@@ -222,9 +222,12 @@ def require_extra() -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
     require_extra()
-    from table_controller.ingest.database import StoreUrlError, engine_url  # noqa: PLC0415
-    from table_controller.ingest.gap_repair import RepairSettings  # noqa: PLC0415
-    from table_controller.ingest.worker import WorkerSettings  # noqa: PLC0415
+    from table_controller.ingest import (  # noqa: PLC0415
+        RepairSettings,
+        StoreUrlError,
+        WorkerSettings,
+        engine_url,
+    )
 
     endpoint = broker_endpoint(args, protocol="5")
     try:
@@ -261,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
         table_keys=table_keys,
         require_signatures=args.require_signatures,
     )
-    from table_controller.runtime.logs import configure_logging  # noqa: PLC0415
+    from table_controller.runtime import configure_logging  # noqa: PLC0415
 
     configure_logging(args.log_format, args.log_level)
     return asyncio.run(_ingest(args.database, settings))
@@ -284,8 +287,7 @@ async def _ingest(database: str, settings: WorkerSettings) -> int:
     import structlog  # noqa: PLC0415
     from sqlalchemy.engine import make_url  # noqa: PLC0415
 
-    from table_controller.ingest.store import IngestStore  # noqa: PLC0415
-    from table_controller.ingest.worker import IngestWorker  # noqa: PLC0415
+    from table_controller.ingest import IngestStore, IngestWorker  # noqa: PLC0415
 
     log = structlog.get_logger("table_controller.ingest")
     shown = make_url(database).render_as_string(hide_password=True)

@@ -24,10 +24,15 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import Subcommand, UsageError, add_table_flags, whole_number
-from table_controller.procedure.machine import TableProcedure
-from table_controller.rules.variants import VARIANTS
-from table_controller.runtime.journal.format import FileCheck, JournalError, VerifyReport
-from table_controller.runtime.journal.journal import Journal, check_file
+from table_controller.procedure import TableProcedure
+from table_controller.rules import VARIANTS
+from table_controller.runtime.journal import (
+    FileCheck,
+    Journal,
+    JournalError,
+    VerifyReport,
+    check_file,
+)
 
 BROKEN = 1
 #: What the hash chain covers, and what is in the file but outside it (``verify --json``).
@@ -138,7 +143,7 @@ def _stats(args: argparse.Namespace) -> int:
 def _recall(args: argparse.Namespace) -> int:
     from table_controller.cli import journal_recall  # noqa: PLC0415 - verify stays light
     from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
-    from table_controller.contract.commands.args import DEFAULT_ROUNDS  # noqa: PLC0415
+    from table_controller.contract.commands import DEFAULT_ROUNDS  # noqa: PLC0415
 
     machine = TableProcedure(
         VARIANTS[args.variant],

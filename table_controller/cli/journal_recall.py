@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from table_controller.contract.payloads.replies import Recall, RecalledHand, RecallStep
-from table_controller.history.recall import RecallBook
-from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.machine import TableProcedure
-from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.contract import Recall, RecalledHand, RecallStep
+from table_controller.history import RecallBook
+from table_controller.procedure import ProcedureBug, TableProcedure
+from table_controller.runtime import DecisionInterpreter
 
 #: A step's text, by kind: the fields shown after the kind, in this order.
 _SHOWN: Final = {

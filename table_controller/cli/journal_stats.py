@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from table_controller.contract.envelope import fields_of
-from table_controller.contract.payloads.board import PaceFigures
-from table_controller.history.pace import (
+from table_controller.contract import PaceFigures, fields_of
+from table_controller.history import (
     HOUR_S,
     Span,
     Timeline,
@@ -35,9 +34,8 @@ from table_controller.history.pace import (
     seconds_of,
     stamp_of,
 )
-from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.machine import TableProcedure
-from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.procedure import ProcedureBug, TableProcedure
+from table_controller.runtime import DecisionInterpreter
 
 Grouping = Literal["shoe", "dealer", "hour"] | None
 #: The group of the time no dealer was signed in (``--by dealer``).

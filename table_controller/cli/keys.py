@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.integrity.errors import KeyFileError
-from table_controller.integrity.signing import (
+from table_controller.integrity import (
     DeviceKey,
+    KeyFileError,
     create_key_file,
     load_key_file,
 )
-from table_controller.runtime.config import environment_variable
+from table_controller.runtime import environment_variable
 from table_controller.toml_file import TomlFileError, read_toml
 
 FAILED: Final = 1

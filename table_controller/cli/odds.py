@@ -19,19 +19,27 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.cli import Subcommand, UsageError, whole_number
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY, TableLimits
-from table_controller.procedure.limits import (
+from table_controller.contract import DEFAULT_CURRENCY, TableLimits
+from table_controller.procedure import (
     CURRENCY_PATTERN,
     amount_text,
     limits_from_data,
     limits_problem,
     stake_amount,
 )
-from table_controller.rules.bets import LOSE, PUSH
-from table_controller.rules.cards import CardError, parse_card_list
-from table_controller.rules.composition import Composition, CompositionError
-from table_controller.rules.exact import ShoeOdds, ShoeTooSmallError, analyse
-from table_controller.rules.variants import VARIANTS, Variant
+from table_controller.rules import (
+    LOSE,
+    PUSH,
+    VARIANTS,
+    CardError,
+    Composition,
+    CompositionError,
+    ShoeOdds,
+    ShoeTooSmallError,
+    Variant,
+    analyse,
+    parse_card_list,
+)
 from table_controller.table_limits import LimitsError, load_limits
 from table_controller.toml_file import TomlFileError, read_toml
 from table_controller.variant_file import VariantFileError, load_variants

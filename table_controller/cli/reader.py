@@ -27,7 +27,7 @@ from drivers.port import parse_port_url
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from drivers.srp.constants import DEFAULT_BAUDRATE
 from table_controller.cli import Subcommand, UsageError, whole_number
-from table_controller.runtime.stop_signals import run_until_signalled
+from table_controller.runtime import run_until_signalled
 
 __all__ = ["SUBCOMMAND", "describe", "run", "watch"]
 

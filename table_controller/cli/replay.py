@@ -48,25 +48,25 @@ from table_controller.cli.replay_inputs import (
     read_inputs,
 )
 from table_controller.cli.replay_printing import Printer
-from table_controller.contract.commands.replies import reply_data
-from table_controller.contract.envelope import JsonValue, dumps, fields_of
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.history.pace import Pace
-from table_controller.history.recall import RecallBook, recalled_again, with_disputes_sealed
-from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.inputs import RoundAssessed
-from table_controller.procedure.machine import TableProcedure
-from table_controller.protection import plot
-from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
-from table_controller.protection.edge import MAIN_BETS, RoundEdges
-from table_controller.protection.replay_edges import (
+from table_controller.contract import CommandReply, JsonValue, dumps, fields_of
+from table_controller.contract.commands import reply_data
+from table_controller.history import Pace, RecallBook, recalled_again, with_disputes_sealed
+from table_controller.procedure import ProcedureBug, RoundAssessed, TableProcedure
+from table_controller.protection import (
+    MAIN_BETS,
+    AdvisorSettings,
+    PlotUnavailableError,
     RecordedShoe,
     ReplayedRound,
+    RoundAdvisor,
+    RoundEdges,
     ShoeRecorder,
+    plot_edges,
     replay_edges,
+    require_matplotlib,
 )
-from table_controller.rules.variants import VARIANTS, Variant
-from table_controller.runtime.interpreter import (
+from table_controller.rules import VARIANTS, Variant
+from table_controller.runtime import (
     DecisionInterpreter,
 )
 
@@ -317,8 +317,8 @@ def _check_plot_target(path: Path) -> None:
     if not path.parent.is_dir():
         raise UsageError(f"--plot: no such directory: {path.parent}")
     try:
-        plot.require_matplotlib()
-    except plot.PlotUnavailableError as error:
+        require_matplotlib()
+    except PlotUnavailableError as error:
         raise UsageError(f"--plot: {error}") from None
 
 
@@ -359,7 +359,7 @@ def _draw(
         if (window := variant.offer(bet_id).window) is not None and not variant.virtual
     }
     title = f"{variant.title}, shoe {shoe.shoe_id}: house edge before each round"
-    plot.plot_edges(rounds, path, bets=bets, title=title, window_ends=ends)
+    plot_edges(rounds, path, bets=bets, title=title, window_ends=ends)
     print(f"edges of shoe {shoe.shoe_id} ({len(rounds)} rounds) drawn in {path}", file=sys.stderr)
 
 

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import UsageError
-from table_controller.procedure.inputs import Input
-from table_controller.procedure.records import RecordRejected, input_from_record
-from table_controller.runtime.journal.format import (
+from table_controller.procedure import Input, RecordRejected, input_from_record
+from table_controller.runtime.journal import (
     ANSWER_KEY,
     INPUT_ROW,
     RECALL_ANSWER_KEY,
+    Journal,
     JournalError,
+    is_journal,
 )
-from table_controller.runtime.journal.journal import Journal, is_journal
 
 #: The first 16 bytes of every SQLite database file: how a journal is recognised.
 JOURNAL_HEADER: Final = b"SQLite format 3\x00"

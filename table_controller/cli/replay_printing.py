@@ -14,12 +14,10 @@ from fractions import Fraction
 from typing import Final, TextIO
 
 from table_controller.cli.replay_inputs import RecordedInput
-from table_controller.contract.commands.replies import reply_from_data
-from table_controller.contract.envelope import JsonValue, dumps, to_wire
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.procedure.decisions import CommandRefused, Decision
-from table_controller.runtime.interpreter import answer_message
+from table_controller.contract import CommandReply, JsonValue, OutgoingMessage, dumps, to_wire
+from table_controller.contract.commands import reply_from_data
+from table_controller.procedure import CommandRefused, Decision
+from table_controller.runtime import answer_message
 
 
 class Printer:

@@ -46,42 +46,42 @@ from table_controller.cli.run_adapters import (
 )
 from table_controller.cli.run_loop import run_until_stopped
 from table_controller.cli.settings_flags import add_settings_flags, settings_from
-from table_controller.contract.codes import ReaderState
-from table_controller.contract.envelope import utc_text
-from table_controller.contract.payloads.state import TableLimits
-from table_controller.history.pace import Pace
-from table_controller.integrity.at_start import (
+from table_controller.contract import ReaderState, TableLimits, utc_text
+from table_controller.history import Pace
+from table_controller.integrity import (
     EdgeSigning,
+    KeyFileError,
     checked_software,
     device_key,
     hold_input,
     start_record,
 )
-from table_controller.integrity.errors import KeyFileError
-from table_controller.procedure.machine import TableProcedure
-from table_controller.protection.advisor import RoundAdvisor
-from table_controller.rules.variants import Variant
-from table_controller.runtime.card_source import RngCardSource
-from table_controller.runtime.clock import utc_now
-from table_controller.runtime.config import Settings
-from table_controller.runtime.journal.format import (
+from table_controller.procedure import TableProcedure
+from table_controller.protection import RoundAdvisor
+from table_controller.rules import Variant
+from table_controller.runtime import (
+    RngCardSource,
+    Settings,
+    TableObserver,
+    TableService,
+    configure_logging,
+    utc_now,
+)
+from table_controller.runtime.journal import (
     AUDIT_ROW,
+    Journal,
     JournalError,
     JournalInUseError,
+    JournalLock,
 )
-from table_controller.runtime.journal.journal import Journal
-from table_controller.runtime.journal.lock import JournalLock
-from table_controller.runtime.logs import configure_logging
-from table_controller.runtime.service import TableService
-from table_controller.runtime.service_ports import TableObserver
-from table_controller.screens.web.site import AddressUnusableError
-from table_controller.staff.desk import StaffDesk
+from table_controller.screens import AddressUnusableError
+from table_controller.staff import StaffDesk
 from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.mqtt.settings import MqttSettings
-    from table_controller.runtime.command_intake import CommandIngress
+    from table_controller.mqtt import MqttSettings
+    from table_controller.runtime import CommandIngress
     from table_controller.runtime.health import HealthServer
 
 _LOG = structlog.get_logger("table_controller.run")
@@ -278,8 +278,7 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         await service.warm_up()
         ingress: CommandIngress | None = None
         if link is not None:
-            from table_controller.runtime.command_intake import CommandIngress  # noqa: PLC0415
-            from table_controller.runtime.resends import Resends  # noqa: PLC0415
+            from table_controller.runtime import CommandIngress, Resends  # noqa: PLC0415
 
             ingress = CommandIngress(
                 service,

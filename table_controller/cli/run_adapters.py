@@ -19,27 +19,28 @@ from typing import TYPE_CHECKING
 
 from table_controller import __version__
 from table_controller.cli import UsageError
-from table_controller.integrity.at_start import EdgeSigning
-from table_controller.procedure.machine import TableProcedure
-from table_controller.protection.advisor import AdvisorSettings, RoundAdvisor
-from table_controller.protection.edge import DynamicWindows
-from table_controller.rules.variants import Variant
-from table_controller.runtime.clock import utc_now
-from table_controller.runtime.config import Settings
-from table_controller.runtime.jsonl_sink import JsonLinesSink
-from table_controller.runtime.outbox_sink import FanOutSink, OutboxSink
-from table_controller.runtime.service import TableService
-from table_controller.runtime.service_ports import MessageSink
-from table_controller.staff.desk import StaffDesk
-from table_controller.staff.register import RegisterError
+from table_controller.integrity import EdgeSigning
+from table_controller.procedure import TableProcedure
+from table_controller.protection import AdvisorSettings, DynamicWindows, RoundAdvisor
+from table_controller.rules import Variant
+from table_controller.runtime import (
+    FanOutSink,
+    JsonLinesSink,
+    MessageSink,
+    OutboxSink,
+    Settings,
+    TableService,
+    utc_now,
+)
+from table_controller.staff import RegisterError, StaffDesk
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.ingress.authorisation import AuthorisationPolicy
-    from table_controller.mqtt.client.link import MqttLink
-    from table_controller.mqtt.settings import MqttSettings
-    from table_controller.runtime.metrics import TableMetrics
-    from table_controller.screens.board.app import BoardFeed, BoardServer
-    from table_controller.screens.dealer.app import DisplayFeeds, DisplayServer
+    from table_controller.ingress import AuthorisationPolicy
+    from table_controller.mqtt import MqttSettings
+    from table_controller.mqtt.client import MqttLink
+    from table_controller.runtime import TableMetrics
+    from table_controller.screens.board import BoardFeed, BoardServer
+    from table_controller.screens.dealer import DisplayFeeds, DisplayServer
 
 
 def round_advisor(
@@ -64,7 +65,7 @@ def mqtt_settings(settings: Settings) -> MqttSettings | None:
     """The broker's settings (``broker``, the ``mqtt_*`` settings); None without a broker."""
     if settings.broker is None:
         return None
-    from table_controller.mqtt.settings import MqttSettings  # noqa: PLC0415
+    from table_controller.mqtt import MqttSettings  # noqa: PLC0415
 
     try:
         mqtt = MqttSettings.from_url(
@@ -100,7 +101,7 @@ def staff_desk(settings: Settings) -> StaffDesk:
 
 def authorisation_policy(settings: Settings) -> AuthorisationPolicy:
     """Who may send which commands over MQTT, and the secret that signs them."""
-    from table_controller.ingress.authorisation import AuthorisationPolicy  # noqa: PLC0415
+    from table_controller.ingress import AuthorisationPolicy  # noqa: PLC0415
 
     secret = settings.command_secret
     return AuthorisationPolicy(
@@ -125,7 +126,7 @@ def display_feeds(
     """
     if settings.display_address is None:
         return None
-    from table_controller.screens.dealer.app import DisplayFeeds  # noqa: PLC0415 - only when shown
+    from table_controller.screens.dealer import DisplayFeeds  # noqa: PLC0415 - only when shown
 
     return DisplayFeeds(procedure, virtual=virtual, staff=desk, table_id=settings.table_id)
 
@@ -137,7 +138,7 @@ def board_feed(settings: Settings, procedure: TableProcedure) -> BoardFeed | Non
     """
     if settings.board_host_port is None:
         return None
-    from table_controller.screens.board.app import BoardFeed  # noqa: PLC0415 - only when shown
+    from table_controller.screens.board import BoardFeed  # noqa: PLC0415 - only when shown
 
     return BoardFeed(procedure, table_id=settings.table_id)
 
@@ -150,7 +151,7 @@ def dealer_display(
     if address is None or feeds is None:
         return None
     pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
-    from table_controller.screens.dealer.app import DisplayServer  # noqa: PLC0415 - only when shown
+    from table_controller.screens.dealer import DisplayServer  # noqa: PLC0415 - only when shown
 
     languages = {"display": settings.display_language, "board": settings.board_language}
     return DisplayServer(
@@ -172,7 +173,7 @@ def players_board(settings: Settings, feed: BoardFeed | None) -> BoardServer | N
     address = settings.board_host_port
     if address is None or feed is None:
         return None
-    from table_controller.screens.board.app import BoardServer  # noqa: PLC0415 - only when shown
+    from table_controller.screens.board import BoardServer  # noqa: PLC0415 - only when shown
 
     return BoardServer(
         feed,
@@ -191,7 +192,7 @@ def table_metrics(settings: Settings) -> TableMetrics | None:
     """
     if settings.metrics_address is None:
         return None
-    from table_controller.runtime.metrics import TableMetrics  # noqa: PLC0415 - only if asked
+    from table_controller.runtime import TableMetrics  # noqa: PLC0415 - only if asked
 
     return TableMetrics(None, table_id=settings.table_id, version=__version__)
 
@@ -203,8 +204,8 @@ def mqtt_link(
 
     The writer's outbox signs each message as it numbers it; the link signs its statuses.
     """
-    from table_controller.mqtt.client.link import MqttLink  # noqa: PLC0415 - with a broker
-    from table_controller.mqtt.outbox import Outbox  # noqa: PLC0415 - only with a broker
+    from table_controller.mqtt import Outbox  # noqa: PLC0415 - only with a broker
+    from table_controller.mqtt.client import MqttLink  # noqa: PLC0415 - with a broker
 
     # The writer's outbox syncs its rows when it stores them, after the card's event is out:
     # left unsynced, they would go to the disk with the next card's journal commit.

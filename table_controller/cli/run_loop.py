@@ -19,18 +19,16 @@ from typing import TYPE_CHECKING
 import structlog
 
 from drivers.shoe_reader import ShoeReader
-from table_controller.runtime.service import TableService
-from table_controller.runtime.stop_signals import stop_signals
-from table_controller.runtime.systemd import notify_systemd
-from table_controller.staff.desk import StaffDesk
+from table_controller.runtime import TableService, notify_systemd, stop_signals
+from table_controller.staff import StaffDesk
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
-    from table_controller.mqtt.client.link import MqttLink
-    from table_controller.runtime.command_intake import CommandIngress
+    from table_controller.mqtt.client import MqttLink
+    from table_controller.runtime import CommandIngress
     from table_controller.runtime.health import HealthServer
-    from table_controller.screens.board.app import BoardServer
-    from table_controller.screens.dealer.app import DisplayServer
-    from table_controller.screens.web.site import SiteServer
+    from table_controller.screens.board import BoardServer
+    from table_controller.screens.dealer import DisplayServer
+    from table_controller.screens.web import SiteServer
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
@@ -77,11 +75,11 @@ def _web_guard(servers: Sequence[SiteServer | None]) -> contextlib.AbstractConte
     serving = [server for server in servers if server is not None]
     if not serving:
         return contextlib.nullcontext()
-    from table_controller.screens.http_limits import (  # noqa: PLC0415 - only when served
+    from table_controller.screens import (  # noqa: PLC0415 - only when served
         descriptors_needed,
         ensure_descriptors,
     )
-    from table_controller.screens.web.listener import AcceptFailures  # noqa: PLC0415
+    from table_controller.screens.web import AcceptFailures  # noqa: PLC0415
 
     ensure_descriptors(descriptors_needed(server.listener.limits for server in serving))
     return AcceptFailures().watching(asyncio.get_running_loop())

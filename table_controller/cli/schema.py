@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Final
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
-from table_controller.contract.schema.asyncapi import generated_files
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.schema import generated_files
 
 DEFAULT_OUT: Final = Path("docs/api")
 #: ``--check`` found a file missing or different.

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import UsageError
-from table_controller.runtime.config import (
+from table_controller.runtime import (
     Settings,
     SettingsError,
     load_settings,

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.contract.codes import StaffRole
-from table_controller.staff.register import RegisterError, StaffRegister, check_pin
+from table_controller.contract import StaffRole
+from table_controller.staff import RegisterError, StaffRegister, check_pin
 
 FAILED = 1
 REGISTER_VARIABLE = "TABLE_CONTROLLER_STAFF_REGISTER"

@@ -15,7 +15,7 @@ import json
 from typing import Final
 
 from table_controller.cli import Subcommand
-from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
+from table_controller.integrity import InstallCheck, InstallStatus, installed_identity
 
 #: Exit status when a file was added, is missing or was changed.
 MODIFIED: Final = 5

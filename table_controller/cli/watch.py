@@ -29,18 +29,17 @@ from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
-from table_controller.integrity.signing import public_key_from_text
-from table_controller.integrity.verifier import SignatureChecker, SignatureFailure
-from table_controller.mqtt.client.subscriber import Received, Subscription
-from table_controller.mqtt.consumer import (
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
+from table_controller.integrity import SignatureChecker, SignatureFailure, public_key_from_text
+from table_controller.mqtt import (
+    BrokerEndpoint,
     Incoming,
     StreamTracker,
     read_message,
     seq_of,
 )
-from table_controller.mqtt.settings import BrokerEndpoint
-from table_controller.runtime.stop_signals import run_until_signalled
+from table_controller.mqtt.client import Received, Subscription
+from table_controller.runtime import run_until_signalled
 
 #: Event types printed as they come (every message still counts for gaps and duplicates).
 PRINTED_TYPES: Final = frozenset(

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Final, TypeAlias, cast
 
 from table_controller.contract.payloads.base import ABSENT, Payload
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 SCHEMA: Final = "baccarat-table/1"
 #: The envelope's own keys, in the order they are written.

@@ -10,3 +10,11 @@ The parts, each in its own module:
 * ``processes``: adapter: starting, watching and stopping the child processes;
 * ``runner``: adapter: puts it all together and stops it all cleanly.
 """
+
+from table_controller.demo.runner import DemoSettings, demo_limits, run_demo
+
+__all__ = [
+    "DemoSettings",
+    "demo_limits",
+    "run_demo",
+]

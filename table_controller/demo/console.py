@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from table_controller.mqtt.consumer import Incoming, StreamTracker, read_message, seq_of
+from table_controller.mqtt import Incoming, StreamTracker, read_message, seq_of
 
 #: Shown in place of ``(natural)`` so that the columns after it line up.
 _NO_NATURAL = " " * len("(natural)")

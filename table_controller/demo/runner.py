@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar, assert_never
 
-from table_controller.contract.codes import StaffRole
+from table_controller.contract import StaffRole
 from table_controller.demo.console import ConsoleView
 from table_controller.demo.pit import (
     AutoPit,
@@ -54,10 +54,10 @@ from table_controller.demo.pit import (
 )
 from table_controller.demo.processes import Child, ChildError, start_broker, start_table
 from table_controller.demo.shoe import DemoShoe, ShoeMaker
-from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
-from table_controller.mqtt.settings import BrokerEndpoint, ProtocolName, topic_root
-from table_controller.runtime.stop_signals import stop_signals
-from table_controller.staff.register import StaffRegister
+from table_controller.mqtt import BrokerEndpoint, ProtocolName, topic_root
+from table_controller.mqtt.client import Received, Subscription, publish_once
+from table_controller.runtime import stop_signals
+from table_controller.staff import StaffRegister
 
 #: The demo's staff register: id -> (name, role, PIN). Demo PINs, printed on start: the
 #: display's sign-in and supervisor panel can be tried with them.

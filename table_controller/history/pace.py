@@ -28,20 +28,26 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
-from table_controller.contract.codes import AlarmCode, PromptAction, VoidReason
-from table_controller.contract.envelope import utc_text
-from table_controller.contract.payloads.base import Payload
-from table_controller.contract.payloads.board import PaceFigures, Stats
-from table_controller.contract.payloads.pit import AlarmRaised, StaffChanged
-from table_controller.contract.payloads.round import (
+from table_controller.contract import (
+    AlarmCode,
+    AlarmRaised,
     BettingClosed,
     BettingOpened,
     CardPlaced,
+    PaceFigures,
+    Payload,
+    PromptAction,
     PromptShown,
     RoundSettled,
     RoundVoided,
+    ShoeEnded,
+    ShoeStarted,
+    ShoeVoided,
+    StaffChanged,
+    Stats,
+    VoidReason,
+    utc_text,
 )
-from table_controller.contract.payloads.shoe import ShoeEnded, ShoeStarted, ShoeVoided
 
 HOUR_S: Final = 3600.0
 #: Alarms counted in the figures, by the figure's name.

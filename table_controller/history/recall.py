@@ -51,54 +51,50 @@ from typing import (
     cast,
 )
 
-from table_controller.contract.commands.args import DEFAULT_ROUNDS, MAX_ROUNDS
-from table_controller.contract.envelope import fields_of
-from table_controller.contract.payloads.base import ABSENT, Absent, Payload
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.pit import (
+from table_controller.contract import (
+    ABSENT,
+    Absent,
     AlarmRaised,
+    BettingClosed,
+    BettingOpened,
+    BurnAnnounced,
+    CardPlaced,
+    CardPosition,
+    CommandReply,
     DisputeOpened,
     DisputeResolved,
-    StaffChanged,
-)
-from table_controller.contract.payloads.replies import (
-    CardPosition,
+    HandResult,
+    LastRound,
+    Payload,
+    PromptShown,
     Recall,
     RecalledHand,
     RecalledRound,
     RecallReply,
     RecallStep,
-    StepKind,
-)
-from table_controller.contract.payloads.round import (
-    BettingClosed,
-    BettingOpened,
-    CardPlaced,
-    HandResult,
-    PromptShown,
     ResultCorrected,
     ResultOfCards,
     RoundSettled,
     RoundVoided,
-)
-from table_controller.contract.payloads.shoe import (
-    BurnAnnounced,
-    LastRound,
     ShoeEnded,
     ShoeStarted,
     ShoeVoided,
+    StaffChanged,
+    StepKind,
+    fields_of,
 )
-from table_controller.procedure.inputs import (
+from table_controller.contract.commands import DEFAULT_ROUNDS, MAX_ROUNDS
+from table_controller.procedure import (
     CardDrawn,
     CardMisread,
     EnterCard,
     Input,
+    input_to_record,
 )
-from table_controller.procedure.records import input_to_record
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 if TYPE_CHECKING:
-    from table_controller.contract.outgoing import OutgoingMessage
+    from table_controller.contract import OutgoingMessage
 
 #: ``recall`` requests answered per operator in any minute over MQTT (the default of the
 #: ``recall_requests_per_minute`` setting).

@@ -50,13 +50,13 @@ import structlog
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
+from table_controller.contract.commands import CommandMessage
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.projections import ranges_of, without
 from table_controller.ingest.schema import gap_leases, gap_requests, messages, table_status
 from table_controller.ingest.store import IngestStore
-from table_controller.ingress.authorisation import sign
+from table_controller.ingress import sign
 
 log = structlog.get_logger("table_controller.ingest.gap_repair")
 

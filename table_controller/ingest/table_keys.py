@@ -23,7 +23,7 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from table_controller.integrity.signing import public_key_from_text, raw_public_key, verify
+from table_controller.integrity import public_key_from_text, raw_public_key, verify
 
 #: Seconds between two look-ups of a table's pinned key (another worker's pin) while signed
 #: messages come for a table this worker has no key for.

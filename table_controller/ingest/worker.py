@@ -51,7 +51,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from sqlalchemy import select
 
 from drivers.backoff import Backoff
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
 from table_controller.ingest import projections as p
 from table_controller.ingest.checked_messages import Received, check
 from table_controller.ingest.database import dialect_insert
@@ -59,14 +59,14 @@ from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_keys
 from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.table_keys import TableKeys, Verdict
-from table_controller.integrity.signing import key_id, public_key_from_text
-from table_controller.mqtt.client.connect import (
+from table_controller.integrity import key_id, public_key_from_text
+from table_controller.mqtt import BrokerEndpoint
+from table_controller.mqtt.client import (
     ManualAcks,
     error_text,
     new_client,
     payload_bytes,
 )
-from table_controller.mqtt.settings import BrokerEndpoint
 
 log = structlog.get_logger("table_controller.ingest.worker")
 

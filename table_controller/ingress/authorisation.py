@@ -41,9 +41,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
-from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.commands.table import COMMANDS_BY_NAME, Giver
-from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract import CommandErrorCode
+from table_controller.contract.commands import COMMANDS_BY_NAME, CommandMessage, Giver
 
 RefusalCode: TypeAlias = Literal[CommandErrorCode.NOT_AUTHORISED, CommandErrorCode.BAD_SIGNATURE]
 #: The minimum length of a shared secret, in bytes (HMAC-SHA256's block is 64).

@@ -19,18 +19,16 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, from_json
 
-from table_controller.contract.commands.args import CURRENCY_CONTEXT
-from table_controller.contract.commands.message import (
+from table_controller.contract import DEFAULT_CURRENCY, CommandErrorCode
+from table_controller.contract.commands import (
+    COMMAND_NAMES,
+    COMMANDS_BY_NAME,
+    CURRENCY_CONTEXT,
     MAX_COMMAND_ID_LENGTH,
     NO_CONTROL_CHARACTERS,
     CommandMessage,
 )
-from table_controller.contract.commands.table import COMMAND_NAMES, COMMANDS_BY_NAME
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY
-from table_controller.procedure.command_records import command_from_record
-from table_controller.procedure.inputs import Command
-from table_controller.procedure.record_fields import BadRecord
+from table_controller.procedure import BadRecord, Command, command_from_record
 
 #: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
 MAX_COMMAND_BYTES: Final = 4096

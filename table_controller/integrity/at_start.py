@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from table_controller.contract.envelope import JsonValue
-from table_controller.contract.sealing import EdgeFields, Seal
+from table_controller.contract import EdgeFields, JsonValue, Seal
 from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
-from table_controller.procedure.inputs import SoftwareModified
-from table_controller.runtime.config import Settings
+from table_controller.procedure import SoftwareModified
+from table_controller.runtime import Settings
 
 if TYPE_CHECKING:  # the cryptography library only for a table with a device key
     from table_controller.integrity.signing import DeviceKey

@@ -40,8 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Self, TypeVar
 
-from table_controller.contract.envelope import JsonValue, utc_text
-from table_controller.contract.sealing import Seal, sealed
+from table_controller.contract import JsonValue, Seal, sealed, utc_text
 
 #: How long a writer waits for the other connection's transaction before giving up.
 BUSY_TIMEOUT_MS: Final = 10_000

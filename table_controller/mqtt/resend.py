@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from table_controller.contract.payloads.replies import EdgeReply
+from table_controller.contract import EdgeReply
 
 #: The widest range one ``resend`` may ask for: ``to_seq - from_seq`` stays below it.
 MAX_RESEND_SPAN: Final = 10_000

@@ -16,7 +16,7 @@ from typing import Final, Literal, Self, TypeAlias
 from urllib.parse import unquote, urlsplit
 
 from drivers.backoff import Backoff
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
+from table_controller.contract import DEFAULT_TOPIC_PREFIX
 
 MQTT_PORT: Final = 1883
 MQTTS_PORT: Final = 8883

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from table_controller.contract.codes import StaffRole
+from table_controller.contract import StaffRole
 from table_controller.procedure.inputs import COMMAND_FIELDS, COMMANDS, Command
 from table_controller.procedure.limits import limits_data
 from table_controller.procedure.record_fields import (
@@ -27,7 +27,7 @@ from table_controller.procedure.record_fields import (
     read_limits,
     read_text,
 )
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 #: Most rounds one dispute may name (the recall's own limit).
 MAX_DISPUTED_ROUNDS: Final = 50

@@ -15,22 +15,23 @@ from __future__ import annotations
 import enum
 from dataclasses import replace
 
-from table_controller.contract.codes import AlarmCode, Phase, VoidReason
-from table_controller.contract.payloads.round import (
+from table_controller.contract import (
+    AlarmCode,
     BettingClosed,
     BettingOpened,
     CardPlaced,
+    Phase,
     RoundSettled,
     RoundVoided,
     SuspendedBet,
+    VoidReason,
     result_of,
 )
 from table_controller.procedure.inputs import RoundAssessed
 from table_controller.procedure.round import RoundCards, RoundOffer
 from table_controller.procedure.shoe import SettledRound, Shoe
 from table_controller.procedure.table import Out, Table
-from table_controller.rules.cards import Card
-from table_controller.rules.roads import RoadEntry
+from table_controller.rules import Card, RoadEntry
 
 
 class Dealt(enum.Enum):

@@ -14,10 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from table_controller.contract.codes import EventType, HoldReason, Lamp, RefusalCode
-from table_controller.contract.payloads.base import Payload
-from table_controller.contract.payloads.pit import AlarmRaised
-from table_controller.contract.payloads.round import PromptShown
+from table_controller.contract import (
+    AlarmRaised,
+    EventType,
+    HoldReason,
+    Lamp,
+    Payload,
+    PromptShown,
+    RefusalCode,
+)
 
 
 @dataclass(frozen=True, slots=True)  # one field: built positionally, per message

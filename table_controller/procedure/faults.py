@@ -15,9 +15,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from table_controller.contract.codes import AlarmCode, Phase, RefusalCode, VoidReason
-from table_controller.contract.payloads.round import RoundVoided
-from table_controller.contract.payloads.shoe import ShoeVoided
+from table_controller.contract import (
+    AlarmCode,
+    Phase,
+    RefusalCode,
+    RoundVoided,
+    ShoeVoided,
+    VoidReason,
+)
 from table_controller.procedure.decisions import CommandRefused
 from table_controller.procedure.inputs import Command, VoidShoe
 from table_controller.procedure.table import Out, Refusal, Table

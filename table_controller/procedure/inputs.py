@@ -15,10 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import ClassVar, TypeAlias, get_args
 
-from table_controller.contract.codes import StaffRole
-from table_controller.contract.payloads.board import Odds
-from table_controller.contract.payloads.state import BetLimits
-from table_controller.rules.cards import Card
+from table_controller.contract import BetLimits, Odds, StaffRole
+from table_controller.rules import Card
 
 # --- what the shoe reports ----------------------------------------------------------------
 

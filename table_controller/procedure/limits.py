@@ -28,8 +28,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Final
 
-from table_controller.contract.codes import Phase, RefusalCode
-from table_controller.contract.payloads.state import BetLimits, TableLimits
+from table_controller.contract import BetLimits, Phase, RefusalCode, TableLimits
 from table_controller.procedure.inputs import LimitsConfigured, SetLimits
 from table_controller.procedure.table import Out, Refusal, Table
 

@@ -82,8 +82,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_controller.contract.codes import Phase
-from table_controller.contract.payloads.state import TableLimits, TableSnapshot
+from table_controller.contract import Phase, TableLimits, TableSnapshot
 from table_controller.procedure import faults, oversight, prompts, states, stream
 from table_controller.procedure.decisions import CommandAccepted, CommandRefused, Decision
 from table_controller.procedure.errors import ProcedureBug
@@ -111,8 +110,7 @@ from table_controller.procedure.table import (
     last_round_id,
     out_for,
 )
-from table_controller.rules.cards import Card
-from table_controller.rules.variants import Variant
+from table_controller.rules import Card, Variant
 
 __all__ = ["MAX_SHOE_ID_LENGTH", "ShoeCount", "TableProcedure"]
 

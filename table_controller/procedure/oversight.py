@@ -23,9 +23,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from table_controller.contract.codes import AlarmCode, RefusalCode
-from table_controller.contract.payloads.pit import DisputeOpened, DisputeResolved
-from table_controller.contract.payloads.state import DisputeFields
+from table_controller.contract import (
+    AlarmCode,
+    DisputeFields,
+    DisputeOpened,
+    DisputeResolved,
+    RefusalCode,
+)
 from table_controller.procedure import inputs
 from table_controller.procedure.inputs import Command
 from table_controller.procedure.table import Out, Refusal, Table

@@ -19,19 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from table_controller.contract.codes import HoldReason, Lamp, Phase, PromptAction
-from table_controller.contract.payloads.base import ABSENT, Absent
-from table_controller.contract.payloads.round import PromptShown
-from table_controller.contract.payloads.state import (
+from table_controller.contract import (
+    ABSENT,
+    Absent,
     CardsOnTable,
+    HoldReason,
+    Lamp,
+    Phase,
+    PromptAction,
     PromptFields,
+    PromptShown,
     TableSnapshot,
     TableState,
 )
 from table_controller.procedure.decisions import Announce, HoldTable, ResumeTable, SetLamp
 from table_controller.procedure.round import OPENING_CARDS
 from table_controller.procedure.table import Out, Table
-from table_controller.rules.tableau import Hand
+from table_controller.rules import Hand
 
 #: What the phase calls for: the prompt's action (None: no prompt), the round it is about and
 #: the burn count (each :data:`ABSENT` when it has none), and the lamp. It is compared field by

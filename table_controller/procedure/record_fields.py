@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from table_controller.contract.payloads.state import BetLimits
+from table_controller.contract import BetLimits
 from table_controller.procedure.limits import limits_from_data
-from table_controller.rules.cards import Card, CardError, parse_cards
+from table_controller.rules import Card, CardError, parse_cards
 
 
 class BadRecord(Exception):  # noqa: N818 - control flow of reading a record, never escapes it

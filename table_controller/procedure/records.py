@@ -31,8 +31,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Final
 
-from table_controller.contract.payloads.base import ABSENT
-from table_controller.contract.payloads.board import Odds
+from table_controller.contract import ABSENT, Odds
 from table_controller.procedure import inputs
 from table_controller.procedure.command_records import command_args, command_from_record
 from table_controller.procedure.inputs import Input

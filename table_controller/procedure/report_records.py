@@ -15,8 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from table_controller.contract.payloads.base import ABSENT
-from table_controller.contract.payloads.board import BetOdds, Odds
+from table_controller.contract import ABSENT, BetOdds, Odds
 from table_controller.procedure.inputs import (
     AssessmentAlarm,
     CardDrawn,

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Coup, Hand, next_hand
+from table_controller.rules import Card, Coup, Hand, next_hand
 
 #: The cards of the opening deal: P1 B1 P2 B2.
 OPENING_CARDS = 4

@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from table_controller.procedure.round import RoundOffer
-from table_controller.rules.cards import Card
-from table_controller.rules.roads import RoadEntry, Scoreboard
-from table_controller.rules.tableau import Coup
+from table_controller.rules import Card, Coup, RoadEntry, Scoreboard
 
 
 class CardAccounting:

@@ -8,14 +8,19 @@ phase they lead to; the machine checks the move against its table and does what 
 
 from __future__ import annotations
 
-from table_controller.contract.codes import AlarmCode, Phase, ShoeEndReason, VoidReason
-from table_controller.contract.payloads.round import RoundVoided
-from table_controller.contract.payloads.shoe import BurnAnnounced
+from table_controller.contract import (
+    AlarmCode,
+    BurnAnnounced,
+    Phase,
+    RoundVoided,
+    ShoeEndReason,
+    VoidReason,
+)
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.table import Out, Table, count_out, last_round_id
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 
 def burn_first(shoe: Shoe, out: Out, card: Card | None) -> Phase:

@@ -10,8 +10,7 @@ attributed, never the game. One dealer at a time: a dealer's sign-in ends the la
 
 from __future__ import annotations
 
-from table_controller.contract.codes import Phase, RefusalCode, StaffRole
-from table_controller.contract.payloads.pit import StaffChanged
+from table_controller.contract import Phase, RefusalCode, StaffChanged, StaffRole
 from table_controller.procedure.inputs import SignIn, SignOut
 from table_controller.procedure.table import Out, Refusal, Table
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from table_controller.contract.codes import Phase
+from table_controller.contract import Phase
 from table_controller.procedure import (
     dealing,
     faults,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from table_controller.contract.codes import AlarmCode, HoldReason, Phase, ShoeEndReason, VoidReason
+from table_controller.contract import AlarmCode, HoldReason, Phase, ShoeEndReason, VoidReason
 from table_controller.procedure import dealing, faults, prompts, shoe_flow, stream, supervision
 from table_controller.procedure.inputs import (
     CloseBetting,
@@ -33,7 +33,7 @@ from table_controller.procedure.inputs import (
 )
 from table_controller.procedure.shoe import Shoe
 from table_controller.procedure.table import GAP_PHASES, Mark, Out, Refusal, Table, take
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from table_controller.contract.codes import AlarmCode, HoldReason
+from table_controller.contract import AlarmCode, HoldReason
 from table_controller.procedure.table import Item, Out, Table, last_round_id
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 
 def arrive(table: Table, item: Item) -> Item | None:

@@ -15,14 +15,18 @@ names it, and the scoreboards are rebuilt from the rounds that stand.
 
 from __future__ import annotations
 
-from table_controller.contract.codes import Phase, RefusalCode, ShoeEndReason, VoidReason
-from table_controller.contract.payloads.round import (
+from table_controller.contract import (
     OriginalResult,
+    Phase,
+    RefusalCode,
     ResultCorrected,
     RoundVoided,
+    ShoeEndReason,
+    ShoeStarted,
+    ShoeVoided,
+    VoidReason,
     result_of,
 )
-from table_controller.contract.payloads.shoe import ShoeStarted, ShoeVoided
 from table_controller.procedure.inputs import (
     CloseBetting,
     Command,
@@ -36,8 +40,7 @@ from table_controller.procedure.inputs import (
 )
 from table_controller.procedure.shoe import Burn, CardAccounting, Shoe
 from table_controller.procedure.table import Out, Refusal, Table
-from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Coup
+from table_controller.rules import Card, Coup
 
 #: The commands of a betting phase.
 _BETTING_COMMANDS = (OpenBetting, CloseBetting)

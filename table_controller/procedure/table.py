@@ -21,29 +21,40 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Final
 
-from table_controller.contract.codes import (
+from table_controller.contract import (
+    ABSENT,
+    Absent,
     AlarmCode,
+    AlarmRaised,
+    AskMarks,
     CutCardWhen,
+    DisputeFields,
     HoldReason,
     Lamp,
+    LastRound,
+    Payload,
     Phase,
+    PromptShown,
     RefusalCode,
+    Roads,
+    ShoeEnded,
     ShoeEndReason,
+    TableLimits,
 )
-from table_controller.contract.payloads.base import ABSENT, Absent, Payload
-from table_controller.contract.payloads.board import AskMarks, Roads
-from table_controller.contract.payloads.pit import AlarmRaised
-from table_controller.contract.payloads.round import PromptShown
-from table_controller.contract.payloads.shoe import LastRound, ShoeEnded
-from table_controller.contract.payloads.state import DisputeFields, TableLimits
 from table_controller.procedure.decisions import Decision, Publish, RaiseAlarm
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.round import RoundCards
 from table_controller.procedure.shoe import Shoe
-from table_controller.rules.cards import Card
-from table_controller.rules.roads import DerivedRoad
-from table_controller.rules.tableau import Coup, Winner
-from table_controller.rules.variants import NOT_OFFERED, Reshuffle, Variant, settle_round
+from table_controller.rules import (
+    NOT_OFFERED,
+    Card,
+    Coup,
+    DerivedRoad,
+    Reshuffle,
+    Variant,
+    Winner,
+    settle_round,
+)
 
 #: The phases a hold of the shoe (reader offline, a missing card, a foreign card) can stand
 #: over; the machine shows ``HELD`` and returns to them.

@@ -6,3 +6,37 @@ Everything here decides from data the runtime hands in: the cards that left the 
 variant, the round number. The runtime runs the costly part (the exact analyser, about a
 millisecond per shoe composition) between rounds, never on the dealing path.
 """
+
+from table_controller.protection.advisor import (
+    AdvisorSettings,
+    Analysis,
+    AssessmentRequest,
+    RoundAdvisor,
+    analyse_request,
+)
+from table_controller.protection.edge import MAIN_BETS, DynamicWindows, RoundEdges
+from table_controller.protection.plot import PlotUnavailableError, plot_edges, require_matplotlib
+from table_controller.protection.replay_edges import (
+    RecordedShoe,
+    ReplayedRound,
+    ShoeRecorder,
+    replay_edges,
+)
+
+__all__ = [
+    "MAIN_BETS",
+    "AdvisorSettings",
+    "Analysis",
+    "AssessmentRequest",
+    "DynamicWindows",
+    "PlotUnavailableError",
+    "RecordedShoe",
+    "ReplayedRound",
+    "RoundAdvisor",
+    "RoundEdges",
+    "ShoeRecorder",
+    "analyse_request",
+    "plot_edges",
+    "replay_edges",
+    "require_matplotlib",
+]

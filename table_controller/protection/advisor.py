@@ -36,18 +36,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from table_controller.contract.codes import AlarmCode
-from table_controller.contract.payloads.board import BetOdds, Odds
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.procedure.inputs import (
+from table_controller.contract import AlarmCode, BetOdds, Odds, TableSnapshot
+from table_controller.procedure import (
     AssessmentAlarm,
     CardDrawn,
     CardMisread,
     EnterCard,
     Input,
     RoundAssessed,
+    ShoeCount,
 )
-from table_controller.procedure.machine import ShoeCount
 from table_controller.protection.edge import (
     DEFAULT_EDGE_THRESHOLD,
     DynamicWindows,
@@ -72,8 +70,7 @@ from table_controller.protection.shuffle_checks import (
     check_shuffle,
     shuffle_limits,
 )
-from table_controller.rules.cards import Card
-from table_controller.rules.variants import Reshuffle, Variant
+from table_controller.rules import Card, Reshuffle, Variant
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

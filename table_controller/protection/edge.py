@@ -28,12 +28,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar, Final
 
-from table_controller.rules.bets import BETS, net_result, verdict
-from table_controller.rules.cards import Card
-from table_controller.rules.composition import Composition
-from table_controller.rules.exact import DRAWS, BetOdds, analyse
-from table_controller.rules.tableau import Coup
-from table_controller.rules.variants import NOT_OFFERED, Variant
+from table_controller.rules import (
+    BETS,
+    DRAWS,
+    NOT_OFFERED,
+    BetOdds,
+    Card,
+    Composition,
+    Coup,
+    Variant,
+    analyse,
+    net_result,
+    verdict,
+)
 
 #: ``edge_positive`` fires when a bet's house edge drops below this (mqtt-api.md: below zero).
 DEFAULT_EDGE_THRESHOLD: Final = Fraction(0)

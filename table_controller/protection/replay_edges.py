@@ -30,9 +30,7 @@ from table_controller.protection.edge import (
     round_edges,
     shoe_left,
 )
-from table_controller.rules.cards import Card, CardError
-from table_controller.rules.tableau import next_hand
-from table_controller.rules.variants import Reshuffle, Variant
+from table_controller.rules import Card, CardError, Reshuffle, Variant, next_hand
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

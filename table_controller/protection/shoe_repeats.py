@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import ClassVar, Final
 
 from table_controller.protection.shuffle_checks import check_rate, falling
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 #: Default chance that a fair shoe raises a ``shoe_repeated`` alarm.
 DEFAULT_REPEAT_FALSE_ALARM_RATE: Final = 0.001

@@ -64,7 +64,7 @@ from fractions import Fraction
 from functools import cache
 from typing import ClassVar, Final
 
-from table_controller.rules.cards import RANKS, SUITS, Card
+from table_controller.rules import RANKS, SUITS, Card
 
 #: Default chance that a fair shoe raises a ``shuffle_pattern`` alarm: about one false alarm in a
 #: thousand shoes.

@@ -25,10 +25,9 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.procedure.inputs import CardDrawn, CutCardDrawn, Input
-from table_controller.rules.composition import CARD_INDEX, CARD_ORDER
-from table_controller.rules.variants import Reshuffle, Variant
+from table_controller.contract import TableSnapshot
+from table_controller.procedure import CardDrawn, CutCardDrawn, Input
+from table_controller.rules import CARD_INDEX, CARD_ORDER, Reshuffle, Variant
 
 #: Where the RNG places the cut card: this many cards from the end of the shoe, both included.
 DEFAULT_CUT_FROM_END = (14, 26)

@@ -31,23 +31,28 @@ from typing import Final
 
 import structlog
 
-from table_controller.contract.commands.args import RecallArgs, ResendArgs
-from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.commands.replies import reply_data
-from table_controller.contract.commands.table import COMMANDS_BY_NAME
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.payloads.base import ABSENT
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY
-from table_controller.history.recall import RECALLS_PER_MINUTE
-from table_controller.ingress.authorisation import AuthorisationPolicy, Refused, authorise
-from table_controller.ingress.parsing import parse_command, readable_id
-from table_controller.ingress.request_limit import RequestRateLimit
+from table_controller.contract import ABSENT, DEFAULT_CURRENCY, CommandErrorCode, CommandReply
+from table_controller.contract.commands import (
+    COMMANDS_BY_NAME,
+    CommandMessage,
+    RecallArgs,
+    ResendArgs,
+    reply_data,
+)
+from table_controller.history import RECALLS_PER_MINUTE
+from table_controller.ingress import (
+    AuthorisationPolicy,
+    Refused,
+    RequestRateLimit,
+    authorise,
+    parse_command,
+    readable_id,
+)
 from table_controller.runtime.command_replies import ID_REUSED_MESSAGE, Asked
 from table_controller.runtime.resends import Resends
 from table_controller.runtime.service import TableService
-from table_controller.screens.pin_lockout import PinRefusal
-from table_controller.staff.desk import StaffDesk
+from table_controller.screens import PinRefusal
+from table_controller.staff import StaffDesk
 
 _LOG = structlog.get_logger("table_controller.commands")
 #: Commands waiting to be taken; one that finds this many waiting is answered ``overloaded``.

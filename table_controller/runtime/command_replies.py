@@ -28,21 +28,21 @@ from typing import Final
 
 import structlog
 
-from table_controller.contract.codes import RefusalCode
-from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.commands.replies import reply_data, reply_from_data
-from table_controller.contract.commands.table import PROCEDURE_INPUTS, command_spec
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.history.recall import (
+from table_controller.contract import CommandErrorCode, CommandReply, OutgoingMessage, RefusalCode
+from table_controller.contract.commands import (
+    PROCEDURE_INPUTS,
+    CommandMessage,
+    command_spec,
+    reply_data,
+    reply_from_data,
+)
+from table_controller.history import (
     RecallBook,
     carries_recall,
     recall_answer,
     recalled_again,
 )
-from table_controller.procedure.inputs import Command, Input
-from table_controller.procedure.records import input_to_record
+from table_controller.procedure import Command, Input, input_to_record
 from table_controller.runtime.interpreter import answer_message
 from table_controller.runtime.journal.format import (
     ANSWER_KEY,
@@ -51,7 +51,7 @@ from table_controller.runtime.journal.format import (
     RECALL_ANSWER_KEY,
     canonical_json,
 )
-from table_controller.runtime.queued_input import QueuedInput
+from table_controller.runtime.service_ports import QueuedInput
 
 _LOG = structlog.get_logger("table_controller.service")
 #: The ``message`` of an ``id_reused`` refusal.

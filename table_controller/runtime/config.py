@@ -37,17 +37,16 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
-from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY, BetLimits
-from table_controller.history.recall import RECALLS_PER_MINUTE
-from table_controller.procedure.limits import (
+from table_controller.contract import DEFAULT_CURRENCY, DEFAULT_TOPIC_PREFIX, BetLimits
+from table_controller.history import RECALLS_PER_MINUTE
+from table_controller.procedure import (
     CURRENCY_PATTERN,
     decimal_amount,
     limits_from_data,
     limits_problem,
     stake_amount,
 )
-from table_controller.screens.http_limits import (
+from table_controller.screens import (
     IDLE_TIMEOUT_S,
     MAX_CONNECTIONS,
     MAX_PER_CLIENT,
@@ -385,7 +384,7 @@ class Settings(BaseSettings):
     @field_validator("display_language", "board_language")
     @classmethod
     def _language(cls, value: str) -> str:
-        from table_controller.screens.languages import LANGUAGES, language_for  # noqa: PLC0415
+        from table_controller.screens import LANGUAGES, language_for  # noqa: PLC0415
 
         language = language_for(value)
         if language is None:
@@ -396,7 +395,7 @@ class Settings(BaseSettings):
     @classmethod
     def _secret(cls, value: SecretStr | None) -> SecretStr | None:
         # Imported here: the command contract is heavy and a table without a secret needs none.
-        from table_controller.ingress.authorisation import MIN_SECRET_BYTES  # noqa: PLC0415
+        from table_controller.ingress import MIN_SECRET_BYTES  # noqa: PLC0415
 
         if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
             raise ValueError(f"must be at least {MIN_SECRET_BYTES} bytes")

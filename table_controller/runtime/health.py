@@ -49,8 +49,10 @@ from table_controller.runtime.metrics import (
     Vitals,
 )
 from table_controller.runtime.service import TableService
-from table_controller.screens.http_limits import ListenerLimits
-from table_controller.screens.web.site import SiteServer
+from table_controller.screens import ListenerLimits
+from table_controller.screens.web import SiteServer
+
+__all__ = ["HealthServer", "observe"]
 
 _LOG = structlog.get_logger("table_controller.health")
 #: More messages than this waiting for the broker means the backend is falling behind: about

@@ -17,9 +17,8 @@ from typing import TypeAlias
 
 import structlog
 
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.procedure.inputs import Input
+from table_controller.contract import JournalRefusal, OutgoingMessage
+from table_controller.procedure import Input
 from table_controller.runtime.deferred_log import describe_failure
 from table_controller.runtime.service_ports import HandledInput, TableObserver
 

@@ -24,12 +24,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
-from table_controller.contract.codes import Lamp
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.base import ABSENT, Payload
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.state import TableSnapshot, TableState
-from table_controller.procedure.decisions import (
+from table_controller.contract import (
+    ABSENT,
+    CommandReply,
+    Lamp,
+    OutgoingMessage,
+    Payload,
+    TableSnapshot,
+    TableState,
+)
+from table_controller.procedure import (
     Announce,
     CommandAccepted,
     CommandRefused,

@@ -15,9 +15,14 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
-from table_controller.contract.envelope import dumps
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.sealing import EdgeFields, Seal, sealed, with_edge_fields
+from table_controller.contract import (
+    EdgeFields,
+    OutgoingMessage,
+    Seal,
+    dumps,
+    sealed,
+    with_edge_fields,
+)
 
 
 class JsonLinesSink:

@@ -26,12 +26,17 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from table_controller.contract.codes import AlarmCode, EventType, ReaderState
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.board import PaceFigures, Stats
-from table_controller.contract.payloads.pit import AlarmRaised
-from table_controller.procedure.inputs import CardDrawn, Input
+from table_controller.contract import (
+    AlarmCode,
+    AlarmRaised,
+    EventType,
+    JournalRefusal,
+    OutgoingMessage,
+    PaceFigures,
+    ReaderState,
+    Stats,
+)
+from table_controller.procedure import CardDrawn, Input
 from table_controller.runtime.service_ports import HandledInput
 
 if TYPE_CHECKING:

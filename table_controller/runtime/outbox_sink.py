@@ -31,10 +31,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from table_controller.contract.envelope import utc_text
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.sealing import EdgeFields, with_edge_fields
-from table_controller.mqtt.outbox import (
+from table_controller.contract import EdgeFields, OutgoingMessage, utc_text, with_edge_fields
+from table_controller.mqtt import (
     Outbox,
     OutboxMessage,
     OutboxRow,

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from drivers import events as reader
-from table_controller.contract.codes import ReaderState
-from table_controller.procedure.inputs import (
+from table_controller.contract import ReaderState
+from table_controller.procedure import (
     CardDrawn,
     CardMisread,
     CutCardDrawn,
@@ -14,7 +14,7 @@ from table_controller.procedure.inputs import (
     ReaderCameBack,
     ReaderWentOffline,
 )
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
 
 
 def reader_input(event: reader.ReaderEvent, at: float) -> Input | None:  # noqa: PLR0911 - a case each

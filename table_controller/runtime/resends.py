@@ -18,12 +18,10 @@ from typing import TypeAlias
 
 import structlog
 
-from table_controller.contract.commands.args import ResendArgs
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.ingress.request_limit import RequestRateLimit
-from table_controller.mqtt.outbox import OutboxError
-from table_controller.mqtt.resend import Republished, range_problem, resend_reply
+from table_controller.contract import CommandErrorCode, CommandReply
+from table_controller.contract.commands import ResendArgs
+from table_controller.ingress import RequestRateLimit
+from table_controller.mqtt import OutboxError, Republished, range_problem, resend_reply
 
 #: Publishes ``first..last`` again (the MQTT link's ``republisher.republish``).
 Republish: TypeAlias = Callable[[int, int], Awaitable[Republished]]

@@ -13,10 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import structlog
 
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.procedure.inputs import Input
-from table_controller.procedure.machine import ShoeCount
-from table_controller.protection.advisor import Analysis, analyse_request
+from table_controller.contract import TableSnapshot
+from table_controller.procedure import Input, ShoeCount
+from table_controller.protection import Analysis, analyse_request
 from table_controller.runtime.deferred_log import describe_failure
 from table_controller.runtime.service_ports import Advisor
 

@@ -42,19 +42,29 @@ import structlog
 
 from drivers.events import LineRejected, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.contract.codes import Lamp, ReaderState
-from table_controller.contract.commands.replies import reply_data
-from table_controller.contract.envelope import utc_text
-from table_controller.contract.journal_refusal import JournalRefusal, refusal_reply
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.history.recall import RecallBook, recall_reply, with_disputes_sealed
-from table_controller.procedure.decisions import Decision
-from table_controller.procedure.errors import ProcedureBug
-from table_controller.procedure.inputs import Input, RuntimeFailed, not_carried_out
-from table_controller.procedure.machine import TableProcedure
-from table_controller.procedure.records import RecordRejected, input_from_record, input_to_record
+from table_controller.contract import (
+    CommandReply,
+    JournalRefusal,
+    Lamp,
+    OutgoingMessage,
+    ReaderState,
+    TableSnapshot,
+    refusal_reply,
+    utc_text,
+)
+from table_controller.contract.commands import reply_data
+from table_controller.history import RecallBook, recall_reply, with_disputes_sealed
+from table_controller.procedure import (
+    Decision,
+    Input,
+    ProcedureBug,
+    RecordRejected,
+    RuntimeFailed,
+    TableProcedure,
+    input_from_record,
+    input_to_record,
+    not_carried_out,
+)
 from table_controller.runtime.clock import utc_now
 from table_controller.runtime.command_replies import (
     COMMAND_TYPES,
@@ -73,7 +83,6 @@ from table_controller.runtime.journal.format import (
 )
 from table_controller.runtime.journal.journal import Journal
 from table_controller.runtime.journal.writer import WriterThread
-from table_controller.runtime.queued_input import QueuedInput
 from table_controller.runtime.reader_input import reader_state_after
 from table_controller.runtime.round_analysis import RoundAnalysis
 from table_controller.runtime.service_ports import (
@@ -81,6 +90,7 @@ from table_controller.runtime.service_ports import (
     CardSource,
     MessageSink,
     Outlet,
+    QueuedInput,
     ShoeLink,
     StatsObserver,
     TableObserver,

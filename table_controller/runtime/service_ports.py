@@ -1,21 +1,28 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""What the table service needs of its adapters: small protocols, one per adapter."""
+"""What the table service needs of its adapters, and what waits in its queue.
+
+A small protocol per adapter; :class:`QueuedInput`, the queue's item, is made by the shoe feed
+(``shoe_feed.py``) and the command replies (``command_replies.py``) too.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from drivers.events import Delivery, ReaderEvent
 from drivers.srp.constants import Lamp as ShoeLamp
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.base import Payload
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.procedure.inputs import Input, RoundAssessed
-from table_controller.procedure.machine import ShoeCount
-from table_controller.protection.advisor import Analysis, AssessmentRequest
+from table_controller.contract import (
+    CommandReply,
+    JournalRefusal,
+    OutgoingMessage,
+    Payload,
+    TableSnapshot,
+)
+from table_controller.procedure import Input, RoundAssessed, ShoeCount
+from table_controller.protection import Analysis, AssessmentRequest
 
 
 class MessageSink(Protocol):
@@ -131,3 +138,28 @@ class StatsObserver(Protocol):
 
     def observe(self, ts: str, payloads: Sequence[Payload]) -> Payload | None:
         """One input's payloads, in order, with its journal time stamp; the payload to add."""
+
+
+@dataclass(slots=True)
+class QueuedInput:
+    """One input waiting to be recorded and handled."""
+
+    row_type: str
+    record: dict[str, object]
+    event: Input | None
+    delivery: Delivery | None = None
+    command_id: str | None = None
+    done: asyncio.Future[dict[str, object]] | None = None
+    #: Drawn by the card source (a virtual table): the next draw waits until this one is taken.
+    drawn: bool = False
+    #: When the shoe link delivered it (the service's clock): the start of card-to-prompt latency.
+    received_at: float | None = None
+    #: Audit rows recorded together, in one transaction, in place of ``record``: the answers
+    #: to many commands at once (those refused ``overloaded``).
+    rows: list[dict[str, object]] | None = None
+    #: An audit row's reply given without the procedure: published under the row, and given
+    #: to the submitter (the row may hold only its seal: a ``recall``'s).
+    reply: CommandReply | None = None
+    #: A ``recall`` answered when its turn comes (its id and the rounds asked): the recall book
+    #: is read then, as the journal's rows before it left it, so a replay reads the same.
+    recall: tuple[str, int] | None = None

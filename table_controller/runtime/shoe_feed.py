@@ -14,11 +14,10 @@ from collections.abc import Callable
 import structlog
 
 from drivers.events import LineRejected, ReaderEvent, ReaderWarning
-from table_controller.procedure.records import input_to_record
+from table_controller.procedure import input_to_record
 from table_controller.runtime.journal.format import AUDIT_ROW, INPUT_ROW
-from table_controller.runtime.queued_input import QueuedInput
 from table_controller.runtime.reader_input import audit_record, reader_input
-from table_controller.runtime.service_ports import ShoeLink
+from table_controller.runtime.service_ports import QueuedInput, ShoeLink
 
 _LOG = structlog.get_logger("table_controller.service")
 

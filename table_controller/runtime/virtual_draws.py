@@ -7,9 +7,8 @@ from collections.abc import Callable
 
 import structlog
 
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.procedure.inputs import Input, RuntimeFailed
-from table_controller.procedure.machine import TableProcedure
+from table_controller.contract import TableSnapshot
+from table_controller.procedure import Input, RuntimeFailed, TableProcedure
 from table_controller.runtime.deferred_log import describe_failure
 from table_controller.runtime.service_ports import CardSource
 

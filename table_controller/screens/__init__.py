@@ -1,2 +1,39 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The screens: the dealer's display and the players' board, their languages and PINs."""
+
+from table_controller.screens.http_limits import (
+    IDLE_TIMEOUT_S,
+    MAX_CONNECTIONS,
+    MAX_PER_CLIENT,
+    REQUEST_TIMEOUT_S,
+    AddressUnusableError,
+    ListenerLimits,
+    descriptors_needed,
+    ensure_descriptors,
+)
+from table_controller.screens.languages import LANGUAGES, language_for
+from table_controller.screens.pin_lockout import (
+    MAX_PIN_FAILURES,
+    PIN_LOCKOUT_S,
+    PinRefusal,
+    StaffGuessLimits,
+    locked_refusal,
+)
+
+__all__ = [
+    "IDLE_TIMEOUT_S",
+    "LANGUAGES",
+    "MAX_CONNECTIONS",
+    "MAX_PER_CLIENT",
+    "MAX_PIN_FAILURES",
+    "PIN_LOCKOUT_S",
+    "REQUEST_TIMEOUT_S",
+    "AddressUnusableError",
+    "ListenerLimits",
+    "PinRefusal",
+    "StaffGuessLimits",
+    "descriptors_needed",
+    "ensure_descriptors",
+    "language_for",
+    "locked_refusal",
+]

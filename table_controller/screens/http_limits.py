@@ -9,6 +9,7 @@ holds must fit under the open-file limit (``LimitNOFILE`` in
 ``deploy/table-controller.service``), or a flood on one address could still starve the others
 (:func:`descriptors_needed`, :func:`ensure_descriptors`). A refusal that repeats is logged once
 per :data:`LOG_INTERVAL_S` with its count (:class:`LogThrottle`), never once per connection.
+An address that cannot be bound raises :class:`AddressUnusableError`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ ACCEPT_ROUNDS_IN_FLIGHT: Final = 4
 RESERVED_DESCRIPTORS: Final = 64
 #: Seconds between two log lines of one kind of refusal.
 LOG_INTERVAL_S: Final = 10.0
+
+
+class AddressUnusableError(OSError):
+    """The address cannot be bound (in use, not this machine's); the message names it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from table_controller.contract.envelope import JsonValue
+from table_controller.contract import JsonValue
 
 #: Where the catalogues are: ``<locale>/LC_MESSAGES/<domain>.po``.
 LOCALES_DIR: Final = Path(__file__).resolve().with_name("locales")

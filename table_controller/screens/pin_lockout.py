@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract import CommandErrorCode
 
 #: Wrong PINs in a row before the PIN (or the staff id) is locked for :data:`PIN_LOCKOUT_S`.
 MAX_PIN_FAILURES: Final = 5

@@ -31,10 +31,9 @@ from typing import Final
 import structlog
 from pwdlib import PasswordHash
 
-from table_controller.contract.codes import StaffRole
-from table_controller.contract.commands.args import STAFF_ID_PATTERN
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.screens.pin_lockout import (
+from table_controller.contract import CommandErrorCode, StaffRole
+from table_controller.contract.commands import STAFF_ID_PATTERN
+from table_controller.screens import (
     MAX_PIN_FAILURES,
     PIN_LOCKOUT_S,
     PinRefusal,

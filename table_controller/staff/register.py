@@ -30,8 +30,8 @@ from pwdlib.exceptions import UnknownHashError
 from pwdlib.hashers.argon2 import Argon2Hasher
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from table_controller.contract.codes import StaffRole
-from table_controller.contract.commands.args import PIN_PATTERN, STAFF_ID_PATTERN
+from table_controller.contract import StaffRole
+from table_controller.contract.commands import PIN_PATTERN, STAFF_ID_PATTERN
 
 REGISTER_FORMAT: Final = "table-controller-staff/1"
 MAX_NAME_LENGTH: Final = 64

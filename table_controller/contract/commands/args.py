@@ -24,14 +24,14 @@ from pydantic import (
 
 from table_controller.contract.payloads.base import MAX_ROUND_ID_LENGTH
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY, BetLimits
-from table_controller.procedure.command_records import MAX_DISPUTED_ROUNDS
-from table_controller.procedure.limits import (
+from table_controller.procedure import (
+    MAX_DISPUTED_ROUNDS,
     MAX_LIMITED_BETS,
+    MAX_SHOE_ID_LENGTH,
     STAKE_TEXT_PATTERN,
     amount,
     stake_amount,
 )
-from table_controller.procedure.supervision import MAX_SHOE_ID_LENGTH
 
 #: Longest free text a command carries (a dispute's reason, its outcome).
 MAX_TEXT_LENGTH: Final = 500

@@ -32,10 +32,7 @@ from typing import Annotated, ClassVar, Final, TypeAlias
 from annotated_types import Ge, Interval, Len
 
 from table_controller.contract.codes import EventType
-from table_controller.rules.bets import BETS
-from table_controller.rules.cards import Card
-from table_controller.rules.roads import RoadColour
-from table_controller.rules.variants import NOT_OFFERED
+from table_controller.rules import BETS, NOT_OFFERED, Card, RoadColour
 
 
 class Absent(enum.Enum):

@@ -20,7 +20,7 @@ from table_controller.contract.payloads.base import (
     RoadMark,
     RoundNo,
 )
-from table_controller.rules.roads import BeadPayload, BigRoadCellPayload, StatsPayload
+from table_controller.rules import BeadPayload, BigRoadCellPayload, StatsPayload
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,8 +26,7 @@ from table_controller.contract.payloads.base import (
     RoundNo,
     Settled,
 )
-from table_controller.rules.cards import Card
-from table_controller.rules.tableau import Coup, Hand, Winner
+from table_controller.rules import Card, Coup, Hand, Winner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,8 +22,7 @@ from table_controller.contract.payloads.base import (
     RoundId,
     RoundNo,
 )
-from table_controller.rules.cards import Card
-from table_controller.rules.variants import Reshuffle
+from table_controller.rules import Card, Reshuffle
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,8 +2,8 @@
 """The published messages as pydantic models, generated from the core's payload types.
 
 Edge layer, pure: no I/O, no clock, no randomness. The core describes each payload once, as a
-frozen dataclass of the ``procedure/*_payloads.py`` modules, listed by ``type`` in
-``contract/payloads/registry.py``; this module reads those types and writes the models the JSON
+frozen dataclass of ``contract/payloads/``, listed by ``type`` in :data:`PAYLOAD_TYPES`; this
+module reads those types and writes the models the JSON
 Schemas, the AsyncAPI document and the contract tests use, so a field added to a payload is
 described and validated with no edit here. The reading:
 
@@ -51,11 +51,46 @@ from table_controller.contract.commands.args import CardCode
 from table_controller.contract.commands.table import CommandName
 from table_controller.contract.envelope import SCHEMA, to_wire
 from table_controller.contract.errors import CommandErrorCode
+from table_controller.contract.payloads import board as board_payloads
+from table_controller.contract.payloads import controller as controller_payloads
+from table_controller.contract.payloads import pit as pit_payloads
+from table_controller.contract.payloads import round as round_payloads
+from table_controller.contract.payloads import shoe as shoe_payloads
+from table_controller.contract.payloads import state as state_payloads
 from table_controller.contract.payloads.base import Absent, OneOf, Payload
 from table_controller.contract.payloads.controller import CommandReply
-from table_controller.contract.payloads.registry import PAYLOAD_TYPES
 from table_controller.contract.payloads.replies import EdgeReply
-from table_controller.rules.cards import Card
+from table_controller.rules import Card
+
+#: Every payload type by the ``type`` it is published with.
+PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
+    cls.TYPE: cls
+    for cls in (
+        shoe_payloads.ShoeStarted,
+        shoe_payloads.BurnAnnounced,
+        round_payloads.BettingOpened,
+        round_payloads.BettingClosed,
+        round_payloads.CardPlaced,
+        round_payloads.PromptShown,
+        round_payloads.RoundSettled,
+        round_payloads.RoundVoided,
+        round_payloads.ResultCorrected,
+        shoe_payloads.LastRound,
+        shoe_payloads.ShoeEnded,
+        shoe_payloads.ShoeVoided,
+        pit_payloads.AlarmRaised,
+        pit_payloads.StaffChanged,
+        pit_payloads.DisputeOpened,
+        pit_payloads.DisputeResolved,
+        board_payloads.Roads,
+        board_payloads.Odds,
+        state_payloads.TableState,
+        board_payloads.Stats,
+        state_payloads.TableLimits,
+        controller_payloads.Status,
+        controller_payloads.CommandReply,
+    )
+}
 
 #: Fields whose type the edge widens or narrows: (payload type, field) -> the field's type.
 EDGE_FIELDS: Final[Mapping[tuple[type, str], object]] = {

@@ -54,10 +54,7 @@ import aiomqtt
 import structlog
 
 from drivers.backoff import JitterSource
-from table_controller.contract.codes import ReaderState
-from table_controller.contract.envelope import JsonValue, utc_text
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.sealing import Seal
+from table_controller.contract import JsonValue, OutgoingMessage, ReaderState, Seal, utc_text
 from table_controller.mqtt.backlog import Backlog
 from table_controller.mqtt.client.connect import (
     error_text,

@@ -31,12 +31,16 @@ from collections.abc import Callable, Mapping
 import aiomqtt
 
 from table_controller import __version__
-from table_controller.contract.codes import ReaderState
-from table_controller.contract.envelope import JsonValue, envelope
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.base import ABSENT
-from table_controller.contract.payloads.controller import Status
-from table_controller.contract.sealing import Seal, sealed
+from table_controller.contract import (
+    ABSENT,
+    JsonValue,
+    OutgoingMessage,
+    ReaderState,
+    Seal,
+    Status,
+    envelope,
+    sealed,
+)
 from table_controller.mqtt.outbox import OutboxRow
 
 

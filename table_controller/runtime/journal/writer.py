@@ -29,7 +29,7 @@ from typing import Final
 
 import structlog
 
-from table_controller.contract.journal_refusal import JournalRefusal
+from table_controller.contract import JournalRefusal
 from table_controller.runtime.deferred_log import (
     describe_failure,
     log_checkpoint_failure,

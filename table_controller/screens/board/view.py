@@ -16,15 +16,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from table_controller.contract.codes import Phase, PromptAction
-from table_controller.contract.envelope import JsonValue, to_wire
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.board import Roads
-from table_controller.contract.payloads.round import BettingOpened, ResultCorrected, RoundSettled
-from table_controller.contract.payloads.shoe import ShoeStarted, ShoeVoided
-from table_controller.contract.payloads.state import TableSnapshot
-from table_controller.rules.variants import VARIANTS
+from table_controller.contract import (
+    BettingOpened,
+    JournalRefusal,
+    JsonValue,
+    OutgoingMessage,
+    Phase,
+    PromptAction,
+    ResultCorrected,
+    Roads,
+    RoundSettled,
+    ShoeStarted,
+    ShoeVoided,
+    TableSnapshot,
+    to_wire,
+)
+from table_controller.rules import VARIANTS
 from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.view import hand_view, result_view

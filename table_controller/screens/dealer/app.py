@@ -52,9 +52,7 @@ from urllib.parse import urlsplit
 import structlog
 from aiohttp import web
 
-from table_controller.contract.envelope import to_wire
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY
+from table_controller.contract import DEFAULT_CURRENCY, CommandErrorCode, to_wire
 from table_controller.screens.board.app import BoardFeed
 from table_controller.screens.dealer.commands import (
     CommandError,

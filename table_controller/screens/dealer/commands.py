@@ -28,13 +28,14 @@ from typing import Final, Protocol
 
 import structlog
 
-from table_controller.contract.codes import StaffRole
-from table_controller.contract.commands.args import DEFAULT_ROUNDS
-from table_controller.contract.commands.message import CommandMessage
-from table_controller.contract.commands.table import COMMANDS_BY_NAME, Giver
-from table_controller.contract.errors import CommandErrorCode
-from table_controller.contract.payloads.state import DEFAULT_CURRENCY
-from table_controller.ingress.parsing import CommandRejection, validate_command
+from table_controller.contract import DEFAULT_CURRENCY, CommandErrorCode, StaffRole
+from table_controller.contract.commands import (
+    COMMANDS_BY_NAME,
+    DEFAULT_ROUNDS,
+    CommandMessage,
+    Giver,
+)
+from table_controller.ingress import CommandRejection, validate_command
 from table_controller.screens.dealer.view import StaffDirectory, StaffMemberLike
 from table_controller.screens.pin_lockout import PinLockout, PinRefusal
 

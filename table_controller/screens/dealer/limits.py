@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from table_controller.contract.envelope import JsonValue, to_wire
-from table_controller.contract.payloads.state import TableLimits
-from table_controller.rules.variants import VARIANTS
+from table_controller.contract import JsonValue, TableLimits, to_wire
+from table_controller.rules import VARIANTS
 from table_controller.screens.languages import localised
 
 #: The bets whose range the header shows; the side bets are on the supervisor's panel.

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from table_controller.contract.envelope import JsonValue, to_wire
-from table_controller.contract.payloads.board import Roads
-from table_controller.rules.roads import DEFAULT_GRID_ROWS, layout_grid
+from table_controller.contract import JsonValue, Roads, to_wire
+from table_controller.rules import DEFAULT_GRID_ROWS, layout_grid
 
 _DERIVED_ROADS: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 

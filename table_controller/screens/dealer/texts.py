@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from table_controller.contract.codes import AlarmCode, HoldReason, VoidReason
-from table_controller.contract.envelope import JsonValue
+from table_controller.contract import AlarmCode, HoldReason, JsonValue, VoidReason
 from table_controller.screens.languages import localised
 
 #: What the dealer reads under HOLD, per hold reason.

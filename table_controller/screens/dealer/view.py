@@ -20,28 +20,32 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Protocol, assert_never
 
-from table_controller.contract.codes import HoldReason, Phase, PromptAction
-from table_controller.contract.commands.table import BUTTON_COMMANDS, STAFF_COMMANDS
-from table_controller.contract.envelope import JsonValue, to_wire
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.base import ABSENT
-from table_controller.contract.payloads.board import Roads, Stats
-from table_controller.contract.payloads.pit import AlarmRaised, StaffChanged
-from table_controller.contract.payloads.round import (
+from table_controller.contract import (
+    ABSENT,
+    AlarmRaised,
+    DisputeFields,
+    HoldReason,
+    JournalRefusal,
+    JsonValue,
+    OutgoingMessage,
+    Phase,
+    PromptAction,
     PromptShown,
     ResultCorrected,
+    Roads,
     RoundSettled,
     RoundVoided,
-)
-from table_controller.contract.payloads.shoe import ShoeStarted, ShoeVoided
-from table_controller.contract.payloads.state import (
-    DisputeFields,
+    ShoeStarted,
+    ShoeVoided,
+    StaffChanged,
+    Stats,
     TableLimits,
     TableSnapshot,
     TableState,
+    to_wire,
 )
-from table_controller.rules.cards import Card, hand_total
+from table_controller.contract.commands import BUTTON_COMMANDS, STAFF_COMMANDS
+from table_controller.rules import Card, hand_total
 from table_controller.screens.dealer.limits import limits_view
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.texts import (

@@ -22,7 +22,7 @@ import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
-from table_controller.contract.envelope import JsonValue
+from table_controller.contract import JsonValue
 
 #: Seconds between heartbeats on an idle stream; a page calls the controller unreachable
 #: after about two and a half of these without a word.

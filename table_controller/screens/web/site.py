@@ -14,6 +14,8 @@ import os
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from table_controller.screens.http_limits import AddressUnusableError
+
 if TYPE_CHECKING:
     from aiohttp import web
     from aiohttp.typedefs import Middleware
@@ -22,10 +24,6 @@ if TYPE_CHECKING:
     from table_controller.screens.http_limits import ListenerLimits
     from table_controller.screens.web.listener import Listener
     from table_controller.screens.web.policy import HostCheck
-
-
-class AddressUnusableError(OSError):
-    """The address cannot be bound (in use, not this machine's); the message names it."""
 
 
 async def start_site(

@@ -15,10 +15,13 @@ from typing import Generic, Protocol, TypeVar
 import structlog
 from aiohttp import web
 
-from table_controller.contract.envelope import JsonValue
-from table_controller.contract.journal_refusal import JournalRefusal
-from table_controller.contract.outgoing import OutgoingMessage
-from table_controller.contract.payloads.state import TableSnapshot, TableState
+from table_controller.contract import (
+    JournalRefusal,
+    JsonValue,
+    OutgoingMessage,
+    TableSnapshot,
+    TableState,
+)
 from table_controller.screens.web.event_streams import HEARTBEAT_S, StreamHub, json_text
 
 
