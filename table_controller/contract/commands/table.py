@@ -22,26 +22,7 @@ from table_controller.contract.commands import args
 from table_controller.contract.commands.args import CommandArgs
 from table_controller.contract.payloads.controller import CommandReply
 from table_controller.contract.payloads.replies import EdgeReply, RecallReply
-from table_controller.procedure import (
-    Acknowledge,
-    CloseBetting,
-    Command,
-    ConfirmResult,
-    CorrectResult,
-    Deal,
-    DroppedCard,
-    EnterCard,
-    Misdeal,
-    OpenBetting,
-    OpenDispute,
-    ResolveDispute,
-    SetLimits,
-    SignIn,
-    SignOut,
-    StartNewShoe,
-    VoidRound,
-    VoidShoe,
-)
+from table_controller.procedure import inputs
 
 
 class Giver(StrEnum):
@@ -73,7 +54,7 @@ class CommandSpec:
     #: The model its ``args`` are checked against.
     args: type[CommandArgs]
     #: The procedure input it becomes; None: the edge answers it, in any state.
-    input: type[Command] | None
+    input: type[inputs.Command] | None
     giver: Giver
     #: In signed mode, it must carry a ``signature`` (every command does with ``sign_all``).
     signed: bool = False
@@ -100,40 +81,40 @@ class CommandSpec:
 
 #: Every command, in the contract's order (the schema's, and the order refusals list them in).
 COMMAND_TABLE: Final[tuple[CommandSpec, ...]] = (
-    CommandSpec(name="new_shoe", args=args.NewShoeArgs, input=StartNewShoe,
+    CommandSpec(name="new_shoe", args=args.NewShoeArgs, input=inputs.StartNewShoe,
                 giver=Giver.ANYONE, button=1),
-    CommandSpec(name="open_betting", args=args.NoArgs, input=OpenBetting,
+    CommandSpec(name="open_betting", args=args.NoArgs, input=inputs.OpenBetting,
                 giver=Giver.ANYONE, button=2),
-    CommandSpec(name="close_betting", args=args.NoArgs, input=CloseBetting,
+    CommandSpec(name="close_betting", args=args.NoArgs, input=inputs.CloseBetting,
                 giver=Giver.ANYONE, button=3),
-    CommandSpec(name="deal", args=args.NoArgs, input=Deal,
+    CommandSpec(name="deal", args=args.NoArgs, input=inputs.Deal,
                 giver=Giver.ANYONE, button=4),
-    CommandSpec(name="misdeal", args=args.NoArgs, input=Misdeal,
+    CommandSpec(name="misdeal", args=args.NoArgs, input=inputs.Misdeal,
                 giver=Giver.ANYONE, button=5),
-    CommandSpec(name="void_round", args=args.VoidRoundArgs, input=VoidRound,
+    CommandSpec(name="void_round", args=args.VoidRoundArgs, input=inputs.VoidRound,
                 giver=Giver.SUPERVISOR, signed=True, button=7),
-    CommandSpec(name="void_shoe", args=args.NoArgs, input=VoidShoe,
+    CommandSpec(name="void_shoe", args=args.NoArgs, input=inputs.VoidShoe,
                 giver=Giver.SUPERVISOR, signed=True, button=8),
-    CommandSpec(name="manual_card", args=args.ManualCardArgs, input=EnterCard,
+    CommandSpec(name="manual_card", args=args.ManualCardArgs, input=inputs.EnterCard,
                 giver=Giver.SUPERVISOR, signed=True, button=9),
-    CommandSpec(name="correct_result", args=args.CorrectResultArgs, input=CorrectResult,
+    CommandSpec(name="correct_result", args=args.CorrectResultArgs, input=inputs.CorrectResult,
                 giver=Giver.SUPERVISOR, signed=True, button=10),
-    CommandSpec(name="dropped_card", args=args.DroppedCardArgs, input=DroppedCard,
+    CommandSpec(name="dropped_card", args=args.DroppedCardArgs, input=inputs.DroppedCard,
                 giver=Giver.ANYONE, button=6),
-    CommandSpec(name="sign_in", args=args.SignInArgs, input=SignIn,
+    CommandSpec(name="sign_in", args=args.SignInArgs, input=inputs.SignIn,
                 giver=Giver.ANYONE, staff_desk=True, staff_button=True),
-    CommandSpec(name="sign_out", args=args.SignOutArgs, input=SignOut,
+    CommandSpec(name="sign_out", args=args.SignOutArgs, input=inputs.SignOut,
                 giver=Giver.ANYONE, staff_button=True),
-    CommandSpec(name="dispute", args=args.DisputeArgs, input=OpenDispute,
+    CommandSpec(name="dispute", args=args.DisputeArgs, input=inputs.OpenDispute,
                 giver=Giver.SUPERVISOR, signed=True, button=12),
     CommandSpec(name="resolve_dispute", args=args.ResolveDisputeArgs,
-                input=ResolveDispute, giver=Giver.SUPERVISOR, signed=True,
+                input=inputs.ResolveDispute, giver=Giver.SUPERVISOR, signed=True,
                 button=13),
-    CommandSpec(name="acknowledge", args=args.AcknowledgeArgs, input=Acknowledge,
+    CommandSpec(name="acknowledge", args=args.AcknowledgeArgs, input=inputs.Acknowledge,
                 giver=Giver.SUPERVISOR, signed=True, button=14),
-    CommandSpec(name="confirm_result", args=args.ConfirmResultArgs, input=ConfirmResult,
+    CommandSpec(name="confirm_result", args=args.ConfirmResultArgs, input=inputs.ConfirmResult,
                 giver=Giver.CONFIRMER, button=11),
-    CommandSpec(name="set_limits", args=args.SetLimitsArgs, input=SetLimits,
+    CommandSpec(name="set_limits", args=args.SetLimitsArgs, input=inputs.SetLimits,
                 giver=Giver.SUPERVISOR, signed=True, button=15),
     CommandSpec(name="recall", args=args.RecallArgs, input=None,
                 giver=Giver.ANYONE, reply=RecallReply),
@@ -157,7 +138,7 @@ ARGS_MODELS: Final[Mapping[str, type[CommandArgs]]] = {
     spec.name: spec.args for spec in COMMAND_TABLE
 }
 #: The procedure's command inputs (each has a ``command_id``).
-PROCEDURE_INPUTS: Final[tuple[type[Command], ...]] = tuple(
+PROCEDURE_INPUTS: Final[tuple[type[inputs.Command], ...]] = tuple(
     spec.input for spec in COMMAND_TABLE if spec.input is not None
 )
 #: The commands the display has a button for, in the order it shows them.
