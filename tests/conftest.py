@@ -25,15 +25,20 @@ from tests.support.installed import require, unavailable
 pytest_plugins = ["tests.support.postgres"]
 
 #: Where the quick tier (marker ``quick``, ``scripts/test.sh --quick``) finds its tests: the
-#: pure cores, the contract and schemas, the layering and the docs. A new folder of pure tests
-#: is added here; a new test in one of these joins on its own.
+#: pure cores, the contract and schemas, command parsing, pace and recall, the PIN lockout, the
+#: MQTT backlog, the layering and the docs. A new folder of pure tests is added here; a new test
+#: in one of these joins on its own.
 QUICK_PATHS = (
     "rules",
     "procedure",
     "protection",
     "drivers",
     "simulators",
-    "publishing",
+    "contract",
+    "ingress",
+    "history",
+    "screens",
+    "mqtt/test_backlog.py",
     "docs",
     "test_architecture.py",
     "test_vectors.py",

@@ -1,15 +1,16 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The screens' languages: which there are, and their message catalogues.
 
-Every text a screen shows comes from a gettext catalogue (``locales/<locale>/LC_MESSAGES/``,
-read with babel), one domain per screen (``display``, ``board``) and ``game`` for the game's own
-terms that every screen shares. A message id is a key whose first part names its domain
-(``game.banker``, ``board.title``); its text may hold ``{name}`` placeholders, which the page
-fills. There are no plural forms: a number stands beside its label.
+Every text a screen shows comes from a gettext catalogue (``<locale>/LC_MESSAGES/<domain>.po``,
+read with babel): each screen's own domain in its sub-package (``display`` in
+``dealer/locales/``, ``board`` in ``board/locales/``) and ``game``, the game's own terms that
+every screen shows, in this package's ``locales/``. A message id is a key whose first part names
+its domain (``game.banker``, ``board.title``); its text may hold ``{name}`` placeholders, which
+the page fills. There are no plural forms: a number stands beside its label.
 
-A view model never writes words: it names a key with :func:`message`, and each page turns the key
-into text in its own language. The catalogues are read once at start; a missing or broken one
-stops the start with an error naming the file.
+A view model never writes words: it names a key with :func:`localised`, and each page turns the
+key into text in its own language. The catalogues are read once at start; a missing or broken
+one stops the start with an error naming the file.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Final
 
 from table_controller.contract import JsonValue
 
-#: Where the catalogues are: ``<locale>/LC_MESSAGES/<domain>.po``.
-LOCALES_DIR: Final = Path(__file__).resolve().with_name("locales")
+_SCREENS_DIR: Final = Path(__file__).resolve().parent
+#: Where the shared catalogues are (``<locale>/LC_MESSAGES/game.po``): the game's own terms.
+LOCALES_DIR: Final = _SCREENS_DIR / "locales"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,12 @@ SCREENS: Final[Mapping[str, tuple[str, ...]]] = {
     "display": ("game", "display"),
     "board": ("game", "board"),
 }
+#: Where each domain's catalogues are: the shared one here, each screen's in its sub-package.
+CATALOGUE_DIRS: Final[Mapping[str, Path]] = {
+    "game": LOCALES_DIR,
+    "display": _SCREENS_DIR / "dealer" / "locales",
+    "board": _SCREENS_DIR / "board" / "locales",
+}
 
 
 class CatalogueError(ValueError):
@@ -87,6 +95,11 @@ def language_for(tag: str | None) -> Language | None:
 def localised(key: str, **args: JsonValue) -> dict[str, JsonValue]:
     """A text for a page to show: a catalogue key and the values of its placeholders."""
     return {"key": key, "args": dict(args)} if args else {"key": key}
+
+
+def catalogue_path(domain: str, language: Language) -> Path:
+    """The ``.po`` file of one domain in one language."""
+    return CATALOGUE_DIRS[domain] / language.locale / "LC_MESSAGES" / f"{domain}.po"
 
 
 def read_catalogue(path: Path) -> dict[str, str]:
@@ -113,15 +126,12 @@ def read_catalogue(path: Path) -> dict[str, str]:
 class Catalogues:
     """Every screen's messages in every language, read once from the ``.po`` files."""
 
-    def __init__(
-        self, directory: Path = LOCALES_DIR, languages: Iterable[Language] = LANGUAGES
-    ) -> None:
+    def __init__(self, languages: Iterable[Language] = LANGUAGES) -> None:
         domains = {domain for wanted in SCREENS.values() for domain in wanted}
         self._texts: dict[tuple[str, str], dict[str, str]] = {}
         for language in languages:
             for domain in sorted(domains):
-                path = directory / language.locale / "LC_MESSAGES" / f"{domain}.po"
-                self._texts[language.tag, domain] = read_catalogue(path)
+                self._texts[language.tag, domain] = read_catalogue(catalogue_path(domain, language))
 
     @staticmethod
     @cache

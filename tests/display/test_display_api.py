@@ -25,7 +25,7 @@ from table_controller.screens.dealer.app import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     MAX_BODY_BYTES,
-    STATIC_DIR,
+    STATIC_DIRS,
     DisplayFeeds,
     DisplayServer,
 )
@@ -88,7 +88,7 @@ async def test_the_page_and_its_assets_are_served_from_the_package_only(
             assert response.status == 200
             assert response.content_type in {kind, "application/javascript"}
     # Nothing from the internet: no absolute URL, no protocol-relative one, no @import.
-    for path in STATIC_DIR.iterdir():
+    for path in (path for directory in STATIC_DIRS for path in directory.iterdir()):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.IGNORECASE), path
         assert "@import" not in text

@@ -5,7 +5,7 @@ A negative control: a page with a character no installed font covers (fontconfig
 this machine) fails, naming the character, its code point and its element. Positive pages in
 each of the screens' languages (the game's terms, every text of the catalogues, every Vietnamese
 vowel with every tone in both cases, the card suits) pass, drawn with the screens' own font
-rules (``static/fonts.css``) and each script in its language's face.
+rules (``screens/static/fonts.css``) and each script in its language's face.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page
 
-from table_controller.screens.dealer.app import STATIC_DIR
 from table_controller.screens.languages import LANGUAGES, SCREENS, Catalogues
+from table_controller.screens.web.assets import SHARED_STATIC_DIR
 from tests.support.glyphs import (
     GlyphReport,
     RenderedText,
@@ -73,7 +73,7 @@ def uncovered_character() -> str:
 
 def sample_page(lang: str, *texts: str) -> str:
     """A page in ``lang`` with the screens' font rules, each text a paragraph."""
-    fonts = (STATIC_DIR / "fonts.css").read_text(encoding="utf-8")
+    fonts = (SHARED_STATIC_DIR / "fonts.css").read_text(encoding="utf-8")
     paragraphs = "".join(f"<p>{html.escape(text)}</p>" for text in texts[1:])
     return (
         f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'

@@ -1,9 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A view model's texts as the page shows them in English, for the tests that read views.
 
-The same rules as ``static/i18n.js``: a text is ``{"key", "args"}``; ``{name}`` is filled
-with its value (a number written the English way, a nested text in words); a list of texts is
-one line, joined with `` · ``. A key no catalogue has fails the test.
+The same rules as ``screens/static/i18n.js``: a text is ``{"key", "args"}``; ``{name}`` is
+filled with its value (a number written the English way, a nested text in words); a list of
+texts is one line, joined with `` · ``. A key no catalogue has fails the test.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """docs/mqtt-api.md against the code and the generated contract in docs/api.
 
 The page is what an integrator reads; the code and ``docs/api`` (which ``table-controller
-schema`` generates from the core's payload types, and ``tests/publishing/test_contract.py`` keeps up
+schema`` generates from the core's payload types, and ``tests/contract/test_contract.py`` keeps up
 to date) are what the table does. Every topic, payload, field, command and code of the one
 must be in the other, both ways, and every JSON example on the page must validate against its
 schema.

@@ -28,8 +28,8 @@ from playwright.async_api import CDPSession, Error, Page
 #: the soft hyphen), and variation selectors, which select a glyph and draw none.
 _NO_GLYPH_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
 _DOM_CHANGED = "Could not find node"
-#: The face each language's own script is drawn with (``static/fonts.css``): Chinese in its
-#: regional shapes, Korean's Hangul and Hanja, Thai, and the Latin letters of English and
+#: The face each language's own script is drawn with (``screens/static/fonts.css``): Chinese in
+#: its regional shapes, Korean's Hangul and Hanja, Thai, and the Latin letters of English and
 #: Vietnamese. The scripts are told apart by the characters' Unicode names.
 REGIONAL_FACES: Final[Mapping[str, Mapping[str, str]]] = {
     "en": {"LATIN": "DejaVu Sans"},

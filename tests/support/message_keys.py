@@ -16,14 +16,14 @@ from typing import IO, Any
 
 from babel.messages.extract import extract_from_dir
 
-from table_controller.screens.languages import LANGUAGES, LOCALES_DIR, read_catalogue
+from table_controller.screens.languages import LANGUAGES, catalogue_path, read_catalogue
 
 SCREENS = Path(__file__).resolve().parents[2] / "table_controller" / "screens"
 #: What babel reads, and how: the view models, the pages' scripts, the pages.
 METHODS = [
     ("**.py", "python"),
-    ("static/*.js", "javascript"),
-    ("static/*.html", "tests.support.message_keys:extract_html"),
+    ("**/static/*.js", "javascript"),
+    ("**/static/*.html", "tests.support.message_keys:extract_html"),
 ]
 KEYWORDS: Mapping[str, None] = {"localised": None, "t": None}
 _ATTRIBUTES = ("data-i18n", "data-i18n-title", "data-i18n-aria-label", "data-i18n-placeholder")
@@ -70,8 +70,6 @@ def used_keys() -> dict[str, set[str]]:
 def catalogue_keys(domain: str) -> dict[str, set[str]]:
     """The keys of one domain's catalogue, per language tag."""
     return {
-        language.tag: set(
-            read_catalogue(LOCALES_DIR / language.locale / "LC_MESSAGES" / f"{domain}.po")
-        )
+        language.tag: set(read_catalogue(catalogue_path(domain, language)))
         for language in LANGUAGES
     }

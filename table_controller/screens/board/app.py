@@ -9,7 +9,8 @@ delays the table.
 
 Routes (on the display's server, and alone on :class:`BoardServer`):
 
-- ``GET /board``: the page; its assets under ``/static/``; its texts at ``/i18n/board.json``.
+- ``GET /board``: the page (``board/static/board.html``); its style sheets and scripts under
+  ``/static/`` (``screens/web/assets.py``); its texts at ``/i18n/board.json``.
 - ``GET /board/api/state``: the whole view as JSON.
 - ``GET /board/api/events``: server-sent events: the whole ``view`` first, then ``board`` and
   ``roads`` events as the table moves, and a ``heartbeat`` while it is quiet. A page whose
@@ -31,6 +32,7 @@ from aiohttp import web
 from table_controller.screens.board.view import BoardModel
 from table_controller.screens.http_limits import ListenerLimits
 from table_controller.screens.languages import DEFAULT_LANGUAGE, Catalogues
+from table_controller.screens.web.assets import SHARED_STATIC_DIR, asset_files, serve_assets
 from table_controller.screens.web.event_streams import HEARTBEAT_S
 from table_controller.screens.web.policy import no_icon, screen_texts, security_headers
 from table_controller.screens.web.site import SiteServer
@@ -38,12 +40,8 @@ from table_controller.screens.web.view_feed import SnapshotSource, ViewFeed
 
 _LOG = structlog.get_logger("table_controller.board")
 
-#: The screens' pages, styles and scripts: inside the package, so they work offline.
-STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
-#: The files the board's page loads: all the standalone board serves under ``/static/``.
-BOARD_ASSETS: Final = frozenset(
-    {"board.js", "board.css", "screen.js", "screen.css", "i18n.js", "fonts.css"}
-)
+#: The board's page, style and script: inside the package, so they work offline.
+STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
 
 
 class BoardFeed(ViewFeed[BoardModel]):
@@ -73,14 +71,6 @@ class BoardFeed(ViewFeed[BoardModel]):
 async def _page(request: web.Request) -> web.StreamResponse:
     del request
     return web.FileResponse(STATIC_DIR / "board.html", headers={"Cache-Control": "no-cache"})
-
-
-async def _asset(request: web.Request) -> web.StreamResponse:
-    """One of the board's own files; any other name is not found here."""
-    name = request.match_info["name"]
-    if name not in BOARD_ASSETS:
-        raise web.HTTPNotFound
-    return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache"})
 
 
 async def _to_board(request: web.Request) -> web.StreamResponse:
@@ -129,7 +119,8 @@ class BoardServer(SiteServer):
         app = self.application(client_max_size=1024, middlewares=[security_headers])
         app.router.add_get("/", _to_board)
         app.router.add_get("/favicon.ico", no_icon)
-        app.router.add_get("/static/{name}", _asset)
+        assets = asset_files(STATIC_DIR, SHARED_STATIC_DIR)
+        app.router.add_get("/static/{name}", serve_assets(assets))
         app.router.add_get("/i18n/{screen}.json", self._texts)
         self.feed.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)

@@ -14,7 +14,8 @@ Routes (each refused with 421 when the request's ``Host`` is none of the display
 each connection held to its address's caps and timeouts: ``screens/web/policy.py``,
 ``screens/web/listener.py``):
 
-- ``GET /``: the page; ``GET /static/...``: its assets.
+- ``GET /``: the page (``dealer/static/index.html``); ``GET /static/{name}``: its style sheets
+  and scripts, the board's and those both share (``screens/web/assets.py``).
 - ``GET /api/state``: the whole view (snapshot, prompt text, hands, last result, the commands
   the table takes now, scoreboards laid out on their drawn grids, recent alarms) as JSON.
 - ``GET /api/events``: server-sent events. The first event (``view``) is the whole view, so a
@@ -53,6 +54,7 @@ import structlog
 from aiohttp import web
 
 from table_controller.contract import DEFAULT_CURRENCY, CommandErrorCode, to_wire
+from table_controller.screens.board.app import STATIC_DIR as BOARD_STATIC_DIR
 from table_controller.screens.board.app import BoardFeed
 from table_controller.screens.dealer.commands import (
     CommandError,
@@ -63,6 +65,7 @@ from table_controller.screens.dealer.commands import (
 from table_controller.screens.dealer.view import DisplayModel
 from table_controller.screens.http_limits import ListenerLimits
 from table_controller.screens.languages import DEFAULT_LANGUAGE, SCREENS, Catalogues
+from table_controller.screens.web.assets import SHARED_STATIC_DIR, asset_files, serve_assets
 from table_controller.screens.web.event_streams import HEARTBEAT_S, json_text
 from table_controller.screens.web.policy import no_icon, screen_texts, security_headers
 from table_controller.screens.web.site import SiteServer
@@ -73,7 +76,9 @@ _LOG = structlog.get_logger("table_controller.display")
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8080
 #: The page, its style sheet and its script: inside the package, so it works offline.
-STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
+STATIC_DIR: Final = Path(__file__).resolve().with_name("static")
+#: Where the files served under ``/static/`` are: the display's, the board's, the shared ones.
+STATIC_DIRS: Final = (STATIC_DIR, BOARD_STATIC_DIR, SHARED_STATIC_DIR)
 #: A command body is a few dozen bytes; anything this big is not one.
 MAX_BODY_BYTES: Final = 4096
 #: Seconds a command may wait for the controller before the display gives up on the answer.
@@ -223,7 +228,7 @@ class DisplayServer(SiteServer):
         app.router.add_get("/api/events", self.feed.events)
         app.router.add_post("/api/commands", self._command)
         app.router.add_get("/i18n/{screen}.json", screen_texts(self._catalogues, self._languages))
-        app.router.add_static("/static", STATIC_DIR, follow_symlinks=False)
+        app.router.add_get("/static/{name}", serve_assets(asset_files(*STATIC_DIRS)))
         self.board.add_routes(app)
         app.on_shutdown.append(self._on_shutdown)
         return app

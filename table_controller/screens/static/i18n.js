@@ -1,6 +1,6 @@
 // Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 // The screens' texts: every word a page shows comes from the catalogue the server sends
-// (GET /i18n/<screen>.json, publishing/languages.py). A view names texts as
+// (GET /i18n/<screen>.json, screens/languages.py). A view names texts as
 // {key, args}; data-i18n* attributes name the page's fixed texts. Loaded before the page's script.
 "use strict";
 

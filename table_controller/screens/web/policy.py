@@ -96,8 +96,8 @@ class HostCheck:
     addresses), and ``localhost`` for a connection over loopback. A browser sends the name of
     the page's own site, so a page of another site whose name was made to point here is
     refused whatever it asks for: page, state, stream or command. Refusals are counted
-    (:attr:`refused`) and logged at most once per :data:`~table_controller.publishing.
-    http_limits.LOG_INTERVAL_S`.
+    (:attr:`refused`) and logged at most once per
+    :data:`~table_controller.screens.http_limits.LOG_INTERVAL_S`.
 
     Args:
         bound: The address the server is bound to (``display``, ``board_address``).

@@ -1,8 +1,8 @@
 // The players' board: draws what the controller sends; decides nothing, takes no command.
 // One event stream (/board/api/events): a whole "view" on connect, then "board" and "roads"
 // events, and a "heartbeat" while the table is quiet. Every text comes from the catalogue
-// (I18n, static/i18n.js); the stream, the cards and the roads' grids are the dealer display's
-// (Screens, static/screen.js). No framework, nothing from the internet.
+// (I18n, screens/static/i18n.js); the stream, the cards and the roads' grids are the dealer
+// display's (Screens, screens/static/screen.js). No framework, nothing from the internet.
 "use strict";
 
 (() => {

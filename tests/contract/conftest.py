@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Fixtures of the MQTT contract tests: the official AsyncAPI 3.0 schema and the committed docs."""
+"""Fixtures of the MQTT contract tests: the official AsyncAPI 3.0 schema."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Installed by scripts/test.sh with npm (`@asyncapi/specs@6.11.1`), never committed.
 ASYNCAPI_SPECS = ROOT / ".cache/asyncapi/node_modules/@asyncapi/specs"
 ASYNCAPI_SPECS_VERSION = "6.11.1"
-COMMITTED_API = ROOT / "docs/api"
 
 
 @pytest.fixture(scope="session")
