@@ -67,7 +67,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the set-ups of the test suite live in tests/
 
 from bench import fleet_checks  # noqa: E402
-from bench.load_tables import Backend, LoadError, TableView, command  # noqa: E402
+from bench.load_tables import Backend, LoadError, TableView, drive  # noqa: E402
 from table_controller.contract.outgoing import DEFAULT_TOPIC_PREFIX  # noqa: E402
 from table_controller.ingest.store import IngestStore  # noqa: E402
 from table_controller.mqtt.client.connect import new_client  # noqa: E402
@@ -359,44 +359,6 @@ async def feed(subscription: Subscription, backend: Backend) -> None:
         backend.take(message.topic, message.payload)
 
 
-async def deal(  # noqa: PLR0913 - keyword-only pacing options
-    commands: Commands,
-    backend: Backend,
-    view: TableView,
-    *,
-    interval_s: float,
-    offset_s: float,
-    stop_at: float,
-) -> None:
-    """One table: a new shoe when needed, a round every ``interval_s`` until ``stop_at``.
-
-    Each step follows the table's latest ``state``: between rounds it opens and closes
-    betting, while it burns or deals (the RNG card source does both) it waits for the next.
-    """
-    loop = asyncio.get_running_loop()
-    next_round = loop.time() + offset_s
-    shoes = 0
-    publisher: Any = commands  # what command() uses of a client: publish(topic, payload, qos)
-    while loop.time() < stop_at:
-        phase = (view.state or {}).get("phase")
-        seen = view.state_seq
-        if phase in {None, "no_shoe", "shoe_over"}:
-            shoes += 1
-            shoe_id = f"{view.table_id}-{shoes}"
-            seen = (await command(publisher, backend, view, "new_shoe", shoe_id=shoe_id))["seq"]
-        elif phase == "between_rounds":
-            await asyncio.sleep(max(0.0, next_round - loop.time()))
-            next_round += interval_s
-            await command(publisher, backend, view, "open_betting")
-            seen = (await command(publisher, backend, view, "close_betting"))["seq"]
-        elif phase == "betting":
-            seen = (await command(publisher, backend, view, "close_betting"))["seq"]
-        await backend.until(
-            lambda: view.state_seq > int(seen),  # noqa: B023 - awaited in this iteration
-            f"{view.table_id} state after {phase}",
-        )
-
-
 async def play(fleet: Fleet, backend: Backend, commands: Commands) -> fleet_checks.Window:
     """Drive every table for the play's length while the faults happen; the play's window."""
     options = fleet.options
@@ -406,7 +368,7 @@ async def play(fleet: Fleet, backend: Backend, commands: Commands) -> fleet_chec
 
     async def keep_driving(index: int, view: TableView) -> None:
         try:
-            await deal(
+            await drive(
                 commands,
                 backend,
                 view,

@@ -41,7 +41,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import aiomqtt
 import trustme
@@ -188,8 +188,14 @@ async def collect(broker: Mosquitto, backend: Backend, ready: asyncio.Event) -> 
             )
 
 
+class Publisher(Protocol):
+    """What :func:`command` uses of a client: an ``aiomqtt.Client``, or a wrapper of one."""
+
+    async def publish(self, topic: str, payload: str, qos: int = ...) -> None: ...
+
+
 async def command(
-    publisher: aiomqtt.Client, backend: Backend, view: TableView, name: str, **args: object
+    publisher: Publisher, backend: Backend, view: TableView, name: str, **args: object
 ) -> dict[str, Any]:
     command_id = uuid.uuid4().hex
     body = {"id": command_id, "command": name, "operator": "backend", "args": args}
@@ -204,7 +210,7 @@ async def command(
 
 
 async def drive(  # noqa: PLR0913 - keyword-only pacing options
-    publisher: aiomqtt.Client,
+    publisher: Publisher,
     backend: Backend,
     view: TableView,
     *,
@@ -212,34 +218,34 @@ async def drive(  # noqa: PLR0913 - keyword-only pacing options
     offset_s: float,
     stop_at: float,
 ) -> None:
-    """One table: a round every ``interval_s``, a new shoe when one is over, until ``stop_at``.
+    """One table: a new shoe when needed, a round every ``interval_s`` until ``stop_at``.
 
-    The first round waits ``offset_s``: real tables are not in step.
+    The first round waits ``offset_s``: real tables are not in step. Each step follows the
+    table's latest ``state``: between rounds it opens and closes the betting, an open betting
+    (its close lost, say in a broker restart) it closes, and while the table burns or deals
+    (the RNG card source does both) it waits for the next state.
     """
-    shoes = 0
     loop = asyncio.get_running_loop()
     next_round = loop.time() + offset_s
+    shoes = 0
     while loop.time() < stop_at:
-        state = view.state
-        prompt = None if state is None else state.get("prompt")
-        action = None if prompt is None else prompt.get("action")
-        if action in {None, "shoe_over"}:
+        phase = (view.state or {}).get("phase")
+        seen = view.state_seq
+        if phase in {None, "no_shoe", "shoe_over"}:
             shoes += 1
-            reply = await command(
-                publisher, backend, view, "new_shoe", shoe_id=f"{view.table_id}-{shoes}"
-            )
-        else:
+            shoe_id = f"{view.table_id}-{shoes}"
+            seen = (await command(publisher, backend, view, "new_shoe", shoe_id=shoe_id))["seq"]
+        elif phase == "between_rounds":
             await asyncio.sleep(max(0.0, next_round - loop.time()))
             next_round += interval_s
             await command(publisher, backend, view, "open_betting")
-            reply = await command(publisher, backend, view, "close_betting")
+            seen = (await command(publisher, backend, view, "close_betting"))["seq"]
             view.rounds_started += 1
-        seq = int(reply["seq"])
-        await backend.until(lambda: view.state_seq > seq, f"{view.table_id} state")  # noqa: B023
-        # The round is dealt by the table's card source: wait until it stops dealing.
+        elif phase == "betting":
+            seen = (await command(publisher, backend, view, "close_betting"))["seq"]
         await backend.until(
-            lambda: (view.state or {}).get("phase") != "dealing",
-            f"{view.table_id} round dealt",
+            lambda: view.state_seq > int(seen),  # noqa: B023 - awaited in this iteration
+            f"{view.table_id} state after {phase}",
         )
 
 

@@ -25,6 +25,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT: ViewportSize = {"width": 1600, "height": 900}
+#: The screen of the ``1280x800-*`` screenshots in ``fit/``: the integrity and limits screens.
+SCREEN_1280X800: ViewportSize = {"width": 1280, "height": 800}
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +68,13 @@ async def display_page(browser: Browser) -> AsyncIterator[Page]:
         await context.close()
     # No script error, nothing the page's policy had to block, no text missing from a catalogue.
     assert not errors, errors
+
+
+@pytest.fixture
+async def page_1280x800(display_page: Page) -> Page:
+    """The display page on a 1280x800 screen (:data:`SCREEN_1280X800`)."""
+    await display_page.set_viewport_size(SCREEN_1280X800)
+    return display_page
 
 
 @pytest.fixture

@@ -52,10 +52,9 @@ async def published_ids(table: Table, event_type: str) -> list[str]:
 
 
 async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that_differs(  # noqa: PLR0915
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=5, virtual=True, confirm_results=True) as table:
         await page.goto(table.display.url)
         await page.get_by_role("button", name="New shoe").click()
@@ -129,10 +128,9 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
 
 
 async def test_a_dispute_is_opened_and_resolved_from_the_panel_and_shown_meanwhile(
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=11) as table:
         await table.command("new_shoe")
         await table.play_rounds(2)
@@ -185,10 +183,9 @@ async def test_a_dispute_is_opened_and_resolved_from_the_panel_and_shown_meanwhi
 
 
 async def test_the_supervisor_recalls_the_last_rounds_with_every_step(
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=11) as table:
         await table.command("new_shoe")
         await table.play_rounds(3)

@@ -28,10 +28,9 @@ LIMITS = TableLimits(
 
 
 async def test_a_supervisor_changes_a_limit_between_rounds_and_the_display_shows_it_at_once(
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=3, limits=LIMITS) as table:
         await table.command("new_shoe")
         await table.play_rounds(1)
