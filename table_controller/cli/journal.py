@@ -121,7 +121,7 @@ def _export(path: Path) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from table_controller.cli import journal_stats  # noqa: PLC0415 - verify stays light
-    from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
+    from table_controller.cli.replay import journal_table_id  # noqa: PLC0415
 
     journals = []
     for number, path in enumerate(args.files, start=1):
@@ -142,7 +142,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _recall(args: argparse.Namespace) -> int:
     from table_controller.cli import journal_recall  # noqa: PLC0415 - verify stays light
-    from table_controller.cli.replay_inputs import journal_table_id  # noqa: PLC0415
+    from table_controller.cli.replay import journal_table_id  # noqa: PLC0415
     from table_controller.contract.commands import DEFAULT_ROUNDS  # noqa: PLC0415
 
     machine = TableProcedure(

@@ -48,7 +48,7 @@ def recall_of(path: Path, machine: TableProcedure, *, last: int) -> Recall:
     the same messages, so the same recall. A bad file raises
     :class:`~table_controller.cli.UsageError`.
     """
-    from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - verify stays light
+    from table_controller.cli.replay import read_inputs  # noqa: PLC0415 - verify stays light
 
     interpreter = DecisionInterpreter()
     book = RecallBook(max_rounds=last)

@@ -70,7 +70,7 @@ def timeline_of(path: Path, machine: TableProcedure) -> Timeline:
     ``require_dealer``, ``confirm_results``): the journal holds its inputs, and the same inputs
     through the same procedure give the same messages.
     """
-    from table_controller.cli.replay_inputs import read_inputs  # noqa: PLC0415 - run's CLI stays light
+    from table_controller.cli.replay import read_inputs  # noqa: PLC0415 - run's CLI stays light
 
     interpreter = DecisionInterpreter()
     timeline = Timeline()
