@@ -30,8 +30,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Literal
 
-from table_controller.cli.journal_stats import groups, timeline_of
-from table_controller.cli.replay_inputs import read_inputs
+from table_controller.cli.journal import groups, timeline_of
+from table_controller.cli.replay import read_inputs
 from table_controller.contract.codes import StaffRole
 from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import Input, SignIn

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 
 from table_controller.cli import UsageError, main
-from table_controller.cli.replay_inputs import read_inputs
+from table_controller.cli.replay import read_inputs
 from table_controller.contract.commands.message import CommandMessage
 from table_controller.ingress.parsing import CommandRejection, parse_command, to_procedure_command
 from table_controller.procedure.inputs import CardDrawn, CorrectResult, EnterCard

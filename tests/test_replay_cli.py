@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.cli.run_adapters import round_advisor
+from table_controller.cli.run import round_advisor
 from table_controller.protection.advisor import AdvisorSettings
 from table_controller.rules.variants import COMMISSION
 from table_controller.runtime.config import load_settings

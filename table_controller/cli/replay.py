@@ -5,12 +5,14 @@ Edge module: reads a file, feeds the pure :class:`~table_controller.procedure.Ta
 prints what it would publish. No clock and no network: ``seq`` counts from 1 and ``ts`` is the
 input line's own ``ts`` (or null), so the same inputs always print the same output.
 
-Inputs come from an *input source* chosen by the file's first bytes
-(:func:`~table_controller.cli.replay_inputs.read_inputs`): JSON lines, or a journal (recognised
-by its SQLite header; its hash chain is verified first and a broken chain is refused).
-Messages are numbered as the live table numbered them (the same
+Inputs come from an *input source* chosen by the file's first bytes (:func:`read_inputs`): JSON
+lines, or a journal (recognised by its SQLite header; its hash chain is verified before any row
+is read and a broken chain is refused); a bad file is a usage error. Messages are numbered as
+the live table numbered them (the same
 :class:`~table_controller.runtime.interpreter.DecisionInterpreter`), so a journal's replay shows
-the ``seq`` and ``ts`` the backend received; only events and roads are printed.
+the ``seq`` and ``ts`` the backend received; only events and roads are printed, as JSON lines or
+one line each a pit boss can read (:func:`readable`). Replies given at the edge and commands
+refused are told on stderr.
 
 The live table's assessments (each round's odds, ``edge_positive``, ``shuffle_pattern``,
 ``shoe_repeated``) are inputs of their own, journaled where the table took them, so a journal
@@ -33,25 +35,35 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
+from typing import Final, TextIO
 
 from table_controller.cli import Subcommand, UsageError, add_table_flags
-from table_controller.cli.replay_inputs import (
-    RecordedInput,
-    is_journal_file,
-    journal_table_id,
-    read_inputs,
+from table_controller.contract import (
+    CommandReply,
+    JsonValue,
+    OutgoingMessage,
+    dumps,
+    fields_of,
+    to_wire,
 )
-from table_controller.cli.replay_printing import Printer
-from table_controller.contract import CommandReply, JsonValue, dumps, fields_of
-from table_controller.contract.commands import reply_data
+from table_controller.contract.commands import reply_data, reply_from_data
 from table_controller.history import Pace, RecallBook, recalled_again, with_disputes_sealed
-from table_controller.procedure import ProcedureBug, RoundAssessed, TableProcedure
+from table_controller.procedure import (
+    CommandRefused,
+    Decision,
+    Input,
+    ProcedureBug,
+    RecordRejected,
+    RoundAssessed,
+    TableProcedure,
+    input_from_record,
+)
 from table_controller.protection import (
     MAIN_BETS,
     AdvisorSettings,
@@ -66,14 +78,26 @@ from table_controller.protection import (
     require_matplotlib,
 )
 from table_controller.rules import VARIANTS, Variant
-from table_controller.runtime import (
-    DecisionInterpreter,
+from table_controller.runtime import DecisionInterpreter, answer_message
+from table_controller.runtime.journal import (
+    ANSWER_KEY,
+    INPUT_ROW,
+    RECALL_ANSWER_KEY,
+    Journal,
+    JournalError,
+    is_journal,
 )
 
 DEFAULT_TABLE_ID: Final = "replay"
 FAULT_STATUS: Final = 1
 #: The only file type ``--plot`` writes.
 PLOT_SUFFIX: Final = ".png"
+#: The first 16 bytes of every SQLite database file: how a journal is recognised.
+JOURNAL_HEADER: Final = b"SQLite format 3\x00"
+#: The key of a journal's start row (an audit row ``run`` writes at every start).
+STARTED_KEY: Final = "started"
+#: The operator of a recorded command that names none.
+DEFAULT_OPERATOR: Final = "replay"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -195,6 +219,134 @@ SUBCOMMAND = Subcommand(
 )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedInput:
+    """One input read back from a file, with where it came from and its wall time."""
+
+    line_no: int
+    ts: str | None
+    event: Input | None
+    #: A reply the table gave without the procedure (refused at the edge, or repeated).
+    answer: Mapping[str, object] | None = None
+    #: A ``recall``'s reply by its seal (``recall_answer``): made again from the rows before.
+    recall: Mapping[str, object] | None = None
+    #: A journal row's hash (a dispute's ``journal_head``); None for JSON lines.
+    hash: str | None = None
+    #: A start row's software identity (``version``, ``sha256``): what the table that started
+    #: then put on its ``shoe_started`` messages.
+    software: Mapping[str, object] | None = None
+
+
+def read_inputs(path: Path) -> Iterator[RecordedInput]:
+    """The inputs recorded in ``path``, whatever its kind; a bad file raises ``UsageError``."""
+    if is_journal_file(path):
+        return _journal_rows(path)
+    return _json_lines(path)
+
+
+def is_journal_file(path: Path) -> bool:
+    """Whether ``path`` starts as a journal does (an SQLite file); unreadable: ``UsageError``."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(JOURNAL_HEADER)) == JOURNAL_HEADER
+    except OSError as error:
+        raise UsageError(f"--inputs: cannot read {path}: {error.strerror}") from None
+
+
+def journal_table_id(path: Path) -> str | None:
+    """The table id a journal file was written for, if ``path`` is a journal."""
+    if not is_journal(path):
+        return None
+    with Journal.open_read_only(path) as journal:
+        return journal.meta("table_id")
+
+
+def _journal_rows(path: Path) -> Iterator[RecordedInput]:
+    if not is_journal(path):
+        raise UsageError(f"--inputs: {path} is an SQLite file but not a table-controller journal")
+    try:
+        journal = Journal.open_read_only(path)
+    except JournalError as error:
+        raise UsageError(f"--inputs: {error}") from None
+    with journal:
+        try:
+            return iter(_verified_rows(journal, path))
+        except JournalError as error:  # a damaged page found while reading
+            raise UsageError(f"--inputs: {error}") from None
+
+
+def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
+    report = journal.verify()
+    if not report.ok:
+        raise UsageError(f"--inputs: {path}: the hash chain is broken: {report.problems[0]}")
+    recorded: list[RecordedInput] = []
+    for row in journal.rows():
+        if row.type != INPUT_ROW:
+            answer = row.payload.get(ANSWER_KEY)
+            if isinstance(answer, Mapping):
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, answer=answer)
+                )
+            recalled = row.payload.get(RECALL_ANSWER_KEY)
+            if isinstance(recalled, Mapping):
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, recall=recalled)
+                )
+            software = _started_software(row.payload)
+            if software is not None:
+                recorded.append(
+                    RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, software=software)
+                )
+            continue
+        event = input_from_record(
+            dict(row.payload),
+            default_at=0.0,
+            default_command_id=f"journal-{row.seq}",
+            default_operator=DEFAULT_OPERATOR,
+        )
+        if isinstance(event, RecordRejected):
+            raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
+        recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event, hash=row.hash))
+    return recorded
+
+
+def _started_software(payload: Mapping[str, object]) -> dict[str, object] | None:
+    """The ``software`` a start row names (``integrity/at_start.py``), as messages carry it."""
+    started = payload.get(STARTED_KEY)
+    software = started.get("software") if isinstance(started, Mapping) else None
+    if not isinstance(software, Mapping):
+        return None
+    return {name: software.get(name) for name in ("version", "sha256")}
+
+
+def _json_lines(path: Path) -> Iterator[RecordedInput]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--inputs: cannot read {path} as UTF-8 text: {error}") from None
+    recorded: list[RecordedInput] = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UsageError(f"{path}, line {line_no}: not JSON: {error.msg}") from None
+        event = input_from_record(
+            record,
+            default_at=float(line_no),
+            default_command_id=f"line-{line_no}",
+            default_operator=DEFAULT_OPERATOR,
+        )
+        if isinstance(event, RecordRejected):
+            raise UsageError(f"{path}, line {line_no}: {event.reason}")
+        ts = record.get("ts")
+        if ts is not None and not isinstance(ts, str):
+            raise UsageError(f"{path}, line {line_no}: 'ts' must be a string")
+        recorded.append(RecordedInput(line_no=line_no, ts=ts, event=event))
+    return iter(recorded)
+
+
 def holds_assessments(inputs: Sequence[RecordedInput]) -> bool:
     """Whether the inputs hold a table's assessments (its journal exported whole, say)."""
     return any(isinstance(recorded.event, RoundAssessed) for recorded in inputs)
@@ -291,6 +443,155 @@ def _take(
             if message.is_event:
                 recorder.observe(message.event_type, fields_of(message.payload))
     return True
+
+
+class Printer:
+    """Numbers the messages and writes them, as JSON lines or one readable line each."""
+
+    def __init__(self, *, table_id: str, as_json: bool, out: TextIO) -> None:
+        self._table_id = table_id
+        self._as_json = as_json
+        self._out = out
+        self._seq = 0
+        #: The software identity of the run that dealt what follows (a journal's start row):
+        #: the live table put it on each ``shoe_started``.
+        self.software: Mapping[str, object] | None = None
+
+    def answered(self, reply: Mapping[str, object], recorded: RecordedInput) -> CommandReply | None:
+        """A reply given at the edge: numbered like every message, printed on stderr.
+
+        ``reply`` is as the journal keeps it; returns it typed (None: it is no reply, and is
+        not published).
+        """
+        try:
+            typed = reply_from_data(reply)
+        except ValueError as error:
+            print(f"row {recorded.line_no}: not published: {error}", file=sys.stderr)
+            return None
+        self._print([answer_message(typed, key=str(recorded.line_no), ts=recorded.ts)], recorded)
+        print(f"row {recorded.line_no}: answered {dict(reply)}", file=sys.stderr)
+        return typed
+
+    def decisions(
+        self,
+        decisions: Sequence[Decision],
+        messages: Sequence[OutgoingMessage],
+        recorded: RecordedInput,
+    ) -> None:
+        """One input's messages, and its refusals on stderr."""
+        self._print(messages, recorded)
+        for decision in decisions:
+            if isinstance(decision, CommandRefused):
+                print(
+                    f"line {recorded.line_no}: {decision.command} refused "
+                    f"({decision.code}): {decision.message}",
+                    file=sys.stderr,
+                )
+
+    def _print(self, planned: Sequence[OutgoingMessage], recorded: RecordedInput) -> None:
+        for outgoing in planned:
+            self._seq += 1  # every message counts, as on the live table; events are printed
+            if not outgoing.is_event:
+                continue
+            message = outgoing.enveloped(table_id=self._table_id, seq=self._seq, ts=recorded.ts)
+            if self.software is not None and outgoing.event_type == "shoe_started":
+                message["software"] = to_wire(self.software)
+            text = dumps(message) if self._as_json else readable(message)
+            print(text, file=self._out)
+
+
+def readable(message: Mapping[str, JsonValue]) -> str:
+    """One message as one line a pit boss can read."""
+    kind = str(message["type"])
+    head = f"#{message['seq']} {kind}"
+    where = message.get("round_id") or message.get("shoe_id")
+    if where:
+        head += f" {where}"
+    body = _BODIES.get(kind, _generic)(message)
+    return f"{head} {body}".rstrip()
+
+
+def _hand(hand: JsonValue) -> str:
+    if not isinstance(hand, dict):
+        return "?"
+    cards = hand.get("cards")
+    shown = " ".join(str(card) for card in cards) if isinstance(cards, list) else "?"
+    return f"{shown} ({hand.get('total')})"
+
+
+def _number(value: JsonValue) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        text = str(Fraction(value).limit_denominator(1000))
+        return f"+{text}" if value > 0 else text
+    return str(value)
+
+
+def _result(message: Mapping[str, JsonValue]) -> str:
+    text = (
+        f"player {_hand(message.get('player'))} banker {_hand(message.get('banker'))} "
+        f"-> {message.get('winner')}"
+    )
+    if message.get("last_round"):
+        text += " [last round]"
+    if "correction_no" in message:
+        text += f" [correction {message['correction_no']}]"
+    settlement = message.get("settlement")
+    if isinstance(settlement, dict):
+        text += " | " + " ".join(f"{bet} {_number(net)}" for bet, net in settlement.items())
+    return text
+
+
+def _card(message: Mapping[str, JsonValue]) -> str:
+    manual = " (entered by hand)" if message.get("manual") else ""
+    return f"{message.get('hand')} {message.get('position')}: {message.get('card')}{manual}"
+
+
+def _prompt(message: Mapping[str, JsonValue]) -> str:
+    extra = message.get("count", message.get("reason"))
+    return f"{message.get('action')}" + ("" if extra is None else f" {extra}")
+
+
+def _alarm(message: Mapping[str, JsonValue]) -> str:
+    return f"{message.get('code')}: {message.get('message')}"
+
+
+def _voided(message: Mapping[str, JsonValue]) -> str:
+    cards = message.get("cards")
+    shown = (
+        " ".join("??" if card is None else str(card) for card in cards)
+        if isinstance(cards, list)
+        else ""
+    )
+    settled = " (settled round)" if message.get("was_settled") else ""
+    return f"{message.get('reason')}{settled} cards: {shown or '-'}"
+
+
+def _roads(message: Mapping[str, JsonValue]) -> str:
+    stats = message.get("stats")
+    if not isinstance(stats, dict):
+        return ""
+    return (
+        f"banker {stats.get('banker')} player {stats.get('player')} tie {stats.get('tie')} "
+        f"rounds {stats.get('rounds')}"
+    )
+
+
+def _generic(message: Mapping[str, JsonValue]) -> str:
+    skip = {"schema", "type", "table_id", "seq", "ts", "shoe_id", "round_no", "round_id"}
+    return " ".join(
+        f"{key}={json.dumps(value)}" for key, value in message.items() if key not in skip
+    )
+
+
+_BODIES: Final = {
+    "round_result": _result,
+    "result_corrected": _result,
+    "card": _card,
+    "prompt": _prompt,
+    "alarm": _alarm,
+    "round_voided": _voided,
+    "roads": _roads,
+}
 
 
 def _print_edges(

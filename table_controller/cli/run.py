@@ -2,15 +2,26 @@
 """``table-controller run``: the table service (docs/operations.md).
 
 Edge module: reads settings (flags, environment, TOML file: ``settings_flags.py``), builds the
-adapters (``run_adapters.py``), replays the journal, and runs until SIGINT or SIGTERM
-(``run_loop.py``). A wrong setting, or a journal whose directory is missing or not writable,
-stops the start with one line naming it (exit status 2); a display or metrics address that
-cannot be bound stops it with one log line naming it (exit status 1).
+adapters, replays the journal, and runs until SIGINT or SIGTERM. A wrong setting, or a journal
+whose directory is missing or not writable, stops the start with one line naming it (exit
+status 2); a display or metrics address that cannot be bound stops it with one log line naming
+it (exit status 1).
 
 At start the installed files are checked (``integrity/identity.py``) and a start row is
 journaled (:func:`start_record`); files that differ from those recorded stop the start
 (``software_check = "refuse"``, exit status 5). With a ``device_key`` every message is signed
 where it is numbered (the outbox, the JSON-lines copy) and every status by the MQTT link.
+
+Each adapter (odds, staff, MQTT, screens, message sinks) is built by a function of its own from
+the settings, which returns ``None`` when the settings turn it off. The web and MQTT modules are
+imported inside the functions that use them: a table without a broker or display never loads
+those libraries.
+
+The screens are served first, then the metrics, the shoe reader and the tasks (the table, the
+staff register's watch, the MQTT link and the command ingress) under one task group, with
+systemd told ``READY=1``. On a stop signal the table stops first, so no input follows and the
+messages of the last ones are written; the MQTT link then gets :data:`SHUTDOWN_GRACE_S` to
+send them and publish its offline status. SIGHUP reloads the staff register.
 """
 
 from __future__ import annotations
@@ -22,7 +33,11 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,20 +46,6 @@ import structlog
 from drivers.shoe_reader import ShoeProtocol, ShoeReader
 from table_controller import __version__
 from table_controller.cli import Subcommand, UsageError
-from table_controller.cli.run_adapters import (
-    authorisation_policy,
-    board_feed,
-    dealer_display,
-    display_feeds,
-    message_sink,
-    mqtt_link,
-    mqtt_settings,
-    players_board,
-    round_advisor,
-    staff_desk,
-    table_metrics,
-)
-from table_controller.cli.run_loop import run_until_stopped
 from table_controller.cli.settings_flags import add_settings_flags, settings_from
 from table_controller.contract import ReaderState, TableLimits, utc_text
 from table_controller.history import Pace
@@ -57,14 +58,20 @@ from table_controller.integrity import (
     start_record,
 )
 from table_controller.procedure import TableProcedure
-from table_controller.protection import RoundAdvisor
+from table_controller.protection import AdvisorSettings, DynamicWindows, RoundAdvisor
 from table_controller.rules import Variant
 from table_controller.runtime import (
+    FanOutSink,
+    JsonLinesSink,
+    MessageSink,
+    OutboxSink,
     RngCardSource,
     Settings,
     TableObserver,
     TableService,
     configure_logging,
+    notify_systemd,
+    stop_signals,
     utc_now,
 )
 from table_controller.runtime.journal import (
@@ -75,14 +82,19 @@ from table_controller.runtime.journal import (
     JournalLock,
 )
 from table_controller.screens import AddressUnusableError
-from table_controller.staff import StaffDesk
+from table_controller.staff import RegisterError, StaffDesk
 from table_controller.table_limits import LimitsError, load_limits, to_journal
 from table_controller.variant_file import VariantFileError, load_dynamic_windows, load_variants
 
 if TYPE_CHECKING:  # imported where used: a table without a broker or display never loads them
+    from table_controller.ingress import AuthorisationPolicy
     from table_controller.mqtt import MqttSettings
-    from table_controller.runtime import CommandIngress
+    from table_controller.mqtt.client import MqttLink
+    from table_controller.runtime import CommandIngress, TableMetrics
     from table_controller.runtime.health import HealthServer
+    from table_controller.screens.board import BoardFeed, BoardServer
+    from table_controller.screens.dealer import DisplayFeeds, DisplayServer
+    from table_controller.screens.web import SiteServer
 
 _LOG = structlog.get_logger("table_controller.run")
 #: Exit status when the journal is corrupt or unusable: play must not start.
@@ -93,6 +105,8 @@ ADDRESS_UNUSABLE = 1
 JOURNAL_IN_USE = 4
 #: Exit status when the installed files differ from those recorded and software_check is refuse.
 SOFTWARE_MODIFIED = 5
+#: Seconds a stopping service gives the MQTT link to drain and publish its offline status.
+SHUTDOWN_GRACE_S = 5.0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,21 +185,60 @@ SUBCOMMAND = Subcommand(
 )
 
 
-def _open_journal(settings: Settings, started: dict[str, object]) -> Journal:
-    """The journal, opened and checked, with this start's row appended.
+def round_advisor(
+    settings: Settings, variant: Variant, dynamic_windows: DynamicWindows | None
+) -> RoundAdvisor | None:
+    """The live odds and shoe alarms, unless turned off."""
+    if not settings.live_odds:
+        return None
+    below = Fraction(Decimal(repr(settings.edge_alarm_below))) / 100
+    return RoundAdvisor(
+        variant,
+        AdvisorSettings(
+            edge_threshold=below,
+            dynamic_windows=dynamic_windows,
+            shuffle_false_alarm_rate=settings.shuffle_false_alarm_rate,
+            repeat_false_alarm_rate=settings.repeat_false_alarm_rate,
+        ),
+    )
 
-    Raises:
-        JournalError: the journal is corrupt or refuses the row.
-    """
-    journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+
+def mqtt_settings(settings: Settings) -> MqttSettings | None:
+    """The broker's settings (``broker``, the ``mqtt_*`` settings); None without a broker."""
+    if settings.broker is None:
+        return None
+    from table_controller.mqtt import MqttSettings  # noqa: PLC0415
+
     try:
-        journal.append(
-            AUDIT_ROW, started, ts_utc=utc_text(utc_now()), monotonic_ns=time.monotonic_ns()
+        mqtt = MqttSettings.from_url(
+            settings.broker,
+            table_id=settings.table_id,
+            ca_file=settings.mqtt_ca_file,
+            cert_file=settings.mqtt_cert_file,
+            key_file=settings.mqtt_key_file,
+            protocol=settings.mqtt_protocol,
+            topic_prefix=settings.topic_prefix,
+            client_id=settings.mqtt_client_id,
         )
-    except BaseException:
-        journal.close()
-        raise
-    return journal
+        return replace(
+            mqtt,
+            retention=timedelta(days=settings.outbox_retention_days),
+            resend_per_second=settings.resend_messages_per_second,
+        )
+    except ValueError as error:
+        raise UsageError(f"broker: {error}") from None
+
+
+def staff_desk(settings: Settings) -> StaffDesk:
+    """The staff desk, its register read now: an unreadable register stops the start."""
+    try:
+        return StaffDesk(
+            settings.staff_register,
+            max_failures=settings.sign_in_max_failures,
+            lockout_s=settings.sign_in_lockout_seconds,
+        )
+    except RegisterError as error:
+        raise UsageError(f"staff_register: {error}") from None
 
 
 def journal_directory_problem(path: Path) -> str | None:
@@ -205,6 +258,23 @@ def journal_directory_problem(path: Path) -> str | None:
     except OSError as error:
         return f"its directory {directory} is not writable ({error.strerror or error})"
     return None
+
+
+def _open_journal(settings: Settings, started: dict[str, object]) -> Journal:
+    """The journal, opened and checked, with this start's row appended.
+
+    Raises:
+        JournalError: the journal is corrupt or refuses the row.
+    """
+    journal = Journal.open(settings.journal_path, table_id=settings.table_id)
+    try:
+        journal.append(
+            AUDIT_ROW, started, ts_utc=utc_text(utc_now()), monotonic_ns=time.monotonic_ns()
+        )
+    except BaseException:
+        journal.close()
+        raise
+    return journal
 
 
 async def _serve(  # noqa: PLR0913 - the adapters run's settings built
@@ -324,3 +394,266 @@ async def _serve(  # noqa: PLR0913 - the adapters run's settings built
         return await run_until_stopped(
             service, reader, display, link, ingress, health=health, desk=desk, board=board
         )
+
+
+def mqtt_link(
+    settings: Settings, stack: contextlib.ExitStack, mqtt: MqttSettings, edge: EdgeSigning
+) -> tuple[MqttLink, OutboxSink]:
+    """The MQTT link and the sink that fills its outbox (two connections to the outbox).
+
+    The writer's outbox signs each message as it numbers it; the link signs its statuses.
+    """
+    from table_controller.mqtt import Outbox  # noqa: PLC0415 - only with a broker
+    from table_controller.mqtt.client import MqttLink  # noqa: PLC0415 - with a broker
+
+    # The writer's outbox syncs its rows when it stores them, after the card's event is out:
+    # left unsynced, they would go to the disk with the next card's journal commit.
+    seal = edge.seal
+    writer_outbox = stack.enter_context(
+        Outbox.open(settings.journal_path, clock=utc_now, seal=seal)
+    )
+    link_outbox = stack.enter_context(Outbox.open(settings.journal_path, clock=utc_now))
+    link = MqttLink(mqtt, link_outbox, status_fields=edge.status_fields, seal=seal)
+    root = f"{settings.topic_prefix}/{settings.table_id}"
+    sink = OutboxSink(
+        writer_outbox,
+        link=link,
+        table_id=settings.table_id,
+        topic_root=root,
+        edge_fields=edge.message_fields,
+    )
+    return link, sink
+
+
+def message_sink(
+    settings: Settings,
+    stack: contextlib.ExitStack,
+    outbox_sink: OutboxSink | None,
+    edge: EdgeSigning,
+) -> MessageSink:
+    """The outbox sink, the JSON-lines copy (always, without a broker), or both."""
+    sinks: list[MessageSink] = [] if outbox_sink is None else [outbox_sink]
+    events_log = settings.events_log
+    if events_log is None and outbox_sink is None:
+        events_log = Path(f"table-{settings.table_id}.events.jsonl")
+    if events_log is not None:
+        root = f"{settings.topic_prefix}/{settings.table_id}"
+        log = JsonLinesSink(
+            events_log,
+            table_id=settings.table_id,
+            topic_root=root,
+            edge_fields=edge.message_fields,
+            seal=edge.seal,
+        )
+        stack.callback(log.close)
+        sinks.insert(0, log)
+    return sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
+
+
+def display_feeds(
+    settings: Settings, procedure: TableProcedure, desk: StaffDesk, *, virtual: bool
+) -> DisplayFeeds | None:
+    """The dealer display's views (its own, its board's), when ``display`` names an address.
+
+    Built before the table service, which tells them what it publishes from its replay on.
+    """
+    if settings.display_address is None:
+        return None
+    from table_controller.screens.dealer import DisplayFeeds  # noqa: PLC0415 - only when shown
+
+    return DisplayFeeds(procedure, virtual=virtual, staff=desk, table_id=settings.table_id)
+
+
+def board_feed(settings: Settings, procedure: TableProcedure) -> BoardFeed | None:
+    """The view of the board on its own address, when ``board_address`` names one.
+
+    Built before the table service, which tells it what it publishes from its replay on.
+    """
+    if settings.board_host_port is None:
+        return None
+    from table_controller.screens.board import BoardFeed  # noqa: PLC0415 - only when shown
+
+    return BoardFeed(procedure, table_id=settings.table_id)
+
+
+def table_metrics(settings: Settings) -> TableMetrics | None:
+    """The metrics, when ``metrics`` names an address: one of the service's observers.
+
+    Built before the service; the health server gives them its vitals after the replay.
+    """
+    if settings.metrics_address is None:
+        return None
+    from table_controller.runtime import TableMetrics  # noqa: PLC0415 - only if asked
+
+    return TableMetrics(None, table_id=settings.table_id, version=__version__)
+
+
+def dealer_display(
+    settings: Settings, service: TableService, feeds: DisplayFeeds | None, desk: StaffDesk
+) -> DisplayServer | None:
+    """The dealer display showing ``feeds``, when ``display`` names an address."""
+    address = settings.display_address
+    if address is None or feeds is None:
+        return None
+    pin = None if settings.display_pin is None else settings.display_pin.get_secret_value()
+    from table_controller.screens.dealer import DisplayServer  # noqa: PLC0415 - only when shown
+
+    languages = {"display": settings.display_language, "board": settings.board_language}
+    return DisplayServer(
+        service,
+        feeds,
+        host=address[0],
+        port=address[1],
+        pin=pin,
+        staff=desk,
+        languages=languages,
+        limits=settings.web_limits,
+        allowed_hosts=settings.allowed_hosts,
+        currency=settings.currency,
+    )
+
+
+def players_board(settings: Settings, feed: BoardFeed | None) -> BoardServer | None:
+    """The players' board showing ``feed`` on its own address, when ``board_address`` names one."""
+    address = settings.board_host_port
+    if address is None or feed is None:
+        return None
+    from table_controller.screens.board import BoardServer  # noqa: PLC0415 - only when shown
+
+    return BoardServer(
+        feed,
+        host=address[0],
+        port=address[1],
+        language=settings.board_language,
+        limits=settings.web_limits,
+        allowed_hosts=settings.allowed_hosts,
+    )
+
+
+def authorisation_policy(settings: Settings) -> AuthorisationPolicy:
+    """Who may send which commands over MQTT, and the secret that signs them."""
+    from table_controller.ingress import AuthorisationPolicy  # noqa: PLC0415
+
+    secret = settings.command_secret
+    return AuthorisationPolicy(
+        supervisors={
+            operator: frozenset(users) for operator, users in settings.supervisors.items()
+        },
+        confirmers={
+            operator: frozenset(users) for operator, users in settings.result_confirmers.items()
+        },
+        resenders={operator: frozenset(users) for operator, users in settings.resenders.items()},
+        shared_secret=None if secret is None else secret.get_secret_value().encode(),
+        sign_all=settings.sign_all_commands,
+    )
+
+
+async def run_until_stopped(  # noqa: PLR0913 - the adapters the command line built
+    service: TableService,
+    reader: ShoeReader | None,
+    display: DisplayServer | None,
+    link: MqttLink | None,
+    ingress: CommandIngress | None,
+    *,
+    health: HealthServer | None = None,
+    desk: StaffDesk | None = None,
+    board: BoardServer | None = None,
+) -> int:
+    """Run the adapters until SIGINT or SIGTERM, then stop them in order; returns 0."""
+    stop = asyncio.Event()
+    with stop_signals(lambda _signum: stop.set()):
+        try:
+            async with contextlib.AsyncExitStack() as running:
+                running.enter_context(_web_guard((display, board, health)))
+                await _start_screens(display, board)
+                if health is not None:  # serving before READY=1, stopped after everything else
+                    await running.enter_async_context(health)
+                if reader is not None:
+                    await running.enter_async_context(reader)
+                group = await running.enter_async_context(asyncio.TaskGroup())
+                # READY=1 now (journal replayed, display up), watchdog pings, STOPPING=1 on the
+                # way out.
+                await running.enter_async_context(notify_systemd())
+                table = group.create_task(service.run(), name="table")
+                watcher = _watch_staff(group, desk)
+                link_task, commands = _start_broker_tasks(group, service, link, ingress)
+                await stop.wait()
+                _LOG.info("table service stopping")
+                # The table first: no input after this, and the messages of the last ones are
+                # written; then the link sends them, publishes offline itself and stops.
+                for task in (watcher, commands, table):
+                    if task is not None:
+                        task.cancel()
+                        await asyncio.wait({task})
+                if link is not None and link_task is not None:
+                    link.request_stop()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(link_task), SHUTDOWN_GRACE_S)
+                    link_task.cancel()
+        finally:
+            for screen in (display, board):
+                if screen is not None:
+                    await screen.stop()
+            with contextlib.suppress(ValueError, RuntimeError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+    return 0
+
+
+def _web_guard(servers: Sequence[SiteServer | None]) -> contextlib.AbstractContextManager[object]:
+    """The open-file limit raised for the web addresses' caps; failing accepts logged sparingly.
+
+    Nothing to do (and aiohttp left unloaded) when no web address is served.
+    """
+    serving = [server for server in servers if server is not None]
+    if not serving:
+        return contextlib.nullcontext()
+    from table_controller.screens import (  # noqa: PLC0415 - only when served
+        descriptors_needed,
+        ensure_descriptors,
+    )
+    from table_controller.screens.web import AcceptFailures  # noqa: PLC0415
+
+    ensure_descriptors(descriptors_needed(server.listener.limits for server in serving))
+    return AcceptFailures().watching(asyncio.get_running_loop())
+
+
+async def _start_screens(display: DisplayServer | None, board: BoardServer | None) -> None:
+    """Serve the dealer display and the players' board's own address, those configured."""
+    if display is not None:
+        await display.start()
+        _LOG.info("dealer display", url=display.url)
+    if board is not None:
+        await board.start()
+        _LOG.info("players' board", url=board.url)
+
+
+def _watch_staff(group: asyncio.TaskGroup, desk: StaffDesk | None) -> asyncio.Task[None] | None:
+    """Reload the staff register on SIGHUP and whenever its file changes.
+
+    SIGHUP is taken (and logged) on a table without a register too: it never stops the table.
+    """
+    if desk is None:
+        return None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, desk.reload)
+    if desk.path is None:
+        return None
+    return group.create_task(desk.watch(), name="staff register")
+
+
+def _start_broker_tasks(
+    group: asyncio.TaskGroup,
+    service: TableService,
+    link: MqttLink | None,
+    ingress: CommandIngress | None,
+) -> tuple[asyncio.Task[None] | None, asyncio.Task[None] | None]:
+    """The MQTT link's task and the command ingress's, when there is a broker."""
+    if link is None or ingress is None:
+        return None, None
+    link_task = group.create_task(
+        link.run(
+            on_command=ingress.receive,
+            reader=lambda: service.reader_state,
+        ),
+        name="mqtt link",
+    )
+    return link_task, group.create_task(ingress.run(), name="commands")

@@ -31,7 +31,7 @@ from table_controller.demo.broker import READY_PREFIX
 #: How long the broker may take to start listening (amqtt imports a lot).
 BROKER_START_S: Final = 30.0
 #: How long a child may take to stop after SIGTERM before it is killed. The table service
-#: drains its MQTT link and publishes its offline status first (run_loop.SHUTDOWN_GRACE_S).
+#: drains its MQTT link and publishes its offline status first (SHUTDOWN_GRACE_S in ``cli/run.py``).
 STOP_S: Final = 15.0
 #: Lines of a child's log shown when it stops by itself.
 LOG_TAIL_LINES: Final = 20

@@ -10,7 +10,7 @@ counts the service as started only when it sends ``READY=1``, and kills and rest
 ``WATCHDOG=1`` arrives within ``WatchdogSec``. The pings come from a task of the service's own
 event loop, so they prove that the loop still runs: a loop blocked by a stuck call stops them.
 
-How ``run`` uses it (``table_controller/cli/run_loop.py``, where the reader and the service's
+How ``run`` uses it (``table_controller/cli/run.py``, where the reader and the service's
 tasks start, once the journal is replayed and the display started)::
 
     async with reader, asyncio.TaskGroup() as group, notify_systemd():
