@@ -19,12 +19,8 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, from_json
 
-from table_controller.contract.commands.args import CURRENCY_CONTEXT
-from table_controller.contract.commands.message import (
-    MAX_COMMAND_ID_LENGTH,
-    NO_CONTROL_CHARACTERS,
-    CommandMessage,
-)
+from table_controller.contract.commands.args import CURRENCY_CONTEXT, NO_CONTROL_CHARACTERS
+from table_controller.contract.commands.message import MAX_COMMAND_ID_LENGTH, CommandMessage
 from table_controller.contract.commands.table import COMMAND_NAMES, COMMANDS_BY_NAME
 from table_controller.contract.errors import CommandErrorCode
 from table_controller.contract.payloads.state import DEFAULT_CURRENCY

@@ -23,6 +23,7 @@ from table_controller.contract.codes import HoldReason, Lamp, Phase, PromptActio
 from table_controller.contract.payloads.base import ABSENT, Absent
 from table_controller.contract.payloads.round import PromptShown
 from table_controller.contract.payloads.state import (
+    MAX_LISTED_ALARMS,
     CardsOnTable,
     PromptFields,
     TableSnapshot,
@@ -219,6 +220,8 @@ def snapshot(table: Table, *, phase: Phase, card_wanted: bool,
         dispute=table.holds.dispute,
         confirm_results=table.confirm_results,
         unconfirmed_round_id=table.holds.unconfirmed,
+        open_alarms=table.alarms.newest(MAX_LISTED_ALARMS),
+        open_alarm_count=len(table.alarms.open),
     )
     burned = None
     if shoe is not None and table.phase is Phase.BURNING:

@@ -339,7 +339,9 @@ def message(payload: Payload) -> OutgoingMessage:
 def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     model = DisplayModel(snapshot(), alarm_limit=3)
     for n in range(5):
-        alarm = AlarmRaised(dealer=None, code=AlarmCode.MISREAD, message=f"alarm {n}")
+        alarm = AlarmRaised(
+            dealer=None, alarm_id=f"T07-A{n + 1:06d}", code=AlarmCode.MISREAD, message=f"alarm {n}"
+        )
         sent = model.apply(message(alarm))
         alarms: Any = model.view()["alarms"]
         assert sent == [("alarm", alarms[0])]
@@ -417,7 +419,7 @@ ALWAYS_REFUSED = frozenset(
 )
 
 
-def as_the_display_sends(  # noqa: PLR0911 - one case per button
+def as_the_display_sends(  # noqa: PLR0911, C901 - one case per button
     command: str, state: dict[str, Any], card: Card
 ) -> Command:
     """The command a display button sends in ``state`` (the round it names, a card typed in).
@@ -451,6 +453,9 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
             )
         case "acknowledge":
             return inputs.Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+        case "acknowledge_alarm":  # each open alarm's button names it: the newest one's
+            alarms = state["open_alarms"] or [{"alarm_id": "T07-A000000"}]
+            return inputs.AcknowledgeAlarm(**common, alarm_id=alarms[0]["alarm_id"])
         case "set_limits":
             stake = BetLimits(min=Fraction(10), max=Fraction(1000))
             return inputs.SetLimits(**common, limits={"banker": stake})
@@ -549,7 +554,7 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     )
     seen: dict[str, int] = {}
     checked: set[tuple[object, ...]] = set()
-    for event in a_busy_table(procedure, seed=7, steps=400):
+    for event in a_busy_table(procedure, seed=11, steps=400):
         procedure.handle(event)
         now = procedure.snapshot()
         state: Any = fields_of(now.state)
@@ -668,7 +673,9 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     state: Any = fields_of(now.state)
     assert state["phase"] == "faulted"
     offered = commands_offered(now, virtual=True)
-    assert offered == ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
+    # and the fault's alarm, open until a supervisor acknowledges it
+    expected = ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
+    assert offered == [*expected, "acknowledge_alarm"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
 
 
