@@ -770,6 +770,37 @@ def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
         assert view["oversight"]["acknowledge"] == ["software_modified"]
 
 
+def test_open_alarms_are_offered_to_the_supervisor_until_acknowledged() -> None:
+    procedure = dealt(3)
+    misread = after(procedure, inputs.OpenBetting(at=0.0, command_id="o", operator="dealer"),
+                    inputs.CloseBetting(at=0.0, command_id="c", operator="dealer"),
+                    inputs.CardMisread(at=0.0))
+    assert "acknowledge_alarm" in commands_offered(misread, virtual=False)
+    model = DisplayModel(misread)
+    view: Any = model.table()
+    (alarm,) = view["oversight"]["alarms"]
+    assert (alarm["alarm_id"], alarm["code"], alarm["round_id"]) == (
+        "T07-A000001", "misread", "S-1-4")
+    assert in_words(alarm["text"]) == "misread"
+    assert view["oversight"]["open_alarms"] == 1
+    interpreter = DecisionInterpreter()
+    raised = AlarmRaised(shoe_id="S-1", round_no=4, round_id="S-1-4", dealer=None,
+                         alarm_id="T07-A000001", code=AlarmCode.MISREAD, message="unread")
+    line: Any = model.apply(message(raised))[0][1]
+    assert line["alarm_id"] == "T07-A000001"  # the page marks the line while it is open
+    supervisor: dict[str, Any] = {"at": 0.0, "operator": "S-9", "supervisor": "S-9"}
+    done = procedure.handle(inputs.AcknowledgeAlarm(**supervisor, command_id="a",
+                                                    alarm_id="T07-A000001"))
+    acknowledged = procedure.snapshot()
+    model.show(acknowledged)
+    after_view: Any = model.table()
+    assert (after_view["oversight"]["alarms"], after_view["oversight"]["open_alarms"]) == ([], 0)
+    assert "acknowledge_alarm" not in after_view["commands"]
+    assert acknowledged.state.holds == (HoldReason.MISREAD,)  # the hold is the alarm's own
+    outcome = interpreter.interpret(done, acknowledged, key="1", ts=None)
+    assert "alarm_acknowledged" in [m.event_type for m in outcome.messages]
+
+
 def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:
     model = DisplayModel(snapshot())
     before: Any = model.table()["limits"]
