@@ -135,23 +135,30 @@ class AlarmBook:
     raised: int = 0
     #: The open alarms, by id, oldest first (they wait for ``acknowledge_alarm``).
     open: dict[str, OpenAlarm] = field(default_factory=dict)
+    #: The ids of alarms withdrawn (a bug's): no alarm went out with them.
+    withdrawn: set[str] = field(default_factory=set)
 
     def next_id(self) -> str:
         """The id of the alarm being raised."""
         self.raised += 1
-        return f"{self.table_id}-A{self.raised:06d}"
+        return self._id(self.raised)
+
+    def _id(self, number: int) -> str:
+        return f"{self.table_id}-A{number:06d}"
 
     def was_raised(self, alarm_id: str) -> bool:
-        """Whether an alarm of this table was raised with ``alarm_id``."""
-        prefix, _, number = alarm_id.rpartition("-A")
-        return (prefix == self.table_id and number.isdigit() and len(number) >= 6
-                and 1 <= int(number) <= self.raised)
+        """Whether an alarm of this table went out with ``alarm_id``."""
+        _, _, number = alarm_id.rpartition("-A")
+        return (number.isascii() and number.isdigit() and 1 <= int(number) <= self.raised
+                and alarm_id == self._id(int(number)) and alarm_id not in self.withdrawn)
 
     def withdraw(self, decisions: Iterable[Decision]) -> None:
         """The alarms of these decisions are not open: they never went out."""
         for decision in decisions:
             if isinstance(decision, RaiseAlarm):
-                self.open.pop(decision.alarm.alarm_id, None)
+                alarm_id = decision.alarm.alarm_id
+                self.open.pop(alarm_id, None)
+                self.withdrawn.add(alarm_id)
 
     def newest(self, count: int) -> tuple[OpenAlarm, ...]:
         """The ``count`` newest open alarms, newest first."""
