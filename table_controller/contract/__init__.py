@@ -37,6 +37,7 @@ from table_controller.contract.payloads.board import (
 )
 from table_controller.contract.payloads.controller import CommandReply, Status
 from table_controller.contract.payloads.pit import (
+    AlarmAcknowledged,
     AlarmRaised,
     DisputeOpened,
     DisputeResolved,
@@ -75,9 +76,11 @@ from table_controller.contract.payloads.shoe import (
 )
 from table_controller.contract.payloads.state import (
     DEFAULT_CURRENCY,
+    MAX_LISTED_ALARMS,
     BetLimits,
     CardsOnTable,
     DisputeFields,
+    OpenAlarm,
     PromptFields,
     TableLimits,
     TableSnapshot,
@@ -89,7 +92,9 @@ __all__ = [
     "ABSENT",
     "DEFAULT_CURRENCY",
     "DEFAULT_TOPIC_PREFIX",
+    "MAX_LISTED_ALARMS",
     "Absent",
+    "AlarmAcknowledged",
     "AlarmCode",
     "AlarmRaised",
     "AskMarks",
@@ -117,6 +122,7 @@ __all__ = [
     "Lamp",
     "LastRound",
     "Odds",
+    "OpenAlarm",
     "OriginalResult",
     "OutgoingMessage",
     "PaceFigures",

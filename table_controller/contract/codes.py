@@ -51,6 +51,10 @@ class RefusalCode(enum.StrEnum):
     NO_SUCH_DISPUTE = "no_such_dispute"
     #: ``acknowledge`` of an alarm that holds nothing now.
     NOTHING_TO_ACKNOWLEDGE = "nothing_to_acknowledge"
+    #: ``acknowledge_alarm`` of an id no alarm of this table was raised with.
+    UNKNOWN_ALARM = "unknown_alarm"
+    #: ``acknowledge_alarm`` of an alarm a supervisor has acknowledged already.
+    ALREADY_ACKNOWLEDGED = "already_acknowledged"
     #: ``confirm_result`` with no result waiting for it, or for another round.
     NOTHING_TO_CONFIRM = "nothing_to_confirm"
     #: Results are confirmed: the last one waits, so no round starts and no other is changed.
@@ -133,6 +137,8 @@ class EventType(enum.StrEnum):
     SHOE_ENDED = "shoe_ended"
     SHOE_VOIDED = "shoe_voided"
     ALARM = "alarm"
+    #: A supervisor acknowledged an open alarm (``acknowledge_alarm``).
+    ALARM_ACKNOWLEDGED = "alarm_acknowledged"
     STAFF_CHANGED = "staff_changed"
     DISPUTE_OPENED = "dispute_opened"
     DISPUTE_RESOLVED = "dispute_resolved"

@@ -112,6 +112,8 @@ _ARGUMENTS: Final[Mapping[str, _Argument]] = {
     "dispute_id": _Argument("dispute_id", read_text),
     "outcome": _Argument("outcome", read_text),
     "alarm": _Argument("alarm", read_text),
+    "alarm_id": _Argument("alarm_id", read_text),
+    "comment": _Argument("comment", _text_or_none),
     "limits": _Argument("limits", read_limits, limits_data),
 }
 _READING_ORDER: Final = {name: index for index, name in enumerate(_ARGUMENTS)}

@@ -43,7 +43,9 @@ class Dealt(enum.Enum):
     SETTLED = "settled"
 
 #: Fields every alarm sets itself: an assessment's details may not override them.
-_ALARM_OWN_FIELDS = frozenset({"type", "code", "message", "shoe_id", "round_no", "round_id"})
+_ALARM_OWN_FIELDS = frozenset(
+    {"type", "alarm_id", "code", "message", "shoe_id", "round_no", "round_id"}
+)
 
 
 def start(table: Table, shoe: Shoe) -> RoundCards:

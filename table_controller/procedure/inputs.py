@@ -273,6 +273,18 @@ class Acknowledge(_CommandFields):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AcknowledgeAlarm(_CommandFields):
+    """``acknowledge_alarm``: a supervisor has seen the open alarm ``alarm_id``; it closes.
+
+    ``comment``: what the supervisor adds, if anything. Whatever the alarm held stays held.
+    """
+
+    COMMAND: ClassVar[str] = "acknowledge_alarm"
+    alarm_id: str
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConfirmResult(_CommandFields):
     """``confirm_result``: a second source compared the layout with ``round_id``'s result.
 
@@ -311,6 +323,7 @@ Command: TypeAlias = (
     | OpenDispute
     | ResolveDispute
     | Acknowledge
+    | AcknowledgeAlarm
     | ConfirmResult
     | SetLimits
 )

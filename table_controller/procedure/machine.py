@@ -195,6 +195,7 @@ class TableProcedure:
                 prompts.show(table, out)
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
+            table.alarms.withdraw(out)  # never published
             raise ProcedureBug(text, self.fault(event, origin=origin, error=text)) from error
         return out
 

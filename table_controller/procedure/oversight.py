@@ -1,12 +1,13 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The supervisor's holds: modified software, disputes, and results a second source confirms.
+"""The supervisor's holds (modified software, disputes, results a second source confirms), alarms.
 
 Pure: no I/O, no clock, no randomness. A part of the procedure: it reads and changes the
 :class:`~table_controller.procedure.table.Table` and imports no other part. These commands are
 taken in every phase, beside the routes (:data:`~.states.EVERY_PHASE`), like the staff's: they
 stop or release the game but deal no card; each has a guard, the refusal that does not depend
-on what it names. Their holds stand over every phase (``Holds.stopped``) until a supervisor
-lifts them:
+on what it names. Every alarm stays open until a supervisor's ``acknowledge_alarm`` names it
+(``alarm_acknowledged``), which closes it and nothing else: a hold it came with stays. The
+holds stand over every phase (``Holds.stopped``) until a supervisor lifts them:
 
 - *software modified*: at start the runtime found the installed files differ from what their
   installer recorded (a ``SoftwareModified`` input); ``acknowledge`` ``software_modified``.
@@ -24,6 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from table_controller.contract import (
+    AlarmAcknowledged,
     AlarmCode,
     DisputeFields,
     DisputeOpened,
@@ -69,6 +71,33 @@ def acknowledge(table: Table, out: Out, command: inputs.Acknowledge) -> Refusal 
         release(table, out)  # the result as the shoe read it stands
     else:
         return _nothing_to_acknowledge(command.alarm)
+    return None
+
+
+def alarm_open(table: Table, command: inputs.AcknowledgeAlarm | None) -> Refusal | None:
+    """A guard: ``acknowledge_alarm`` while an alarm is open."""
+    if table.alarms.open:
+        return None
+    return _not_open(table, None if command is None else command.alarm_id)
+
+
+def _not_open(table: Table, alarm_id: str | None) -> Refusal:
+    alarms = table.alarms
+    if alarm_id is not None and alarms.was_raised(alarm_id):
+        return RefusalCode.ALREADY_ACKNOWLEDGED, f"alarm {alarm_id} was acknowledged already"
+    named = "" if alarm_id is None else f" {alarm_id!r}"
+    open_now = f"{len(alarms.open)} open" if alarms.open else "none is open"
+    return RefusalCode.UNKNOWN_ALARM, f"no alarm{named} of this table: {open_now}"
+
+
+def acknowledge_alarm(table: Table, out: Out, command: inputs.AcknowledgeAlarm) -> Refusal | None:
+    """A supervisor acknowledges an open alarm: it is closed, and the pit is told who did."""
+    alarm = table.alarms.open.pop(command.alarm_id, None)
+    if alarm is None:
+        return _not_open(table, command.alarm_id)
+    out.publish_now(AlarmAcknowledged(alarm_id=alarm.alarm_id, code=alarm.code,
+                                      comment=command.comment, dealer=out.dealer,
+                                      supervisor=command.supervisor))
     return None
 
 

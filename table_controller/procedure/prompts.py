@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from table_controller.contract import (
     ABSENT,
+    MAX_LISTED_ALARMS,
     Absent,
     CardsOnTable,
     HoldReason,
@@ -223,6 +224,8 @@ def snapshot(table: Table, *, phase: Phase, card_wanted: bool,
         dispute=table.holds.dispute,
         confirm_results=table.confirm_results,
         unconfirmed_round_id=table.holds.unconfirmed,
+        open_alarms=table.alarms.newest(MAX_LISTED_ALARMS),
+        open_alarm_count=len(table.alarms.open),
     )
     burned = None
     if shoe is not None and table.phase is Phase.BURNING:

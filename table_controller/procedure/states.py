@@ -14,8 +14,8 @@ A route's *guard* refuses a command of its kind whatever the command names (a ca
 by hand while none is missing); the step refuses what depends on the command's own fields.
 
 :data:`EVERY_PHASE` and :data:`UNLESS_FAULTED` are the inputs taken beside the phase's routes,
-whatever the phase: who is at the table, the supervisor's holds, the reader's state, the
-analysis, the configuration, a failure. None of them moves the phase.
+whatever the phase: who is at the table, the supervisor's holds and acknowledgements, the
+reader's state, the analysis, the configuration, a failure. None of them moves the phase.
 
 ``HELD`` and ``FAULTED`` are not phases the machine moves to by itself: ``HELD`` is shown
 while any hold (reader offline, a missing card, a foreign card) stands over a phase of
@@ -45,6 +45,7 @@ from table_controller.procedure import (
 from table_controller.procedure.inputs import (
     COMMANDS,
     Acknowledge,
+    AcknowledgeAlarm,
     CardDrawn,
     CardMisread,
     CloseBetting,
@@ -303,13 +304,14 @@ ROUTES: Final[Mapping[Phase, Mapping[Trigger, Route]]] = {
 }
 
 #: Inputs taken beside the routes in every phase, a faulted table's too: who is at the table,
-#: the supervisor's holds, the configured limits, a failure of the runtime.
+#: the supervisor's holds and acknowledgements, the configured limits, a failure of the runtime.
 EVERY_PHASE: Final[Mapping[type[Input], Aside]] = {
     SignIn: Aside(staff.sign_in),
     SignOut: Aside(staff.sign_out, staff.someone_signed_in),
     OpenDispute: Aside(oversight.open_dispute, oversight.no_dispute_open),
     ResolveDispute: Aside(oversight.resolve_dispute, oversight.dispute_open),
     Acknowledge: Aside(oversight.acknowledge, oversight.hold_to_acknowledge),
+    AcknowledgeAlarm: Aside(oversight.acknowledge_alarm, oversight.alarm_open),
     SoftwareModified: Aside(oversight.software_modified),
     LimitsConfigured: Aside(limits.configure),
     RuntimeFailed: Aside(steps.runtime_failed),

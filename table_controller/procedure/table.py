@@ -15,8 +15,9 @@ whole on every change.
 from __future__ import annotations
 
 import enum
+import itertools
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Final
@@ -32,6 +33,7 @@ from table_controller.contract import (
     HoldReason,
     Lamp,
     LastRound,
+    OpenAlarm,
     Payload,
     Phase,
     PromptShown,
@@ -125,6 +127,56 @@ class Holds:
 NO_HOLDS: Final = Holds()
 
 
+@dataclass(slots=True)
+class AlarmBook:
+    """The table's alarms: the id each is raised with, and those no supervisor acknowledged.
+
+    An alarm's id is ``<table_id>-A`` and the number of alarms the table had raised with it,
+    counted here. The count is part of the table's state, which a start rebuilds by replaying
+    the journal from its first row (nothing shortens that replay, and one journal holds every
+    shoe of the table), so it goes on across restarts and shoes for the table's life and the
+    same inputs always give the same ids. It could start again only with the journal: a
+    journal started afresh, or one put back from a backup copy, restarts ``seq`` as well, on
+    which the contract's ``(table_id, seq)`` already rests. An id is never taken back: the
+    alarms of an input the procedure could not carry out (a bug) are withdrawn, never
+    published, and their ids are not given again.
+    """
+
+    table_id: str
+    #: How many alarms the table raised: the number of the last id given.
+    raised: int = 0
+    #: The open alarms, by id, oldest first (they wait for ``acknowledge_alarm``).
+    open: dict[str, OpenAlarm] = field(default_factory=dict)
+    #: The ids of alarms withdrawn (a bug's): no alarm went out with them.
+    withdrawn: set[str] = field(default_factory=set)
+
+    def next_id(self) -> str:
+        """The id of the alarm being raised."""
+        self.raised += 1
+        return self._id(self.raised)
+
+    def _id(self, number: int) -> str:
+        return f"{self.table_id}-A{number:06d}"
+
+    def was_raised(self, alarm_id: str) -> bool:
+        """Whether an alarm of this table went out with ``alarm_id``."""
+        _, _, number = alarm_id.rpartition("-A")
+        return (number.isascii() and number.isdigit() and 1 <= int(number) <= self.raised
+                and alarm_id == self._id(int(number)) and alarm_id not in self.withdrawn)
+
+    def withdraw(self, decisions: Iterable[Decision]) -> None:
+        """The alarms of these decisions are not open: they never went out."""
+        for decision in decisions:
+            if isinstance(decision, RaiseAlarm):
+                alarm_id = decision.alarm.alarm_id
+                self.open.pop(alarm_id, None)
+                self.withdrawn.add(alarm_id)
+
+    def newest(self, count: int) -> tuple[OpenAlarm, ...]:
+        """The ``count`` newest open alarms, newest first."""
+        return tuple(itertools.islice(reversed(self.open.values()), count))
+
+
 @dataclass(slots=True, kw_only=True)
 class Table:
     """Everything the procedure knows: one value, changed only while an input is handled."""
@@ -167,6 +219,11 @@ class Table:
     #: The stake limits in force, and the configuration's last taken (``None``: none yet).
     limits: TableLimits = field(default_factory=TableLimits)
     configured: TableLimits | None = None
+    #: Every alarm's id, and the alarms open.
+    alarms: AlarmBook = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.alarms = AlarmBook(self.table_id)
 
     @property
     def every_round(self) -> bool:
@@ -280,12 +337,14 @@ class Out(list[Decision]):
     ``dealer`` is the dealer signed in (every event carries it; a sign-in during the input
     changes it), ``supervisor`` the supervisor who authorised the input's command, if any.
     While a result waits for its confirmation, the events published go with it
-    (``held_back``), so nothing about the shoe goes out before the result.
+    (``held_back``), so nothing about the shoe goes out before the result. An alarm raised
+    takes its id from the table's ``alarms`` and is open from then on.
     """
 
-    __slots__ = ("dealer", "held_back", "supervisor")
+    __slots__ = ("alarms", "dealer", "held_back", "supervisor")
     dealer: str | None
     supervisor: str | None
+    alarms: AlarmBook
     #: While a result waits for its confirmation: where this input's later events go instead.
     held_back: list[Decision] | None
 
@@ -315,9 +374,14 @@ class Out(list[Decision]):
             shoe_id = shoe.shoe_id
             if round_id is not None:
                 round_no, named_round = int(round_id.rsplit("-", 1)[1]), round_id
+        alarm_id = self.alarms.next_id()
+        self.alarms.open[alarm_id] = OpenAlarm(
+            alarm_id=alarm_id, code=code, message=message,
+            shoe_id=None if shoe is None else shoe.shoe_id,
+            round_id=None if isinstance(named_round, Absent) else named_round)
         self.append(RaiseAlarm(alarm=AlarmRaised(
             shoe_id=shoe_id, round_no=round_no, round_id=named_round, dealer=self.dealer,
-            code=code, message=message, card=card, seen=seen, count=count,
+            alarm_id=alarm_id, code=code, message=message, card=card, seen=seen, count=count,
             details=details or {})))
 
     def roads(self, shoe: Shoe) -> None:
@@ -359,6 +423,7 @@ def out_for(table: Table) -> Out:
     out = Out()
     out.dealer = table.dealer
     out.supervisor = None
+    out.alarms = table.alarms
     out.held_back = None if table.holds.unconfirmed is None else table.held_back
     return out
 

@@ -71,6 +71,7 @@ SPEC_EVENT_TYPES = [
     "shoe_ended",
     "shoe_voided",
     "alarm",
+    "alarm_acknowledged",
     "staff_changed",
     "dispute_opened",
     "dispute_resolved",
@@ -368,6 +369,8 @@ def dealer_and_supervisor_fixes(table: ContractTable, settled: str) -> None:
     assert table.command("dispute", reason="patron says the banker had 7", rounds=[corrected])
     assert not table.command("dispute", reason="another", rounds=[settled])  # dispute_open
     assert table.command("resolve_dispute", dispute_id="T07-D0001", outcome="video: it stands")
+    assert table.command("acknowledge_alarm", alarm_id="T07-A000001", comment="seen: no shoe")
+    assert not table.command("acknowledge_alarm", alarm_id="T07-A000001")  # already acknowledged
     assert table.command("sign_out", staff_id="S-1")
     assert not table.command("sign_out", staff_id="S-9")  # not_signed_in
 

@@ -370,6 +370,13 @@ BURNT = ["Open betting", "Void shoe", "Set limits", "Open dispute"]
 BETTING = ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
 DEALING = ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
 RESULT = ["Open betting", "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
+#: The supervisor's button of each open alarm.
+ACKNOWLEDGE_ALARM = "Acknowledge alarm"
+
+
+def with_open_alarm(labels: list[str]) -> list[str]:
+    """The buttons, and an open alarm's acknowledgement (beside the supervisor's form)."""
+    return [*labels, ACKNOWLEDGE_ALARM]
 
 
 async def expect_buttons(page: Page, labels: list[str]) -> None:
@@ -422,14 +429,18 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
                 "Enter card",
                 "Correct result",
                 "Open dispute",
+                ACKNOWLEDGE_ALARM,
             ],
         )
         assert (await table.command("manual_card", card=next(table.shoe)))["ok"]
-        await expect_buttons(page, DEALING)
+        await expect_buttons(page, with_open_alarm(DEALING))  # the misread's alarm is open
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
         await expect(page.locator("#prompt")).to_have_text(result_words(table.last("round_result")))
+        await expect_buttons(page, with_open_alarm(RESULT))
+        misread = table.last("alarm")["alarm_id"]
+        assert (await table.command("acknowledge_alarm", alarm_id=misread))["ok"]
         await expect_buttons(page, RESULT)
 
 

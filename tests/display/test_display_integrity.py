@@ -2,8 +2,8 @@
 """The integrity screens of the dealer display, in a real Chromium against a real table.
 
 The second source (the dealer confirms each result before it is published, or says the
-cards differ and a supervisor settles the round), and a dispute opened and resolved from the
-supervisor's panel while the dealer's screen shows it.
+cards differ and a supervisor settles the round), a dispute opened and resolved from the
+supervisor's panel while the dealer's screen shows it, and open alarms acknowledged there.
 """
 
 from __future__ import annotations
@@ -180,6 +180,82 @@ async def test_a_dispute_is_opened_and_resolved_from_the_panel_and_shown_meanwhi
         )  # fmt: skip
         assert table.state["dispute"] is None
         await expect(page.locator("#dispute-outcome")).to_have_value("")
+
+
+async def test_an_open_alarm_stands_out_until_a_supervisor_acknowledges_it_from_the_panel(  # noqa: PLR0915
+    tmp_path: Path, display_page: Page, artifacts: Path
+) -> None:
+    page = display_page
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    async with running_table(tmp_path, seed=11) as table:
+        await table.command("new_shoe")
+        await table.play_rounds(1)
+        await table.next_card()  # between rounds: an unnecessary card, an alarm with no hold
+        assert table.last("alarm")["code"] == "unnecessary_card"
+        await table.command("open_betting")
+        await table.command("close_betting")
+        await table.next_card()
+        await table.misread()  # an alarm that holds the table
+        misread = table.last("alarm")
+        assert misread["code"] == "misread"
+        await page.goto(table.display.url)
+
+        # The dealer's screen: both stand out in the alarm list, and the heading counts them.
+        open_lines = page.locator("#alarms li.open")
+        await expect(page.locator("#alarms-open")).to_have_text("2 open")
+        await expect(open_lines).to_have_count(2)
+        await expect(open_lines.first).to_contain_text("misread")
+        await expect(open_lines.nth(1)).to_contain_text("unnecessary card")
+        await assert_fits(page, artifacts / "fit", "1280x800-14-open-alarms")
+
+        # The supervisor's panel: each open alarm, the newest first, with its acknowledgement.
+        await page.locator("#supervisor summary").click()
+        items = page.locator("#open-alarms .open-alarm")
+        await expect(items).to_have_count(2)
+        await expect(items.first.locator("b")).to_have_text("misread")
+        await expect(items.first).to_contain_text(misread["round_id"])
+        await assert_fits(page, artifacts / "fit", "1280x800-15-open-alarms-supervisor")
+        acknowledge = items.first.get_by_role("button", name="Acknowledge alarm")
+        await page.locator("#alarm-comment").fill("card entered next; dealer told")
+        await acknowledge.click()  # no PIN: refused, nothing changes
+        await expect(page.locator("#command-status")).to_contain_text("PIN")
+        assert table.messages("alarm_acknowledged") == []
+        await page.locator("#pin").fill(PIN)
+        await acknowledge.click()
+        await expect(page.locator("#command-status")).to_contain_text("Acknowledge alarm: done")
+        await expect(items).to_have_count(1)
+        await expect(items.first).to_contain_text("unnecessary card")
+        await expect(open_lines).to_have_count(1)
+        await expect(open_lines.first).to_contain_text("unnecessary card")
+        await expect(page.locator("#alarms-open")).to_have_text("1 open")
+        await expect(page.locator("#alarm-comment")).to_have_value("")
+        assert table.last("alarm_acknowledged") == {
+            "alarm_id": misread["alarm_id"], "code": "misread",
+            "comment": "card entered next; dealer told", "dealer": None,
+            "supervisor": "display-supervisor",
+        }
+        record = [row.payload for row in table.journal.rows()][-1]
+        assert (record["command"], record["args"], record["supervisor"]) == (
+            "acknowledge_alarm",
+            {"alarm_id": misread["alarm_id"], "comment": "card entered next; dealer told"},
+            "display-supervisor",
+        )
+        await expect(page.locator("#prompt")).to_have_text("HOLD")  # the misread's hold stays
+
+        # A page loaded now shows the alarm still open; acknowledged, none stands out.
+        await page.reload()
+        await expect(page.locator("#alarms-open")).to_have_text("1 open")
+        await expect(open_lines).to_have_count(1)
+        await page.locator("#supervisor summary").click()
+        await page.locator("#pin").fill(PIN)
+        await page.get_by_role("button", name="Acknowledge alarm").click()
+        await expect(page.locator("#command-status")).to_contain_text("Acknowledge alarm: done")
+        await expect(page.locator("#alarms-open")).to_be_hidden()
+        await expect(open_lines).to_have_count(0)
+        await expect(page.locator("#alarms li")).to_have_count(2)  # the lines stay, not marked
+        await expect(page.get_by_role("button", name="Acknowledge alarm")).to_have_count(0)
+        assert table.last("alarm_acknowledged")["comment"] is None
+        assert (table.state["open_alarms"], table.state["open_alarm_count"]) == ([], 0)
 
 
 async def test_the_supervisor_recalls_the_last_rounds_with_every_step(

@@ -339,7 +339,9 @@ def message(payload: Payload) -> OutgoingMessage:
 def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
     model = DisplayModel(snapshot(), alarm_limit=3)
     for n in range(5):
-        alarm = AlarmRaised(dealer=None, code=AlarmCode.MISREAD, message=f"alarm {n}")
+        alarm = AlarmRaised(
+            dealer=None, alarm_id=f"T07-A{n + 1:06d}", code=AlarmCode.MISREAD, message=f"alarm {n}"
+        )
         sent = model.apply(message(alarm))
         alarms: Any = model.view()["alarms"]
         assert sent == [("alarm", alarms[0])]
@@ -417,7 +419,7 @@ ALWAYS_REFUSED = frozenset(
 )
 
 
-def as_the_display_sends(  # noqa: PLR0911 - one case per button
+def as_the_display_sends(  # noqa: PLR0911, C901 - one case per button
     command: str, state: dict[str, Any], card: Card
 ) -> Command:
     """The command a display button sends in ``state`` (the round it names, a card typed in).
@@ -451,6 +453,9 @@ def as_the_display_sends(  # noqa: PLR0911 - one case per button
             )
         case "acknowledge":
             return inputs.Acknowledge(**common, alarm=holds[0] if holds else "software_modified")
+        case "acknowledge_alarm":  # each open alarm's button names it: the newest one's
+            alarms = state["open_alarms"] or [{"alarm_id": "T07-A000000"}]
+            return inputs.AcknowledgeAlarm(**common, alarm_id=alarms[0]["alarm_id"])
         case "set_limits":
             stake = BetLimits(min=Fraction(10), max=Fraction(1000))
             return inputs.SetLimits(**common, limits={"banker": stake})
@@ -549,7 +554,7 @@ def test_the_display_offers_exactly_the_commands_the_table_takes(
     )
     seen: dict[str, int] = {}
     checked: set[tuple[object, ...]] = set()
-    for event in a_busy_table(procedure, seed=7, steps=400):
+    for event in a_busy_table(procedure, seed=11, steps=400):
         procedure.handle(event)
         now = procedure.snapshot()
         state: Any = fields_of(now.state)
@@ -668,7 +673,9 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     state: Any = fields_of(now.state)
     assert state["phase"] == "faulted"
     offered = commands_offered(now, virtual=True)
-    assert offered == ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
+    # and the fault's alarm, open until a supervisor acknowledges it
+    expected = ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
+    assert offered == [*expected, "acknowledge_alarm"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
 
 
@@ -761,6 +768,37 @@ def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
         assert "acknowledge" in commands_offered(held, virtual=False)
         view: Any = DisplayModel(held).table()
         assert view["oversight"]["acknowledge"] == ["software_modified"]
+
+
+def test_open_alarms_are_offered_to_the_supervisor_until_acknowledged() -> None:
+    procedure = dealt(3)
+    misread = after(procedure, inputs.OpenBetting(at=0.0, command_id="o", operator="dealer"),
+                    inputs.CloseBetting(at=0.0, command_id="c", operator="dealer"),
+                    inputs.CardMisread(at=0.0))
+    assert "acknowledge_alarm" in commands_offered(misread, virtual=False)
+    model = DisplayModel(misread)
+    view: Any = model.table()
+    (alarm,) = view["oversight"]["alarms"]
+    assert (alarm["alarm_id"], alarm["code"], alarm["round_id"]) == (
+        "T07-A000001", "misread", "S-1-4")
+    assert in_words(alarm["text"]) == "misread"
+    assert view["oversight"]["open_alarms"] == 1
+    interpreter = DecisionInterpreter()
+    raised = AlarmRaised(shoe_id="S-1", round_no=4, round_id="S-1-4", dealer=None,
+                         alarm_id="T07-A000001", code=AlarmCode.MISREAD, message="unread")
+    line: Any = model.apply(message(raised))[0][1]
+    assert line["alarm_id"] == "T07-A000001"  # the page marks the line while it is open
+    supervisor: dict[str, Any] = {"at": 0.0, "operator": "S-9", "supervisor": "S-9"}
+    done = procedure.handle(inputs.AcknowledgeAlarm(**supervisor, command_id="a",
+                                                    alarm_id="T07-A000001"))
+    acknowledged = procedure.snapshot()
+    model.show(acknowledged)
+    after_view: Any = model.table()
+    assert (after_view["oversight"]["alarms"], after_view["oversight"]["open_alarms"]) == ([], 0)
+    assert "acknowledge_alarm" not in after_view["commands"]
+    assert acknowledged.state.holds == (HoldReason.MISREAD,)  # the hold is the alarm's own
+    outcome = interpreter.interpret(done, acknowledged, key="1", ts=None)
+    assert "alarm_acknowledged" in [m.event_type for m in outcome.messages]
 
 
 def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:

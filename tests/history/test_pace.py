@@ -66,7 +66,7 @@ def voided(no: int, reason: VoidReason) -> RoundVoided:
 
 
 def alarm(code: AlarmCode) -> AlarmRaised:
-    return AlarmRaised(dealer=None, code=code, message=code.value)
+    return AlarmRaised(dealer=None, alarm_id="T07-A000001", code=code, message=code.value)
 
 
 def prompt(action: PromptAction) -> PromptShown:

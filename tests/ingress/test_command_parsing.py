@@ -146,6 +146,10 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
     "acknowledge": {
         "alarm": (True, lambda v: v in ("software_modified", "result_not_confirmed")),
     },
+    "acknowledge_alarm": {
+        "alarm_id": (True, lambda v: _plain_text(v, 96)),
+        "comment": (False, lambda v: v is None or _plain_text(v, 500)),
+    },
     "confirm_result": {
         "round_id": (True, lambda v: _text(v, 96)),
         "agrees": (True, lambda v: isinstance(v, bool)),
@@ -195,7 +199,7 @@ def test_the_oracle_and_the_models_know_the_same_commands() -> None:
         assert set(model.model_fields) == set(ARGUMENTS[name]), name
     assert {
         "void_round", "void_shoe", "manual_card", "correct_result", "dispute", "resolve_dispute",
-        "acknowledge", "set_limits",
+        "acknowledge", "acknowledge_alarm", "set_limits",
     } == SUPERVISOR_COMMANDS  # fmt: skip
 
 
@@ -231,6 +235,7 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
         "dispute": {"reason": "patron: banker had 7", "rounds": ["S-0042-45"]},
         "resolve_dispute": {"dispute_id": "T07-D0001", "outcome": "video: it stands"},
         "acknowledge": {"alarm": "software_modified"},
+        "acknowledge_alarm": {"alarm_id": "T07-A000003", "comment": "camera checked"},
         "confirm_result": {"round_id": "S-0042-45", "agrees": True},
         "set_limits": {"limits": {"banker": {"min": 100, "max": "10000.50"}}},
     }
@@ -635,6 +640,8 @@ GOOD_ARGS = {
     "outcome": st.sampled_from(["video: it stands", "o"]),
     "dispute_id": st.sampled_from(["T07-D0001", "d"]),
     "alarm": st.sampled_from(["software_modified", "result_not_confirmed"]),
+    "alarm_id": st.sampled_from(["T07-A000001", "a"]),
+    "comment": st.one_of(st.none(), st.sampled_from(["camera checked: it stands", "c", "好"])),
     "agrees": st.booleans(),
     "limits": st.dictionaries(
         st.sampled_from(["banker", "player", "tie", "dragon"]),
@@ -669,6 +676,8 @@ BAD_ARGS = {
     "outcome": st.one_of(st.just(""), st.just("o" * 501), VALUES),
     "dispute_id": st.one_of(st.just(""), st.just("d" * 97), VALUES),
     "alarm": st.one_of(st.sampled_from(["", "misread", "software_modified "]), VALUES),
+    "alarm_id": st.one_of(st.sampled_from(["", "a" * 97, "T07-A\u0007"]), VALUES),
+    "comment": st.one_of(st.sampled_from(["", "c" * 501, "two\nlines", "\u0085"]), VALUES),
     "agrees": VALUES,
     "limits": st.one_of(
         st.sampled_from([{}, {"": {"min": 1, "max": 2}}, {"tie": {"min": 1}},

@@ -37,6 +37,7 @@ SUPERVISOR_CASES = [
     command("void_shoe"),
     command("manual_card", card="QH"),
     command("correct_result", round_id="S-1-3", player=["QH", "4S"], banker=["6C", "KD"]),
+    command("acknowledge_alarm", alarm_id="T07-A000001", comment="seen"),
 ]
 
 

@@ -1,16 +1,22 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The supervisor's holds: modified software, disputes, results a second source confirms."""
+"""The supervisor's holds (modified software, disputes, a second source) and open alarms."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from table_controller.procedure.decisions import Decision
+from table_controller.contract.codes import AlarmCode, Phase
+from table_controller.procedure.decisions import Decision, RaiseAlarm
+from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import (
     Acknowledge,
+    AcknowledgeAlarm,
+    CardDrawn,
     ConfirmResult,
+    Input,
     OpenDispute,
     ResolveDispute,
     RuntimeFailed,
@@ -18,6 +24,9 @@ from table_controller.procedure.inputs import (
 )
 from table_controller.procedure.machine import TableProcedure
 from table_controller.procedure.records import input_from_record, input_to_record
+from table_controller.procedure.states import ROUTES, Trigger
+from table_controller.procedure.table import Out, Table
+from table_controller.rules.cards import Card
 from table_controller.rules.variants import VARIANTS
 from tests.procedure.test_procedure_steps import Script, accepted, one, prompts, refusal
 from tests.procedure.wire import published
@@ -30,6 +39,12 @@ class OverseenScript(Script):
         super().__init__("commission", betting=betting)
         self.machine = TableProcedure(VARIANTS["commission"], table_id="T07",
                                       betting_phase=betting, confirm_results=confirm_results)
+        #: Every input fed, in order (a replay's records).
+        self.inputs: list[Input] = []
+
+    def feed(self, event: Input) -> list[Decision]:
+        self.inputs.append(event)
+        return super().feed(event)
 
     def _supervised(self) -> dict[str, Any]:
         return self._common() | {"operator": "S-9", "supervisor": "S-9"}
@@ -45,6 +60,10 @@ class OverseenScript(Script):
 
     def acknowledge(self, alarm: str) -> list[Decision]:
         return self.feed(Acknowledge(**self._supervised(), alarm=alarm))
+
+    def acknowledge_alarm(self, alarm_id: str, comment: str | None = None) -> list[Decision]:
+        return self.feed(AcknowledgeAlarm(**self._supervised(), alarm_id=alarm_id,
+                                          comment=comment))
 
     def confirm(self, round_id: str, *, agrees: bool = True) -> list[Decision]:
         return self.feed(ConfirmResult(**self._common(), round_id=round_id, agrees=agrees))
@@ -129,6 +148,121 @@ def test_modified_software_holds_until_a_supervisor_acknowledges_it() -> None:
     assert accepted(table.acknowledge("software_modified"))
     assert table.phase() == "no_shoe"
     assert accepted(table.new_shoe())
+
+
+# --- open alarms -----------------------------------------------------------------------------
+
+
+def open_ids(table: OverseenScript) -> list[str]:
+    return [alarm["alarm_id"] for alarm in table.state["open_alarms"]]
+
+
+def test_every_alarm_stays_open_until_a_supervisor_acknowledges_it() -> None:
+    table = OverseenScript()
+    table.ready()
+    table.play("9S 2D KC 4H")
+    unnecessary = one(table.cards("5C"), "alarm")
+    assert (unnecessary["alarm_id"], unnecessary["code"]) == ("T07-A000001", "unnecessary_card")
+    table.open()
+    table.close()
+    table.cards("8S")
+    misread = one(table.misread(), "alarm")
+    assert (misread["alarm_id"], misread["code"]) == ("T07-A000002", "misread")
+    assert table.state["open_alarms"] == [  # newest first, whether it holds the table or not
+        {"alarm_id": "T07-A000002", "code": "misread", "shoe_id": "S-1", "round_id": "S-1-2",
+         "message": "a card came out unread: enter it by hand or void the round"},
+        {"alarm_id": "T07-A000001", "code": "unnecessary_card", "shoe_id": "S-1",
+         "round_id": "S-1-1", "message": unnecessary["message"]},
+    ]
+    assert table.state["open_alarm_count"] == 2
+    assert "acknowledge_alarm" in table.machine.snapshot().commands
+
+    acknowledged = table.acknowledge_alarm("T07-A000002", comment="card entered next")
+    assert accepted(acknowledged)
+    assert one(acknowledged, "alarm_acknowledged") == {
+        "type": "alarm_acknowledged", "alarm_id": "T07-A000002", "code": "misread",
+        "comment": "card entered next", "dealer": None, "supervisor": "S-9",
+    }
+    assert open_ids(table) == ["T07-A000001"]
+    assert table.state["holds"] == ["misread"]  # the alarm is closed; its hold stands
+    assert table.phase() == "held"
+    again = refusal(table.acknowledge_alarm("T07-A000002"))
+    assert (again.code.value, again.message) == (
+        "already_acknowledged", "alarm T07-A000002 was acknowledged already")
+    for unknown in ("T07-A000003", "T08-A000001", "T07-A0000002", "T07-A00000\u0662", "misread"):
+        assert refusal(table.acknowledge_alarm(unknown)).code.value == "unknown_alarm"
+    table.manual("3D")
+    assert one(table.acknowledge_alarm("T07-A000001"), "alarm_acknowledged")["comment"] is None
+    assert (table.state["open_alarms"], table.state["open_alarm_count"]) == ([], 0)
+    assert "acknowledge_alarm" not in table.machine.snapshot().commands
+    nothing = refusal(table.acknowledge_alarm("T07-A000001"))
+    assert nothing.code.value == "already_acknowledged"
+
+
+def test_an_alarm_is_acknowledged_before_any_shoe_and_while_faulted() -> None:
+    table = OverseenScript()
+    table.cards("KD")  # no shoe yet
+    assert open_ids(table) == ["T07-A000001"]
+    assert accepted(table.acknowledge_alarm("T07-A000001"))
+    table.ready()
+    table.feed(RuntimeFailed(at=99.0, message="the card source broke"))
+    assert table.phase() == "faulted"
+    fault = table.state["open_alarms"][0]
+    assert (fault["alarm_id"], fault["code"]) == ("T07-A000002", "procedure_fault")
+    assert accepted(table.acknowledge_alarm("T07-A000002", comment="logged for the vendor"))
+    assert table.phase() == "faulted"  # only void_shoe leaves the fault
+    assert refusal(table.acknowledge_alarm("T07-A000002")).code.value == "already_acknowledged"
+
+
+def test_state_lists_the_newest_open_alarms_and_counts_them_all() -> None:
+    table = OverseenScript()
+    for _ in range(12):
+        table.cards("KD")
+    assert open_ids(table) == [f"T07-A{n:06d}" for n in range(12, 2, -1)]
+    assert table.state["open_alarm_count"] == 12
+    assert accepted(table.acknowledge_alarm("T07-A000001"))  # an old one, not listed
+    assert table.state["open_alarm_count"] == 11
+    assert len(table.state["open_alarms"]) == 10
+
+
+def test_a_replay_of_the_records_gives_the_same_ids_and_open_alarms() -> None:
+    table = OverseenScript()
+    table.ready()
+    table.cards("5C")
+    table.lost(1)
+    table.acknowledge_alarm("T07-A000001", comment="dealer reminded")
+    table.acknowledge_alarm("T07-A000009")  # refused: no such alarm
+    table.software_modified()
+    replayed = TableProcedure(VARIANTS["commission"], table_id="T07")
+    for given in table.inputs:
+        again = input_from_record(input_to_record(given), default_at=0.0,
+                                  default_command_id="", default_operator="")
+        assert again == given
+        replayed.handle(given)
+    assert replayed.snapshot().state == table.machine.snapshot().state
+    assert open_ids(table) == ["T07-A000003", "T07-A000002"]
+
+
+def test_the_alarms_of_an_input_that_fails_are_withdrawn_and_their_ids_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = OverseenScript()
+    table.ready()
+    table.open()
+    table.close()
+
+    def alarm_then_bug(table_: Table, out: Out, _drawn: object) -> Phase:
+        out.alarm(table_.shoe, AlarmCode.UNNECESSARY_CARD, "raised, then the step fails")
+        raise KeyError("7D")
+
+    routes = ROUTES[Phase.DEALING]
+    monkeypatch.setitem(routes, Trigger.CARD, replace(routes[Trigger.CARD], step=alarm_then_bug))
+    with pytest.raises(ProcedureBug) as caught:
+        table.machine.handle(CardDrawn(at=9.0, card=Card.parse("7D")))
+    (fault,) = [d.alarm for d in caught.value.decisions if isinstance(d, RaiseAlarm)]
+    assert (fault.alarm_id, fault.code.value) == ("T07-A000002", "procedure_fault")
+    assert open_ids(table) == ["T07-A000002"]  # T07-A000001 never went out
+    assert refusal(table.acknowledge_alarm("T07-A000001")).code.value == "unknown_alarm"
 
 
 # --- the second source -----------------------------------------------------------------------
@@ -218,6 +352,10 @@ def test_a_disagreement_may_end_in_a_void_or_the_result_as_read() -> None:
                 alarm="software_modified"),
     ConfirmResult(at=1.0, command_id="c-4", operator="camera-1", round_id="S-1-1",
                   agrees=False),
+    AcknowledgeAlarm(at=1.0, command_id="c-5", operator="S-9", supervisor="S-9",
+                     alarm_id="T07-A000001", comment="seen: dealer reminded"),
+    AcknowledgeAlarm(at=1.0, command_id="c-6", operator="pit-1", supervisor="pit-1",
+                     alarm_id="T07-A000002"),
     SoftwareModified(at=1.0, message="2 files changed", details={"changed": ["a", "b"]}),
 ])
 def test_the_inputs_go_to_records_and_back(event: object) -> None:

@@ -798,7 +798,7 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert (holds(fault), lamps(fault), prompts(fault)) == (["procedure_fault"], ["HOLD"], ["hold"])
     alarm = one(fault, "alarm")
     assert alarm == {"type": "alarm", "shoe_id": "S-1", "round_no": 1, "round_id": "S-1-1",
-                     "dealer": None, "code": "procedure_fault",
+                     "dealer": None, "alarm_id": "T07-A000001", "code": "procedure_fault",
                      "message": "journal row 42 (card 7D) could not be carried out: "
                                 "KeyError: '7D'"}
     state = table.state

@@ -55,7 +55,8 @@ def message(event_type: str, **fields: str) -> OutgoingMessage:
     payload: Payload
     if event_type == "alarm":
         payload = AlarmRaised(
-            dealer=None, code=AlarmCode(fields["code"]), message=fields["message"]
+            dealer=None, alarm_id="T07-A000001", code=AlarmCode(fields["code"]),
+            message=fields["message"],
         )
     elif event_type == "prompt":
         payload = PromptShown(dealer=None, action=PromptAction(fields["action"]))

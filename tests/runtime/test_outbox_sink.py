@@ -83,7 +83,8 @@ def test_the_replay_adds_only_what_follows_the_last_stored_row(tmp_path: Path) -
     # encoded passes; row 4 is new and follows on in seq.
     for row in (1, 2, 3):
         unencodable = AlarmRaised(
-            dealer=None, code=AlarmCode.MISREAD, message="m", details={"x": object()}
+            dealer=None, alarm_id="T07-A000001", code=AlarmCode.MISREAD, message="m",
+            details={"x": object()},
         )
         again.add(messages(row, payload=unencodable))
     again.add(messages(4))

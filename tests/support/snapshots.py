@@ -53,6 +53,8 @@ BASE_STATE = TableState(
     dispute=None,
     confirm_results=False,
     unconfirmed_round_id=None,
+    open_alarms=(),
+    open_alarm_count=0,
 )
 
 

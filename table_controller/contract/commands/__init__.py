@@ -5,6 +5,7 @@ from table_controller.contract.commands.args import (
     CURRENCY_CONTEXT,
     DEFAULT_ROUNDS,
     MAX_ROUNDS,
+    NO_CONTROL_CHARACTERS,
     PIN_PATTERN,
     STAFF_ID_PATTERN,
     RecallArgs,
@@ -12,7 +13,6 @@ from table_controller.contract.commands.args import (
 )
 from table_controller.contract.commands.message import (
     MAX_COMMAND_ID_LENGTH,
-    NO_CONTROL_CHARACTERS,
     CommandMessage,
 )
 from table_controller.contract.commands.replies import reply_data, reply_from_data

@@ -33,8 +33,14 @@ from table_controller.procedure import (
     stake_amount,
 )
 
-#: Longest free text a command carries (a dispute's reason, its outcome).
+#: Longest free text a command carries (a dispute's reason, its outcome, a comment).
 MAX_TEXT_LENGTH: Final = 500
+#: Text without control characters: no C0 control (U+0000 to U+001F), no DEL (U+007F) and no
+#: C1 control (U+0080 to U+009F). An ``id`` or ``operator`` is echoed in replies and stored by
+#: backends (PostgreSQL takes no NUL in text), so neither may hold one; nor may a comment the
+#: table publishes. The same pattern in Python, in pydantic's regular expressions and in JSON
+#: Schema's (ECMA-262).
+NO_CONTROL_CHARACTERS: Final = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 #: A staff id: what a badge reader types; one token of letters, digits, ``_ . -``.
 STAFF_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"
 #: A PIN: digits only (the display's keypad has no letters).
@@ -160,6 +166,23 @@ class AcknowledgeArgs(IncomingModel):
     alarm: Literal["software_modified", "result_not_confirmed"]
 
 
+class AcknowledgeAlarmArgs(IncomingModel):
+    """``acknowledge_alarm``: the open alarm the supervisor has seen, and a comment if any."""
+
+    alarm_id: Annotated[
+        str,
+        StringConstraints(
+            min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
+        ),
+        Field(description="The alarm's alarm_id, as its alarm event and state name it."),
+    ]
+    comment: Annotated[
+        str | None,
+        StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH, pattern=NO_CONTROL_CHARACTERS),
+        Field(description="What the supervisor adds: published with the acknowledgement."),
+    ] = None
+
+
 class ConfirmResultArgs(IncomingModel):
     """``confirm_result``: whether the layout shows the result the shoe read for the round."""
 
@@ -247,6 +270,7 @@ CommandArgs: TypeAlias = (
     | DisputeArgs
     | ResolveDisputeArgs
     | AcknowledgeArgs
+    | AcknowledgeAlarmArgs
     | ConfirmResultArgs
     | SetLimitsArgs
     | RecallArgs

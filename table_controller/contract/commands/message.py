@@ -15,7 +15,11 @@ from typing import Annotated, Any, Final, get_args
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from table_controller.contract.commands.args import CommandArgs, IncomingModel
+from table_controller.contract.commands.args import (
+    NO_CONTROL_CHARACTERS,
+    CommandArgs,
+    IncomingModel,
+)
 from table_controller.contract.commands.table import (
     ARGS_MODELS,
     COMMAND_TABLE,
@@ -26,11 +30,6 @@ from table_controller.contract.commands.table import (
 
 MAX_COMMAND_ID_LENGTH: Final = 128
 MAX_OPERATOR_LENGTH: Final = 64
-#: Text without control characters: no C0 control (U+0000 to U+001F), no DEL (U+007F) and no
-#: C1 control (U+0080 to U+009F). An ``id`` or ``operator`` is echoed in replies and stored by
-#: backends (PostgreSQL takes no NUL in text), so neither may hold one. The same pattern in
-#: Python, in pydantic's regular expressions and in JSON Schema's (ECMA-262).
-NO_CONTROL_CHARACTERS: Final = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 
 #: The arguments models in the order of the schema's ``anyOf``.
 _ARGS_UNION: Final = get_args(CommandArgs)

@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The payloads the pit watches: alarms, disputes opened and resolved, staff signing in and out.
+"""The payloads the pit watches: alarms and their acknowledgements, disputes, staff in and out.
 
 Pure: no I/O, no clock, no randomness.
 """
@@ -37,7 +37,10 @@ class AlarmFindings(TypedDict, total=False):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AlarmRaised(Payload):
-    """``events/alarm``: something for the pit to look at, with a message a person can read."""
+    """``events/alarm``: something for the pit to look at, with a message a person can read.
+
+    It stays open until a supervisor acknowledges it (:class:`AlarmAcknowledged`).
+    """
 
     TYPE: ClassVar = EventType.ALARM
     shoe_id: str | Absent = ABSENT
@@ -45,6 +48,9 @@ class AlarmRaised(Payload):
     round_id: RoundId | Absent = ABSENT
     #: The dealer signed in when it happened (``None``: none).
     dealer: str | None
+    #: ``<table_id>-A000001``, ``-A000002`` … in the order the table raised its alarms: what
+    #: ``acknowledge_alarm`` names.
+    alarm_id: str
     code: AlarmCode
     message: str
     #: The card concerned (``None``: unread).
@@ -58,6 +64,23 @@ class AlarmRaised(Payload):
     details: Annotated[Mapping[str, object], AlarmFindings] = field(
         default_factory=dict, hash=False, metadata=FLATTEN
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlarmAcknowledged(Payload):
+    """``events/alarm_acknowledged``: a supervisor acknowledged an open alarm; it is closed."""
+
+    TYPE: ClassVar = EventType.ALARM_ACKNOWLEDGED
+    #: The alarm's ``alarm_id``, as its ``alarm`` event gave it.
+    alarm_id: str
+    #: The alarm's code, as raised.
+    code: AlarmCode
+    #: The supervisor's words, if any (``None``: none).
+    comment: str | None
+    #: The dealer signed in when it happened (``None``: none).
+    dealer: str | None
+    #: The supervisor who acknowledged it.
+    supervisor: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,7 +13,14 @@ from typing import Annotated, ClassVar, Final
 
 from annotated_types import Len
 
-from table_controller.contract.codes import EventType, HoldReason, Lamp, Phase, PromptAction
+from table_controller.contract.codes import (
+    AlarmCode,
+    EventType,
+    HoldReason,
+    Lamp,
+    Phase,
+    PromptAction,
+)
 from table_controller.contract.payloads.base import (
     ABSENT,
     Absent,
@@ -28,6 +35,10 @@ from table_controller.contract.payloads.base import (
 
 #: The table's currency when none is configured (ISO 4217).
 DEFAULT_CURRENCY: Final = "USD"
+#: The most open alarms ``state`` lists (the newest): ``state`` goes out after nearly every
+#: input, so a table whose alarms nobody acknowledges must not make it grow without end;
+#: ``open_alarm_count`` counts them all.
+MAX_LISTED_ALARMS: Final = 10
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +69,20 @@ class DisputeFields:
     round_ids: tuple[RoundId, ...]
     #: The supervisor who opened it.
     supervisor: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenAlarm:
+    """An alarm no supervisor has acknowledged yet, inside ``state``."""
+
+    #: The ``alarm_id`` of its ``alarm`` event: what ``acknowledge_alarm`` names.
+    alarm_id: str
+    code: AlarmCode
+    message: str
+    #: The shoe it is about (``None``: none).
+    shoe_id: str | None
+    #: The round it is about (``None``: none).
+    round_id: RoundId | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,6 +128,11 @@ class TableState(Payload):
     confirm_results: bool
     #: The round whose result waits for its confirmation (``None``: none).
     unconfirmed_round_id: RoundId | None
+    #: The newest alarms no supervisor has acknowledged (``acknowledge_alarm``), newest first,
+    #: 10 at most (``MAX_LISTED_ALARMS``).
+    open_alarms: Annotated[tuple[OpenAlarm, ...], Len(0, MAX_LISTED_ALARMS)]
+    #: Every alarm open, those listed and older ones.
+    open_alarm_count: Count
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

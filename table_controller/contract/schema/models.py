@@ -79,6 +79,7 @@ PAYLOAD_TYPES: Final[Mapping[EventType, type[Payload]]] = {
         shoe_payloads.ShoeEnded,
         shoe_payloads.ShoeVoided,
         pit_payloads.AlarmRaised,
+        pit_payloads.AlarmAcknowledged,
         pit_payloads.StaffChanged,
         pit_payloads.DisputeOpened,
         pit_payloads.DisputeResolved,

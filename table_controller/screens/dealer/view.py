@@ -27,6 +27,7 @@ from table_controller.contract import (
     HoldReason,
     JournalRefusal,
     JsonValue,
+    OpenAlarm,
     OutgoingMessage,
     Phase,
     PromptAction,
@@ -292,6 +293,20 @@ def dispute_view(dispute: DisputeFields, staff: StaffDirectory | None) -> dict[s
     }
 
 
+def open_alarm_view(alarm: OpenAlarm) -> dict[str, JsonValue]:
+    """An open alarm as the page marks it and the supervisor acknowledges it.
+
+    ``text`` is its name; ``message``, the controller's own English sentence, for a technician.
+    """
+    return {
+        "alarm_id": alarm.alarm_id,
+        "code": alarm.code.value,
+        "text": ALARM_NAMES[alarm.code],
+        "round_id": alarm.round_id,
+        "message": alarm.message,
+    }
+
+
 def oversight_view(
     state: TableState,
     last_result: Mapping[str, JsonValue] | None,
@@ -302,6 +317,8 @@ def oversight_view(
     ``round_id``: the round a void or a correction is about unless another is typed: the one
     whose result waits for its confirmation, else the round shown, else the last settled.
     ``acknowledge``: the holds standing that ``acknowledge`` lifts. ``dispute``: the open one.
+    ``alarms``: the open alarms ``state`` lists (the newest), each to acknowledge;
+    ``open_alarms``: how many are open in all.
     """
     last_id = None if last_result is None else last_result.get("round_id")
     round_id = state.unconfirmed_round_id or state.round_id or last_id
@@ -310,6 +327,8 @@ def oversight_view(
         "unconfirmed_round_id": state.unconfirmed_round_id,
         "acknowledge": [hold.value for hold in ACKNOWLEDGED_HOLDS if hold in state.holds],
         "dispute": None if state.dispute is None else dispute_view(state.dispute, staff),
+        "alarms": [open_alarm_view(alarm) for alarm in state.open_alarms],
+        "open_alarms": state.open_alarm_count,
     }
 
 
@@ -317,14 +336,16 @@ def alarm_view(message: OutgoingMessage) -> dict[str, JsonValue] | None:
     """An alarm, a voided round or a voided shoe as a line of the page's alarm list.
 
     ``text`` is the line; an alarm's ``message`` is the controller's own English sentence,
-    for a technician.
+    for a technician, and its ``alarm_id`` says whether it is still open (the table's
+    ``oversight.alarms``).
     """
     match message.payload:
-        case AlarmRaised(round_id=round_id, code=code, message=text):
+        case AlarmRaised(round_id=round_id, alarm_id=alarm_id, code=code, message=text):
             return {
                 "ts": message.ts,
                 "round_id": None if round_id is ABSENT else round_id,
                 "kind": "alarm",
+                "alarm_id": alarm_id,
                 "code": code.value,
                 "text": ALARM_NAMES[code],
                 "message": text,

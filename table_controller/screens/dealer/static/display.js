@@ -10,6 +10,8 @@
   const { $, make, card, fill, pairs, ring } = Screens;
   const ROADS = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ALARMS_SHOWN = 6;
+  // Open alarms the supervisor's panel offers to acknowledge at once (the newest).
+  const OPEN_ALARMS_SHOWN = 3;
   const ROWS = 6;
   // Columns each road shows at the least: its cells shrink to fit them across its board.
   const MIN_COLUMNS = { bead: 8, big: 28, derived: 16 };
@@ -86,6 +88,8 @@
     dispute_open: () => I18n.t("display.refusal.dispute_open"),
     no_such_dispute: () => I18n.t("display.refusal.no_such_dispute"),
     nothing_to_acknowledge: () => I18n.t("display.refusal.nothing_to_acknowledge"),
+    unknown_alarm: () => I18n.t("display.refusal.unknown_alarm"),
+    already_acknowledged: () => I18n.t("display.refusal.already_acknowledged"),
     nothing_to_confirm: () => I18n.t("display.refusal.nothing_to_confirm"),
     result_unconfirmed: () => I18n.t("display.refusal.result_unconfirmed"),
     invalid_limits: () => I18n.t("display.refusal.invalid_limits"),
@@ -106,6 +110,7 @@
     dispute: () => I18n.t("display.command.dispute"),
     resolve_dispute: () => I18n.t("display.command.resolve_dispute"),
     acknowledge: () => I18n.t("display.command.acknowledge"),
+    acknowledge_alarm: () => I18n.t("display.command.acknowledge_alarm"),
     sign_in: () => I18n.t("display.command.sign_in"),
     sign_out: () => I18n.t("display.command.sign_out"),
     recall: () => I18n.t("display.command.recall"),
@@ -257,9 +262,40 @@
     $("void-round-id").placeholder = oversight.round_id || "";
     $("dispute-rounds").placeholder = oversight.round_id || "";
     renderDispute(oversight.dispute);
+    renderOpenAlarms(oversight);
     renderLimits(view.limits);
     renderStaff(view.staff || {});
     renderCommands(new Set(view.commands || []), new Set(oversight.acknowledge || []));
+    renderAlarms();
+  }
+
+  // The open alarms in the supervisor's panel, the newest first, each with its
+  // acknowledgement; drawn again only when they change, so a button is never swapped under
+  // the supervisor's finger.
+  let openShown = "";
+  function renderOpenAlarms(oversight) {
+    const open = (oversight.alarms || []).slice(0, OPEN_ALARMS_SHOWN);
+    const more = (oversight.open_alarms || 0) - open.length;
+    const shown = JSON.stringify([open.map((alarm) => alarm.alarm_id), more, I18n.lang]);
+    if (shown === openShown) return;
+    openShown = shown;
+    const items = open.map((alarm) => {
+      const item = make("span", "open-alarm");
+      item.title = alarm.message || ""; // the controller's words, for a technician
+      item.append(make("b", null, say(alarm.text)));
+      if (alarm.round_id) item.append(make("span", null, alarm.round_id));
+      const button = make("button", null, I18n.t("display.command.acknowledge_alarm"));
+      button.type = "button";
+      button.dataset.command = "acknowledge_alarm";
+      button.dataset.alarmId = alarm.alarm_id;
+      button.dataset.supervisor = "";
+      item.append(button);
+      return item;
+    });
+    if (more > 0) {
+      items.push(make("span", "open-alarm-more", I18n.t("display.alarms.more", { count: more })));
+    }
+    $("open-alarms").replaceChildren(...items);
   }
 
   // An open dispute: a banner for the dealer, and what the supervisor resolves.
@@ -429,11 +465,18 @@
 
   // --- alarms ----------------------------------------------------------------------------------
 
-  // The newest alarms, as many as fit in the room the list has (never a scroll bar).
+  // The newest alarms, as many as fit in the room the list has (never a scroll bar); those
+  // still open stand out, and the heading counts every open alarm.
   function renderAlarms() {
+    const oversight = (table && table.oversight) || {};
+    const open = new Set((oversight.alarms || []).map((alarm) => alarm.alarm_id));
+    const count = oversight.open_alarms || 0;
+    $("alarms-open").hidden = count === 0;
+    $("alarms-open").textContent = count ? I18n.t("display.alarms.open", { count }) : "";
     const list = $("alarms");
     const items = alarms.slice(0, ALARMS_SHOWN).map((alarm) => {
       const li = make("li", alarm.kind === "void" ? "void" : "alarm");
+      if (alarm.alarm_id && open.has(alarm.alarm_id)) li.classList.add("open");
       const when = new Date(alarm.ts);
       const ts = Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour12: false });
       li.append(make("time", null, ts), make("b", null, say(alarm.text)));
@@ -632,6 +675,12 @@
       case "confirm_result":
         args.round_id = (table && table.state && table.state.unconfirmed_round_id) || "";
         break;
+      case "acknowledge_alarm": {
+        args.alarm_id = button.dataset.alarmId;
+        const comment = $("alarm-comment").value.trim();
+        if (comment) args.comment = comment; // none is sent rather than an empty one
+        break;
+      }
       case "dispute":
         args.reason = $("dispute-reason").value.trim();
         args.rounds = words($("dispute-rounds").value || $("dispute-rounds").placeholder);
@@ -701,6 +750,7 @@
           correct_result: ["correct-player", "correct-banker"],
           dispute: ["dispute-reason", "dispute-rounds"],
           resolve_dispute: ["dispute-outcome"],
+          acknowledge_alarm: ["alarm-comment"],
           set_limits: ["limits-min", "limits-max"],
         };
         for (const id of done[command] || []) $(id).value = "";
