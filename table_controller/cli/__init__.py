@@ -40,6 +40,7 @@ SUBCOMMAND_MODULES = (
     "staff",
     "watch",
     "ingest",
+    "floor",
     "verify_install",
     "keys",
 )

@@ -11,7 +11,14 @@ from table_controller.screens.http_limits import (
     descriptors_needed,
     ensure_descriptors,
 )
-from table_controller.screens.languages import LANGUAGES, language_for
+from table_controller.screens.languages import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    CatalogueError,
+    Catalogues,
+    language_for,
+    read_catalogue,
+)
 from table_controller.screens.pin_lockout import (
     MAX_PIN_FAILURES,
     PIN_LOCKOUT_S,
@@ -21,6 +28,7 @@ from table_controller.screens.pin_lockout import (
 )
 
 __all__ = [
+    "DEFAULT_LANGUAGE",
     "IDLE_TIMEOUT_S",
     "LANGUAGES",
     "MAX_CONNECTIONS",
@@ -29,6 +37,8 @@ __all__ = [
     "PIN_LOCKOUT_S",
     "REQUEST_TIMEOUT_S",
     "AddressUnusableError",
+    "CatalogueError",
+    "Catalogues",
     "ListenerLimits",
     "PinRefusal",
     "StaffGuessLimits",
@@ -36,4 +46,5 @@ __all__ = [
     "ensure_descriptors",
     "language_for",
     "locked_refusal",
+    "read_catalogue",
 ]

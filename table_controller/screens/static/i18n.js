@@ -52,6 +52,11 @@ const I18n = (() => {
     return lookup(key, args);
   }
 
+  /** Whether the catalogue has a text for `key`. */
+  function has(key) {
+    return Object.prototype.hasOwnProperty.call(messages, key);
+  }
+
   /** A view's text ({key, args}) in the page's language; "" for none. */
   function text(value) {
     if (value === null || value === undefined) return "";
@@ -92,5 +97,5 @@ const I18n = (() => {
     }
   }
 
-  return { load, t, text, apply, number, money, get lang() { return lang; } };
+  return { load, t, has, text, apply, number, money, get lang() { return lang; } };
 })();
