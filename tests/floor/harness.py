@@ -142,8 +142,9 @@ async def floor_stack(
 ) -> AsyncIterator[FloorStack]:
     """Tables, an ingest worker into ``database`` and the floor, for the block."""
     register = write_register(directory / "staff.json")
-    stack = FloorStack(url=f"http://localhost:{free_port()}", directory=directory,
-                       register=register)
+    stack = FloorStack(
+        url=f"http://localhost:{free_port()}", directory=directory, register=register
+    )
     async with contextlib.AsyncExitStack() as started:
         await started.enter_async_context(
             ingest_process(directory / "ingest.log", broker, database, "--gap-wait", "2")

@@ -11,9 +11,9 @@ import aiohttp
 import pytest
 
 from tests.floor.harness import (
-    FloorClient,
     SUPERVISOR,
     SUPERVISOR_PIN,
+    FloorClient,
     floor_stack,
     new_shoe,
     raise_alarm,
@@ -27,7 +27,8 @@ async def signed_in(http: aiohttp.ClientSession, url: str, staff_id: str, pin: s
     async with http.get(f"{url}/api/session") as response:
         csrf = (await response.json())["csrf"]
     async with http.post(
-        f"{url}/api/sign-in", json={"staff_id": staff_id, "pin": pin},
+        f"{url}/api/sign-in",
+        json={"staff_id": staff_id, "pin": pin},
         headers={"X-CSRF-Token": csrf},
     ) as response:
         body = await response.json()

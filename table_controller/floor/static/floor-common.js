@@ -185,7 +185,7 @@ const Floor = (() => {
       document.body.classList.toggle("live", yes);
       document.body.classList.toggle("unreachable", !yes);
       document.body.classList.remove("connecting");
-      $("link").title = I18n.t(yes ? "floor.link.live" : "floor.link.lost");
+      $("link").title = yes ? I18n.t("floor.link.live") : I18n.t("floor.link.lost");
     }
 
     function listen(name, handler) {
@@ -305,17 +305,17 @@ const Floor = (() => {
     }
 
     const facts = make("dl", "facts");
-    const fact = (key, value, className) => {
+    const fact = (label, value, className) => {
       const row = make("div", className);
-      row.append(make("dt", null, I18n.t(key)), make("dd", null, value));
+      row.append(make("dt", null, label), make("dd", null, value));
       facts.append(row);
     };
-    fact("floor.tile.reader", tile.reader ? say(`floor.reader.${tile.reader}`, {}, tile.reader) : "–", "reader");
-    fact("game.shoe", tile.shoe_id ? `${tile.shoe_id}${tile.round_no ? " · " + tile.round_no : ""}` : "–", "shoe");
-    fact("game.cards_left", tile.cards_left === null || tile.cards_left === undefined ? "–" : I18n.number(tile.cards_left), "cards-left");
-    fact("floor.tile.dealer", tile.dealer || I18n.t("floor.tile.no_dealer"), "dealer");
-    fact("game.limits", limitsText(tile.limits) || "–", "limits");
-    fact("floor.tile.pace", tile.rounds_per_hour === null || tile.rounds_per_hour === undefined
+    fact(I18n.t("floor.tile.reader"), tile.reader ? say(`floor.reader.${tile.reader}`, {}, tile.reader) : "–", "reader");
+    fact(I18n.t("game.shoe"), tile.shoe_id ? `${tile.shoe_id}${tile.round_no ? " · " + tile.round_no : ""}` : "–", "shoe");
+    fact(I18n.t("game.cards_left"), tile.cards_left === null || tile.cards_left === undefined ? "–" : I18n.number(tile.cards_left), "cards-left");
+    fact(I18n.t("floor.tile.dealer"), tile.dealer || I18n.t("floor.tile.no_dealer"), "dealer");
+    fact(I18n.t("game.limits"), limitsText(tile.limits) || "–", "limits");
+    fact(I18n.t("floor.tile.pace"), tile.rounds_per_hour === null || tile.rounds_per_hour === undefined
       ? "–" : I18n.t("floor.tile.rounds_per_hour", { value: tile.rounds_per_hour }), "pace");
     node.append(facts);
 
