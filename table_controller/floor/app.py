@@ -108,6 +108,7 @@ class FloorService:
         self._dirty: set[str] = set()
         self._alarms_sent = -1
         self._wake = asyncio.Event()
+        self._retry_database = asyncio.Event()
         #: What is wrong now, by part (``broker``, ``database``); None: nothing.
         self.problems: dict[str, str | None] = {"broker": "connecting", "database": None}
         #: Messages folded since start.
@@ -168,9 +169,11 @@ class FloorService:
         """Read the database's open alarms now and every minute (every 5 s while it fails)."""
         while True:
             await self.read_alarms()
-            await asyncio.sleep(
-                ALARMS_EVERY_S if self.problems["database"] is None else RETRY_DATABASE_S
-            )
+            wait_s = ALARMS_EVERY_S if self.problems["database"] is None else RETRY_DATABASE_S
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait_s):
+                    await self._retry_database.wait()
+            self._retry_database.clear()
 
     async def read_alarms(self) -> None:
         if self.records is None:
@@ -189,7 +192,13 @@ class FloorService:
             self._wake.set()
 
     def database_failed(self, problem: str) -> None:
+        """A read failed: said at once, and tried again within :data:`RETRY_DATABASE_S`."""
+        if self.problems["database"] is None:
+            self._retry_database.set()  # the reader's next wait is the short one
         self._problem("database", f"database unavailable: {problem}")
+
+    def database_answered(self) -> None:
+        self._problem("database", None)
 
 
 class FloorServer(SiteServer):
@@ -438,6 +447,7 @@ class FloorServer(SiteServer):
                 known = known or await records.known(table_id)
                 if known:
                     history = await records.table_page(table_id)
+                self.service.database_answered()
             except DatabaseUnavailable as error:
                 self.service.database_failed(str(error))
                 problem = f"database unavailable: {error}"

@@ -61,6 +61,8 @@ class FloorStack:
     register: Path
     backends: dict[str, Backend] = field(default_factory=dict)
     tables: dict[str, asyncio.subprocess.Process] = field(default_factory=dict)
+    #: Each table's broker session when it came online.
+    sessions: dict[str, int] = field(default_factory=dict)
     floor: asyncio.subprocess.Process | None = None
 
 
@@ -96,7 +98,7 @@ async def one_table(
         ) as process:  # fmt: skip
             stack.tables[table_id] = process
             stack.backends[table_id] = backend
-            await backend.wait_online()
+            stack.sessions[table_id] = await backend.wait_online()
             yield backend
 
 
