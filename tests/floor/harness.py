@@ -76,6 +76,14 @@ def table_env(table_id: str, register: Path, *, display: str = "off") -> dict[st
         "TABLE_CONTROLLER_RESENDERS": json.dumps({"ingest": ["backend"]}),
         "TABLE_CONTROLLER_STAFF_REGISTER": str(register),
         "TABLE_CONTROLLER_DISPLAY": display,
+        "TABLE_CONTROLLER_CURRENCY": "MOP",
+        "TABLE_CONTROLLER_LIMITS": json.dumps(
+            {
+                "player": {"min": 300, "max": 30000},
+                "banker": {"min": 300, "max": 30000},
+                "tie": {"min": 100, "max": 3000},
+            }
+        ),
     }
 
 
@@ -140,9 +148,16 @@ async def floor_process(
 
 @contextlib.asynccontextmanager
 async def floor_stack(
-    directory: Path, broker: Mosquitto, database: str, tables: Sequence[str] = ("F1",)
+    directory: Path,
+    broker: Mosquitto,
+    database: str,
+    tables: Sequence[str] = ("F1",),
+    displays: Mapping[str, str] | None = None,
 ) -> AsyncIterator[FloorStack]:
-    """Tables, an ingest worker into ``database`` and the floor, for the block."""
+    """Tables, an ingest worker into ``database`` and the floor, for the block.
+
+    ``displays``: the dealer's display of a table, by table id (``HOST:PORT``); none otherwise.
+    """
     register = write_register(directory / "staff.json")
     stack = FloorStack(
         url=f"http://localhost:{free_port()}", directory=directory, register=register
@@ -152,7 +167,8 @@ async def floor_stack(
             ingest_process(directory / "ingest.log", broker, database, "--gap-wait", "2")
         )
         for table_id in tables:
-            await started.enter_async_context(one_table(stack, broker, table_id))
+            display = (displays or {}).get(table_id, "off")
+            await started.enter_async_context(one_table(stack, broker, table_id, display=display))
         await started.enter_async_context(floor_process(stack, broker, database))
         yield stack
 
