@@ -3,7 +3,7 @@
 
 Edge module: checks the flags, reads the staff register, the settings file and the command
 secrets, then serves the floor (``table_controller/floor``) until SIGTERM or SIGINT (exit
-status 143 or 130). A wrong flag or file is one line and exit status 2, and so is the
+status 0, as ``ingest``). A wrong flag or file is one line and exit status 2, and so is the
 ``floor`` extra not installed; an address that cannot be bound is one line and status 1. A
 database or a broker that does not answer is no reason to stop: the page says so, the log
 too, and the floor recovers by itself when they come back (docs/floor.md).
@@ -12,6 +12,8 @@ too, and the floor recovers by itself when they come back (docs/floor.md).
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import importlib
 import socket
 import uuid
@@ -169,10 +171,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--prefix {args.prefix!r}: not empty, without + or #")
     secrets = {} if args.command_secrets is None else read_command_secrets(args.command_secrets)
     client_id = args.client_id or f"floor-{socket.gethostname()}-{uuid.uuid4().hex[:6]}"
-    from table_controller.runtime import configure_logging, run_until_signalled  # noqa: PLC0415
+    from table_controller.runtime import configure_logging  # noqa: PLC0415
 
     configure_logging(args.log_format, args.log_level)
-    return run_until_signalled(
+    return asyncio.run(
         _serve(
             args,
             settings=settings,
@@ -206,6 +208,7 @@ async def _serve(  # noqa: PLR0913 - the checked flags, keyword-only
         FloorTexts,
         run_floor,
     )
+    from table_controller.runtime import stop_signals  # noqa: PLC0415
     from table_controller.screens import AddressUnusableError  # noqa: PLC0415
     from table_controller.screens.web import StreamHub  # noqa: PLC0415
 
@@ -231,8 +234,14 @@ async def _serve(  # noqa: PLR0913 - the checked flags, keyword-only
         secure_cookies=not args.insecure_cookies,
         allowed_hosts=args.allowed_host,
     )
+    task = asyncio.current_task()
+    assert task is not None
     try:
-        await run_floor(service, server, link, desk)
+        with (
+            stop_signals(lambda _signum: task.cancel()),
+            contextlib.suppress(asyncio.CancelledError),
+        ):
+            await run_floor(service, server, link, desk)
     except AddressUnusableError as error:
         print(f"table-controller floor: cannot serve at {host}:{port}: {error}", file=sys.stderr)
         return ADDRESS_UNUSABLE

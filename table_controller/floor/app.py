@@ -78,6 +78,8 @@ ALARMS_EVERY_S: Final = 60.0
 RETRY_DATABASE_S: Final = 5.0
 #: A request body (a sign-in, a comment) is far smaller.
 MAX_BODY_BYTES: Final = 4096
+#: Seconds between two looks at the session of an open event stream.
+SESSION_CHECK_S: Final = 5.0
 #: The longest comment an acknowledgement takes (as ``acknowledge_alarm``'s args).
 MAX_COMMENT: Final = 500
 
@@ -429,11 +431,33 @@ class FloorServer(SiteServer):
         return _json(200, self.service.view() | {"seq": self.service.hub.seq})
 
     async def _events(self, request: web.Request, session: Session) -> web.StreamResponse:
-        del session
+        """The floor's stream, for as long as the session lasts.
+
+        An open page keeps its session alive (the stream is a request that goes on); a
+        session that ends meanwhile (signed out, too old, its member out of the register)
+        ends the stream within :data:`SESSION_CHECK_S`, and the page asks for a sign-in.
+        """
         heartbeat_ms = round(self.service.hub.heartbeat_s * 1000)
-        return await self.service.hub.serve(
-            request, lambda: self.service.view() | {"heartbeat_ms": heartbeat_ms}
-        )
+        stream = asyncio.current_task()
+        assert stream is not None
+        watcher = asyncio.create_task(self._watch_session(session, stream))
+        try:
+            return await self.service.hub.serve(
+                request, lambda: self.service.view() | {"heartbeat_ms": heartbeat_ms}
+            )
+        finally:
+            watcher.cancel()
+
+    async def _watch_session(self, session: Session, stream: asyncio.Task[object]) -> None:
+        while True:
+            await asyncio.sleep(SESSION_CHECK_S)
+            found = self.sessions.find(session.id, self._monotonic())
+            register = self.desk.register
+            member = None if register is None else register.get(str(session.staff_id))
+            if found is None or member is None:
+                _LOG.info("floor stream ended: session over", staff_id=session.staff_id)
+                stream.cancel()
+                return
 
     async def _table(self, request: web.Request, session: Session) -> web.Response:
         del session

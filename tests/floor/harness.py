@@ -34,7 +34,9 @@ from tests.support.table_process import stop, table_run
 
 PREFIX: Final = "baccarat/tables"
 #: Each table's command secret, as the tables' settings and the floor's secrets file hold it.
-SECRETS: Final = {"F1": "floor-test-secret-F1-0123456789", "F2": "floor-test-secret-F2-0123456789"}
+SECRETS: Final = {
+    table_id: f"floor-test-secret-{table_id}-0123456789" for table_id in ("F1", "F2", "F3", "F4")
+}
 SUPERVISOR: Final = "S-9"
 SUPERVISOR_PIN: Final = STAFF[SUPERVISOR][2]
 VIEWER: Final = "D-104"
@@ -44,11 +46,11 @@ title = "Test floor"
 
 [[areas]]
 name = "Pit A"
-tables = ["F1", "F2"]
+tables = ["F1", "F2", "F3"]
 
 [[areas]]
 name = "Pit B"
-tables = ["F9"]
+tables = ["F4", "F9"]
 """
 
 

@@ -232,8 +232,17 @@ async def test_a_viewer_reads_only_and_another_sites_page_cannot_act(
                 alarm["alarm_id"],
             )
             assert refused == [403, "not_authorised"]
+            # A second page of the same browser shares the session; signing out on one ends
+            # the other's stream too, which then asks for a sign-in by itself.
+            second = await page.context.new_page()
+            await second.goto(f"{stack.url}/")
+            await expect(second.locator("body")).to_have_attribute("data-ready", "yes")
             await page.click("#sign-out")
             await expect(page.locator("body")).to_have_attribute("data-session", "signed_out")
+            await expect(second.locator("body")).to_have_attribute(
+                "data-session", "signed_out", timeout=15_000
+            )
+            await second.close()
             await sign_in(page, SUPERVISOR, SUPERVISOR_PIN)
             # A request without the page's token is refused (CSRF), and so is one from another
             # site's page, whose browser does not even send the session cookie (SameSite).
