@@ -310,7 +310,9 @@ const Floor = (() => {
       row.append(make("dt", null, label), make("dd", null, value));
       facts.append(row);
     };
-    fact(I18n.t("floor.tile.reader"), tile.reader ? say(`floor.reader.${tile.reader}`, {}, tile.reader) : "–", "reader");
+    // An offline table's reader is not known now: its last status named it before it went.
+    const reader = tile.online === false || !tile.reader ? null : tile.reader;
+    fact(I18n.t("floor.tile.reader"), reader ? say(`floor.reader.${reader}`, {}, reader) : "–", "reader");
     fact(I18n.t("game.shoe"), tile.shoe_id ? `${tile.shoe_id}${tile.round_no ? " · " + tile.round_no : ""}` : "–", "shoe");
     fact(I18n.t("game.cards_left"), tile.cards_left === null || tile.cards_left === undefined ? "–" : I18n.number(tile.cards_left), "cards-left");
     fact(I18n.t("floor.tile.dealer"), tile.dealer || I18n.t("floor.tile.no_dealer"), "dealer");
