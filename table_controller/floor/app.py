@@ -406,6 +406,7 @@ class FloorServer(SiteServer):
             session = self._find(request)
             if session is None or not session.signed_in:
                 if COOKIE in request.cookies and session is None:
+                    _LOG.info("floor: a request of an ended session", path=request.path[:80])
                     return _error(401, "session_ended", "your session has ended: sign in again")
                 return _error(401, "signed_out", "sign in first")
             member = (

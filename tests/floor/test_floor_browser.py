@@ -203,7 +203,7 @@ async def the_tables_page_shows_it(page: Page, alarm_id: str) -> None:
     await expect(settled).to_have_count(1)
 
     # In Korean, without reloading.
-    await page.select_option("#language", "ko")
+    await page.click('#language button[data-lang="ko"]')
     await expect(page.locator("#rounds-title")).to_have_text("최근 판")
     await expect(page.locator("html")).to_have_attribute("lang", "ko")
 
@@ -265,6 +265,16 @@ async def test_a_viewer_reads_only_and_another_sites_page_cannot_act(
             await asyncio.sleep(0.5)
             assert f1.messages("alarm_acknowledged") == []
             assert await open_alarm_ids(page) == [alarm["alarm_id"]]
+            # Acknowledged elsewhere (the dealer's display's panel, the pit's system): the floor
+            # shows it closed by itself.
+            done = await f1.command(
+                "acknowledge_alarm", operator=SUPERVISOR, alarm_id=alarm["alarm_id"]
+            )
+            assert done["ok"], done
+            await expect(page.locator("#alarm-items li")).to_have_count(0, timeout=LIVE_S)
+            await expect(page.locator('.tile[data-table="F1"]')).to_have_attribute(
+                "data-alarms", "0"
+            )
         assert not errors, errors
     log = (tmp_path / "floor.log").read_text(encoding="utf-8")
     assert "floor acknowledgement refused: not a supervisor" in log
@@ -338,3 +348,6 @@ async def test_a_stale_session_and_an_unknown_table_are_said_and_recovered_from(
                 await sign_in(page, VIEWER, VIEWER_PIN)
                 await expect(page.locator("#rounds tbody tr")).to_have_count(1)
         assert not errors, errors
+    log = (tmp_path / "floor.log").read_text(encoding="utf-8")
+    assert "floor: unknown table asked for" in log
+    assert "floor: a request of an ended session" in log

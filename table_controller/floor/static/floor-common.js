@@ -42,25 +42,32 @@ const Floor = (() => {
     if (tag) url.searchParams.set("lang", tag);
     window.history.replaceState(null, "", url);
     await I18n.load("floor");
-    const select = $("language");
-    select.value = I18n.lang;
+    markLanguage();
   }
 
-  function languagePicker(redraw) {
-    const select = $("language");
-    for (const [tag, name] of LANGUAGES) {
-      const option = make("option", null, name);
-      option.value = tag;
-      option.lang = tag;
-      select.append(option);
+  function markLanguage() {
+    for (const button of $("language").children) {
+      button.setAttribute("aria-pressed", String(button.dataset.lang === I18n.lang));
     }
-    select.value = I18n.lang;
-    select.addEventListener("change", async () => {
-      await useLanguage(select.value);
-      redraw();
-      drawWho();
-      drawProblems(problems);
-    });
+  }
+
+  /** One button per language, each name written in its own language and face. */
+  function languagePicker(redraw) {
+    const holder = $("language");
+    for (const [tag, name] of LANGUAGES) {
+      const button = make("button", "language-choice", name);
+      button.type = "button";
+      button.lang = tag;
+      button.dataset.lang = tag;
+      button.addEventListener("click", async () => {
+        await useLanguage(tag);
+        redraw();
+        drawWho();
+        drawProblems(problems);
+      });
+      holder.append(button);
+    }
+    markLanguage();
   }
 
   // --- the session ---------------------------------------------------------------------------
