@@ -26,8 +26,8 @@ pytest_plugins = ["tests.support.postgres"]
 
 #: Where the quick tier (marker ``quick``, ``scripts/test.sh --quick``) finds its tests: the
 #: pure cores, the contract and schemas, command parsing, pace and recall, the PIN lockout, the
-#: MQTT backlog, the layering and the docs. A new folder of pure tests is added here; a new test
-#: in one of these joins on its own.
+#: floor's tiles and sessions, the MQTT backlog, the layering and the docs. A new folder of pure
+#: tests is added here; a new test in one of these joins on its own.
 QUICK_PATHS = (
     "rules",
     "procedure",
@@ -38,6 +38,7 @@ QUICK_PATHS = (
     "ingress",
     "history",
     "screens",
+    "floor",
     "mqtt/test_backlog.py",
     "docs",
     "test_architecture.py",
