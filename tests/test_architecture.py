@@ -2,6 +2,7 @@
 """The layering of README.md, "How it fits together", checked by walking every import with ast."""
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -226,6 +227,7 @@ FACES = (
     "table_limits",
     "toml_file",
     "variant_file",
+    "lazy_face",
 )
 FACE_MODULES = tuple(f"table_controller.{face}" for face in FACES)
 
@@ -279,6 +281,44 @@ def foreign_imports(path: Path) -> list[tuple[int, str, list[str]]]:
 def test_every_face_names_what_it_offers(face: str) -> None:
     assert face_path(f"table_controller.{face}").exists()
     assert public_names(f"table_controller.{face}"), f"{face} has no __all__"
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_name_a_face_offers_is_there(face: str) -> None:
+    """A lazy face (``table_controller/lazy_face.py``) finds each name where it says."""
+    module = importlib.import_module(f"table_controller.{face}")
+    for name in sorted(public_names(f"table_controller.{face}")):
+        assert getattr(module, name) is not None, f"{face}.{name}"
+
+
+def type_checking_names(face: str) -> set[str] | None:
+    """The names a lazy face imports for the type checker; None for a face that is not lazy."""
+    tree = ast.parse(face_path(face).read_text(encoding="utf-8"))
+    blocks = [
+        node for node in tree.body if isinstance(node, ast.If) and _is_type_checking(node.test)
+    ]
+    if not blocks:
+        return None
+    return {
+        alias.asname or alias.name
+        for block in blocks
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_lazy_face_names_for_the_type_checker_what_it_offers(face: str) -> None:
+    names = type_checking_names(f"table_controller.{face}")
+    if names is not None:
+        assert names == public_names(f"table_controller.{face}")
+
+
+def test_the_adapter_packages_faces_are_lazy() -> None:
+    """Importing an adapter package loads none of its parts until a name is used."""
+    lazy = {face for face in FACES if type_checking_names(f"table_controller.{face}") is not None}
+    assert {"runtime", "integrity", "mqtt", "screens", "ingress"} <= lazy
 
 
 @pytest.mark.parametrize("path", files("table_controller/**/*.py"), ids=rel)

@@ -11,10 +11,22 @@ The parts, each in its own module:
 * ``runner``: adapter: puts it all together and stops it all cleanly.
 """
 
-from table_controller.demo.runner import DemoSettings, demo_limits, run_demo
+from typing import TYPE_CHECKING
+
+from table_controller.lazy_face import lazy_face
+
+if TYPE_CHECKING:
+    from table_controller.demo.runner import DemoSettings, demo_limits, run_demo
 
 __all__ = [
     "DemoSettings",
     "demo_limits",
     "run_demo",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "runner": ("DemoSettings", "demo_limits", "run_demo"),
+    },
+)

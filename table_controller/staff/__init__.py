@@ -1,8 +1,13 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """Who works the table: the staff register, sign-in at the edge, and the game's pace."""
 
-from table_controller.staff.desk import StaffDesk
-from table_controller.staff.register import RegisterError, StaffRegister, check_pin
+from typing import TYPE_CHECKING
+
+from table_controller.lazy_face import lazy_face
+
+if TYPE_CHECKING:
+    from table_controller.staff.desk import StaffDesk
+    from table_controller.staff.register import RegisterError, StaffRegister, check_pin
 
 __all__ = [
     "RegisterError",
@@ -10,3 +15,11 @@ __all__ = [
     "StaffRegister",
     "check_pin",
 ]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "desk": ("StaffDesk",),
+        "register": ("RegisterError", "StaffRegister", "check_pin"),
+    },
+)
