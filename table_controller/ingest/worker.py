@@ -14,9 +14,12 @@ Adapter (aiomqtt, MQTT 5). What it subscribes to, all QoS 1:
   are stored; the live copies are left to the shared one, and the subscription is dropped
   after :data:`RETAINED_WINDOW_S`, once the broker has sent the retained copies.
 
-**Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, and
-stores them in one transaction (``IngestStore.store_batch``): under load a worker commits many
-messages at once instead of one by one.
+**Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, with
+what arrives within :data:`BATCH_WINDOW_S` of the first when that is less, and stores them in
+one transaction (``IngestStore.store_batch``); one consumer fills its batch at a time, the
+others store theirs meanwhile. A batch's cost is mostly per transaction, not per message, so a
+busy worker commits many messages at once instead of a few each. Each payload is parsed once,
+here, and handed to the store with its verdict.
 
 **At least once, stored exactly once.** The client acknowledges a message (PUBACK) by hand,
 after the store committed it (paho's manual acknowledgement, through aiomqtt's client), and in
@@ -35,7 +38,6 @@ store: never a row of ``messages``, a projection, the status, a key or a gap.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -84,6 +86,10 @@ _T = TypeVar("_T")
 _Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
 #: The most messages a consumer stores in one transaction: what the queue holds, up to this.
 MAX_BATCH: Final = 200
+#: How long a batch waits for more messages after its first, when the queue holds less than a
+#: full batch: a quiet worker still stores a message within this, and a busy one commits
+#: many messages per transaction instead of one each.
+BATCH_WINDOW_S: Final = 0.05
 #: How many messages the broker may send the worker before it acknowledges them (MQTT 5
 #: Receive Maximum): the most a worker holds unstored, and what lets batches fill.
 RECEIVE_MAXIMUM: Final = 1000
@@ -278,8 +284,11 @@ class IngestWorker:
             # Unbounded: the broker sends no more than RECEIVE_MAXIMUM unacknowledged messages,
             # and nothing is acknowledged before it is stored.
             queue: asyncio.Queue[_Work | None] = asyncio.Queue()
+            gathering = asyncio.Lock()
             consumers = [
-                asyncio.create_task(self._consume(client, manual, acks, queue), name=f"ingest-{n}")
+                asyncio.create_task(
+                    self._consume(client, manual, acks, queue, gathering), name=f"ingest-{n}"
+                )
                 for n in range(settings.concurrency)
             ]
             dropper = asyncio.create_task(_drop_later(client, retained), name="retained-window")
@@ -296,17 +305,16 @@ class IngestWorker:
         manual: ManualAcks,
         acks: AckQueue,
         queue: asyncio.Queue[_Work | None],
+        gathering: asyncio.Lock,
     ) -> None:
         generation = self._generation
         stopping = False
-        while not stopping and (work := await queue.get()) is not None:
-            batch = [work]
-            while len(batch) < MAX_BATCH and not queue.empty():
-                more = queue.get_nowait()
-                if more is None:
-                    stopping = True
-                    break
-                batch.append(more)
+        while not stopping:
+            async with gathering:  # one consumer fills its batch at a time
+                work = await queue.get()
+                if work is None:
+                    return
+                batch, stopping = await _gather(queue, work)
             self._waiting = len(batch) + queue.qsize()
             try:
                 await self.handle_batch([message for message, _ in batch])
@@ -340,7 +348,11 @@ class IngestWorker:
         for topic, payload, table_id, data in parsed:
             verdict = await self._verdict(table_id, data)
             received.append(
-                (Received(topic, payload, verdict.verified, verdict.quarantine), table_id, data)
+                (
+                    Received(topic, payload, verdict.verified, verdict.quarantine, data),
+                    table_id,
+                    data,
+                )
             )
         if not received:
             return []
@@ -447,6 +459,27 @@ class IngestWorker:
             attempt += 1
 
 
+async def _gather(queue: asyncio.Queue[_Work | None], first: _Work) -> tuple[list[_Work], bool]:
+    """A batch from ``first`` on: what the queue holds, up to :data:`MAX_BATCH`.
+
+    When that is less than a full batch, what comes within :data:`BATCH_WINDOW_S` of ``first``
+    joins it. True: the stop mark was taken (the batch is the consumer's last).
+    """
+    batch = [first]
+    deadline = asyncio.get_running_loop().time() + BATCH_WINDOW_S
+    for waited in (False, True):
+        while len(batch) < MAX_BATCH and not queue.empty():
+            more = queue.get_nowait()
+            if more is None:
+                return batch, True
+            batch.append(more)
+        left = deadline - asyncio.get_running_loop().time()
+        if waited or len(batch) >= MAX_BATCH or left <= 0:
+            break
+        await asyncio.sleep(left)
+    return batch, False
+
+
 async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work | None]) -> None:
     """The connection ended: the consumers store what they were handed, then stop.
 
@@ -489,8 +522,8 @@ def _table_of(topic: str, root: str) -> str | None:
 
 
 def _parse(payload: bytes) -> dict[str, object] | None:
+    """The payload parsed once for the worker and the store; None: the store rejects it."""
     try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
+        return p.parse(payload, exact=False)
+    except p.BadMessage:
         return None
-    return data if isinstance(data, dict) else None
