@@ -96,6 +96,11 @@ SPAWN_BATCH: Final = 10
 BIRTH_PATIENCE: Final = 3
 
 
+def pinned(cpus: str | None) -> list[str]:
+    """The command's prefix that keeps a process on ``cpus`` (``taskset``); none: anywhere."""
+    return ["taskset", "-c", cpus] if cpus else []
+
+
 def table_ids(count: int) -> list[str]:
     return [f"F{number:03d}" for number in range(1, count + 1)]
 
@@ -222,6 +227,8 @@ class Fleet:
     events: list[dict[str, Any]] = field(default_factory=list)
     faults: list[fleet_checks.Window] = field(default_factory=list)
     stalled: list[str] = field(default_factory=list)
+    #: When the central broker dropped the victim's messages.
+    dropped: fleet_checks.Window | None = None
 
     @property
     def victim(self) -> str:
@@ -250,7 +257,7 @@ class Fleet:
             }
             with (self.workdir / f"{table_id}.log").open("ab") as log:
                 self.tables[table_id] = await asyncio.create_subprocess_exec(
-                    "nice", "-n", str(self.options.nice),
+                    *pinned(self.options.table_cpus), "nice", "-n", str(self.options.nice),
                     sys.executable, "-m", "table_controller", "run",
                     "--table-id", table_id, "--variant", VARIANT, "--card-source", "rng",
                     "--journal", str(self.journal(table_id)),
@@ -270,6 +277,7 @@ class Fleet:
             worker = Worker(
                 name=name,
                 command=[
+                    *pinned(self.options.worker_cpus),
                     sys.executable,
                     "-m",
                     "table_controller",
@@ -345,6 +353,7 @@ class Fleet:
         await asyncio.sleep(self.options.drop)
         acl.write_text(full)
         self.reload_central()
+        self.dropped = fleet_checks.Window(started, time.time())
         self.note(f"central broker takes {victim}'s messages again")
         # Its repair waits for the workers' --gap-wait, then for the table's resend.
         self.faults.append(fleet_checks.Window(started, time.time() + 3 * self.options.gap_wait))
@@ -513,6 +522,8 @@ async def run(fleet: Fleet) -> dict[str, Any]:
         rounds, mismatches = await fleet_checks.check_rounds(store, journals)
         figures = await fleet_checks.delays_and_rate(store, window, fleet.faults)
         repairs = await fleet_checks.gap_repair_figures(store, fleet.victim)
+        if fleet.dropped is not None:
+            repairs |= await fleet_checks.repair_after_drop(store, fleet.victim, fleet.dropped)
     finally:
         await store.close()
     return {
@@ -602,6 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--settle", type=float, default=300.0, help="s to wait for the rows")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
+    parser.add_argument("--table-cpus", help="the tables on these CPUs (taskset -c), e.g. 1")
+    parser.add_argument("--worker-cpus", help="the ingest workers on these CPUs, e.g. 0")
     parser.add_argument("--workdir", type=Path, help="journals and logs here (default: temp)")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")

@@ -15,7 +15,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
@@ -244,3 +244,24 @@ async def gap_repair_figures(store: IngestStore, dropped: str) -> dict[str, Any]
         except Exception as error:  # noqa: BLE001 - a figure the schema may not have
             figures[name] = f"unavailable: {type(error).__name__}"
     return figures
+
+
+async def repair_after_drop(store: IngestStore, dropped: str, window: Window) -> dict[str, Any]:
+    """How long after the drop ended the messages the table made during it were stored.
+
+    The messages of ``dropped`` whose ``ts`` falls in the drop reach the workers only through
+    ``resend``: the time from the end of the drop to each one's row, its median and its most.
+    """
+    rows = await store.execute(
+        "SELECT received_at FROM messages WHERE table_id = :table_id"
+        " AND ts >= :start AND ts <= :end",
+        table_id=dropped,
+        start=datetime.fromtimestamp(window.start, UTC),
+        end=datetime.fromtimestamp(window.end, UTC),
+    )
+    after = sorted(row[0].timestamp() - window.end for row in rows if isinstance(row[0], datetime))
+    return {
+        "dropped_messages_made_during_drop": len(after),
+        "repair_s_after_drop_p50": round(percentile(after, 0.5) or 0.0, 1) if after else None,
+        "repair_s_after_drop_max": round(after[-1], 1) if after else None,
+    }

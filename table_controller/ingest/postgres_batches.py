@@ -3,22 +3,25 @@
 
 Adapter. On PostgreSQL the store writes a batch here rather than through SQLAlchemy (which
 keeps the schema, the migrations, the SQLite path and the ingest's bookkeeping): each set of
-rows goes in as one statement over arrays (``INSERT ... SELECT * FROM unnest($1, $2, ...)``,
-binary-encoded by asyncpg, prepared once per connection), so a batch of 200 messages costs the
-same dozen statements as a batch of 2. In the batch's one transaction:
+rows goes in as one statement over one array of the table's own row type (``INSERT INTO t
+SELECT * FROM unnest($1::t[])``, binary-encoded by asyncpg, prepared once per connection), so a
+batch of 200 messages costs the same dozen statements as a batch of 2. A batch that changes no
+projection (cards, prompts, states: most of them) is a single statement. Otherwise, in the
+batch's one transaction:
 
 1. the messages, sorted by ``(table_id, seq)``, ``ON CONFLICT DO NOTHING RETURNING`` the keys
    that were new;
 2. the ``round_history`` and ``alarms`` rows of the new messages;
 3. the advisory locks of every round, then every shoe, they touch, each in sorted order (one
-   pipelined ``executemany``), as ``rebuilds.py`` takes them on its path;
+   pipelined ``executemany``), so that of two workers storing messages of one round the second
+   rebuild sees the first's message;
 4. the stored messages of those rounds read in one query, each round folded
    (``rebuilds.folded_round``), the rows upserted and their settlements replaced;
 5. the same for the shoes, with their rounds counted by status in one query;
 6. the quarantined messages, once per payload.
 
-The statements are built from the schema's own tables (``schema.py``), so their columns and
-types are the migrations'.
+The statements name the schema's tables (``schema.py``); the order of their columns is read
+from the database at :meth:`PostgresBatches.open`, as the migrations left it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Final
 
 import asyncpg
@@ -57,19 +61,14 @@ def lock_key(*parts: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def _columns(table: Table) -> list[str]:
-    return [column.name for column in table.columns]
-
-
 def _insert(table: Table, tail: str = "ON CONFLICT DO NOTHING") -> str:
-    """``INSERT INTO table (every column) SELECT * FROM unnest(one array per column) tail``."""
-    names = ", ".join(f'"{name}"' for name in _columns(table))
-    arrays = ", ".join(
-        f"${number}::{column.type.compile(dialect=_DIALECT)}[]"
-        for number, column in enumerate(table.columns, 1)
-    )
+    """``INSERT INTO table SELECT * FROM unnest($1::table[]) tail``: rows as the table's type.
+
+    Each row is one value of the table's own composite type (its columns in the database's
+    order, :meth:`PostgresBatches.open` reads it), encoded by asyncpg in one pass.
+    """
     # The schema's own names; the values go as parameters.
-    return f"INSERT INTO {table.name} ({names}) SELECT * FROM unnest({arrays}) {tail}"  # noqa: S608
+    return f"INSERT INTO {table.name} SELECT * FROM unnest($1::{table.name}[]) {tail}"  # noqa: S608
 
 
 def _upsert(table: Table) -> str:
@@ -77,7 +76,9 @@ def _upsert(table: Table) -> str:
     key = [column.name for column in table.primary_key.columns]
     keys = ", ".join(f'"{name}"' for name in key)
     changed = ", ".join(
-        f'"{name}" = EXCLUDED."{name}"' for name in _columns(table) if name not in key
+        f'"{column.name}" = EXCLUDED."{column.name}"'
+        for column in table.columns
+        if column.name not in key
     )
     return _insert(table, f"ON CONFLICT ({keys}) DO UPDATE SET {changed}")
 
@@ -115,15 +116,13 @@ SHOE_COUNTS: Final = (
     " GROUP BY r.table_id, r.shoe_id"
 )
 LOCK: Final = "SELECT pg_advisory_xact_lock($1)"
+COLUMN_ORDER: Final = (
+    "SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0"
+    " AND NOT attisdropped ORDER BY attnum"
+)
+WRITTEN: Final = (messages, round_history, alarms, quarantine, rounds, shoes, round_settlements)
 ROUND_TYPES: Final = sorted(p.ROUND_TYPES)
 SHOE_TYPES: Final = sorted(p.SHOE_TYPES)
-
-
-def _arrays(table: Table, rows: Iterable[Mapping[str, object]]) -> list[list[object]]:
-    """The rows as one list per column of ``table``, in its order (None where a row has none)."""
-    names = _columns(table)
-    listed = [[row.get(name) for name in names] for row in rows]
-    return [list(values) for values in zip(*listed, strict=True)] if listed else []
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -134,15 +133,35 @@ def asyncpg_dsn(url: str) -> str:
 class PostgresBatches:
     """The store's batches on PostgreSQL; :attr:`statements` counts what it sent."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, order: Mapping[str, Sequence[str]]) -> None:
         self._pool = pool
+        #: Each written table's columns in the database's order (its composite type's).
+        self._order = {name: tuple(columns) for name, columns in order.items()}
+        self._message_row = itemgetter(*order[messages.name])
         #: Statements sent (an ``executemany`` counts once): what a batch costs the database.
         self.statements = 0
 
     @classmethod
     async def open(cls, url: str) -> PostgresBatches:
+        """Connect, and read the order of the written tables' columns (the schema migrated)."""
         pool = await asyncpg.create_pool(asyncpg_dsn(url), min_size=1, max_size=MAX_CONNECTIONS)
-        return cls(pool)
+        try:
+            async with pool.acquire() as connection:
+                order = {
+                    table.name: [row[0] for row in await connection.fetch(COLUMN_ORDER, table.name)]
+                    for table in WRITTEN
+                }
+        except BaseException:
+            await pool.close()
+            raise
+        for table in WRITTEN:
+            assert sorted(order[table.name]) == sorted(table.columns.keys()), table.name
+        return cls(pool, order)
+
+    def _rows(self, table: Table, rows: Iterable[Mapping[str, object]]) -> list[tuple[object, ...]]:
+        """The rows as values of the table's composite type (None where a row has no column)."""
+        names = self._order[table.name]
+        return [tuple(row.get(name) for name in names) for row in rows]
 
     async def close(self) -> None:
         await self._pool.close()
@@ -169,7 +188,7 @@ class PostgresBatches:
                 await self._execute(
                     connection,
                     INSERT_QUARANTINE,
-                    _arrays(quarantine, [unique[key] for key in sorted(unique)]),
+                    [self._rows(quarantine, [unique[key] for key in sorted(unique)])],
                 )
         return added
 
@@ -189,20 +208,25 @@ class PostgresBatches:
     async def _messages(
         self, connection: asyncpg.Connection, ordered: Sequence[NumberedMessage], now: datetime
     ) -> set[tuple[str, int]]:
-        columns: list[list[object]] = [[] for _ in range(10)]
-        for one in ordered:
-            envelope = one.item.envelope
-            for values, value in zip(
-                columns,
-                (
-                    envelope.table_id, one.seq, one.received.topic, envelope.type, envelope.ts,
-                    envelope.shoe_id, envelope.round_id, one.received.payload.decode("utf-8"),
-                    now, one.received.verified,
-                ),
-                strict=True,
-            ):  # fmt: skip
-                values.append(value)
-        found = await self._fetch(connection, INSERT_MESSAGES, *columns)
+        row = self._message_row
+        values = [
+            row(
+                {
+                    "table_id": one.item.envelope.table_id,
+                    "seq": one.seq,
+                    "topic": one.received.topic,
+                    "type": one.item.envelope.type,
+                    "ts": one.item.envelope.ts,
+                    "shoe_id": one.item.envelope.shoe_id,
+                    "round_id": one.item.envelope.round_id,
+                    "payload": one.received.payload.decode("utf-8"),
+                    "received_at": now,
+                    "verified": one.received.verified,
+                }
+            )
+            for one in ordered
+        ]
+        found = await self._fetch(connection, INSERT_MESSAGES, values)
         return {(row[0], row[1]) for row in found}
 
     async def _project(
@@ -210,9 +234,11 @@ class PostgresBatches:
     ) -> None:
         found = touched(new)
         if found.history:
-            await self._execute(connection, INSERT_HISTORY, _arrays(round_history, found.history))
+            await self._execute(
+                connection, INSERT_HISTORY, [self._rows(round_history, found.history)]
+            )
         if found.alarms:
-            await self._execute(connection, INSERT_ALARMS, _arrays(alarms, found.alarms))
+            await self._execute(connection, INSERT_ALARMS, [self._rows(alarms, found.alarms)])
         round_keys, shoe_keys = sorted(found.rounds), sorted(found.shoes)
         locks = [(lock_key("round", *key),) for key in round_keys]
         locks += [(lock_key("shoe", *key),) for key in shoe_keys]
@@ -238,11 +264,11 @@ class PostgresBatches:
             folded = folded_round(versions)
             rows.append({"table_id": table_id, "round_id": round_id, **folded.row})
             settlements += settlement_rows(table_id, round_id, folded)
-        await self._execute(connection, UPSERT_ROUNDS, _arrays(rounds, rows))
+        await self._execute(connection, UPSERT_ROUNDS, [self._rows(rounds, rows)])
         await self._execute(connection, DELETE_SETTLEMENTS, [table_ids, round_ids])
         if settlements:
             await self._execute(
-                connection, INSERT_SETTLEMENTS, _arrays(round_settlements, settlements)
+                connection, INSERT_SETTLEMENTS, [self._rows(round_settlements, settlements)]
             )
 
     async def _shoes(self, connection: asyncpg.Connection, keys: Sequence[tuple[str, str]]) -> None:
@@ -260,4 +286,4 @@ class PostgresBatches:
             | shoe_row(found, counts.get((table_id, shoe_id), (0, 0, 0, 0)))
             for (table_id, shoe_id), found in stored.items()
         ]
-        await self._execute(connection, UPSERT_SHOES, _arrays(shoes, rows))
+        await self._execute(connection, UPSERT_SHOES, [self._rows(shoes, rows)])

@@ -60,7 +60,7 @@ from table_controller.ingest.database import dialect_insert
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_keys
 from table_controller.ingest.store import IngestStore, StoreOutcome
-from table_controller.ingest.table_keys import TableKeys, Verdict
+from table_controller.ingest.table_keys import NOT_JUDGED, TableKeys
 from table_controller.integrity import key_id, public_key_from_text
 from table_controller.mqtt import BrokerEndpoint
 from table_controller.mqtt.client import (
@@ -341,49 +341,57 @@ class IngestWorker:
             topic = message.topic.value
             payload = payload_bytes(message.payload)
             parsed.append((topic, payload, _table_of(topic, self.settings.root), _parse(payload)))
+        if not parsed:
+            return []
         for topic, payload, table_id, data in parsed:
             if table_id is not None and data is not None and data.get("type") == "status":
                 await self._pin_from(table_id, topic, payload, data)
-        received: list[tuple[Received, str | None, dict[str, object] | None]] = []
-        for topic, payload, table_id, data in parsed:
-            verdict = await self._verdict(table_id, data)
-            received.append(
-                (
-                    Received(topic, payload, verdict.verified, verdict.quarantine, data),
-                    table_id,
-                    data,
-                )
-            )
-        if not received:
-            return []
+        received = await self._judged(parsed)
         outcomes = await self._retrying(
-            "store_failed",
-            lambda: self.store.store_batch([one for one, _, _ in received]),
-            messages=len(received),
+            "store_failed", lambda: self.store.store_batch(received), messages=len(received)
         )
-        for (_, table_id, data), outcome in zip(received, outcomes, strict=True):
-            if outcome is StoreOutcome.STORED and data is not None and table_id is not None:
+        for (_, _, table_id, data), outcome in zip(parsed, outcomes, strict=True):
+            if (
+                outcome is StoreOutcome.STORED
+                and data is not None
+                and table_id is not None
+                and data.get("type") == "command_reply"
+                and data.get("command") == "resend"
+            ):
                 await self._after_stored(table_id, data)
         return outcomes
 
+    async def _judged(
+        self, parsed: Sequence[tuple[str, bytes, str | None, dict[str, object] | None]]
+    ) -> list[Received]:
+        """Each message with the verdict on its signature (see ``table_keys.py``).
+
+        A payload that is not a message of the contract is not judged: the store rejects it.
+        """
+        received = []
+        now = asyncio.get_running_loop().time()
+        keys = self.keys
+        for topic, payload, table_id, data in parsed:
+            verdict = NOT_JUDGED
+            if data is not None and table_id is not None:
+                if keys.should_look_up(table_id, data, now):
+                    await self._look_up(table_id)
+                verdict = keys.verdict(table_id, data)
+            received.append(Received(topic, payload, verdict.verified, verdict.quarantine, data))
+        return received
+
     async def _after_stored(self, table_id: str, data: dict[str, object]) -> None:
         """A resend reply stored (not quarantined): gap repair records it, if it asked it."""
-        if data.get("type") == "command_reply" and data.get("command") == "resend":
-            try:
-                await self.repair.on_reply(table_id, data)
-            except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
-                log.warning("resend_reply_not_recorded", error=error_text(error))
+        try:
+            await self.repair.on_reply(table_id, data)
+        except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
+            log.warning("resend_reply_not_recorded", error=error_text(error))
 
-    async def _verdict(self, table_id: str | None, data: dict[str, object] | None) -> Verdict:
-        """The message's signature judged against its table's key (see ``table_keys.py``)."""
-        if data is None or table_id is None:
-            return Verdict(verified=None)  # not a message of the contract: the store rejects it
-        now = asyncio.get_running_loop().time()
-        if self.keys.should_look_up(table_id, data, now):
-            found = await self._retrying("table_keys_unread", lambda: self._pinned(table_id))
-            if found is not None:
-                self.keys.pin(table_id, found)
-        return self.keys.verdict(table_id, data)
+    async def _look_up(self, table_id: str) -> None:
+        """Read the table's pin from the database: another worker's, made since."""
+        found = await self._retrying("table_keys_unread", lambda: self._pinned(table_id))
+        if found is not None:
+            self.keys.pin(table_id, found)
 
     async def _pin_from(
         self, table_id: str, topic: str, payload: bytes, status: dict[str, object]
