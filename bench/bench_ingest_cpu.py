@@ -75,6 +75,33 @@ PROFILED = (
     "finally:\n"
     "    profile.dump_stats(out)\n"
 )
+#: A bare subscriber with the worker's client (``mqtt.client``: aiomqtt over paho, manual
+#: acknowledgements, the worker's subscriptions): it acknowledges each message as it comes and
+#: stops after argv[3] of them, printing its CPU seconds when subscribed and when done.
+CLIENT_FLOOR = (
+    "import asyncio, sys, time\n"
+    "from paho.mqtt.subscribeoptions import SubscribeOptions\n"
+    "from table_controller.ingest.worker import RECEIVE_MAXIMUM, subscriptions\n"
+    "from table_controller.mqtt.client import ManualAcks, new_client\n"
+    "from table_controller.mqtt.settings import BrokerEndpoint\n"
+    "async def main(url, ca, count):\n"
+    "    endpoint = BrokerEndpoint.from_url(url, ca_file=ca, protocol='5')\n"
+    "    client = new_client(endpoint, identifier='client-floor', persistent=True,\n"
+    "                        receive_maximum=RECEIVE_MAXIMUM)\n"
+    "    acks = ManualAcks(client)\n"
+    "    shared, _ = subscriptions('client-floor', 'baccarat/tables')\n"
+    "    async with client:\n"
+    "        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])\n"
+    "        print('ready', time.process_time(), flush=True)\n"
+    "        got = 0\n"
+    "        async for message in client.messages:\n"
+    "            acks.ack(message.mid, message.qos)\n"
+    "            got += 1\n"
+    "            if got == count:\n"
+    "                break\n"
+    "        print('done', time.process_time(), flush=True)\n"
+    "asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))\n"
+)
 RETAINED = ("status", "state", "roads", "odds", "stats", "limits")
 PREFIX = "baccarat/tables"
 
@@ -234,6 +261,35 @@ async def broker_stage(  # noqa: PLR0913, PLR0917 - the stage's parts
     return {"cpu_s": cpu, "wall_s": wall, "rows": count}
 
 
+async def client_stage(broker: Broker, messages: list[tuple[str, bytes]]) -> dict[str, float]:
+    """The worker's MQTT client alone, acknowledging each message: its CPU seconds."""
+    login = f"mqtts://ingest:{broker.passwords['ingest']}@127.0.0.1:{broker.tls_port}"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CLIENT_FLOOR, login, str(broker.ca_file), str(len(messages)),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+    try:
+        ready = (await asyncio.wait_for(process.stdout.readline(), 60)).split()
+        publisher = new_client(
+            broker.endpoint(FLOOR_BRIDGE), identifier="floor-pub", persistent=False
+        )
+        async with publisher:
+            wall = time.perf_counter()
+            for topic, payload in messages:
+                retain = topic.rsplit("/", 1)[1] in RETAINED
+                await publisher.publish(topic, payload, qos=1, retain=retain)
+        done = (await asyncio.wait_for(process.stdout.readline(), 300)).split()
+        wall = time.perf_counter() - wall
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
+    assert ready[0] == b"ready", ready
+    assert done[0] == b"done", done
+    return {"cpu_s": float(done[1]) - float(ready[1]), "wall_s": wall}
+
+
 async def copy_stage(server: Postgres, name: str, messages: list[tuple[str, bytes]]) -> float:
     """The limit: the same rows by COPY into a table with no index; rows per second."""
     url = await new_database(server, name)
@@ -300,7 +356,7 @@ async def main_async(options: argparse.Namespace) -> int:
         server = start_postgres(pg_root)
         stack.callback(stop_postgres, server)
         broker = None if options.no_broker else broker_parts(stack, options.tables)
-        results: dict[str, list[float]] = {"worker": [], "broker": [], "copy": []}
+        results: dict[str, list[float]] = {"worker": [], "broker": [], "client": [], "copy": []}
         for round_no in range(options.rounds):
             figures = await worker_stage(server, f"worker_{round_no}", messages, options)
             results["worker"].append(rate(figures, count))
@@ -318,12 +374,19 @@ async def main_async(options: argparse.Namespace) -> int:
                     f" CPU-s of the worker process ({1e6 * figures['cpu_s'] / count:.1f} us each;"
                     f" wall {figures['wall_s']:.1f} s)"
                 )
+                figures = await client_stage(broker, messages)
+                results["client"].append(len(messages) / figures["cpu_s"])
+                print(
+                    f"  round {round_no + 1} client: {len(messages) / figures['cpu_s']:8.0f}"
+                    f" messages per CPU-s of a bare subscriber with the worker's client"
+                    f" ({1e6 * figures['cpu_s'] / len(messages):.1f} us each)"
+                )
             copied = await copy_stage(server, f"copy_{round_no}", messages)
             results["copy"].append(copied)
             print(f"  round {round_no + 1} copy:   {copied:8.0f} rows per s")
     copy = statistics.median(results["copy"])
     print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
-    for stage in ("worker", "broker"):
+    for stage in ("worker", "broker", "client"):
         if results[stage]:
             median = statistics.median(results[stage])
             print(
