@@ -18,15 +18,21 @@ temp directory, ``fsync`` off as in the tests) takes, each on a new database, in
   messages are published at once (QoS 1, the retained topics retained) once it has subscribed,
   and the figure is the worker process's CPU seconds (``/proc/<pid>/stat``) from the first
   publish to the last row, per stored message;
+* ``client`` (with ``broker``): the share of that which is the MQTT client's: a bare
+  subscriber made with the worker's own client (``mqtt.client``: aiomqtt over paho, manual
+  acknowledgements, the worker's shared subscriptions), acknowledging the messages a batch at
+  a time and storing nothing; its CPU seconds from the first publish to the last message;
 * ``copy``: the limit: the same rows of ``messages`` (the columns the worker writes) loaded by
   PostgreSQL's ``COPY`` (asyncpg's ``copy_records_to_table``) into a table with no index,
   rows per second of wall time.
 
-Each stage must store every message once; the worker's rounds are checked against the messages'
-own count. It prints messages per CPU-second of each worker stage, the COPY rate and the
-ratios. ``--profile FILE`` writes cProfile's statistics of the ``worker`` stage.
+Each worker stage must store every message once and quarantine none. It prints messages per
+CPU-second of each stage, the COPY rate and the ratios (medians over ``--rounds``).
+``--profile FILE`` writes cProfile's statistics (CPU time) of the ``worker`` stage,
+``--profile-worker FILE`` those of the ``broker`` stage's worker process.
 
-Run: ``python bench/bench_ingest_cpu.py [--tables 40] [--signed] [--rounds 1] [--profile F]``.
+Run: ``python bench/bench_ingest_cpu.py [--tables 40] [--signed] [--rounds 1] [--no-broker]
+[--profile F] [--profile-worker F]``.
 """
 
 from __future__ import annotations
@@ -76,31 +82,36 @@ PROFILED = (
     "    profile.dump_stats(out)\n"
 )
 #: A bare subscriber with the worker's client (``mqtt.client``: aiomqtt over paho, manual
-#: acknowledgements, the worker's subscriptions): it acknowledges each message as it comes and
-#: stops after argv[3] of them, printing its CPU seconds when subscribed and when done.
+#: acknowledgements, the worker's shared subscriptions): it acknowledges the messages a batch
+#: at a time (``MAX_BATCH``, as a busy worker does) and stops after argv[4] of them, printing
+#: its CPU seconds when subscribed and when done. argv[3]: its client id and group.
 CLIENT_FLOOR = (
     "import asyncio, sys, time\n"
     "from paho.mqtt.subscribeoptions import SubscribeOptions\n"
-    "from table_controller.ingest.worker import RECEIVE_MAXIMUM, subscriptions\n"
+    "from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions\n"
     "from table_controller.mqtt.client import ManualAcks, new_client\n"
     "from table_controller.mqtt.settings import BrokerEndpoint\n"
-    "async def main(url, ca, count):\n"
+    "async def main(url, ca, name, count):\n"
     "    endpoint = BrokerEndpoint.from_url(url, ca_file=ca, protocol='5')\n"
-    "    client = new_client(endpoint, identifier='client-floor', persistent=True,\n"
+    "    client = new_client(endpoint, identifier=name, persistent=True,\n"
     "                        receive_maximum=RECEIVE_MAXIMUM)\n"
     "    acks = ManualAcks(client)\n"
-    "    shared, _ = subscriptions('client-floor', 'baccarat/tables')\n"
+    "    shared, _ = subscriptions(name, 'baccarat/tables')\n"
     "    async with client:\n"
     "        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])\n"
     "        print('ready', time.process_time(), flush=True)\n"
-    "        got = 0\n"
+    "        got, held = 0, []\n"
     "        async for message in client.messages:\n"
-    "            acks.ack(message.mid, message.qos)\n"
+    "            held.append(message)\n"
     "            got += 1\n"
+    "            if len(held) == MAX_BATCH or got == count:\n"
+    "                for one in held:\n"
+    "                    acks.ack(one.mid, one.qos)\n"
+    "                held = []\n"
     "            if got == count:\n"
     "                break\n"
     "        print('done', time.process_time(), flush=True)\n"
-    "asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))\n"
+    "asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))\n"
 )
 RETAINED = ("status", "state", "roads", "odds", "stats", "limits")
 PREFIX = "baccarat/tables"
@@ -261,18 +272,20 @@ async def broker_stage(  # noqa: PLR0913, PLR0917 - the stage's parts
     return {"cpu_s": cpu, "wall_s": wall, "rows": count}
 
 
-async def client_stage(broker: Broker, messages: list[tuple[str, bytes]]) -> dict[str, float]:
-    """The worker's MQTT client alone, acknowledging each message: its CPU seconds."""
+async def client_stage(
+    broker: Broker, name: str, messages: list[tuple[str, bytes]]
+) -> dict[str, float]:
+    """The worker's MQTT client alone, acknowledging the messages: its CPU seconds."""
     login = f"mqtts://ingest:{broker.passwords['ingest']}@127.0.0.1:{broker.tls_port}"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CLIENT_FLOOR, login, str(broker.ca_file), str(len(messages)),
+        sys.executable, "-c", CLIENT_FLOOR, login, str(broker.ca_file), name, str(len(messages)),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stdout is not None
     try:
         ready = (await asyncio.wait_for(process.stdout.readline(), 60)).split()
         publisher = new_client(
-            broker.endpoint(FLOOR_BRIDGE), identifier="floor-pub", persistent=False
+            broker.endpoint(FLOOR_BRIDGE), identifier=f"{name}-pub", persistent=False
         )
         async with publisher:
             wall = time.perf_counter()
@@ -374,7 +387,7 @@ async def main_async(options: argparse.Namespace) -> int:
                     f" CPU-s of the worker process ({1e6 * figures['cpu_s'] / count:.1f} us each;"
                     f" wall {figures['wall_s']:.1f} s)"
                 )
-                figures = await client_stage(broker, messages)
+                figures = await client_stage(broker, f"client_{round_no}", messages)
                 results["client"].append(len(messages) / figures["cpu_s"])
                 print(
                     f"  round {round_no + 1} client: {len(messages) / figures['cpu_s']:8.0f}"
