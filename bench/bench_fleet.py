@@ -33,10 +33,10 @@ settlements) equals the table's own journal replayed with ``table-controller rep
 figures: messages stored per second during play, delay from a message's ``ts`` (the table
 made it) to its row's ``received_at`` (the worker's transaction), p50 and p99 (all messages,
 and those made outside the fault windows: the central outage until the bridge and every
-worker are connected again, the pit restart and 5 s, the worker's kill until 5 s after its
-restart, the drop and three times ``--gap-wait``; where the slowest 1 % of those were made),
-how long after the drop ended the messages made during it were stored (they come only through
-``resend``), each worker's CPU and peak memory, and the catch-up rate: what was left to store
+worker are connected again, the pit restart until every table and the bridge are connected
+again, the worker's kill until 5 s after its restart, the drop and three times
+``--gap-wait``; and where the slowest 1 % of those were made), how long after the drop ended
+the messages made during it were stored (they come only through ``resend``), each worker's CPU and peak memory, and the catch-up rate: what was left to store
 when play ended, stored while the tables sat idle, per second up to the moment 95 % of it was
 in. ``--table-cpus`` and ``--worker-cpus`` keep the tables and the workers on CPUs of their
 own (``taskset``).
@@ -316,17 +316,20 @@ class Fleet:
 
     # --- the faults ----------------------------------------------------------------------
 
-    def connections(self, client_id: str) -> int:
-        """How many times ``client_id`` has connected to the central broker (its log)."""
-        return self.central.log().count(f" as {client_id} ")
+    @staticmethod
+    def connections(broker: Broker, clients: list[str]) -> dict[str, int]:
+        """How many times each of ``clients`` has connected to ``broker`` (its log)."""
+        log = broker.log()
+        return {name: log.count(f" as {name} ") for name in clients}
 
-    async def connected_again(self, before: dict[str, int]) -> None:
-        """Wait until each client of ``before`` has connected again (at most 2 min)."""
+    async def connected_again(self, broker: Broker, before: dict[str, int]) -> None:
+        """Wait until each client of ``before`` has connected to ``broker`` again (2 min)."""
         deadline = time.monotonic() + RECONNECT_PATIENCE_S
         while time.monotonic() < deadline:
-            if all(self.connections(name) > count for name, count in before.items()):
+            now = self.connections(broker, list(before))
+            if all(now[name] > count for name, count in before.items()):
                 return
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)
 
     async def central_outage(self) -> None:
         """The central broker stopped, then started; the fault lasts until its clients are back.
@@ -336,19 +339,26 @@ class Fleet:
         the workers have subscribed again is lost and comes back only through ``resend``.
         """
         started = time.time()
-        clients = [FLOOR_BRIDGE, *(worker.name for worker in self.workers)]
-        before = {name: self.connections(name) for name in clients}
+        before = self.connections(
+            self.central, [FLOOR_BRIDGE, *(worker.name for worker in self.workers)]
+        )
         self.note(f"central broker stopped for {self.options.central_outage} s")
         await asyncio.to_thread(self.central.stop)
         await asyncio.sleep(self.options.central_outage)
         await asyncio.to_thread(self.central.start)
         self.note("central broker started")
-        await self.connected_again(before)
+        await self.connected_again(self.central, before)
         self.note("the bridge and every worker are connected to the central broker again")
         self.faults.append(fleet_checks.Window(started, time.time()))
 
     async def pit_restart(self, commands: Commands) -> None:
+        """The pit broker restarted; the fault lasts until every table and the bridge are back.
+
+        A table publishes what it made meanwhile once it has connected again (its own backoff).
+        """
         started = time.time()
+        tables = self.connections(self.pit, self.ids)
+        bridge = self.connections(self.central, [FLOOR_BRIDGE])
         commands.gate.clear()
         await asyncio.sleep(1.0)  # the commands already sent get through
         await commands.close()
@@ -358,7 +368,10 @@ class Fleet:
         await commands.connect()
         commands.gate.set()
         self.note("pit broker back")
-        self.faults.append(fleet_checks.Window(started, time.time() + 5.0))
+        await self.connected_again(self.pit, tables)
+        await self.connected_again(self.central, bridge)
+        self.note("every table and the bridge are connected again")
+        self.faults.append(fleet_checks.Window(started, time.time()))
 
     async def worker_kill(self) -> None:
         started = time.time()

@@ -95,6 +95,8 @@ class IngestStore:
         self._postgres = engine.dialect.name == "postgresql"
         #: On PostgreSQL, where the batches go (asyncpg's own API); None: through SQLAlchemy.
         self.batches = batches
+        if self._postgres and batches is None:
+            raise ValueError("a PostgreSQL store writes its batches with asyncpg: use open()")
         #: How many messages had each outcome since the store was opened.
         self.counts: Counter[StoreOutcome] = Counter()
         self._quarantine_lines = LogBudget()
