@@ -38,8 +38,8 @@ again, the worker's kill until 5 s after its restart, the drop and three times
 ``--gap-wait``; and where the slowest 1 % of those were made), how long after the drop ended
 the messages made during it were stored (they come only through ``resend``), each worker's
 CPU and peak memory, and the catch-up rate: what was left to store when play ended, stored
-while the tables sat idle, per second up to the moment 95 % of it was in. ``--table-cpus`` and ``--worker-cpus`` keep the tables and the workers on CPUs of their
-own (``taskset``).
+while the tables sat idle, per second up to the moment 95 % of it was in. ``--table-cpus``
+and ``--worker-cpus`` keep the tables and the workers on CPUs of their own (``taskset``).
 
 Usage: python bench/bench_fleet.py [--tables N] [--minutes M] [--round-interval S]
        [--central-outage S] [--drop S] [--gap-wait S] [--workers N] [--report FILE]
