@@ -357,7 +357,7 @@ class Fleet:
         A table publishes what it made meanwhile once it has connected again (its own backoff).
         """
         started = time.time()
-        tables = self.connections(self.pit, self.ids)
+        tables = self.connections(self.pit, [f"table-{table_id}" for table_id in self.ids])
         bridge = self.connections(self.central, [FLOOR_BRIDGE])
         commands.gate.clear()
         await asyncio.sleep(1.0)  # the commands already sent get through
