@@ -32,9 +32,14 @@ in PostgreSQL exactly once with the bytes the table published, and every round's
 settlements) equals the table's own journal replayed with ``table-controller replay``. The
 figures: messages stored per second during play, delay from a message's ``ts`` (the table
 made it) to its row's ``received_at`` (the worker's transaction), p50 and p99 (all messages,
-and those made outside the fault windows), each worker's CPU and peak memory, and the
-catch-up rate: what was left to store when play ended, stored while the tables sat idle,
-per second up to the moment 95 % of it was in.
+and those made outside the fault windows: the central outage until the bridge and every
+worker are connected again, the pit restart until every table and the bridge are connected
+again, the worker's kill until 5 s after its restart, the drop and three times
+``--gap-wait``; and where the slowest 1 % of those were made), how long after the drop ended
+the messages made during it were stored (they come only through ``resend``), each worker's
+CPU and peak memory, and the catch-up rate: what was left to store when play ended, stored
+while the tables sat idle, per second up to the moment 95 % of it was in. ``--table-cpus``
+and ``--worker-cpus`` keep the tables and the workers on CPUs of their own (``taskset``).
 
 Usage: python bench/bench_fleet.py [--tables N] [--minutes M] [--round-interval S]
        [--central-outage S] [--drop S] [--gap-wait S] [--workers N] [--report FILE]
@@ -90,10 +95,17 @@ WORKER_KILL_AT: Final = 0.55
 DROP_AT: Final = 0.70
 WORKER_DOWN_S: Final = 5.0
 SAMPLE_EVERY_S: Final = 1.0
+#: The longest wait for the bridge and the workers to connect to the central broker again.
+RECONNECT_PATIENCE_S: Final = 120.0
 #: Tables started at once (each start imports the whole service: a hundred at once starve
 #: a small machine), and the minutes without a new birth before the start is given up.
 SPAWN_BATCH: Final = 10
 BIRTH_PATIENCE: Final = 3
+
+
+def pinned(cpus: str | None) -> list[str]:
+    """The command's prefix that keeps a process on ``cpus`` (``taskset``); none: anywhere."""
+    return ["taskset", "-c", cpus] if cpus else []
 
 
 def table_ids(count: int) -> list[str]:
@@ -222,6 +234,8 @@ class Fleet:
     events: list[dict[str, Any]] = field(default_factory=list)
     faults: list[fleet_checks.Window] = field(default_factory=list)
     stalled: list[str] = field(default_factory=list)
+    #: When the central broker dropped the victim's messages.
+    dropped: fleet_checks.Window | None = None
 
     @property
     def victim(self) -> str:
@@ -250,7 +264,7 @@ class Fleet:
             }
             with (self.workdir / f"{table_id}.log").open("ab") as log:
                 self.tables[table_id] = await asyncio.create_subprocess_exec(
-                    "nice", "-n", str(self.options.nice),
+                    *pinned(self.options.table_cpus), "nice", "-n", str(self.options.nice),
                     sys.executable, "-m", "table_controller", "run",
                     "--table-id", table_id, "--variant", VARIANT, "--card-source", "rng",
                     "--journal", str(self.journal(table_id)),
@@ -270,6 +284,7 @@ class Fleet:
             worker = Worker(
                 name=name,
                 command=[
+                    *pinned(self.options.worker_cpus),
                     sys.executable,
                     "-m",
                     "table_controller",
@@ -301,17 +316,49 @@ class Fleet:
 
     # --- the faults ----------------------------------------------------------------------
 
+    @staticmethod
+    def connections(broker: Broker, clients: list[str]) -> dict[str, int]:
+        """How many times each of ``clients`` has connected to ``broker`` (its log)."""
+        log = broker.log()
+        return {name: log.count(f" as {name} ") for name in clients}
+
+    async def connected_again(self, broker: Broker, before: dict[str, int]) -> None:
+        """Wait until each client of ``before`` has connected to ``broker`` again (2 min)."""
+        deadline = time.monotonic() + RECONNECT_PATIENCE_S
+        while time.monotonic() < deadline:
+            now = self.connections(broker, list(before))
+            if all(now[name] > count for name, count in before.items()):
+                return
+            await asyncio.sleep(0.5)
+
     async def central_outage(self) -> None:
+        """The central broker stopped, then started; the fault lasts until its clients are back.
+
+        The bridge retries with backoff (``restart_timeout 2 30`` in ``pit.conf``) and so do the
+        workers; a restarted mosquitto keeps no shared subscription, so what reaches it before
+        the workers have subscribed again is lost and comes back only through ``resend``.
+        """
         started = time.time()
+        before = self.connections(
+            self.central, [FLOOR_BRIDGE, *(worker.name for worker in self.workers)]
+        )
         self.note(f"central broker stopped for {self.options.central_outage} s")
         await asyncio.to_thread(self.central.stop)
         await asyncio.sleep(self.options.central_outage)
         await asyncio.to_thread(self.central.start)
         self.note("central broker started")
+        await self.connected_again(self.central, before)
+        self.note("the bridge and every worker are connected to the central broker again")
         self.faults.append(fleet_checks.Window(started, time.time()))
 
     async def pit_restart(self, commands: Commands) -> None:
+        """The pit broker restarted; the fault lasts until every table and the bridge are back.
+
+        A table publishes what it made meanwhile once it has connected again (its own backoff).
+        """
         started = time.time()
+        tables = self.connections(self.pit, [f"table-{table_id}" for table_id in self.ids])
+        bridge = self.connections(self.central, [FLOOR_BRIDGE])
         commands.gate.clear()
         await asyncio.sleep(1.0)  # the commands already sent get through
         await commands.close()
@@ -321,7 +368,10 @@ class Fleet:
         await commands.connect()
         commands.gate.set()
         self.note("pit broker back")
-        self.faults.append(fleet_checks.Window(started, time.time() + 5.0))
+        await self.connected_again(self.pit, tables)
+        await self.connected_again(self.central, bridge)
+        self.note("every table and the bridge are connected again")
+        self.faults.append(fleet_checks.Window(started, time.time()))
 
     async def worker_kill(self) -> None:
         started = time.time()
@@ -345,6 +395,7 @@ class Fleet:
         await asyncio.sleep(self.options.drop)
         acl.write_text(full)
         self.reload_central()
+        self.dropped = fleet_checks.Window(started, time.time())
         self.note(f"central broker takes {victim}'s messages again")
         # Its repair waits for the workers' --gap-wait, then for the table's resend.
         self.faults.append(fleet_checks.Window(started, time.time() + 3 * self.options.gap_wait))
@@ -475,6 +526,8 @@ async def run(fleet: Fleet) -> dict[str, Any]:
         rounds, mismatches = await fleet_checks.check_rounds(store, journals)
         figures = await fleet_checks.delays_and_rate(store, window, fleet.faults)
         repairs = await fleet_checks.gap_repair_figures(store, fleet.victim)
+        if fleet.dropped is not None:
+            repairs |= await fleet_checks.repair_after_drop(store, fleet.victim, fleet.dropped)
     finally:
         await store.close()
     return {
@@ -564,6 +617,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--settle", type=float, default=300.0, help="s to wait for the rows")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
+    parser.add_argument("--table-cpus", help="the tables on these CPUs (taskset -c), e.g. 1")
+    parser.add_argument("--worker-cpus", help="the ingest workers on these CPUs, e.g. 0")
     parser.add_argument("--workdir", type=Path, help="journals and logs here (default: temp)")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")

@@ -15,7 +15,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
@@ -185,6 +185,8 @@ async def delays_and_rate(
     rows = await store.execute("SELECT ts, received_at FROM messages WHERE ts IS NOT NULL")
     delays: list[float] = []
     steady: list[float] = []
+    #: (delay, made) of the messages made outside the faults: where the slowest were made.
+    made: list[tuple[float, float]] = []
     stored_in_play = 0
     buckets: dict[int, int] = {}
     for ts, received_at in rows:
@@ -195,6 +197,7 @@ async def delays_and_rate(
         delays.append(delay)
         if not any(fault.holds(sent) for fault in faults):
             steady.append(delay)
+            made.append((delay, sent))
         if play.holds(stored):
             stored_in_play += 1
             bucket = int(stored - play.start) // 10
@@ -224,7 +227,22 @@ async def delays_and_rate(
         "delay_ms_p50_outside_faults": ms(percentile(steady, 0.5)),
         "delay_ms_p99_outside_faults": ms(percentile(steady, 0.99)),
         "messages_outside_faults": len(steady),
+        "slowest_outside_faults": _slowest(made, play),
     }
+
+
+def _slowest(made: list[tuple[float, float]], play: Window) -> dict[str, list[float]]:
+    """Where the slowest 1 % of ``(delay, made)`` were made: by 10 s of play, count and longest.
+
+    Keyed by the seconds of play the span starts at (``"-10"``: the 10 s before play).
+    """
+    made.sort(reverse=True)
+    by_span: dict[str, list[float]] = {}
+    for delay, sent in made[: max(1, len(made) // 100)] if made else []:
+        span = str(int((sent - play.start) // 10) * 10)
+        count, longest = by_span.get(span, [0, 0.0])
+        by_span[span] = [count + 1, round(max(longest, delay), 1)]
+    return by_span
 
 
 async def gap_repair_figures(store: IngestStore, dropped: str) -> dict[str, Any]:
@@ -244,3 +262,24 @@ async def gap_repair_figures(store: IngestStore, dropped: str) -> dict[str, Any]
         except Exception as error:  # noqa: BLE001 - a figure the schema may not have
             figures[name] = f"unavailable: {type(error).__name__}"
     return figures
+
+
+async def repair_after_drop(store: IngestStore, dropped: str, window: Window) -> dict[str, Any]:
+    """How long after the drop ended the messages the table made during it were stored.
+
+    The messages of ``dropped`` whose ``ts`` falls in the drop reach the workers only through
+    ``resend``: the time from the end of the drop to each one's row, its median and its most.
+    """
+    rows = await store.execute(
+        "SELECT received_at FROM messages WHERE table_id = :table_id"
+        " AND ts >= :start AND ts <= :end",
+        table_id=dropped,
+        start=datetime.fromtimestamp(window.start, UTC),
+        end=datetime.fromtimestamp(window.end, UTC),
+    )
+    after = sorted(row[0].timestamp() - window.end for row in rows if isinstance(row[0], datetime))
+    return {
+        "dropped_messages_made_during_drop": len(after),
+        "repair_s_after_drop_p50": round(percentile(after, 0.5) or 0.0, 1) if after else None,
+        "repair_s_after_drop_max": round(after[-1], 1) if after else None,
+    }

@@ -18,12 +18,15 @@ class Received:
     """A message as the broker delivered it, and the verdict on its signature (or None).
 
     ``quarantine``: why the message is kept apart (``table_keys.py``); None: it is stored.
+    ``data``: the payload as the worker parsed it (``projections.parse(exact=False)``), so that
+    it is parsed once; None: :func:`check` parses it.
     """
 
     topic: str
     payload: bytes
     verified: bool | None
     quarantine: str | None = None
+    data: dict[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +56,28 @@ class NumberedMessage:
         assert self.item.envelope.seq is not None
         return self.item.envelope.seq
 
+    @property
+    def key(self) -> tuple[str, int]:
+        """``(table_id, seq)``: the message's key in ``messages``."""
+        return self.item.envelope.table_id, self.seq
+
 
 def check(received: Received) -> CheckedMessage:
-    """Parse and check one message; raises :class:`projections.BadMessage`."""
-    data = p.parse(received.payload)
+    """Check one message (parsed here unless it was); raises :class:`projections.BadMessage`.
+
+    A round's message and an alarm are read again with exact numbers, for their settlement and
+    details.
+    """
+    data = received.data if received.data is not None else p.parse(received.payload)
     envelope = p.envelope(data, received.topic)
     kind = envelope.type
     if kind == "status":
         return CheckedMessage(envelope, status=p.status_row(data))
     if kind in p.ROUND_TYPES:
-        return CheckedMessage(envelope, version=p.round_version(data, envelope.seq or 0, kind))
+        exact = p.parse(received.payload)
+        return CheckedMessage(envelope, version=p.round_version(exact, envelope.seq or 0, kind))
     if kind in p.SHOE_TYPES:
         p.shoe_fields(data, kind)
     elif kind == "alarm":
-        return CheckedMessage(envelope, alarm=p.alarm_row(data))
+        return CheckedMessage(envelope, alarm=p.alarm_row(p.parse(received.payload)))
     return CheckedMessage(envelope)

@@ -3,23 +3,26 @@
 
 A new round version adds its ``round_history`` row and an alarm its ``alarms`` row; then each
 round and shoe the messages touch is rebuilt from all its stored messages ordered by ``seq``
-(``projections.py`` folds them), never patched, so messages may arrive in any order. On
-PostgreSQL a rebuild first takes a transaction-scoped advisory lock on its round or shoe
-(rounds in sorted order, then shoes), so that of two workers storing messages of one round
-the second rebuild sees the first's message; SQLite runs one writer at a time anyway.
+(``projections.py`` folds them), never patched, so messages may arrive in any order.
+
+The pure part (:func:`touched`, :func:`folded_round`, :func:`settlement_rows`,
+:func:`shoe_row`) serves both databases; :func:`project` writes the rows on SQLite, through
+SQLAlchemy, a round and a shoe at a time (SQLite runs one writer at a time).
+PostgreSQL's batches write the same rows set by set, under advisory locks
+(``postgres_batches.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy import Column, and_, delete, func, select
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from table_controller.ingest import projections as p
 from table_controller.ingest.checked_messages import NumberedMessage
-from table_controller.ingest.database import dialect_insert
 from table_controller.ingest.schema import (
     alarms,
     messages,
@@ -36,34 +39,38 @@ def _uniform(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     return [{key: row.get(key) for key in columns} for row in rows]
 
 
-def _lock_key(*parts: str) -> int:
-    """A 64-bit advisory-lock key for a table's round or shoe (stable across processes)."""
-    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+@dataclass(slots=True)
+class Touched:
+    """What newly stored messages change: rows to add, and the rounds and shoes to rebuild."""
+
+    history: list[dict[str, object]] = field(default_factory=list)
+    alarms: list[dict[str, object]] = field(default_factory=list)
+    rounds: set[tuple[str, str]] = field(default_factory=set)
+    shoes: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to add, nothing to rebuild."""
+        return not (self.history or self.alarms or self.rounds or self.shoes)
 
 
-async def project(
-    connection: AsyncConnection, new: Sequence[NumberedMessage], *, postgres: bool
-) -> None:
-    """The rows of ``round_history`` and ``alarms``, then each round and shoe rebuilt."""
-    history: list[dict[str, object]] = []
-    alarm_rows: list[dict[str, object]] = []
-    round_keys: set[tuple[str, str]] = set()
-    shoe_keys: set[tuple[str, str]] = set()
+def touched(new: Sequence[NumberedMessage]) -> Touched:
+    """The ``round_history`` and ``alarms`` rows of ``new``, and the rounds and shoes it touches."""
+    found = Touched()
     for one in new:
         envelope, table_id = one.item.envelope, one.table_id
         if one.item.version is not None:
             assert envelope.round_id is not None
-            history.append(
+            found.history.append(
                 {"table_id": table_id, "seq": one.seq, "round_id": envelope.round_id}
                 | one.item.version.history_row
             )
-            round_keys.add((table_id, envelope.round_id))
-            shoe_keys.add((table_id, one.item.version.shoe_id))
+            found.rounds.add((table_id, envelope.round_id))
+            found.shoes.add((table_id, one.item.version.shoe_id))
         elif envelope.type in p.SHOE_TYPES and envelope.shoe_id is not None:
-            shoe_keys.add((table_id, envelope.shoe_id))
+            found.shoes.add((table_id, envelope.shoe_id))
         elif one.item.alarm is not None:
-            alarm_rows.append(
+            found.alarms.append(
                 {
                     "table_id": table_id,
                     "seq": one.seq,
@@ -72,25 +79,68 @@ async def project(
                 }
                 | one.item.alarm
             )
-    if history:
-        await connection.execute(
-            dialect_insert(round_history, postgres=postgres).on_conflict_do_nothing(),
-            _uniform(history),
-        )
-    if alarm_rows:
-        await connection.execute(
-            dialect_insert(alarms, postgres=postgres).on_conflict_do_nothing(), _uniform(alarm_rows)
-        )
-    for table_id, round_id in sorted(round_keys):
-        await _rebuild_round(connection, table_id, round_id, postgres=postgres)
-    for table_id, shoe_id in sorted(shoe_keys):
-        await _rebuild_shoe(connection, table_id, shoe_id, postgres=postgres)
+    return found
 
 
-async def _lock(connection: AsyncConnection, *parts: str, postgres: bool) -> None:
-    """On PostgreSQL, wait for and take the transaction's advisory lock on ``parts``."""
-    if postgres:
-        await connection.execute(select(func.pg_advisory_xact_lock(_lock_key(*parts))))
+def folded_round(stored: Sequence[tuple[int, str, str]]) -> p.RoundRow:
+    """A round's row from its stored messages, each ``(seq, type, payload)``."""
+    return p.fold_round(
+        [p.round_version(p.parse(payload.encode()), seq, kind) for seq, kind, payload in stored]
+    )
+
+
+def settlement_rows(table_id: str, round_id: str, folded: p.RoundRow) -> list[dict[str, object]]:
+    """The ``round_settlements`` rows of a round as it stands (none once voided)."""
+    return [
+        {
+            "table_id": table_id,
+            "round_id": round_id,
+            "bet": bet,
+            "offered": value is not None,
+            "numerator": None if value is None else value.numerator,
+            "denominator": None if value is None else value.denominator,
+        }
+        for bet, value in folded.settlement.items()
+    ]
+
+
+def shoe_row(
+    stored: Sequence[tuple[int, str, str]], counts: tuple[int, int, int, int]
+) -> dict[str, object]:
+    """A shoe's row from its stored messages ``(seq, type, payload)`` and its rounds by status.
+
+    ``counts``: its rows of ``rounds``: all, settled, voided, corrected.
+    """
+    parsed = [(seq, kind, p.parse(payload.encode())) for seq, kind, payload in stored]
+    row = p.fold_shoe(
+        [(seq, kind, p.timestamp(data), p.shoe_fields(data, kind)) for seq, kind, data in parsed]
+    )
+    total, settled, voided, corrected = counts
+    return row | {
+        "rounds": total,
+        "rounds_settled": settled,
+        "rounds_voided": voided,
+        "rounds_corrected": corrected,
+    }
+
+
+async def project(connection: AsyncConnection, new: Sequence[NumberedMessage]) -> None:
+    """The rows of ``round_history`` and ``alarms``, then each round and shoe rebuilt."""
+    found = touched(new)
+    if found.history:
+        await connection.execute(
+            sqlite.insert(round_history).on_conflict_do_nothing(),
+            _uniform(found.history),
+        )
+    if found.alarms:
+        await connection.execute(
+            sqlite.insert(alarms).on_conflict_do_nothing(),
+            _uniform(found.alarms),
+        )
+    for table_id, round_id in sorted(found.rounds):
+        await _rebuild_round(connection, table_id, round_id)
+    for table_id, shoe_id in sorted(found.shoes):
+        await _rebuild_shoe(connection, table_id, shoe_id)
 
 
 async def _payloads(
@@ -99,28 +149,23 @@ async def _payloads(
     column: Column[str],
     key: str,
     types: Sequence[str],
-) -> list[tuple[int, str, dict[str, object]]]:
+) -> list[tuple[int, str, str]]:
     """The ``(seq, type, payload)`` of the table's stored messages of ``types`` with ``key``."""
     found = await connection.execute(
         select(messages.c.seq, messages.c.type, messages.c.payload)
         .where(messages.c.table_id == table_id, column == key, messages.c.type.in_(types))
         .order_by(messages.c.seq)
     )
-    return [(seq, kind, p.parse(payload.encode())) for seq, kind, payload in found]
+    return [(seq, kind, payload) for seq, kind, payload in found]
 
 
-async def _rebuild_round(
-    connection: AsyncConnection, table_id: str, round_id: str, *, postgres: bool
-) -> None:
+async def _rebuild_round(connection: AsyncConnection, table_id: str, round_id: str) -> None:
     """The round's row and its settlement rows, from all its stored messages."""
-    await _lock(connection, "round", table_id, round_id, postgres=postgres)
     stored = await _payloads(
         connection, table_id, messages.c.round_id, round_id, sorted(p.ROUND_TYPES)
     )
-    folded = p.fold_round([p.round_version(data, seq, kind) for seq, kind, data in stored])
-    statement = dialect_insert(rounds, postgres=postgres).values(
-        table_id=table_id, round_id=round_id, **folded.row
-    )
+    folded = folded_round(stored)
+    statement = sqlite.insert(rounds).values(table_id=table_id, round_id=round_id, **folded.row)
     await connection.execute(
         statement.on_conflict_do_update(
             index_elements=[rounds.c.table_id, rounds.c.round_id], set_=folded.row
@@ -130,31 +175,14 @@ async def _rebuild_round(
     await connection.execute(delete(round_settlements).where(key))
     if folded.settlement:
         await connection.execute(
-            round_settlements.insert(),
-            [
-                {
-                    "table_id": table_id,
-                    "round_id": round_id,
-                    "bet": bet,
-                    "offered": value is not None,
-                    "numerator": None if value is None else value.numerator,
-                    "denominator": None if value is None else value.denominator,
-                }
-                for bet, value in folded.settlement.items()
-            ],
+            round_settlements.insert(), settlement_rows(table_id, round_id, folded)
         )
 
 
-async def _rebuild_shoe(
-    connection: AsyncConnection, table_id: str, shoe_id: str, *, postgres: bool
-) -> None:
+async def _rebuild_shoe(connection: AsyncConnection, table_id: str, shoe_id: str) -> None:
     """The shoe's row, from its stored messages and its rounds' rows."""
-    await _lock(connection, "shoe", table_id, shoe_id, postgres=postgres)
     stored = await _payloads(
         connection, table_id, messages.c.shoe_id, shoe_id, sorted(p.SHOE_TYPES)
-    )
-    row = p.fold_shoe(
-        [(seq, kind, p.timestamp(data), p.shoe_fields(data, kind)) for seq, kind, data in stored]
     )
     counted = await connection.execute(
         select(
@@ -165,14 +193,9 @@ async def _rebuild_shoe(
         ).where(rounds.c.table_id == table_id, rounds.c.shoe_id == shoe_id)
     )
     total, settled, voided, corrected = counted.one()
-    row |= {
-        "rounds": total,
-        "rounds_settled": settled,
-        "rounds_voided": voided,
-        "rounds_corrected": corrected,
-    }
+    row = shoe_row(stored, (total, settled, voided, corrected))
     await connection.execute(
-        dialect_insert(shoes, postgres=postgres)
+        sqlite.insert(shoes)
         .values(table_id=table_id, shoe_id=shoe_id, **row)
         .on_conflict_do_update(index_elements=[shoes.c.table_id, shoes.c.shoe_id], set_=row)
     )

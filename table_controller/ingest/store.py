@@ -2,7 +2,10 @@
 """The ingest's store: every message exactly once, and the projections a casino queries.
 
 Adapter: SQLAlchemy 2 Core on an async engine, PostgreSQL (asyncpg) or SQLite (aiosqlite);
-the URL, the engine and the migrations are ``database.py``'s.
+the URL, the engine and the migrations are ``database.py``'s. On PostgreSQL the batches
+themselves go through asyncpg's own API, a fixed number of statements per batch
+(``postgres_batches.py``); what is checked, and what a batch's outcomes are, is decided here for
+both databases.
 
 * **Exactly once.** A message is inserted keyed by ``(table_id, seq)`` with ``ON CONFLICT DO
   NOTHING``; only when that insert added a row are the projections updated, in the same
@@ -10,8 +13,8 @@ the URL, the engine and the migrations are ``database.py``'s.
 * **Any order.** A round's row (and a shoe's) is rebuilt from all its stored messages ordered
   by ``seq`` (``rebuilds.py``, folding with ``projections.py``), never patched. On PostgreSQL
   two workers storing messages of one round take turns on a transaction-scoped advisory lock
-  (round first, then its shoe), so the second rebuild sees the first's message; SQLite runs
-  one writer at a time anyway.
+  (the batch's rounds, then its shoes, each in sorted order), so the second rebuild sees the
+  first's message; SQLite runs one writer at a time anyway.
 * **Gaps** come from what is stored (``gap_queries.py``): the ``seq`` runs of a table, up to
   the highest held or the newest ``status``'s ``last_seq``, without the ranges recorded as
   permanent.
@@ -46,9 +49,15 @@ from table_controller.ingest.checked_messages import (
     Received,
     check,
 )
-from table_controller.ingest.database import dialect_insert, migrate_to_head, open_engine
+from table_controller.ingest.database import (
+    dialect_insert,
+    engine_url,
+    migrate_to_head,
+    open_engine,
+)
 from table_controller.ingest.gap_queries import SeqRange, permanent_ranges, scan_gaps
 from table_controller.ingest.log_budget import LogBudget
+from table_controller.ingest.postgres_batches import PostgresBatches
 from table_controller.ingest.rebuilds import project
 from table_controller.ingest.schema import messages, permanent_gaps, quarantine, table_status
 
@@ -81,9 +90,13 @@ class _SortedOut:
 class IngestStore:
     """The database of the ingest; open with :meth:`open`, one per process, shared by tasks."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, batches: PostgresBatches | None = None) -> None:
         self._engine = engine
         self._postgres = engine.dialect.name == "postgresql"
+        #: On PostgreSQL, where the batches go (asyncpg's own API); None: through SQLAlchemy.
+        self.batches = batches
+        if self._postgres and batches is None:
+            raise ValueError("a PostgreSQL store writes its batches with asyncpg: use open()")
         #: How many messages had each outcome since the store was opened.
         self.counts: Counter[StoreOutcome] = Counter()
         self._quarantine_lines = LogBudget()
@@ -96,15 +109,18 @@ class IngestStore:
             StoreUrlError: the URL is not a PostgreSQL or SQLite one.
         """
         engine = open_engine(url)
-        store = cls(engine)
         try:
             await migrate_to_head(engine)
+            postgres = engine.dialect.name == "postgresql"
+            batches = await PostgresBatches.open(engine_url(url)) if postgres else None
         except BaseException:
             await engine.dispose()
             raise
-        return store
+        return cls(engine, batches)
 
     async def close(self) -> None:
+        if self.batches is not None:
+            await self.batches.close()
         await self._engine.dispose()
 
     @property
@@ -146,12 +162,10 @@ class IngestStore:
         statuses, quarantined = sorted_out.statuses, sorted_out.quarantined
         if checked or quarantined:
             ordered = [checked[key] for key in sorted(checked)]
-            async with self._engine.begin() as connection:
-                added = await self._insert_messages(connection, ordered, now) if ordered else set()
-                new = [one for one in ordered if (one.table_id, one.seq) in added]
-                await project(connection, new, postgres=self._postgres)
-                if quarantined:
-                    await self._insert_quarantined(connection, quarantined)
+            if self.batches is not None:
+                added = await self.batches.store(ordered, quarantined, now)
+            else:
+                added = await self._store_sqlite(ordered, quarantined, now)
             for one in ordered:
                 fresh = (one.table_id, one.seq) in added
                 outcomes[one.index] = StoreOutcome.STORED if fresh else StoreOutcome.DUPLICATE
@@ -164,6 +178,21 @@ class IngestStore:
         assert len(done) == len(batch)
         self.counts.update(outcome for outcome in done if outcome is not StoreOutcome.REJECTED)
         return done
+
+    async def _store_sqlite(
+        self,
+        ordered: Sequence[NumberedMessage],
+        quarantined: Sequence[dict[str, object]],
+        now: datetime,
+    ) -> set[tuple[str, int]]:
+        """A batch through SQLAlchemy in one transaction; the ``(table_id, seq)`` new."""
+        async with self._engine.begin() as connection:
+            added = await self._insert_messages(connection, ordered, now) if ordered else set()
+            new = [one for one in ordered if one.key in added]
+            await project(connection, new)
+            if quarantined:
+                await self._insert_quarantined(connection, quarantined)
+        return added
 
     def _sort_out(self, batch: Sequence[Received], now: datetime) -> _SortedOut:
         """Each message checked and put where it goes (rejects counted and logged here)."""

@@ -47,6 +47,10 @@ class Verdict:
     quarantine: str | None = None
 
 
+#: The verdict on a message no key judged: stored unverified.
+NOT_JUDGED: Final = Verdict(verified=None)
+
+
 def named_key(message: Mapping[str, object]) -> Ed25519PublicKey | None:
     """The ``public_key`` a status names, when the status's signature verifies with it."""
     text = message.get("public_key")
@@ -144,7 +148,9 @@ class TableKeys:
         if "sig" in message:
             self.unverified += 1
             return Verdict(verified=None, quarantine=NO_KEY if self.require_signatures else None)
-        return Verdict(verified=None, quarantine=UNSIGNED if self.require_signatures else None)
+        return (
+            Verdict(verified=None, quarantine=UNSIGNED) if self.require_signatures else NOT_JUDGED
+        )
 
 
 def _same_key(text: object, key: Ed25519PublicKey) -> bool:

@@ -14,9 +14,12 @@ Adapter (aiomqtt, MQTT 5). What it subscribes to, all QoS 1:
   are stored; the live copies are left to the shared one, and the subscription is dropped
   after :data:`RETAINED_WINDOW_S`, once the broker has sent the retained copies.
 
-**Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, and
-stores them in one transaction (``IngestStore.store_batch``): under load a worker commits many
-messages at once instead of one by one.
+**Batches.** A consumer takes what the queue holds, up to :data:`MAX_BATCH` messages, with
+what arrives within :data:`BATCH_WINDOW_S` of the first when that is less, and stores them in
+one transaction (``IngestStore.store_batch``); one consumer fills its batch at a time, the
+others store theirs meanwhile. A batch's cost is mostly per transaction, not per message, so a
+busy worker commits many messages at once instead of a few each. Each payload is parsed once,
+here, and handed to the store with its verdict.
 
 **At least once, stored exactly once.** The client acknowledges a message (PUBACK) by hand,
 after the store committed it (paho's manual acknowledgement, through aiomqtt's client), and in
@@ -35,7 +38,6 @@ store: never a row of ``messages``, a projection, the status, a key or a gap.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -58,7 +60,7 @@ from table_controller.ingest.database import dialect_insert
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
 from table_controller.ingest.schema import table_keys
 from table_controller.ingest.store import IngestStore, StoreOutcome
-from table_controller.ingest.table_keys import TableKeys, Verdict
+from table_controller.ingest.table_keys import NOT_JUDGED, TableKeys
 from table_controller.integrity import key_id, public_key_from_text
 from table_controller.mqtt import BrokerEndpoint
 from table_controller.mqtt.client import (
@@ -84,6 +86,10 @@ _T = TypeVar("_T")
 _Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
 #: The most messages a consumer stores in one transaction: what the queue holds, up to this.
 MAX_BATCH: Final = 200
+#: How long a batch waits for more messages after its first, when the queue holds less than a
+#: full batch: a quiet worker still stores a message within this, and a busy one commits
+#: many messages per transaction instead of one each.
+BATCH_WINDOW_S: Final = 0.05
 #: How many messages the broker may send the worker before it acknowledges them (MQTT 5
 #: Receive Maximum): the most a worker holds unstored, and what lets batches fill.
 RECEIVE_MAXIMUM: Final = 1000
@@ -278,8 +284,11 @@ class IngestWorker:
             # Unbounded: the broker sends no more than RECEIVE_MAXIMUM unacknowledged messages,
             # and nothing is acknowledged before it is stored.
             queue: asyncio.Queue[_Work | None] = asyncio.Queue()
+            gathering = asyncio.Lock()
             consumers = [
-                asyncio.create_task(self._consume(client, manual, acks, queue), name=f"ingest-{n}")
+                asyncio.create_task(
+                    self._consume(client, manual, acks, queue, gathering), name=f"ingest-{n}"
+                )
                 for n in range(settings.concurrency)
             ]
             dropper = asyncio.create_task(_drop_later(client, retained), name="retained-window")
@@ -296,17 +305,16 @@ class IngestWorker:
         manual: ManualAcks,
         acks: AckQueue,
         queue: asyncio.Queue[_Work | None],
+        gathering: asyncio.Lock,
     ) -> None:
         generation = self._generation
         stopping = False
-        while not stopping and (work := await queue.get()) is not None:
-            batch = [work]
-            while len(batch) < MAX_BATCH and not queue.empty():
-                more = queue.get_nowait()
-                if more is None:
-                    stopping = True
-                    break
-                batch.append(more)
+        while not stopping:
+            async with gathering:  # one consumer fills its batch at a time
+                work = await queue.get()
+                if work is None:
+                    return
+                batch, stopping = await _gather(queue, work)
             self._waiting = len(batch) + queue.qsize()
             try:
                 await self.handle_batch([message for message, _ in batch])
@@ -333,45 +341,57 @@ class IngestWorker:
             topic = message.topic.value
             payload = payload_bytes(message.payload)
             parsed.append((topic, payload, _table_of(topic, self.settings.root), _parse(payload)))
+        if not parsed:
+            return []
         for topic, payload, table_id, data in parsed:
             if table_id is not None and data is not None and data.get("type") == "status":
                 await self._pin_from(table_id, topic, payload, data)
-        received: list[tuple[Received, str | None, dict[str, object] | None]] = []
-        for topic, payload, table_id, data in parsed:
-            verdict = await self._verdict(table_id, data)
-            received.append(
-                (Received(topic, payload, verdict.verified, verdict.quarantine), table_id, data)
-            )
-        if not received:
-            return []
+        received = await self._judged(parsed)
         outcomes = await self._retrying(
-            "store_failed",
-            lambda: self.store.store_batch([one for one, _, _ in received]),
-            messages=len(received),
+            "store_failed", lambda: self.store.store_batch(received), messages=len(received)
         )
-        for (_, table_id, data), outcome in zip(received, outcomes, strict=True):
-            if outcome is StoreOutcome.STORED and data is not None and table_id is not None:
+        for (_, _, table_id, data), outcome in zip(parsed, outcomes, strict=True):
+            if (
+                outcome is StoreOutcome.STORED
+                and data is not None
+                and table_id is not None
+                and data.get("type") == "command_reply"
+                and data.get("command") == "resend"
+            ):
                 await self._after_stored(table_id, data)
         return outcomes
 
+    async def _judged(
+        self, parsed: Sequence[tuple[str, bytes, str | None, dict[str, object] | None]]
+    ) -> list[Received]:
+        """Each message with the verdict on its signature (see ``table_keys.py``).
+
+        A payload that is not a message of the contract is not judged: the store rejects it.
+        """
+        received = []
+        now = asyncio.get_running_loop().time()
+        keys = self.keys
+        for topic, payload, table_id, data in parsed:
+            verdict = NOT_JUDGED
+            if data is not None and table_id is not None:
+                if keys.should_look_up(table_id, data, now):
+                    await self._look_up(table_id)
+                verdict = keys.verdict(table_id, data)
+            received.append(Received(topic, payload, verdict.verified, verdict.quarantine, data))
+        return received
+
     async def _after_stored(self, table_id: str, data: dict[str, object]) -> None:
         """A resend reply stored (not quarantined): gap repair records it, if it asked it."""
-        if data.get("type") == "command_reply" and data.get("command") == "resend":
-            try:
-                await self.repair.on_reply(table_id, data)
-            except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
-                log.warning("resend_reply_not_recorded", error=error_text(error))
+        try:
+            await self.repair.on_reply(table_id, data)
+        except Exception as error:  # noqa: BLE001 - the gap stays open, asked again
+            log.warning("resend_reply_not_recorded", error=error_text(error))
 
-    async def _verdict(self, table_id: str | None, data: dict[str, object] | None) -> Verdict:
-        """The message's signature judged against its table's key (see ``table_keys.py``)."""
-        if data is None or table_id is None:
-            return Verdict(verified=None)  # not a message of the contract: the store rejects it
-        now = asyncio.get_running_loop().time()
-        if self.keys.should_look_up(table_id, data, now):
-            found = await self._retrying("table_keys_unread", lambda: self._pinned(table_id))
-            if found is not None:
-                self.keys.pin(table_id, found)
-        return self.keys.verdict(table_id, data)
+    async def _look_up(self, table_id: str) -> None:
+        """Read the table's pin from the database: another worker's, made since."""
+        found = await self._retrying("table_keys_unread", lambda: self._pinned(table_id))
+        if found is not None:
+            self.keys.pin(table_id, found)
 
     async def _pin_from(
         self, table_id: str, topic: str, payload: bytes, status: dict[str, object]
@@ -447,6 +467,27 @@ class IngestWorker:
             attempt += 1
 
 
+async def _gather(queue: asyncio.Queue[_Work | None], first: _Work) -> tuple[list[_Work], bool]:
+    """A batch from ``first`` on: what the queue holds, up to :data:`MAX_BATCH`.
+
+    When that is less than a full batch, what comes within :data:`BATCH_WINDOW_S` of ``first``
+    joins it. True: the stop mark was taken (the batch is the consumer's last).
+    """
+    batch = [first]
+    deadline = asyncio.get_running_loop().time() + BATCH_WINDOW_S
+    for waited in (False, True):
+        while len(batch) < MAX_BATCH and not queue.empty():
+            more = queue.get_nowait()
+            if more is None:
+                return batch, True
+            batch.append(more)
+        left = deadline - asyncio.get_running_loop().time()
+        if waited or len(batch) >= MAX_BATCH or left <= 0:
+            break
+        await asyncio.sleep(left)
+    return batch, False
+
+
 async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work | None]) -> None:
     """The connection ended: the consumers store what they were handed, then stop.
 
@@ -489,8 +530,8 @@ def _table_of(topic: str, root: str) -> str | None:
 
 
 def _parse(payload: bytes) -> dict[str, object] | None:
+    """The payload parsed once for the worker and the store; None: the store rejects it."""
     try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
+        return p.parse(payload, exact=False)
+    except p.BadMessage:
         return None
-    return data if isinstance(data, dict) else None

@@ -271,6 +271,30 @@ async def test_a_batch_gives_each_message_its_own_outcome_in_one_transaction(
     assert await store.store_batch([]) == []
 
 
+async def test_on_postgresql_a_batch_costs_the_same_statements_whatever_its_rounds(
+    pg_database_url: str,
+) -> None:
+    """Rounds, settlements and shoes are rebuilt set by set: ten rounds cost what two do."""
+    store = await IngestStore.open(pg_database_url)
+    try:
+        assert store.batches is not None
+        topic = TOPIC.format("round_result")
+        sent = []
+        for seqs in (range(1, 3), range(3, 13)):
+            before = store.batches.statements
+            batch = [Received(topic, result(seq, round_no=seq), None) for seq in seqs]
+            assert await store.store_batch(batch) == [StoreOutcome.STORED] * len(seqs)
+            sent.append(store.batches.statements - before)
+        assert sent[0] == sent[1]
+        assert await store.execute("SELECT count(*), min(round_no), max(round_no) FROM rounds") == [
+            (12, 1, 12)
+        ]
+        assert await store.execute("SELECT count(*) FROM round_settlements") == [(12 * 4,)]
+        assert await store.execute("SELECT rounds, rounds_settled FROM shoes") == [(12, 12)]
+    finally:
+        await store.close()
+
+
 async def test_the_migrated_schema_is_the_declared_one(
     store: IngestStore, database_url: str
 ) -> None:

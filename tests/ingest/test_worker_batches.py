@@ -51,8 +51,13 @@ def prompts(first: int, count: int, key: DeviceKey | None) -> list[aiomqtt.Messa
 
 @contextmanager
 def statements(store: IngestStore) -> Iterator[list[str]]:
-    """The SQL statements sent to the database meanwhile (an ``executemany`` counts once)."""
+    """The SQL statements sent to the database meanwhile (an ``executemany`` counts once).
+
+    Those of SQLAlchemy's engine, and on PostgreSQL those of the store's batches (asyncpg's
+    own API), counted by the store.
+    """
     sent: list[str] = []
+    batches = store.batches.statements if store.batches is not None else 0
 
     def count(*args: object) -> None:
         sent.append(str(args[2]))
@@ -62,6 +67,8 @@ def statements(store: IngestStore) -> Iterator[list[str]]:
         yield sent
     finally:
         event.remove(store.engine.sync_engine, "before_cursor_execute", count)
+        if store.batches is not None:
+            sent += ["(a statement of a batch)"] * (store.batches.statements - batches)
 
 
 async def test_judging_signatures_costs_no_statement_per_message(store: IngestStore) -> None:
