@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 marker="not slow"
 quick=""
-# The default suite runs in three pytest-xdist processes on the two cores it is sized for: most
-# of its time is spent waiting on real brokers, browsers and table processes. The long suites
+# The default suite runs in two pytest-xdist processes: most of its time is spent waiting on
+# real brokers, browsers and table processes. The long suites
 # measure under load of their own, so they run one test at a time. TEST_WORKERS overrides either.
-workers=3
+workers=2
 args=()
 for arg in "$@"; do
     case "$arg" in
