@@ -52,6 +52,7 @@ from bench.load_tables import (  # noqa: E402
     drive,
     peak_rss_kb,
     quiet_broker,
+    start_tables,
 )
 from table_controller.ingest.store import IngestStore  # noqa: E402
 from tests.mosquitto import start_broker  # noqa: E402
@@ -113,20 +114,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # 
         ready = asyncio.Event()
         collector = asyncio.create_task(collect(broker, backend, ready))
         await ready.wait()
-        for table_id in ids:
-            with (workdir / f"{table_id}.log").open("ab") as log:
-                processes[table_id] = await asyncio.create_subprocess_exec(
-                    "nice", "-n", str(options.nice),
-                    sys.executable, "-m", "table_controller", "run",
-                    "--table-id", table_id, "--variant", "mini", "--card-source", "rng",
-                    "--broker", broker.url("backend"),
-                    "--journal", str(workdir / f"{table_id}.journal"),
-                    "--display", "off", "--log-level", "warning",
-                    stdout=asyncio.subprocess.DEVNULL, stderr=log, cwd=ROOT,
-                )  # fmt: skip
-        await backend.until(
-            lambda: all(view.online for view in backend.tables.values()), "every table online"
-        )
+        await start_tables(broker, backend, processes, workdir, nice=options.nice)
         port = free_port()
         with (workdir / "floor.log").open("ab") as log:
             floor = await asyncio.create_subprocess_exec(

@@ -265,6 +265,35 @@ def sys_window(series: list[tuple[float, float]], start: float, end: float) -> f
     return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
 
 
+async def start_tables(
+    broker: Mosquitto,
+    backend: Backend,
+    processes: dict[str, asyncio.subprocess.Process],
+    workdir: Path,
+    *,
+    nice: int,
+) -> None:
+    """One virtual ``mini`` table per table of ``backend``, each its own process and journal.
+
+    Each process goes into ``processes`` as it starts (so the caller stops every one it has);
+    returns once every table is online.
+    """
+    for table_id in backend.tables:
+        with (workdir / f"{table_id}.log").open("ab") as log:
+            processes[table_id] = await asyncio.create_subprocess_exec(
+                "nice", "-n", str(nice),
+                sys.executable, "-m", "table_controller", "run",
+                "--table-id", table_id, "--variant", "mini", "--card-source", "rng",
+                "--broker", broker.url("backend"),
+                "--journal", str(workdir / f"{table_id}.journal"),
+                "--display", "off", "--log-level", "warning",
+                stdout=asyncio.subprocess.DEVNULL, stderr=log, cwd=ROOT,
+            )  # fmt: skip
+    await backend.until(
+        lambda: all(view.online for view in backend.tables.values()), "every table online"
+    )
+
+
 async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     broker = start_broker(trustme.CA())
     processes: dict[str, asyncio.subprocess.Process] = {}
@@ -277,20 +306,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         await ready.wait()
         load_before = os.getloadavg()
         spawn_started = time.monotonic()
-        for table_id in ids:
-            with (workdir / f"{table_id}.log").open("ab") as log:
-                processes[table_id] = await asyncio.create_subprocess_exec(
-                    "nice", "-n", str(options.nice),
-                    sys.executable, "-m", "table_controller", "run",
-                    "--table-id", table_id, "--variant", "mini", "--card-source", "rng",
-                    "--broker", broker.url("backend"),
-                    "--journal", str(workdir / f"{table_id}.journal"),
-                    "--display", "off", "--log-level", "warning",
-                    stdout=asyncio.subprocess.DEVNULL, stderr=log, cwd=ROOT,
-                )  # fmt: skip
-        await backend.until(
-            lambda: all(view.online for view in backend.tables.values()), "every table online"
-        )
+        await start_tables(broker, backend, processes, workdir, nice=options.nice)
         # The birth goes out before the command subscription: give each table a moment.
         await asyncio.sleep(1.0)
         spawn_s = time.monotonic() - spawn_started

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import Subcommand, UsageError
-from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
+from table_controller.cli.broker_flags import add_backend_service_flags, broker_endpoint
 from table_controller.cli.ingest import read_command_secrets
-from table_controller.contract import DEFAULT_TOPIC_PREFIX
 
 if TYPE_CHECKING:
     from table_controller.floor import FloorSettings
@@ -113,19 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--client-id", metavar="ID", help="MQTT client id (default floor-<host name>-<random>)"
     )
-    parser.add_argument(
-        "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
-    )
-    add_tls_flags(parser)
-    parser.add_argument(
-        "--log-format", choices=["json", "console"], default="json", help="(%(default)s)"
-    )
-    parser.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default="info",
-        help="(%(default)s)",
-    )
+    add_backend_service_flags(parser)
 
 
 def require_extra() -> None:

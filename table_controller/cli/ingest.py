@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
-from table_controller.cli.broker_flags import add_tls_flags, broker_endpoint
-from table_controller.contract import DEFAULT_TOPIC_PREFIX
+from table_controller.cli.broker_flags import add_backend_service_flags, broker_endpoint
 from table_controller.runtime import stop_signals
 
 if TYPE_CHECKING:
@@ -127,19 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds the broker keeps the worker's session while it is away (%(default)s)",
     )
-    parser.add_argument(
-        "--prefix", default=DEFAULT_TOPIC_PREFIX, metavar="P", help="topic prefix (%(default)s)"
-    )
-    add_tls_flags(parser)
-    parser.add_argument(
-        "--log-format", choices=["json", "console"], default="json", help="(%(default)s)"
-    )
-    parser.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default="info",
-        help="(%(default)s)",
-    )
+    add_backend_service_flags(parser)
 
 
 def _check_name(flag: str, value: str, forbidden: str) -> None:
