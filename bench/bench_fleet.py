@@ -405,9 +405,15 @@ class Fleet:
         self.central.process.send_signal(signal.SIGHUP)
 
 
-async def feed(subscription: Subscription, backend: Backend) -> None:
+async def feed(
+    subscription: Subscription, backend: Backend, at_pit: dict[tuple[str, int], float]
+) -> None:
+    """Hand the pit broker's messages to the driver; note when each ``seq`` first came."""
     async for message in subscription:
         backend.take(message.topic, message.payload)
+        with contextlib.suppress(ValueError, KeyError, TypeError, IndexError):
+            key = (message.topic.split("/")[2], int(json.loads(message.payload)["seq"]))
+            at_pit.setdefault(key, time.time())
 
 
 async def play(fleet: Fleet, backend: Backend, commands: Commands) -> fleet_checks.Window:
@@ -496,7 +502,8 @@ async def run(fleet: Fleet) -> dict[str, Any]:
             backoff_max_s=1.0,
         ) as subscription:
             await subscription.wait_subscribed()
-            feeder = asyncio.create_task(feed(subscription, backend))
+            at_pit: dict[tuple[str, int], float] = {}
+            feeder = asyncio.create_task(feed(subscription, backend, at_pit))
             spawn = time.monotonic()
             for batch in range(0, len(fleet.ids), SPAWN_BATCH):
                 ids = fleet.ids[batch : batch + SPAWN_BATCH]
@@ -524,7 +531,7 @@ async def run(fleet: Fleet) -> dict[str, Any]:
         journals = {table_id: fleet.journal(table_id) for table_id in fleet.ids}
         seqs = await fleet_checks.check_seqs(store, journals)
         rounds, mismatches = await fleet_checks.check_rounds(store, journals)
-        figures = await fleet_checks.delays_and_rate(store, window, fleet.faults)
+        figures = await fleet_checks.delays_and_rate(store, window, fleet.faults, at_pit)
         repairs = await fleet_checks.gap_repair_figures(store, fleet.victim)
         if fleet.dropped is not None:
             repairs |= await fleet_checks.repair_after_drop(store, fleet.victim, fleet.dropped)

@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -179,17 +179,27 @@ class Window:
 
 
 async def delays_and_rate(
-    store: IngestStore, play: Window, faults: Sequence[Window]
+    store: IngestStore,
+    play: Window,
+    faults: Sequence[Window],
+    at_pit: Mapping[tuple[str, int], float],
 ) -> dict[str, Any]:
-    """Publish-to-commit delays (``ts`` to ``received_at``) and the rate stored during play."""
-    rows = await store.execute("SELECT ts, received_at FROM messages WHERE ts IS NOT NULL")
+    """Publish-to-commit delays (``ts`` to ``received_at``) and the rate stored during play.
+
+    ``at_pit`` is when the bench's own subscriber on the pit broker got each ``(table, seq)``
+    first: it splits the slowest messages' delays into the table to the pit broker and the pit
+    broker to the row.
+    """
+    rows = await store.execute(
+        "SELECT table_id, seq, ts, received_at FROM messages WHERE ts IS NOT NULL"
+    )
     delays: list[float] = []
     steady: list[float] = []
-    #: (delay, made) of the messages made outside the faults: where the slowest were made.
-    made: list[tuple[float, float]] = []
+    #: (delay, made, reached the pit) of the messages made outside the faults.
+    made: list[tuple[float, float, float | None]] = []
     stored_in_play = 0
     buckets: dict[int, int] = {}
-    for ts, received_at in rows:
+    for table_id, seq, ts, received_at in rows:
         assert isinstance(ts, datetime)
         assert isinstance(received_at, datetime)
         sent, stored = ts.timestamp(), received_at.timestamp()
@@ -197,7 +207,8 @@ async def delays_and_rate(
         delays.append(delay)
         if not any(fault.holds(sent) for fault in faults):
             steady.append(delay)
-            made.append((delay, sent))
+            assert isinstance(seq, int)
+            made.append((delay, sent, at_pit.get((str(table_id), seq))))
         if play.holds(stored):
             stored_in_play += 1
             bucket = int(stored - play.start) // 10
@@ -231,17 +242,30 @@ async def delays_and_rate(
     }
 
 
-def _slowest(made: list[tuple[float, float]], play: Window) -> dict[str, list[float]]:
-    """Where the slowest 1 % of ``(delay, made)`` were made: by 10 s of play, count and longest.
+def _slowest(
+    made: list[tuple[float, float, float | None]], play: Window
+) -> dict[str, dict[str, float | None]]:
+    """Where the slowest 1 % of ``(delay, made, at_pit)`` were made, and where they waited.
 
-    Keyed by the seconds of play the span starts at (``"-10"``: the 10 s before play).
+    By 10 s of play, keyed by the seconds of play the span starts at (``"-10"``: the 10 s
+    before play): how many, the longest delay, and the median seconds from the table to the
+    pit broker and from the pit broker to the row (None: the bench's subscriber missed them).
     """
-    made.sort(reverse=True)
-    by_span: dict[str, list[float]] = {}
-    for delay, sent in made[: max(1, len(made) // 100)] if made else []:
+    made.sort(key=lambda entry: entry[0], reverse=True)
+    spans: dict[str, list[tuple[float, float | None]]] = {}
+    for delay, sent, at_pit in made[: max(1, len(made) // 100)] if made else []:
         span = str(int((sent - play.start) // 10) * 10)
-        count, longest = by_span.get(span, [0, 0.0])
-        by_span[span] = [count + 1, round(max(longest, delay), 1)]
+        spans.setdefault(span, []).append((delay, None if at_pit is None else at_pit - sent))
+    by_span: dict[str, dict[str, float | None]] = {}
+    for span, entries in spans.items():
+        to_pit = [hop for _, hop in entries if hop is not None]
+        beyond = [delay - hop for delay, hop in entries if hop is not None]
+        by_span[span] = {
+            "count": len(entries),
+            "longest_s": round(max(delay for delay, _ in entries), 1),
+            "median_to_pit_s": round(statistics.median(to_pit), 2) if to_pit else None,
+            "median_pit_to_row_s": round(statistics.median(beyond), 2) if beyond else None,
+        }
     return by_span
 
 
