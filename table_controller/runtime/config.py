@@ -268,7 +268,7 @@ class Settings(BaseSettings):
     paytable: Path | None = Field(
         None,
         description="The operator's variant file: payout and window overrides, and variants"
-        " of its own (docs/configuration.md, \"Composed variants\").",
+        ' of its own (docs/configuration.md, "Composed variants").',
     )
     events_log: Path | None = Field(
         None,
