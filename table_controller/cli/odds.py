@@ -13,6 +13,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from table_controller.procedure import (
     stake_amount,
 )
 from table_controller.rules import (
+    BETS,
     LOSE,
     PUSH,
     CardError,
@@ -43,6 +45,9 @@ from table_controller.rules import (
 from table_controller.table_limits import LimitsError, load_limits
 from table_controller.toml_file import TomlFileError, read_toml
 from table_controller.variant_file import VariantFileError
+
+#: The least width of the "pays" column (wider when a bet's pay table is longer).
+PAYS_WIDTH = 44
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -219,6 +224,23 @@ def format_payout(value: Fraction) -> str:
     return str(value)
 
 
+def _pays(bet_id: str, payouts: Mapping[str, Fraction]) -> str:
+    """One payout when every tier pays it, else each tier and its payout.
+
+    A tier that refines another and pays as it does (the Banker's ``three_card_7`` but in
+    ``ez``) is not told apart, as the odds do not tell it apart.
+    """
+    refines = BETS[bet_id].refines
+    tiers = [
+        (tier, value)
+        for tier, value in payouts.items()
+        if tier not in refines or payouts[refines[tier]] != value
+    ]
+    if len({value for _, value in tiers}) == 1:
+        return format_payout(tiers[0][1])
+    return ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
+
+
 def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:8.4f} %"
 
@@ -228,6 +250,8 @@ def render_table(
 ) -> str:
     """The operator's view of what each bet of a table costs, and its limits if it has any."""
     stakes = {} if limits is None else limits.limits
+    paid = {offer.bet_id: _pays(offer.bet_id, offer.payouts) for offer in variant.bets}
+    width = max(PAYS_WIDTH, *map(len, paid.values()))
     shoe = f"{odds.cards} cards ({decks} decks{', less ' + removed if removed else ''})"
     lines = [
         f"{variant.title} [{variant.name}], {shoe}",
@@ -235,16 +259,11 @@ def render_table(
             *(_percent(odds.events[name]).strip() for name in ("banker_wins", "player_wins", "tie"))
         ),
         "",
-        f"{'bet':<20} {'pays (to one)':<44} {'wins':>10} {'house edge':>11} {'RTP':>10}  "
+        f"{'bet':<20} {'pays (to one)':<{width}} {'wins':>10} {'house edge':>11} {'RTP':>10}  "
         + (f"{'offered':<14} limits ({limits.currency})" if limits and stakes else "offered"),
     ]
     for offer in variant.bets:
         bet = odds.bets[offer.bet_id]
-        tiers = list(offer.payouts.items())
-        if len(set(offer.payouts.values())) == 1:
-            pays = format_payout(tiers[0][1])
-        else:
-            pays = ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
         # A tier that pays nothing (EZ's Banker on a three-card 7) is a push, not a win.
         wins = sum(
             (
@@ -269,7 +288,7 @@ def render_table(
             )
             offered = f"{offered:<14} {limit}"
         lines.append(
-            f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"
-            f" {_percent(bet.rtp):>10}  {offered}"
+            f"{offer.bet_id:<20} {paid[offer.bet_id]:<{width}} {_percent(wins):>10}"
+            f" {_percent(bet.house_edge):>11} {_percent(bet.rtp):>10}  {offered}"
         )
     return "\n".join(lines) + "\n"

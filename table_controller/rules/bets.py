@@ -65,6 +65,8 @@ class OpeningBet:
     decide: Callable[[Opening], str]
     #: Net payout of each tier, in the order of ``tiers``, where a variant says nothing else.
     default_payouts: Mapping[str, Fraction]
+    #: As :attr:`CoupBet.refines` (no opening bet has such a tier).
+    refines: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_defaults(self.bet_id, self.tiers, self.default_payouts)
