@@ -7,7 +7,12 @@ import pytest
 from table_controller.contract import BetLimits
 from table_controller.rules.bets import BETS
 from table_controller.rules.variants import COMMISSION, EZ, SUPER_SIX, VARIANTS
-from table_controller.variant_file import VariantFileError, load_bet_limits, load_variants
+from table_controller.variant_file import (
+    VariantFileError,
+    load_bet_limits,
+    load_dynamic_windows,
+    load_variants,
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -218,3 +223,10 @@ def test_a_composed_variant_that_cannot_be_dealt_is_refused_with_its_key(
         load_variants(path)
     with pytest.raises(VariantFileError, match=message):
         load_bet_limits(path)
+
+
+def test_a_composed_variant_takes_dynamic_windows(tmp_path: Path) -> None:
+    text = '[house]\nmain_bets = "ez"\n[house.bets.dragon_7]\n[house.dynamic_windows]\n'
+    windows = load_dynamic_windows(write(tmp_path, text + "below_percent = 1\n"))
+    assert list(windows) == ["house"]
+    assert windows["house"].threshold == Fraction(1, 100)
