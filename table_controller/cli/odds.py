@@ -13,12 +13,14 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.variant_flags import add_variant_flags, chosen_variant
 from table_controller.contract import DEFAULT_CURRENCY, TableLimits
 from table_controller.procedure import (
     CURRENCY_PATTERN,
@@ -28,9 +30,9 @@ from table_controller.procedure import (
     stake_amount,
 )
 from table_controller.rules import (
+    BETS,
     LOSE,
     PUSH,
-    VARIANTS,
     CardError,
     Composition,
     CompositionError,
@@ -42,12 +44,15 @@ from table_controller.rules import (
 )
 from table_controller.table_limits import LimitsError, load_limits
 from table_controller.toml_file import TomlFileError, read_toml
-from table_controller.variant_file import VariantFileError, load_variants
+from table_controller.variant_file import VariantFileError
+
+#: The least width of the "pays" column (wider when a bet's pay table is longer).
+PAYS_WIDTH = 44
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``odds`` flags."""
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
+    add_variant_flags(parser)
     parser.add_argument(
         "--decks", type=whole_number(1), help="decks in the shoe (default: the variant's)"
     )
@@ -64,9 +69,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='one composition per line, {"QH": 7, "4S": 8, ...}; one JSON result per line out',
     )
     parser.add_argument(
-        "--paytable", type=Path, metavar="FILE", help="variant file overriding payouts and windows"
-    )
-    parser.add_argument(
         "--config",
         type=Path,
         metavar="FILE",
@@ -77,8 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the odds of one composition, or of each line of a batch file."""
+    variant = chosen_variant(args)
     try:
-        variant = load_variants(args.paytable)[args.variant]
         currency, by_settings = _settings_limits(args.config)
         limits = load_limits(variant, paytable=args.paytable, currency=currency, limits=by_settings)
     except (VariantFileError, LimitsError) as error:
@@ -222,6 +224,23 @@ def format_payout(value: Fraction) -> str:
     return str(value)
 
 
+def _pays(bet_id: str, payouts: Mapping[str, Fraction]) -> str:
+    """One payout when every tier pays it, else each tier and its payout.
+
+    A tier that refines another and pays as it does (the Banker's ``three_card_7`` but in
+    ``ez``) is not told apart, as the odds do not tell it apart.
+    """
+    refines = BETS[bet_id].refines
+    tiers = [
+        (tier, value)
+        for tier, value in payouts.items()
+        if tier not in refines or payouts[refines[tier]] != value
+    ]
+    if len({value for _, value in tiers}) == 1:
+        return format_payout(tiers[0][1])
+    return ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
+
+
 def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:8.4f} %"
 
@@ -231,6 +250,8 @@ def render_table(
 ) -> str:
     """The operator's view of what each bet of a table costs, and its limits if it has any."""
     stakes = {} if limits is None else limits.limits
+    paid = {offer.bet_id: _pays(offer.bet_id, offer.payouts) for offer in variant.bets}
+    width = max(PAYS_WIDTH, *map(len, paid.values()))
     shoe = f"{odds.cards} cards ({decks} decks{', less ' + removed if removed else ''})"
     lines = [
         f"{variant.title} [{variant.name}], {shoe}",
@@ -238,18 +259,18 @@ def render_table(
             *(_percent(odds.events[name]).strip() for name in ("banker_wins", "player_wins", "tie"))
         ),
         "",
-        f"{'bet':<20} {'pays (to one)':<44} {'wins':>10} {'house edge':>11} {'RTP':>10}  "
+        f"{'bet':<20} {'pays (to one)':<{width}} {'wins':>10} {'house edge':>11} {'RTP':>10}  "
         + (f"{'offered':<14} limits ({limits.currency})" if limits and stakes else "offered"),
     ]
     for offer in variant.bets:
         bet = odds.bets[offer.bet_id]
-        tiers = list(offer.payouts.items())
-        if len(set(offer.payouts.values())) == 1:
-            pays = format_payout(tiers[0][1])
-        else:
-            pays = ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
+        # A tier that pays nothing (EZ's Banker on a three-card 7) is a push, not a win.
         wins = sum(
-            (p for verdict, p in bet.probabilities.items() if verdict not in {LOSE, PUSH}),
+            (
+                p
+                for verdict, p in bet.probabilities.items()
+                if verdict not in {LOSE, PUSH} and offer.payouts[verdict] > 0
+            ),
             Fraction(0),
         )
         window = offer.window
@@ -267,7 +288,7 @@ def render_table(
             )
             offered = f"{offered:<14} {limit}"
         lines.append(
-            f"{offer.bet_id:<20} {pays:<44} {_percent(wins):>10} {_percent(bet.house_edge):>11}"
-            f" {_percent(bet.rtp):>10}  {offered}"
+            f"{offer.bet_id:<20} {paid[offer.bet_id]:<{width}} {_percent(wins):>10}"
+            f" {_percent(bet.house_edge):>11} {_percent(bet.rtp):>10}  {offered}"
         )
     return "\n".join(lines) + "\n"
