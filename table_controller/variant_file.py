@@ -1,11 +1,12 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The operator's variant file: TOML overrides of any payout or side-bet window.
+"""The operator's variant file: overrides of any payout or side-bet window, and new variants.
 
 Edge module: reads and validates a file (pydantic), then builds the pure
 :class:`~table_controller.rules.variants.Variant` values the cores use. An invalid file is
 refused as a whole with a message naming the key and the problem; nothing is half-applied.
 
-Format (every table and key optional)::
+A section named after a built-in variant (``commission``, ``super_six``, ``lucky``, ``mini``,
+``ez``) overrides it. Format (every table and key optional)::
 
     [commission.bets.tie]
     payouts = { win = 9 }          # net "to one": 9, 0.95 or "19/20"
@@ -26,6 +27,27 @@ A bet's ``limits`` are its smallest and largest stake (``0 < min <= max``), deci
 (never a fraction) in the table's currency's minor unit at most, which is checked at start,
 where the currency is known; the ``limits`` setting replaces them for the bets it names
 (:mod:`table_controller.table_limits`).
+
+A section with any other name composes a new variant of that name from the bet catalogue
+(``table_controller/rules/bets.py``)::
+
+    [house_ez]
+    title = "House EZ with Dragon Bonus"   # default: the name
+    main_bets = "ez"               # required: commission | no_commission | ez
+    decks = 8                      # 1 to 8 (default 8)
+    reshuffle = "cut_card"         # or "every_round" (default cut_card)
+    burn = true                    # default: true with a cut card; never when every round
+    [house_ez.bets.player_dragon_bonus]   # each bet named is on the menu, after the main bets
+    payouts = { by_9 = 30 }        # tiers not given: the catalogue's default pay table
+    window = [1, 60]               # default: every round
+    limits = { min = 5, max = 500 }
+
+``main_bets`` puts Player, Banker and Tie on the menu, the Banker paid 0.95 on every win
+(``commission``), 1 but 0.5 on a win with 6 (``no_commission``), or 1 with a win on a
+three-card 7 a push (``ez``); ``bets.player``, ``bets.banker`` and ``bets.tie`` override
+them. A variant reshuffled every round is a virtual one, which offers every bet on every round:
+it takes no ``window`` and burns no card. The name is ``[a-z][a-z0-9_]{0,31}``: it is the
+``variant`` setting and the ``variant`` of the MQTT messages.
 """
 
 from __future__ import annotations
@@ -53,7 +75,19 @@ from pydantic import (
 from table_controller.contract import BetLimits
 from table_controller.procedure import decimal_amount, limits_from_data, limits_problem
 from table_controller.protection import DynamicWindows
-from table_controller.rules import BETS, MAX_ROUND, VARIANTS, BetOffer, Variant, Window
+from table_controller.rules import (
+    BETS,
+    MAX_ROUND,
+    VARIANT_NAME_PATTERN,
+    VARIANTS,
+    BetOffer,
+    MainBets,
+    Reshuffle,
+    Variant,
+    Window,
+    default_offer,
+    main_bets,
+)
 from table_controller.toml_file import TomlFileError, read_toml
 
 __all__ = ["VariantFileError", "load_bet_limits", "load_dynamic_windows", "load_variants"]
@@ -89,6 +123,27 @@ class _VariantOverride(BaseModel):
     dynamic_windows: _DynamicWindowsSetting | None = None
 
 
+#: The name of a composed variant.
+NAME_PATTERN = re.compile(VARIANT_NAME_PATTERN)
+#: The most decks a composed variant's shoe holds.
+MAX_DECKS = 8
+#: The longest title of a composed variant.
+MAX_TITLE = 64
+
+
+class _ComposedVariant(_VariantOverride):
+    title: (
+        Annotated[
+            StrictStr, Field(min_length=1, max_length=MAX_TITLE, pattern=r"^[^\x00-\x1f\x7f]+$")
+        ]
+        | None
+    ) = None
+    main_bets: MainBets
+    decks: Annotated[int, Field(strict=True, ge=1, le=MAX_DECKS)] = MAX_DECKS
+    reshuffle: Reshuffle = Reshuffle.CUT_CARD
+    burn: StrictBool | None = None
+
+
 #: A payout written as text: a decimal or a fraction of modest size (no exponent to expand).
 _PAYOUT_TEXT = re.compile(r"\d{1,9}(\.\d{1,9})?|\d{1,9}/\d{1,9}")
 #: No bet pays more than this to one; anything larger is a typing error.
@@ -120,7 +175,7 @@ def _apply(variant: Variant, override: _VariantOverride, prefix: str) -> Variant
     for bet_id, bet_override in override.bets.items():
         key = f"{prefix}.bets.{bet_id}"
         if bet_id not in BETS:
-            raise VariantFileError(f"{key}: unknown bet {bet_id!r}")
+            raise VariantFileError(f"{key}: unknown bet {bet_id!r} (bets: {', '.join(BETS)})")
         if bet_id not in offers:
             raise VariantFileError(
                 f"{key}: the {variant.name!r} variant does not offer {bet_id!r} "
@@ -150,27 +205,82 @@ def _apply(variant: Variant, override: _VariantOverride, prefix: str) -> Variant
     return replace(variant, bets=tuple(offers[bet_id] for bet_id in variant.bet_ids))
 
 
+def _compose(name: str, composed: _ComposedVariant) -> Variant:
+    """A new variant: the main bets of its kind, then each bet the section names."""
+    every_round = composed.reshuffle is Reshuffle.EVERY_ROUND
+    if composed.burn and every_round:
+        raise VariantFileError(
+            f"{name}.burn: a variant reshuffled every round has no shoe to burn cards from"
+        )
+    offers = {offer.bet_id: offer for offer in main_bets(composed.main_bets)}
+    for bet_id, bet in composed.bets.items():
+        if bet_id not in BETS:
+            raise VariantFileError(
+                f"{name}.bets.{bet_id}: unknown bet {bet_id!r} (bets: {', '.join(BETS)})"
+            )
+        if every_round and bet.window is not None:
+            raise VariantFileError(
+                f"{name}.bets.{bet_id}.window: a variant reshuffled every round offers every"
+                " bet on every round"
+            )
+        if bet_id not in offers:
+            offers[bet_id] = default_offer(bet_id)
+    variant = Variant(
+        name=name,
+        title=composed.title or name,
+        decks=composed.decks,
+        burn=not every_round if composed.burn is None else composed.burn,
+        reshuffle=composed.reshuffle,
+        bets=tuple(offers.values()),
+        virtual=every_round,
+    )
+    return _apply(variant, composed, name)
+
+
+def _section(name: str, raw: object, built_in: bool) -> _VariantOverride:
+    """One section of the file, validated: an override of a built-in variant, or a new one."""
+    if not built_in:
+        if not NAME_PATTERN.match(name):
+            raise VariantFileError(
+                f"{name}: not a variant name ([a-z][a-z0-9_]{{0,31}}: lower-case letters,"
+                " digits and _, a letter first)"
+            )
+        if isinstance(raw, Mapping) and "main_bets" not in raw:
+            raise VariantFileError(
+                f"{name}: unknown variant (built-in: {', '.join(VARIANTS)}); a new variant"
+                " needs main_bets (commission, no_commission or ez)"
+            )
+    model = _VariantOverride if built_in else _ComposedVariant
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in (name, *first["loc"]))
+        raise VariantFileError(f"{where}: {first['msg']}") from None
+
+
+def _sections(document: Mapping[str, object], *, source: str) -> dict[str, _VariantOverride]:
+    """Every section of the document, validated, by variant name."""
+    try:
+        return {name: _section(name, raw, name in VARIANTS) for name, raw in document.items()}
+    except VariantFileError as error:
+        raise VariantFileError(f"{source}: {error}") from None
+
+
 def parse_variant_overrides(
     document: Mapping[str, object],
     base: Mapping[str, Variant] = VARIANTS,
     *,
     source: str = "variant file",
 ) -> dict[str, Variant]:
-    """The built-in variants with the document's overrides applied."""
+    """The built-in variants with the document's overrides applied, then its new variants."""
     variants = dict(base)
-    for name, raw in document.items():
-        if name not in variants:
-            raise VariantFileError(
-                f"{source}: {name}: unknown variant (known: {', '.join(variants)})"
-            )
+    for name, section in _sections(document, source=source).items():
         try:
-            override = _VariantOverride.model_validate(raw)
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in (name, *first["loc"]))
-            raise VariantFileError(f"{source}: {where}: {first['msg']}") from None
-        try:
-            variants[name] = _apply(variants[name], override, name)
+            if isinstance(section, _ComposedVariant):
+                variants[name] = _compose(name, section)
+            else:
+                variants[name] = _apply(variants[name], section, name)
         except VariantFileError as error:
             raise VariantFileError(f"{source}: {error}") from None
     return variants
@@ -182,8 +292,8 @@ def parse_dynamic_windows(
     """The variants whose side bets follow their live edge, and how (see the module doc)."""
     parse_variant_overrides(document, source=source)  # the whole file is valid, or nothing
     windows: dict[str, DynamicWindows] = {}
-    for name, raw in document.items():
-        setting = _VariantOverride.model_validate(raw).dynamic_windows
+    for name, section in _sections(document, source=source).items():
+        setting = section.dynamic_windows
         if setting is not None:
             below = Fraction(Decimal(repr(setting.below_percent))) / 100
             windows[name] = DynamicWindows(
@@ -198,10 +308,10 @@ def parse_bet_limits(
     """Each variant's bets' stake limits (``[<variant>.bets.<bet>] limits``), exact."""
     parse_variant_overrides(document, source=source)  # the whole file is valid, or nothing
     limits: dict[str, dict[str, BetLimits]] = {}
-    for name, raw in document.items():
+    for name, section in _sections(document, source=source).items():
         given = {
             bet: bet_override.limits
-            for bet, bet_override in _VariantOverride.model_validate(raw).bets.items()
+            for bet, bet_override in section.bets.items()
             if bet_override.limits is not None
         }
         try:
@@ -232,7 +342,7 @@ def load_dynamic_windows(path: Path | None) -> dict[str, DynamicWindows]:
 
 
 def load_variants(path: Path | None) -> dict[str, Variant]:
-    """The variants in force: built-ins, with the overrides of ``path`` if given."""
+    """The variants in force: built-ins, with the overrides and new variants of ``path``."""
     if path is None:
         return dict(VARIANTS)
     return parse_variant_overrides(_read_document(path), source=str(path))

@@ -68,7 +68,7 @@ def test_batch_gives_one_result_per_line_in_order(
         (["odds", "--remove", "ZZ"], "--remove: item 1: not a card: 'ZZ'"),
         (["odds", "--decks", "1", "--remove", "AS,AS"], "cannot remove 2 x AS"),
         (["odds", "--decks", "0"], "--decks: must be 1 or more"),
-        (["odds", "--variant", "blackjack"], "invalid choice: 'blackjack'"),
+        (["odds", "--variant", "blackjack"], "--variant: 'blackjack' is not a variant"),
         (["odds", "--frobnicate"], "unrecognized arguments: --frobnicate"),
     ],
 )

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from table_controller.cli import Subcommand, UsageError, add_table_flags, whole_number
+from table_controller.cli.variant_flags import VARIANT_HELP, add_variant_flags, chosen_variant
 from table_controller.contract import PaceFigures, Recall, RecalledHand, RecallStep, fields_of
 from table_controller.history import (
     HOUR_S,
@@ -57,7 +58,6 @@ from table_controller.history import (
     stamp_of,
 )
 from table_controller.procedure import ProcedureBug, TableProcedure
-from table_controller.rules import VARIANTS
 from table_controller.runtime import DecisionInterpreter
 from table_controller.runtime.journal import (
     FileCheck,
@@ -126,9 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stats.add_argument("files", type=Path, nargs="+", metavar="FILE", help="one or more journals")
     stats.add_argument("--by", choices=("dealer", "shoe", "hour"), default=None)
     stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    stats.add_argument(
-        "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
-    )
+    add_variant_flags(stats, variant_help=f"the table's variant: {VARIANT_HELP}")
     add_table_flags(stats)
     recall = actions.add_parser(
         "recall",
@@ -141,9 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how many of the last rounds (default: as many as the recall command's, 10)",
     )  # fmt: skip
     recall.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    recall.add_argument(
-        "--variant", choices=sorted(VARIANTS), default="commission", help="the table's variant"
-    )
+    add_variant_flags(recall, variant_help=f"the table's variant: {VARIANT_HELP}")
     add_table_flags(recall)
 
 
@@ -252,7 +248,7 @@ def _stats(args: argparse.Namespace) -> int:
     for number, path in enumerate(args.files, start=1):
         table_id = journal_table_id(path) or f"journal-{number}"
         machine = TableProcedure(
-            VARIANTS[args.variant],
+            chosen_variant(args),
             table_id=table_id,
             betting_phase=args.betting_phase,
             require_dealer=args.require_dealer,
@@ -390,7 +386,7 @@ def _recall(args: argparse.Namespace) -> int:
     from table_controller.contract.commands import DEFAULT_ROUNDS  # noqa: PLC0415
 
     machine = TableProcedure(
-        VARIANTS[args.variant],
+        chosen_variant(args),
         table_id=journal_table_id(args.file) or "journal",
         betting_phase=args.betting_phase,
         require_dealer=args.require_dealer,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli.variant_flags import add_variant_flags, chosen_variant
 from table_controller.contract import DEFAULT_CURRENCY, TableLimits
 from table_controller.procedure import (
     CURRENCY_PATTERN,
@@ -30,7 +31,6 @@ from table_controller.procedure import (
 from table_controller.rules import (
     LOSE,
     PUSH,
-    VARIANTS,
     CardError,
     Composition,
     CompositionError,
@@ -42,12 +42,12 @@ from table_controller.rules import (
 )
 from table_controller.table_limits import LimitsError, load_limits
 from table_controller.toml_file import TomlFileError, read_toml
-from table_controller.variant_file import VariantFileError, load_variants
+from table_controller.variant_file import VariantFileError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``odds`` flags."""
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
+    add_variant_flags(parser)
     parser.add_argument(
         "--decks", type=whole_number(1), help="decks in the shoe (default: the variant's)"
     )
@@ -64,9 +64,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='one composition per line, {"QH": 7, "4S": 8, ...}; one JSON result per line out',
     )
     parser.add_argument(
-        "--paytable", type=Path, metavar="FILE", help="variant file overriding payouts and windows"
-    )
-    parser.add_argument(
         "--config",
         type=Path,
         metavar="FILE",
@@ -77,8 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the odds of one composition, or of each line of a batch file."""
+    variant = chosen_variant(args)
     try:
-        variant = load_variants(args.paytable)[args.variant]
         currency, by_settings = _settings_limits(args.config)
         limits = load_limits(variant, paytable=args.paytable, currency=currency, limits=by_settings)
     except (VariantFileError, LimitsError) as error:
@@ -248,8 +245,13 @@ def render_table(
             pays = format_payout(tiers[0][1])
         else:
             pays = ", ".join(f"{tier} {format_payout(value)}" for tier, value in tiers)
+        # A tier that pays nothing (EZ's Banker on a three-card 7) is a push, not a win.
         wins = sum(
-            (p for verdict, p in bet.probabilities.items() if verdict not in {LOSE, PUSH}),
+            (
+                p
+                for verdict, p in bet.probabilities.items()
+                if verdict not in {LOSE, PUSH} and offer.payouts[verdict] > 0
+            ),
             Fraction(0),
         )
         window = offer.window

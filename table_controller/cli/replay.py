@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from table_controller.cli import Subcommand, UsageError, add_table_flags
+from table_controller.cli.variant_flags import VARIANT_HELP, add_variant_flags, chosen_variant
 from table_controller.contract import (
     CommandReply,
     JsonValue,
@@ -77,7 +78,7 @@ from table_controller.protection import (
     replay_edges,
     require_matplotlib,
 )
-from table_controller.rules import VARIANTS, Variant
+from table_controller.rules import Variant
 from table_controller.runtime import DecisionInterpreter, answer_message
 from table_controller.runtime.journal import (
     ANSWER_KEY,
@@ -102,7 +103,7 @@ DEFAULT_OPERATOR: Final = "replay"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``replay`` flags."""
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="commission")
+    add_variant_flags(parser, variant_help=f"the table's variant: {VARIANT_HELP}")
     parser.add_argument(
         "--inputs",
         type=Path,
@@ -171,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         _check_plot_target(args.plot)
     inputs = list(read_inputs(args.inputs))
     table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
-    variant = VARIANTS[args.variant]
+    variant = chosen_variant(args)
     machine = TableProcedure(
         variant,
         table_id=table_id,

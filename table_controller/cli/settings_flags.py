@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from table_controller.cli import UsageError
+from table_controller.rules import VARIANTS
 from table_controller.runtime import (
     Settings,
     SettingsError,
@@ -26,7 +27,11 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
     """The settings shared by ``run`` and ``demo``; a flag left out defers to env and file."""
     parser.add_argument("--config", type=Path, metavar="FILE", help="TOML settings file")
     parser.add_argument("--table-id", metavar="ID", help="the table's id (topics, client id)")
-    parser.add_argument("--variant", help="commission, super_six, lucky or mini")
+    parser.add_argument(
+        "--variant",
+        metavar="NAME",
+        help=f"{', '.join(VARIANTS)}, or a variant the paytable (variant file) composes",
+    )
     parser.add_argument("--port", help="shoe reader: device path or socket://host:port")
     parser.add_argument("--protocol", help="srp or beetek")
     parser.add_argument("--baud", type=int, help="serial speed (default 9600)")
@@ -49,7 +54,12 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
         "without one, a virtual table deals each round on the deal command",
     )
     parser.add_argument("--card-source", help="reader or rng")
-    parser.add_argument("--paytable", type=Path, metavar="FILE", help="variant file overrides")
+    parser.add_argument(
+        "--paytable",
+        type=Path,
+        metavar="FILE",
+        help="variant file: payout and window overrides, and variants of its own",
+    )
     parser.add_argument(
         "--events-log", type=Path, metavar="FILE", help="JSON-lines copy of every message"
     )

@@ -4,9 +4,10 @@
 Pure: no I/O, no clock, no randomness.
 
 A bet's rule decides a *verdict* from the coup: the name of the payout tier it wins on (most
-bets have one tier, ``win``), ``push`` or ``lose``. How much a tier pays is not here: it is the
-variant's pay table (``variants.py``), so that every payout is configuration. Results are net
-per unit staked, "to one": ``+1`` even money, ``0`` a push, ``-1`` the stake lost.
+bets have one tier, ``win``), ``push`` or ``lose``. How much a tier pays is the variant's pay
+table (``variants.py``), so that every payout is configuration; each rule carries the default
+pay table that the built-in variants and the variants an operator composes start from. Results
+are net per unit staked, "to one": ``+1`` even money, ``0`` a push, ``-1`` the stake lost.
 
 Main bets decide on the :class:`~table_controller.rules.tableau.Outcome` (totals and card
 counts); pair and colour bets on the :class:`~table_controller.rules.tableau.Opening` of one
@@ -16,7 +17,7 @@ hand (its first two cards). The exact analyser relies on that split.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeAlias
 
@@ -29,6 +30,11 @@ LOSS = Fraction(-1)
 NO_CHANGE = Fraction(0)
 
 
+def _check_defaults(bet_id: str, tiers: tuple[str, ...], defaults: Mapping[str, Fraction]) -> None:
+    if tuple(defaults) != tiers:
+        raise ValueError(f"bet {bet_id!r}: default payouts {sorted(defaults)} are not its tiers")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CoupBet:
     """A bet settled on the final totals and card counts."""
@@ -37,6 +43,15 @@ class CoupBet:
     tiers: tuple[str, ...]
     wins_when: str
     decide: Callable[[Outcome], str]
+    #: Net payout of each tier, in the order of ``tiers``, where a variant says nothing else.
+    default_payouts: Mapping[str, Fraction]
+    #: A tier that is a special case of another (tier -> the other): where a pay table pays
+    #: both alike, the exact odds count it under the other, so such a menu reports as if the
+    #: special case were not told apart.
+    refines: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.bet_id, self.tiers, self.default_payouts)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +63,11 @@ class OpeningBet:
     tiers: tuple[str, ...]
     wins_when: str
     decide: Callable[[Opening], str]
+    #: Net payout of each tier, in the order of ``tiers``, where a variant says nothing else.
+    default_payouts: Mapping[str, Fraction]
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.bet_id, self.tiers, self.default_payouts)
 
 
 BetRule: TypeAlias = CoupBet | OpeningBet
@@ -69,11 +89,20 @@ def _hand_wins(hand: Hand) -> Callable[[Outcome], str]:
     return decide
 
 
+#: The Banker's winning tiers: with a total of 6, with a three-card 7, any other win.
+WIN_ON_6 = "win_on_6"
+THREE_CARD_7 = "three_card_7"
+
+
 def _banker(outcome: Outcome) -> str:
     if outcome.winner is Winner.TIE:
         return PUSH
     if outcome.winner is Winner.BANKER:
-        return "win_on_6" if outcome.banker_total == 6 else WIN
+        if outcome.banker_total == 6:
+            return WIN_ON_6
+        if outcome.banker_total == 7 and outcome.banker_cards == 3:
+            return THREE_CARD_7
+        return WIN
     return LOSE
 
 
@@ -138,6 +167,43 @@ def _tie_on(totals: frozenset[int]) -> Callable[[Outcome], str]:
     return decide
 
 
+def _wins_with_three(hand: Hand, total: int) -> Callable[[Outcome], str]:
+    """Dragon 7 and Panda 8: the hand wins with a three-card total of ``total``."""
+    hand_winner = _HAND_WINNER[hand]
+
+    def decide(outcome: Outcome) -> str:
+        if hand is Hand.PLAYER:
+            own_total, own_cards = outcome.player_total, outcome.player_cards
+        else:
+            own_total, own_cards = outcome.banker_total, outcome.banker_cards
+        wins = outcome.winner is hand_winner and own_cards == 3 and own_total == total
+        return WIN if wins else LOSE
+
+    return decide
+
+
+#: Dragon Bonus tiers: a natural win, then a non-natural win by 9 points down to 4.
+DRAGON_BONUS_TIERS = ("natural", "by_9", "by_8", "by_7", "by_6", "by_5", "by_4")
+
+
+def _dragon_bonus(hand: Hand) -> Callable[[Outcome], str]:
+    """A natural win, or a non-natural win by 4 to 9 points; a Tie of naturals pushes."""
+    hand_winner = _HAND_WINNER[hand]
+
+    def decide(outcome: Outcome) -> str:
+        if outcome.winner is Winner.TIE:
+            return PUSH if outcome.natural else LOSE
+        if outcome.winner is not hand_winner:
+            return LOSE
+        own_natural = outcome.player_natural if hand is Hand.PLAYER else outcome.banker_natural
+        if own_natural is not None:
+            return "natural"
+        margin = abs(outcome.player_total - outcome.banker_total)
+        return f"by_{margin}" if margin >= 4 else LOSE
+
+    return decide
+
+
 def _pair(opening: Opening) -> str:
     return WIN if opening.pair else LOSE
 
@@ -169,55 +235,88 @@ def _lucky_pair(opening: Opening) -> str:
     return "other"
 
 
-#: The bets on one hand's first two cards: id after the hand, tiers, when it wins, its rule.
-_OPENING_BETS: tuple[tuple[str, tuple[str, ...], str, Callable[[Opening], str]], ...] = (
-    ("pair", (WIN,), "are a pair", _pair),
-    ("red", (WIN,), "are both red", _red),
-    ("black", (WIN,), "are both black", _black),
-    ("lucky_pair", LUCKY_PAIR_TIERS, "are a pair (highest tier)", _lucky_pair),
+def _pays(*tiers: tuple[str, Fraction | int]) -> dict[str, Fraction]:
+    return {tier: Fraction(value) for tier, value in tiers}
+
+
+def _even(value: Fraction | int) -> dict[str, Fraction]:
+    return _pays((WIN, value))
+
+
+_COMMISSION = Fraction(19, 20)
+
+#: The bets on one hand's first two cards: id after the hand, when it wins, its rule, and its
+#: default pay table.
+_OPENING_BETS: tuple[tuple[str, str, Callable[[Opening], str], dict[str, Fraction]], ...] = (
+    ("pair", "are a pair", _pair, _even(11)),
+    ("red", "are both red", _red, _even(2)),
+    ("black", "are both black", _black, _even(2)),
+    (
+        "lucky_pair",
+        "are a pair (highest tier)",
+        _lucky_pair,
+        _pays(*zip(LUCKY_PAIR_TIERS, (30, 15, 12, 9), strict=True)),
+    ),
 )
+
+#: Default payouts of the bets on a winning total: by hand and group of totals.
+_WINS_ON_PAYS: Mapping[tuple[Hand, str], int] = {
+    (Hand.PLAYER, "123"): 31,
+    (Hand.PLAYER, "456"): 8,
+    (Hand.PLAYER, "789"): 2,
+    (Hand.BANKER, "123"): 31,
+    (Hand.BANKER, "456"): 6,
+    (Hand.BANKER, "789"): 2,
+}
+_TIE_ON_PAYS: Mapping[str, int] = {"0123": 45, "456": 24, "789": 19}
+#: Dragon Bonus default pay table, in the order of :data:`DRAGON_BONUS_TIERS`.
+_DRAGON_BONUS_PAYS = (1, 30, 10, 6, 4, 2, 1)
+
+
+def _coup_bet(
+    bet_id: str, wins_when: str, decide: Callable[[Outcome], str], pays: dict[str, Fraction]
+) -> CoupBet:
+    return CoupBet(
+        bet_id=bet_id, tiers=tuple(pays), wins_when=wins_when, decide=decide, default_payouts=pays
+    )
 
 
 def _catalogue() -> dict[str, BetRule]:
     rules: list[BetRule] = [
-        CoupBet(
-            bet_id="player",
-            tiers=(WIN,),
-            wins_when="Player total > Banker total; push on a Tie",
-            decide=_hand_wins(Hand.PLAYER),
+        _coup_bet(
+            "player", "Player total > Banker total; push on a Tie", _hand_wins(Hand.PLAYER),
+            _even(1),
         ),
         CoupBet(
             bet_id="banker",
-            tiers=(WIN, "win_on_6"),
-            wins_when="Banker total > Player total (tier win_on_6 when with 6); push on a Tie",
+            tiers=(WIN, WIN_ON_6, THREE_CARD_7),
+            wins_when="Banker total > Player total (tier win_on_6 when with 6, three_card_7"
+            " when with a three-card 7); push on a Tie",
             decide=_banker,
+            default_payouts=_pays(
+                (WIN, _COMMISSION), (WIN_ON_6, _COMMISSION), (THREE_CARD_7, _COMMISSION)
+            ),
+            refines={THREE_CARD_7: WIN},
         ),
-        CoupBet(bet_id="tie", tiers=(WIN,), wins_when="totals equal", decide=_tie),
-        CoupBet(bet_id="big", tiers=(WIN,), wins_when="5 or 6 cards dealt", decide=_big),
-        CoupBet(bet_id="small", tiers=(WIN,), wins_when="4 cards dealt", decide=_small),
-        CoupBet(
-            bet_id="super_six", tiers=(WIN,), wins_when="Banker wins with 6", decide=_super_six
+        _coup_bet("tie", "totals equal", _tie, _even(8)),
+        _coup_bet("big", "5 or 6 cards dealt", _big, _even(Fraction(1, 2))),
+        _coup_bet("small", "4 cards dealt", _small, _even(Fraction(3, 2))),
+        _coup_bet("super_six", "Banker wins with 6", _super_six, _even(12)),
+        _coup_bet(
+            "super_6_plus", "Banker wins with 6 (tier by the Banker's card count)", _super_6_plus,
+            _pays(("two_cards", 12), ("three_cards", 18)),
         ),
-        CoupBet(
-            bet_id="super_6_plus",
-            tiers=("two_cards", "three_cards"),
-            wins_when="Banker wins with 6 (tier by the Banker's card count)",
-            decide=_super_6_plus,
+        _coup_bet(
+            "lucky_6", "Player or Banker wins with 6, or a Tie on 6", _lucky_6, _even(6)
         ),
-        CoupBet(
-            bet_id="lucky_6",
-            tiers=(WIN,),
-            wins_when="Player or Banker wins with 6, or a Tie on 6",
-            decide=_lucky_6,
-        ),
-    ]
+    ]  # fmt: skip
     for hand in Hand:
         rules.extend(
-            CoupBet(
-                bet_id=f"{hand}_natural_{total}",
-                tiers=(WIN,),
-                wins_when=f"{hand.title()} has a natural {total} and wins",
-                decide=_natural(hand, total),
+            _coup_bet(
+                f"{hand}_natural_{total}",
+                f"{hand.title()} has a natural {total} and wins",
+                _natural(hand, total),
+                _even(8),
             )
             for total in (8, 9)
         )
@@ -225,34 +324,54 @@ def _catalogue() -> dict[str, BetRule]:
             OpeningBet(
                 bet_id=f"{hand}_{name}",
                 hand=hand,
-                tiers=tiers,
+                tiers=tuple(pays),
                 wins_when=f"{hand.title()}'s first two cards {wins_when}",
                 decide=decide,
+                default_payouts=pays,
             )
-            for name, tiers, wins_when, decide in _OPENING_BETS
+            for name, wins_when, decide, pays in _OPENING_BETS
         )
         rules.extend(
-            CoupBet(
-                bet_id=f"{hand}_wins_on_{group}",
-                tiers=(WIN,),
-                wins_when=f"{hand.title()} wins with a total of {', '.join(group)}",
-                decide=_wins_on(hand, frozenset(int(digit) for digit in group)),
+            _coup_bet(
+                f"{hand}_wins_on_{group}",
+                f"{hand.title()} wins with a total of {', '.join(group)}",
+                _wins_on(hand, frozenset(int(digit) for digit in group)),
+                _even(_WINS_ON_PAYS[hand, group]),
             )
             for group in ("123", "456", "789")
         )
     rules.extend(
-        CoupBet(
-            bet_id=f"tie_on_{group}",
-            tiers=(WIN,),
-            wins_when=f"a Tie on {', '.join(group)}",
-            decide=_tie_on(frozenset(int(digit) for digit in group)),
+        _coup_bet(
+            f"tie_on_{group}",
+            f"a Tie on {', '.join(group)}",
+            _tie_on(frozenset(int(digit) for digit in group)),
+            _even(pays),
         )
-        for group in ("0123", "456", "789")
+        for group, pays in _TIE_ON_PAYS.items()
+    )
+    rules.extend((
+        _coup_bet(
+            "dragon_7", "Banker wins with a three-card 7", _wins_with_three(Hand.BANKER, 7),
+            _even(40),
+        ),
+        _coup_bet(
+            "panda_8", "Player wins with a three-card 8", _wins_with_three(Hand.PLAYER, 8),
+            _even(25),
+        ),
+    ))  # fmt: skip
+    rules.extend(
+        _coup_bet(
+            f"{hand}_dragon_bonus",
+            f"{hand.title()} wins with a natural, or by 4 or more points; a Tie of naturals pushes",
+            _dragon_bonus(hand),
+            _pays(*zip(DRAGON_BONUS_TIERS, _DRAGON_BONUS_PAYS, strict=True)),
+        )
+        for hand in Hand
     )
     return {rule.bet_id: rule for rule in rules}
 
 
-#: Every bet id of game-rules.md section 3.
+#: Every bet id of game-rules.md section 3 (new bets go last: the MQTT schema lists them so).
 BETS: Mapping[str, BetRule] = _catalogue()
 
 

@@ -14,6 +14,8 @@ How it is fast and still exact:
   *multiset* of its values, not on their order. So the roughly 300,000 coup sequences collapse,
   once, into a few thousand ``(multiset, outcome)`` rows with a multiplicity. For a given shoe
   each row's weight is six table look-ups and a product, and the outcomes' counts are sums.
+* A tier that refines another (``CoupBet.refines``: the Banker's ``three_card_7`` is a
+  ``win``) is counted under the broader tier wherever the pay table pays both alike.
 * Pair and colour bets depend only on the first two cards of one hand. Any two positions of a
   shuffled shoe are alike, so their odds come from the 52 x 52 ordered pairs of cards.
 """
@@ -285,6 +287,10 @@ def analyse(variant: Variant, composition: Composition, *, with_events: bool = T
         if isinstance(rule, CoupBet):
             groups = _coup_bet_groups(offer.bet_id)
             masses = {v: int(counts[idx].sum()) for v, idx in groups.items()}
+            for tier, broader in rule.refines.items():
+                if tier in masses and offer.payouts[tier] == offer.payouts[broader]:
+                    masses[broader] = masses.get(broader, 0) + masses.pop(tier)
+                    masses = dict(sorted(masses.items()))
             bets[offer.bet_id] = _bet_odds(offer.bet_id, offer.payouts, masses, denominator)
         else:
             groups = _opening_bet_groups(offer.bet_id)

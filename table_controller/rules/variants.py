@@ -1,12 +1,15 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The four game variants as data (game-rules.md section 4) and round settlement.
+"""The built-in game variants as data (game-rules.md section 4) and round settlement.
 
 Pure: no I/O, no clock, no randomness.
 
 A variant is its number of decks, whether a new shoe is burned, when the cards are
 reshuffled, and its bet menu: for each bet, the pay table (tier -> net payout "to one") and
-the rounds of the shoe on which it is offered. Every figure here is a default that an operator
-may override (``table_controller.paytable_file``).
+the rounds of the shoe on which it is offered. A bet's pay table is the catalogue's default
+(``bets.py``) unless a variant says otherwise; the main bets are paid one of three ways
+(:class:`MainBets`). Every figure here is a default that an operator may override, and an
+operator may compose variants of their own from the same parts
+(``table_controller/variant_file.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,16 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Final, TypeAlias, TypeVar
 
-from table_controller.rules.bets import BETS, CoupBet, OpeningBet, net_result, verdict
+from table_controller.rules.bets import (
+    BETS,
+    THREE_CARD_7,
+    WIN,
+    WIN_ON_6,
+    CoupBet,
+    OpeningBet,
+    net_result,
+    verdict,
+)
 from table_controller.rules.tableau import Coup, Hand, Outcome
 
 #: A bet rule of either kind (a coup bet or an opening bet).
@@ -28,6 +40,8 @@ _RuleT = TypeVar("_RuleT", CoupBet, OpeningBet)
 NOT_OFFERED: Final = "not_offered"
 #: The latest round number a side-bet window may name; no shoe deals more rounds.
 MAX_ROUND = 200
+#: A variant's name: it is the ``variant`` setting and the ``variant`` of the MQTT messages.
+VARIANT_NAME_PATTERN: Final = r"^[a-z][a-z0-9_]{0,31}$"
 
 
 class Reshuffle(enum.StrEnum):
@@ -215,27 +229,55 @@ def settle_round(variant: Variant, coup: Coup, round_no: int) -> dict[str, Fract
     return variant._menu(round_no).settle(coup)  # noqa: SLF001 - this module's own
 
 
-def _offer(
-    bet_id: str, window: tuple[int, int] | None = None, **payouts: Fraction | int
+def default_offer(
+    bet_id: str, window: Window | None = None, payouts: Mapping[str, Fraction] | None = None
 ) -> BetOffer:
+    """A bet on the catalogue's default pay table, with the tiers ``payouts`` names changed."""
     return BetOffer(
         bet_id=bet_id,
-        payouts={tier: Fraction(value) for tier, value in payouts.items()},
-        window=None if window is None else Window(first=window[0], last=window[1]),
+        payouts={**BETS[bet_id].default_payouts, **(payouts or {})},
+        window=window,
     )
 
 
-_COMMISSION = Fraction(19, 20)
+def _offer(
+    bet_id: str, window: tuple[int, int] | None = None, **payouts: Fraction | int
+) -> BetOffer:
+    return default_offer(
+        bet_id,
+        None if window is None else Window(first=window[0], last=window[1]),
+        {tier: Fraction(value) for tier, value in payouts.items()},
+    )
+
+
 _HALF = Fraction(1, 2)
 
 
-def _main_bets(*, commission: bool) -> tuple[BetOffer, ...]:
-    banker_win = _COMMISSION if commission else Fraction(1)
-    banker_six = _COMMISSION if commission else _HALF
+class MainBets(enum.StrEnum):
+    """How a variant pays its main bets: Player, Banker (by tier) and Tie."""
+
+    #: Banker pays 0.95 on every win.
+    COMMISSION = "commission"
+    #: Banker pays 1, but 0.5 on a win with 6.
+    NO_COMMISSION = "no_commission"
+    #: EZ Baccarat: Banker pays 1, and a win with a three-card 7 pushes.
+    EZ = "ez"
+
+
+#: The Banker's pay table of each kind of main bets (``bets.py``: the Banker's tiers).
+_BANKER_PAYS: Mapping[MainBets, Mapping[str, Fraction]] = {
+    MainBets.COMMISSION: {},  # the catalogue's default
+    MainBets.NO_COMMISSION: {WIN: Fraction(1), WIN_ON_6: _HALF, THREE_CARD_7: Fraction(1)},
+    MainBets.EZ: {WIN: Fraction(1), WIN_ON_6: Fraction(1), THREE_CARD_7: Fraction(0)},
+}
+
+
+def main_bets(kind: MainBets) -> tuple[BetOffer, BetOffer, BetOffer]:
+    """Player, Banker and Tie, every round, as ``kind`` pays them."""
     return (
-        _offer("player", win=1),
-        _offer("banker", win=banker_win, win_on_6=banker_six),
-        _offer("tie", win=8),
+        default_offer("player"),
+        default_offer("banker", payouts=_BANKER_PAYS[kind]),
+        default_offer("tie"),
     )
 
 
@@ -254,49 +296,41 @@ def _cut_card_shoe(name: str, title: str, *bets: BetOffer) -> Variant:
     )
 
 
+#: The pair bets of the live variants.
+_PAIRS = _per_hand("{hand}_pair", (1, 60))
 #: The pair and Big/Small side bets shared by Standard and Super Six.
-_PAIRS_BIG_SMALL = (
-    *_per_hand("{hand}_pair", (1, 60), win=11),
-    _offer("big", (1, 30), win=_HALF),
-    _offer("small", (1, 30), win=Fraction(3, 2)),
-)
+_PAIRS_BIG_SMALL = (*_PAIRS, _offer("big", (1, 30)), _offer("small", (1, 30)))
 
 COMMISSION = _cut_card_shoe(
     "commission",
     "Standard Baccarat",
-    *_main_bets(commission=True),
+    *main_bets(MainBets.COMMISSION),
     *_PAIRS_BIG_SMALL,
-    *_per_hand("{hand}_natural_8", (1, 60), win=8),
-    *_per_hand("{hand}_natural_9", (1, 60), win=8),
-    _offer("super_6_plus", (1, 60), two_cards=12, three_cards=18),
+    *_per_hand("{hand}_natural_8", (1, 60)),
+    *_per_hand("{hand}_natural_9", (1, 60)),
+    _offer("super_6_plus", (1, 60)),
 )
 
 SUPER_SIX = _cut_card_shoe(
     "super_six",
     "Classic Super Six (no commission)",
-    *_main_bets(commission=False),
+    *main_bets(MainBets.NO_COMMISSION),
     *_PAIRS_BIG_SMALL,
-    _offer("super_six", win=12),
+    _offer("super_six"),
 )
 
 LUCKY = _cut_card_shoe(
     "lucky",
     "Lucky Baccarat (no commission)",
-    *_main_bets(commission=False),
-    *_per_hand("{hand}_red", (1, 40), win=2),
-    *_per_hand("{hand}_black", (1, 40), win=2),
-    _offer("lucky_6", (1, 30), win=6),
-    *_per_hand("{hand}_lucky_pair", (1, 60), diamond_4s=30, fours=15, diamonds=12, other=9),
-    _offer("player_wins_on_123", (1, 40), win=31),
-    _offer("player_wins_on_456", (1, 40), win=8),
-    _offer("player_wins_on_789", (1, 40), win=2),
-    _offer("banker_wins_on_123", (1, 40), win=31),
-    _offer("banker_wins_on_456", (1, 40), win=6),
-    _offer("banker_wins_on_789", (1, 40), win=2),
-    _offer("tie_on_0123", (1, 40), win=45),
-    _offer("tie_on_456", (1, 40), win=24),
-    _offer("tie_on_789", (1, 40), win=19),
-)
+    *main_bets(MainBets.NO_COMMISSION),
+    *_per_hand("{hand}_red", (1, 40)),
+    *_per_hand("{hand}_black", (1, 40)),
+    _offer("lucky_6", (1, 30)),
+    *_per_hand("{hand}_lucky_pair", (1, 60)),
+    *(_offer(f"{hand}_wins_on_{group}", (1, 40)) for hand in ("player", "banker")
+      for group in ("123", "456", "789")),
+    *(_offer(f"tie_on_{group}", (1, 40)) for group in ("0123", "456", "789")),
+)  # fmt: skip
 
 MINI = Variant(
     name="mini",
@@ -304,11 +338,20 @@ MINI = Variant(
     decks=6,
     burn=False,
     reshuffle=Reshuffle.EVERY_ROUND,
-    bets=_main_bets(commission=True),
+    bets=main_bets(MainBets.COMMISSION),
     virtual=True,
+)
+
+EZ = _cut_card_shoe(
+    "ez",
+    "EZ Baccarat (no commission)",
+    *main_bets(MainBets.EZ),
+    *_PAIRS,
+    _offer("dragon_7"),
+    _offer("panda_8"),
 )
 
 #: The built-in variants by name.
 VARIANTS: Mapping[str, Variant] = {
-    variant.name: variant for variant in (COMMISSION, SUPER_SIX, LUCKY, MINI)
+    variant.name: variant for variant in (COMMISSION, SUPER_SIX, LUCKY, MINI, EZ)
 }

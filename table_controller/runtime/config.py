@@ -46,6 +46,7 @@ from table_controller.procedure import (
     limits_problem,
     stake_amount,
 )
+from table_controller.rules import VARIANT_NAME_PATTERN, VARIANTS
 from table_controller.screens import (
     IDLE_TIMEOUT_S,
     MAX_CONNECTIONS,
@@ -92,8 +93,11 @@ class Settings(BaseSettings):
     table_id: str = Field(
         pattern=TABLE_ID_PATTERN, description="The table's id, used in topics and the client id."
     )
-    variant: Literal["commission", "super_six", "lucky", "mini"] = Field(
-        "commission", description="The game variant (game-rules.md section 4)."
+    variant: str = Field(
+        "commission",
+        pattern=VARIANT_NAME_PATTERN,
+        description="The game variant: a built-in one (game-rules.md section 4) or one the"
+        " `paytable` file composes.",
     )
     port: str | None = Field(
         None, description="Shoe reader: a device path or `socket://host:port` (card source reader)."
@@ -427,6 +431,32 @@ class Settings(BaseSettings):
         if value is not None and not re.fullmatch(r"\d{4,12}", value.get_secret_value()):
             raise ValueError("must be 4 to 12 digits")
         return value
+
+    @model_validator(mode="after")
+    def _variant_in_force(self) -> Self:
+        """A built-in variant, or one of the variant file's (``paytable``)."""
+        if self.variant in VARIANTS:
+            return self
+        # Imported here: only a table on a variant of its own reads the variant file this early.
+        from table_controller.variant_file import (  # noqa: PLC0415
+            VariantFileError,
+            load_variants,
+        )
+
+        refused = f"variant = {self.variant!r}: not a built-in variant ({', '.join(VARIANTS)})"
+        if self.paytable is None:
+            raise ValueError(f"{refused}, and no paytable (variant file) composes one")
+        try:
+            variants = load_variants(self.paytable)
+        except VariantFileError as error:
+            raise ValueError(f"{refused}, and the paytable is refused: {error}") from None
+        if self.variant not in variants:
+            composed = [name for name in variants if name not in VARIANTS]
+            raise ValueError(
+                f"{refused}, nor one of {self.paytable}"
+                f" ({', '.join(composed) if composed else 'it composes none'})"
+            )
+        return self
 
     @model_validator(mode="after")
     def _dealer_needs_register(self) -> Self:
