@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Final
 
 from table_controller.contract.payloads.state import BetLimits, TableLimits
-from table_controller.rules.variants import VARIANTS, Variant
+from table_controller.rules.variants import VARIANTS, Variant, default_offer
 
 _STANDARD = VARIANTS["commission"]
 
@@ -26,7 +26,19 @@ HOUSE_GAME: Final[Variant] = dataclasses.replace(
     ),
 )
 
-#: A limit for each of its bets, every one different, so a screen shows which is which.
+#: "House EZ": EZ Baccarat with both Dragon Bonus bets on their default pay table.
+HOUSE_EZ: Final[Variant] = dataclasses.replace(
+    VARIANTS["ez"],
+    name="house_ez",
+    title="House EZ",
+    bets=(
+        *VARIANTS["ez"].bets,
+        default_offer("player_dragon_bonus"),
+        default_offer("banker_dragon_bonus"),
+    ),
+)
+
+#: A limit for each of House Game's bets, every one different, so a screen shows which is which.
 HOUSE_LIMITS: Final = TableLimits(
     currency="MOP",
     limits={
