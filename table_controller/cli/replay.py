@@ -170,9 +170,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--shoe and --threshold go with --edges or --plot")
     if args.plot is not None:
         _check_plot_target(args.plot)
+    variant = chosen_variant(args)
     inputs = list(read_inputs(args.inputs))
     table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
-    variant = chosen_variant(args)
     machine = TableProcedure(
         variant,
         table_id=table_id,

@@ -266,7 +266,9 @@ class Settings(BaseSettings):
         " (a virtual table; no reader).",
     )
     paytable: Path | None = Field(
-        None, description="The operator's variant file (payout and window overrides)."
+        None,
+        description="The operator's variant file: payout and window overrides, and variants"
+        ' of its own (docs/configuration.md, "Composed variants").',
     )
     events_log: Path | None = Field(
         None,

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from table_controller.rules.bets import BETS
-from table_controller.rules.variants import VARIANTS, Reshuffle, Variant
+from table_controller.rules.composition import Composition
+from table_controller.rules.exact import analyse
+from table_controller.rules.variants import VARIANTS, Reshuffle, Variant, default_offer
 from tests.docs.markdown import Table, code_spans, sections, table_with
 
 DOC = Path(__file__).resolve().parents[2] / "docs/game-rules.md"
@@ -109,3 +112,30 @@ def test_the_page_stands_alone() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert "spec/" not in text
     assert "**Decision" not in text
+
+
+def test_the_dragon_bonus_pay_table_is_the_catalogues() -> None:
+    table = table_with(_section("8. EZ Baccarat and the Dragon bets"), "tier")
+    written = {code_spans(row[0])[0]: Fraction(row[2]) for row in table.rows}
+    for hand in ("player", "banker"):
+        assert written == BETS[f"{hand}_dragon_bonus"].default_payouts
+
+
+def test_the_house_edges_are_those_odds_prints() -> None:
+    table = table_with(_section("8. EZ Baccarat and the Dragon bets"), "bet")
+    composed = replace(
+        VARIANTS["ez"],
+        name="dragon_bonus",
+        bets=tuple(
+            default_offer(bet_id) for bet_id in ("player_dragon_bonus", "banker_dragon_bonus")
+        ),
+    )
+    edges = {
+        bet_id: odds.house_edge
+        for variant in (VARIANTS["ez"], composed)
+        for bet_id, odds in analyse(variant, Composition.full(8)).bets.items()
+    }
+    assert len(table.rows) == 6
+    for row in table.rows:
+        bet_id = code_spans(row[0])[0]
+        assert row[2] == f"{float(edges[bet_id]) * 100:.4f} %", bet_id

@@ -24,7 +24,9 @@ from table_controller.rules.variants import (
     MINI,
     SUPER_SIX,
     VARIANTS,
+    MainBets,
     Variant,
+    main_bets,
     settle_round,
 )
 from table_controller.variant_file import load_variants
@@ -308,3 +310,17 @@ def test_exact_house_edges_agree_with_an_independent_count(house_ez: Variant) ->
             (_net(pays, settles(deal)) * weight for deal, weight in weights.items()), Fraction(0)
         ) / denominator
         assert analysed[bet_id].house_edge == -counted, bet_id
+
+
+def test_the_built_in_variants_pay_the_default_pay_tables_but_for_their_main_bets() -> None:
+    kinds = {
+        "commission": MainBets.COMMISSION,
+        "super_six": MainBets.NO_COMMISSION,
+        "lucky": MainBets.NO_COMMISSION,
+        "mini": MainBets.COMMISSION,
+        "ez": MainBets.EZ,
+    }
+    for name, variant in VARIANTS.items():
+        assert variant.bets[:3] == main_bets(kinds[name]), name
+        for offer in variant.bets[3:]:
+            assert offer.payouts == BETS[offer.bet_id].default_payouts, (name, offer.bet_id)
