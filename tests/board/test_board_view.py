@@ -155,9 +155,7 @@ def test_every_bet_has_a_name_and_side_bets_close_outside_their_window() -> None
     late = plain(bets_view(variant, variant.offered_on(45), {}))
     closed = {bet["bet"] for bet in late if isinstance(bet, dict) and not bet["open"]}
     assert closed == {"big", "small"}
-    assert all(
-        bet["open"] for bet in plain(bets_view(variant, (), {})) if bet["bet"] in MAIN_BETS
-    )
+    assert all(bet["open"] for bet in plain(bets_view(variant, (), {})) if bet["bet"] in MAIN_BETS)
     assert [bet["bet"] for bet in late] == list(variant.bet_ids)
 
 
