@@ -239,7 +239,7 @@ def _pays(*tiers: tuple[str, Fraction | int]) -> dict[str, Fraction]:
     return {tier: Fraction(value) for tier, value in tiers}
 
 
-def _even(value: Fraction | int) -> dict[str, Fraction]:
+def _win_pays(value: Fraction | int) -> dict[str, Fraction]:
     return _pays((WIN, value))
 
 
@@ -248,9 +248,9 @@ _COMMISSION = Fraction(19, 20)
 #: The bets on one hand's first two cards: id after the hand, when it wins, its rule, and its
 #: default pay table.
 _OPENING_BETS: tuple[tuple[str, str, Callable[[Opening], str], dict[str, Fraction]], ...] = (
-    ("pair", "are a pair", _pair, _even(11)),
-    ("red", "are both red", _red, _even(2)),
-    ("black", "are both black", _black, _even(2)),
+    ("pair", "are a pair", _pair, _win_pays(11)),
+    ("red", "are both red", _red, _win_pays(2)),
+    ("black", "are both black", _black, _win_pays(2)),
     (
         "lucky_pair",
         "are a pair (highest tier)",
@@ -285,7 +285,7 @@ def _catalogue() -> dict[str, BetRule]:
     rules: list[BetRule] = [
         _coup_bet(
             "player", "Player total > Banker total; push on a Tie", _hand_wins(Hand.PLAYER),
-            _even(1),
+            _win_pays(1),
         ),
         CoupBet(
             bet_id="banker",
@@ -298,16 +298,16 @@ def _catalogue() -> dict[str, BetRule]:
             ),
             refines={THREE_CARD_7: WIN},
         ),
-        _coup_bet("tie", "totals equal", _tie, _even(8)),
-        _coup_bet("big", "5 or 6 cards dealt", _big, _even(Fraction(1, 2))),
-        _coup_bet("small", "4 cards dealt", _small, _even(Fraction(3, 2))),
-        _coup_bet("super_six", "Banker wins with 6", _super_six, _even(12)),
+        _coup_bet("tie", "totals equal", _tie, _win_pays(8)),
+        _coup_bet("big", "5 or 6 cards dealt", _big, _win_pays(Fraction(1, 2))),
+        _coup_bet("small", "4 cards dealt", _small, _win_pays(Fraction(3, 2))),
+        _coup_bet("super_six", "Banker wins with 6", _super_six, _win_pays(12)),
         _coup_bet(
             "super_6_plus", "Banker wins with 6 (tier by the Banker's card count)", _super_6_plus,
             _pays(("two_cards", 12), ("three_cards", 18)),
         ),
         _coup_bet(
-            "lucky_6", "Player or Banker wins with 6, or a Tie on 6", _lucky_6, _even(6)
+            "lucky_6", "Player or Banker wins with 6, or a Tie on 6", _lucky_6, _win_pays(6)
         ),
     ]  # fmt: skip
     for hand in Hand:
@@ -316,7 +316,7 @@ def _catalogue() -> dict[str, BetRule]:
                 f"{hand}_natural_{total}",
                 f"{hand.title()} has a natural {total} and wins",
                 _natural(hand, total),
-                _even(8),
+                _win_pays(8),
             )
             for total in (8, 9)
         )
@@ -336,7 +336,7 @@ def _catalogue() -> dict[str, BetRule]:
                 f"{hand}_wins_on_{group}",
                 f"{hand.title()} wins with a total of {', '.join(group)}",
                 _wins_on(hand, frozenset(int(digit) for digit in group)),
-                _even(_WINS_ON_PAYS[hand, group]),
+                _win_pays(_WINS_ON_PAYS[hand, group]),
             )
             for group in ("123", "456", "789")
         )
@@ -345,18 +345,18 @@ def _catalogue() -> dict[str, BetRule]:
             f"tie_on_{group}",
             f"a Tie on {', '.join(group)}",
             _tie_on(frozenset(int(digit) for digit in group)),
-            _even(pays),
+            _win_pays(pays),
         )
         for group, pays in _TIE_ON_PAYS.items()
     )
     rules.extend((
         _coup_bet(
             "dragon_7", "Banker wins with a three-card 7", _wins_with_three(Hand.BANKER, 7),
-            _even(40),
+            _win_pays(40),
         ),
         _coup_bet(
             "panda_8", "Player wins with a three-card 8", _wins_with_three(Hand.PLAYER, 8),
-            _even(25),
+            _win_pays(25),
         ),
     ))  # fmt: skip
     rules.extend(
