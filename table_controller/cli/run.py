@@ -461,7 +461,13 @@ def display_feeds(
         return None
     from table_controller.screens.dealer import DisplayFeeds  # noqa: PLC0415 - only when shown
 
-    return DisplayFeeds(procedure, virtual=virtual, staff=desk, table_id=settings.table_id)
+    return DisplayFeeds(
+        procedure,
+        variant=procedure.variant,
+        virtual=virtual,
+        staff=desk,
+        table_id=settings.table_id,
+    )
 
 
 def board_feed(settings: Settings, procedure: TableProcedure) -> BoardFeed | None:
@@ -473,7 +479,7 @@ def board_feed(settings: Settings, procedure: TableProcedure) -> BoardFeed | Non
         return None
     from table_controller.screens.board import BoardFeed  # noqa: PLC0415 - only when shown
 
-    return BoardFeed(procedure, table_id=settings.table_id)
+    return BoardFeed(procedure, variant=procedure.variant, table_id=settings.table_id)
 
 
 def table_metrics(settings: Settings) -> TableMetrics | None:

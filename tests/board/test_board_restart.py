@@ -12,7 +12,6 @@ import asyncio
 import os
 import signal
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
@@ -22,22 +21,9 @@ from table_controller.screens.languages import Catalogues
 from tests.board.board_pages import board_page, read_board
 from tests.mosquitto import Mosquitto
 from tests.support.ports import free_port
-from tests.support.table_process import table_run
+from tests.support.table_process import table_run, wait_for_board
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
-
-
-async def board_state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
-    async with asyncio.timeout(30):
-        while True:
-            try:
-                async with http.get(f"{url}/board/api/state") as response:
-                    if response.status == 200:
-                        body: dict[str, Any] = await response.json()
-                        return body
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.05)
 
 
 async def nothing_for_the_staff(http: aiohttp.ClientSession, url: str) -> None:
@@ -96,7 +82,7 @@ async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
         aiohttp.ClientSession() as http,
         table_run(tmp_path / "run.log", *args, env=env) as first,
     ):
-        await board_state(http, own)
+        await wait_for_board(http, own)
         await nothing_for_the_staff(http, own)
         async with board_page(browser, f"{own}/board?lang=ko", {"width": 1280, "height": 800}) as (
             page,
@@ -112,7 +98,7 @@ async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
             await expect(page.locator("#offline")).to_be_visible()
             await expect(page.locator("#offline")).to_have_text(texts["board.status.please_wait"])
             async with table_run(tmp_path / "run.log", *args, env=env):
-                await board_state(http, own)
+                await wait_for_board(http, own)
                 await expect(page.locator("#offline")).to_be_hidden(timeout=15_000)
                 await play_round(http)
                 await expect(page.locator("#round-no")).to_have_text("2")

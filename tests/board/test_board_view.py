@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from table_controller.contract.codes import HoldReason, PromptAction
 from table_controller.contract.envelope import JsonValue, fields_of
 from table_controller.contract.journal_refusal import JournalRefusal
@@ -23,9 +25,10 @@ from table_controller.screens.board.view import (
     limits_view,
     status_kind,
 )
-from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS
+from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS, bet_name
 from table_controller.screens.languages import Catalogues
 from tests.display.display_harness import outgoing
+from tests.support.composed import HOUSE_GAME, HOUSE_LIMITS
 from tests.support.dealing import dealer_inputs, seeded_shoe
 from tests.support.snapshots import snapshot
 
@@ -51,7 +54,7 @@ def texts_in(value: JsonValue) -> list[str]:
 def follow_a_shoe(seed: int = 7) -> tuple[BoardModel, list[dict[str, Any]], TableProcedure]:
     """A whole shoe dealt into a board model; the views after each input, and the table."""
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-    model = BoardModel(procedure.snapshot(), table_id="T07")
+    model = BoardModel(procedure.snapshot(), variant=procedure.variant, table_id="T07")
     interpreter = DecisionInterpreter(pace=Pace())
     views: list[dict[str, Any]] = []
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
@@ -119,7 +122,7 @@ def test_nothing_for_the_staff() -> None:
 def test_a_hold_is_a_neutral_please_wait_with_no_reason_and_no_cards() -> None:
     for reason in HoldReason:
         held = snapshot(PromptAction.HOLD, reason=reason, phase="held", held_in="dealing")
-        model = BoardModel(held)
+        model = BoardModel(held, variant=VARIANTS["commission"])
         board = model.board()
         assert board["status"] == {"kind": "wait", "text": STATUS_TEXTS["wait"]}
         assert board["hands"] == {
@@ -133,7 +136,8 @@ def test_a_hold_is_a_neutral_please_wait_with_no_reason_and_no_cards() -> None:
 
 
 def test_a_journal_that_cannot_record_is_a_neutral_please_wait() -> None:
-    model = BoardModel(snapshot(PromptAction.PLAYER_DRAWS), table_id="T07")
+    dealing_snapshot = snapshot(PromptAction.PLAYER_DRAWS)
+    model = BoardModel(dealing_snapshot, variant=VARIANTS["commission"], table_id="T07")
     dealing = plain(model.board())
     assert dealing["status"]["kind"] == "dealing"
     refusal = JournalRefusal(cause="database or disk is full (SQLITE_FULL)", disk_full=True)
@@ -148,12 +152,10 @@ def test_a_journal_that_cannot_record_is_a_neutral_please_wait() -> None:
 def test_every_bet_has_a_name_and_side_bets_close_outside_their_window() -> None:
     assert set(BET_NAMES) == set(BETS)
     variant = VARIANTS["commission"]
-    late = plain(bets_view("commission", variant.offered_on(45), {}))
+    late = plain(bets_view(variant, variant.offered_on(45), {}))
     closed = {bet["bet"] for bet in late if isinstance(bet, dict) and not bet["open"]}
     assert closed == {"big", "small"}
-    assert all(
-        bet["open"] for bet in plain(bets_view("commission", (), {})) if bet["bet"] in MAIN_BETS
-    )
+    assert all(bet["open"] for bet in plain(bets_view(variant, (), {})) if bet["bet"] in MAIN_BETS)
     assert [bet["bet"] for bet in late] == list(variant.bet_ids)
 
 
@@ -161,7 +163,7 @@ def test_limits_are_shown_per_bet_in_the_tables_currency() -> None:
     payload = {"currency": "MOP", "limits": {"banker": {"min": 100, "max": 10000}}}
     currency, limits = limits_view(payload)
     assert currency == "MOP"
-    bets = bets_view("commission", (), limits)
+    bets = bets_view(VARIANTS["commission"], (), limits)
     banker = next(bet for bet in bets if isinstance(bet, dict) and bet["bet"] == "banker")
     assert (banker["min"], banker["max"]) == (100, 10000)
     player = next(bet for bet in bets if isinstance(bet, dict) and bet["bet"] == "player")
@@ -169,3 +171,27 @@ def test_limits_are_shown_per_bet_in_the_tables_currency() -> None:
     assert limits_view(None) == (None, {})
     assert limits_view("not limits") == (None, {})
     assert limits_view({"currency": 7, "limits": []}) == (None, {})
+
+
+def test_a_composed_variant_shows_its_title_and_exactly_its_bets_with_their_limits() -> None:
+    procedure = TableProcedure(HOUSE_GAME, table_id="T07", limits=HOUSE_LIMITS)
+    board = plain(BoardModel(procedure.snapshot(), variant=HOUSE_GAME).board())
+    assert board["variant"] == "House Game"  # its own title, shown as it is
+    assert board["currency"] == "MOP"
+    assert [bet["bet"] for bet in board["bets"]] == list(HOUSE_GAME.bet_ids)
+    for bet in board["bets"]:
+        assert bet["name"] == {"key": f"game.bet.{bet['bet']}"}
+        assert bet["side"] == (bet["bet"] not in MAIN_BETS)
+        limits = HOUSE_LIMITS.limits[bet["bet"]]
+        assert (bet["min"], bet["max"]) == (limits.min, limits.max)
+    standard = TableProcedure(VARIANTS["commission"], table_id="T07").snapshot()
+    shown = BoardModel(standard, variant=VARIANTS["commission"]).board()
+    assert shown["variant"] == {"key": "game.variant.commission"}
+
+
+def test_a_bet_the_catalogue_does_not_name_shows_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert bet_name("a_future_bet") == "a_future_bet"
+    monkeypatch.delitem(BET_NAMES, "lucky_6")  # as for a bet newer than the catalogues
+    bets = plain(bets_view(HOUSE_GAME, (), {}))
+    assert [bet["name"] for bet in bets if bet["bet"] == "lucky_6"] == ["lucky_6"]
+    assert [bet["bet"] for bet in bets] == list(HOUSE_GAME.bet_ids)

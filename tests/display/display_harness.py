@@ -31,7 +31,7 @@ from table_controller.contract.payloads.state import TableLimits, TableSnapshot,
 from table_controller.history.pace import Pace
 from table_controller.procedure.decisions import Decision, Publish
 from table_controller.procedure.machine import TableProcedure
-from table_controller.rules.variants import VARIANTS
+from table_controller.rules.variants import VARIANTS, Variant
 from table_controller.runtime.card_source import RngCardSource
 from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.runtime.journal.journal import Journal
@@ -312,6 +312,7 @@ async def running_table(
     limits: TableLimits | None = None,
     web_limits: ListenerLimits | None = None,
     allowed_hosts: Sequence[str] = (),
+    variant: Variant = VARIANTS["commission"],
 ) -> AsyncIterator[Table]:
     """A table service and its display on 127.0.0.1 (a free port), stopped cleanly after.
 
@@ -321,12 +322,11 @@ async def running_table(
     second source's ``confirm_result``; ``language``: the display's configured language;
     ``limits``: the configured stake limits; ``web_limits`` and ``allowed_hosts``: the
     display address's caps and timeouts, and the names it answers to; ``observers``: the test's
-    own, told after the display's.
+    own, told after the display's; ``variant``: the variant played (Standard Baccarat).
     """
     with Journal.open(tmp_path / "display.journal", table_id="T07") as journal:
         link = MemoryLink()
         sink = ListSink()
-        variant = VARIANTS["commission"]
         procedure = TableProcedure(
             variant,
             table_id="T07",
@@ -336,7 +336,12 @@ async def running_table(
             limits=limits,
         )
         feeds = DisplayFeeds(
-            procedure, virtual=virtual, staff=staff, table_id="T07", heartbeat_s=heartbeat_s
+            procedure,
+            variant=procedure.variant,
+            virtual=virtual,
+            staff=staff,
+            table_id="T07",
+            heartbeat_s=heartbeat_s,
         )
         heard = Heard()
         service = TableService(

@@ -99,7 +99,8 @@ async def test_the_page_and_its_assets_are_served_from_the_package_only(
 
 
 async def test_the_display_binds_to_localhost_by_default(table: Table) -> None:
-    display = DisplayServer(table.service, DisplayFeeds(table.service.procedure))
+    procedure = table.service.procedure
+    display = DisplayServer(table.service, DisplayFeeds(procedure, variant=procedure.variant))
     assert (display.host, display.port) == (DEFAULT_HOST, DEFAULT_PORT) == ("127.0.0.1", 8080)
     assert display.url == "http://127.0.0.1:8080/"
     assert table.display.host == "127.0.0.1"

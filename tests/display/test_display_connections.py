@@ -42,7 +42,8 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
 @contextlib.asynccontextmanager
 async def board_server(table: Table, limits: ListenerLimits) -> AsyncIterator[BoardServer]:
     """A board on an address of its own (its view not among the service's observers)."""
-    feed = BoardFeed(table.service.procedure)
+    procedure = table.service.procedure
+    feed = BoardFeed(procedure, variant=procedure.variant)
     board = BoardServer(feed, host="127.0.0.1", port=0, limits=limits)
     await board.start()
     try:

@@ -86,7 +86,8 @@ async def test_the_displays_own_names_are_served(
 async def test_the_boards_own_address_refuses_a_foreign_host(
     table: Table, http: aiohttp.ClientSession
 ) -> None:
-    feed = BoardFeed(table.service.procedure)  # not among the service's observers: no need
+    procedure = table.service.procedure  # its board not among the service's observers: no need
+    feed = BoardFeed(procedure, variant=procedure.variant)
     board = BoardServer(feed, host="127.0.0.1", port=0, allowed_hosts=[CONFIGURED])
     await board.start()
     try:

@@ -48,6 +48,7 @@ from table_controller.rules.roads import RoadEntry, Scoreboard, layout_grid
 from table_controller.rules.tableau import Winner
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.interpreter import DecisionInterpreter
+from table_controller.screens.dealer.limits import BET_NAMES, limits_view
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.texts import HOLD_REASONS
 from table_controller.screens.dealer.view import (
@@ -60,6 +61,7 @@ from table_controller.screens.dealer.view import (
 )
 from tests.display.display_harness import outgoing, shown
 from tests.display.texts import in_words
+from tests.support.composed import HOUSE_GAME, HOUSE_LIMITS
 from tests.support.dealing import CUT, Step, dealer_inputs, seeded_shoe, step_of
 from tests.support.snapshots import cards, roads_of, settled_round, snapshot
 
@@ -146,7 +148,7 @@ def test_a_hold_says_why_and_a_burn_counts_down() -> None:
 
 def test_a_journal_that_cannot_record_holds_the_page_says_why_and_offers_nothing() -> None:
     taking = dataclasses.replace(snapshot("player_draws"), taken=frozenset({"misdeal"}))
-    model = DisplayModel(taking, staff=lambda: None)
+    model = DisplayModel(taking, variant=VARIANTS["commission"], staff=lambda: None)
     dealing: Any = model.table()
     assert dealing["journal"] == {"ok": True}
     assert dealing["commands"]
@@ -223,7 +225,7 @@ def test_hands_show_their_totals_once_every_card_is_known() -> None:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_model_follows_a_whole_shoe(seed: int) -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07")
-    model = DisplayModel(procedure.snapshot())
+    model = DisplayModel(procedure.snapshot(), variant=procedure.variant)
     interpreter = DecisionInterpreter(pace=Pace())
     results = 0
     for n, event in enumerate(dealer_inputs(procedure, iter(seeded_shoe(seed)))):
@@ -337,7 +339,7 @@ def message(payload: Payload) -> OutgoingMessage:
 
 
 def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
-    model = DisplayModel(snapshot(), alarm_limit=3)
+    model = DisplayModel(snapshot(), variant=VARIANTS["commission"], alarm_limit=3)
     for n in range(5):
         alarm = AlarmRaised(
             dealer=None, alarm_id=f"T07-A{n + 1:06d}", code=AlarmCode.MISREAD, message=f"alarm {n}"
@@ -376,7 +378,7 @@ def test_alarms_and_voids_are_listed_newest_first_and_bounded() -> None:
 
 
 def test_a_new_shoe_forgets_the_last_result() -> None:
-    model = DisplayModel(snapshot("result", round_no=3))
+    model = DisplayModel(snapshot("result", round_no=3), variant=VARIANTS["commission"])
     won = settled_round(3, Winner.PLAYER, player=["5H", "2D", "AC"], banker=["2S", "QC", "KH"])
     model.apply(message(won))
     table: Any = model.table()
@@ -653,7 +655,7 @@ def test_a_reader_table_never_offers_deal_and_a_virtual_one_only_between_rounds(
 
 def test_the_table_view_carries_the_commands_offered() -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07", betting_phase=False)
-    model = DisplayModel(procedure.snapshot(), virtual=True)
+    model = DisplayModel(procedure.snapshot(), variant=procedure.variant, virtual=True)
     table: Any = model.table()
     assert table["commands"] == ["new_shoe", "set_limits"]
 
@@ -689,7 +691,7 @@ def test_a_result_waiting_for_the_dealer_offers_the_confirmation_and_starts_noth
     assert not {"new_shoe", "open_betting", "close_betting", "deal"} & set(offered)
     prompt = prompt_view(waiting, None)
     assert (in_words(prompt["text"]), prompt["tone"]) == ("CONFIRM RESULT", "confirm")
-    view: Any = DisplayModel(waiting).table()
+    view: Any = DisplayModel(waiting, variant=VARIANTS["commission"]).table()
     assert view["oversight"]["round_id"] == view["oversight"]["unconfirmed_round_id"] == "S-1-12"
 
 
@@ -702,7 +704,7 @@ def test_once_the_cards_differ_a_supervisor_settles_the_round_and_may_acknowledg
     offered = commands_offered(rejected, virtual=False)
     assert "confirm_result" not in offered
     assert {"void_round", "correct_result", "acknowledge"} <= set(offered)
-    view: Any = DisplayModel(rejected).table()
+    view: Any = DisplayModel(rejected, variant=VARIANTS["commission"]).table()
     assert view["oversight"]["acknowledge"] == ["result_not_confirmed"]
     assert view["oversight"]["round_id"] == "S-1-12"
 
@@ -733,7 +735,7 @@ def test_an_open_dispute_is_shown_with_who_opened_it_and_offers_only_its_resolut
     offered = commands_offered(held, virtual=False)
     assert "resolve_dispute" in offered
     assert "dispute" not in offered
-    view: Any = DisplayModel(held, staff=Register).table()
+    view: Any = DisplayModel(held, variant=VARIANTS["commission"], staff=Register).table()
     shown = view["oversight"]["dispute"]
     assert shown["text"] == {"key": "display.dispute.title", "args": {"dispute_id": "T07-D0002"}}
     assert in_words(shown["detail"]) == (
@@ -766,7 +768,7 @@ def test_modified_software_is_acknowledged_whatever_the_phase() -> None:
         assert (held.state.held_in, held.state.holds) == (
             Phase(phase), (HoldReason.SOFTWARE_MODIFIED,))
         assert "acknowledge" in commands_offered(held, virtual=False)
-        view: Any = DisplayModel(held).table()
+        view: Any = DisplayModel(held, variant=VARIANTS["commission"]).table()
         assert view["oversight"]["acknowledge"] == ["software_modified"]
 
 
@@ -776,7 +778,7 @@ def test_open_alarms_are_offered_to_the_supervisor_until_acknowledged() -> None:
                     inputs.CloseBetting(at=0.0, command_id="c", operator="dealer"),
                     inputs.CardMisread(at=0.0))
     assert "acknowledge_alarm" in commands_offered(misread, virtual=False)
-    model = DisplayModel(misread)
+    model = DisplayModel(misread, variant=VARIANTS["commission"])
     view: Any = model.table()
     (alarm,) = view["oversight"]["alarms"]
     assert (alarm["alarm_id"], alarm["code"], alarm["round_id"]) == (
@@ -802,7 +804,7 @@ def test_open_alarms_are_offered_to_the_supervisor_until_acknowledged() -> None:
 
 
 def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:
-    model = DisplayModel(snapshot())
+    model = DisplayModel(snapshot(), variant=VARIANTS["commission"])
     before: Any = model.table()["limits"]
     assert before["main"] is None
     assert all(bet["min"] is None and bet["max"] is None for bet in before["bets"])
@@ -829,3 +831,38 @@ def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() ->
     }
     assert (bets["player"]["min"], bets["player"]["max"]) == (None, None)
     assert in_words(bets["tie"]["name"], "zh-Hant") == "和"
+
+
+def test_a_composed_variant_shows_its_title_and_the_limits_of_exactly_its_bets() -> None:
+    procedure = TableProcedure(HOUSE_GAME, table_id="T07", limits=HOUSE_LIMITS)
+    table: Any = DisplayModel(procedure.snapshot(), variant=HOUSE_GAME).table()
+    assert table["variant"] == "House Game"  # its own title, shown as it is
+    view = table["limits"]
+    assert [bet["bet"] for bet in view["bets"]] == list(HOUSE_GAME.bet_ids)
+    for bet in view["bets"]:
+        limits = HOUSE_LIMITS.limits[bet["bet"]]
+        assert bet["name"] == {"key": f"game.bet.{bet['bet']}"}
+        assert (bet["min"], bet["max"]) == (to_wire(limits.min), to_wire(limits.max))
+    main = [HOUSE_LIMITS.limits[bet] for bet in ("player", "banker", "tie")]
+    assert view["main"] == {
+        "min": to_wire(min(stake.min for stake in main)),
+        "max": to_wire(max(stake.max for stake in main)),
+    }
+    standard: Any = DisplayModel(snapshot(), variant=VARIANTS["commission"]).table()
+    assert standard["variant"] == {"key": "game.variant.commission"}
+
+
+def test_a_bet_the_catalogue_does_not_name_shows_its_id_in_the_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(BET_NAMES, "lucky_6")  # as for a bet newer than the catalogues
+    view = limits_view(HOUSE_LIMITS, HOUSE_GAME)
+    bets: Any = view["bets"]
+    lucky = next(bet for bet in bets if bet["bet"] == "lucky_6")
+    stake = HOUSE_LIMITS.limits["lucky_6"]
+    assert lucky == {
+        "bet": "lucky_6",
+        "name": "lucky_6",
+        "min": to_wire(stake.min),
+        "max": to_wire(stake.max),
+    }

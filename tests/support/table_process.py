@@ -94,6 +94,18 @@ async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, A
             await asyncio.sleep(0.05)
 
 
+async def wait_for_board(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    """The board's first answer to ``GET /board/api/state`` at ``url``, once it serves it."""
+    async with asyncio.timeout(30):
+        while True:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with http.get(f"{url}/board/api/state") as response:
+                    if response.status == 200:
+                        body: dict[str, Any] = await response.json()
+                        return body
+            await asyncio.sleep(0.05)
+
+
 async def wait_for_health(http: aiohttp.ClientSession, url: str) -> None:
     """Once ``GET /health`` of a table's health server answers (whatever its status).
 

@@ -29,6 +29,7 @@ from typing import Final
 import structlog
 from aiohttp import web
 
+from table_controller.rules import Variant
 from table_controller.screens.board.view import BoardModel
 from table_controller.screens.http_limits import ListenerLimits
 from table_controller.screens.languages import DEFAULT_LANGUAGE, Catalogues
@@ -48,17 +49,19 @@ class BoardFeed(ViewFeed[BoardModel]):
     """The board of one table: its view and its open streams (:class:`ViewFeed`); its routes.
 
     Given to the table service among its observers, it follows the journal's replay too, so
-    the replayed shoe fills its scoreboards.
+    the replayed shoe fills its scoreboards. ``variant`` is the variant the table plays (its
+    name and its bets, shown as they are, built in or composed in the variant file).
     """
 
     def __init__(
         self,
         table: SnapshotSource,
         *,
+        variant: Variant,
         table_id: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
-        model = BoardModel(table.snapshot(), table_id=table_id)
+        model = BoardModel(table.snapshot(), variant=variant, table_id=table_id)
         super().__init__(table, model, screen="board", heartbeat_s=heartbeat_s)
 
     def add_routes(self, app: web.Application) -> None:

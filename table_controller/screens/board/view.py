@@ -31,8 +31,8 @@ from table_controller.contract import (
     TableSnapshot,
     to_wire,
 )
-from table_controller.rules import VARIANTS
-from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS
+from table_controller.rules import Variant
+from table_controller.screens.dealer.limits import MAIN_BETS, bet_name, variant_name
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.view import hand_view, result_view
 from table_controller.screens.languages import localised
@@ -40,13 +40,6 @@ from table_controller.screens.languages import localised
 #: Results of the shoe listed beside the roads, newest last.
 LAST_RESULTS: Final = 16
 
-#: Each variant's name in the catalogue.
-VARIANT_NAMES: Final[Mapping[str, JsonValue]] = {
-    "commission": localised("game.variant.commission"),
-    "super_six": localised("game.variant.super_six"),
-    "lucky": localised("game.variant.lucky"),
-    "mini": localised("game.variant.mini"),
-}
 #: The banner's headline for each winner.
 WINNER_BANNERS: Final[Mapping[str, JsonValue]] = {
     "banker": localised("game.winner.banker"),
@@ -107,20 +100,19 @@ def limits_view(limits: object) -> tuple[str | None, Mapping[str, JsonValue]]:
 
 
 def bets_view(
-    variant: str,
+    variant: Variant,
     offered: Sequence[str],
     limits: Mapping[str, JsonValue],
 ) -> list[JsonValue]:
     """Every bet of the variant in menu order: name, main or side, open this round, limits."""
-    known = VARIANTS.get(variant)
     bets: list[JsonValue] = []
-    for bet_id in () if known is None else known.bet_ids:
+    for bet_id in variant.bet_ids:
         limit = limits.get(bet_id)
         bounds = limit if isinstance(limit, dict) else {}
         bets.append(
             {
                 "bet": bet_id,
-                "name": BET_NAMES[bet_id],
+                "name": bet_name(bet_id),
                 "side": bet_id not in MAIN_BETS,
                 "open": bet_id in MAIN_BETS or bet_id in offered,
                 "min": bounds.get("min"),
@@ -155,11 +147,15 @@ class BoardModel:
     every other message; both return the events to send to every open board, as ``(event
     name, data)``: ``board`` (everything but the roads) and ``roads``. :meth:`journal` says
     the journal refuses writes (the board says "please wait") or records again. :meth:`view`
-    is everything at once, for a board that has just connected.
+    is everything at once, for a board that has just connected. ``variant`` is the variant in
+    force, built in or composed in the variant file: the name and the bets shown.
     """
 
-    def __init__(self, snapshot: TableSnapshot, *, table_id: str | None = None) -> None:
+    def __init__(
+        self, snapshot: TableSnapshot, *, variant: Variant, table_id: str | None = None
+    ) -> None:
         self._snapshot = snapshot
+        self._variant = variant
         self._table_id = table_id
         self._result: dict[str, JsonValue] | None = None
         self._roads: dict[str, JsonValue] | None = None
@@ -228,7 +224,7 @@ class BoardModel:
         cards = state.cards
         return {
             "table_id": self._table_id,
-            "variant": VARIANT_NAMES.get(state.variant),
+            "variant": variant_name(self._variant),
             "shoe_id": state.shoe_id,
             "round_no": state.round_no,
             "cards_left": state.cards_left,
@@ -240,7 +236,7 @@ class BoardModel:
             },
             "result": banner_view(result) if shown and result is not None else None,
             "currency": currency,
-            "bets": bets_view(state.variant, offered, limits),
+            "bets": bets_view(self._variant, offered, limits),
         }
 
     def roads(self) -> dict[str, JsonValue]:

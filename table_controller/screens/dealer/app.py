@@ -54,6 +54,7 @@ import structlog
 from aiohttp import web
 
 from table_controller.contract import DEFAULT_CURRENCY, CommandErrorCode, to_wire
+from table_controller.rules import Variant
 from table_controller.screens.board.app import STATIC_DIR as BOARD_STATIC_DIR
 from table_controller.screens.board.app import BoardFeed
 from table_controller.screens.dealer.commands import (
@@ -105,16 +106,19 @@ class DisplayFeeds:
 
     Args:
         table: The table shown (its procedure).
+        variant: The variant it plays, built in or composed in the variant file: the name
+            and the bets both screens show.
         virtual: The table draws its own cards.
         staff: The staff desk, for the names of the staff signed in; None: no register.
         table_id: The table's id, shown on the players' board.
         heartbeat_s: Seconds between heartbeats on an idle event stream.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the table and its settings, all keyword-only
         self,
         table: SnapshotSource,
         *,
+        variant: Variant,
         virtual: bool = False,
         staff: StaffCheck | None = None,
         table_id: str | None = None,
@@ -122,13 +126,14 @@ class DisplayFeeds:
     ) -> None:
         model = DisplayModel(
             table.snapshot(),
+            variant=variant,
             virtual=virtual,
             staff=lambda: None if staff is None else staff.register,
         )
         #: The dealer display's view of the table and its open streams.
         self.display = ViewFeed(table, model, screen="display", heartbeat_s=heartbeat_s)
         #: The players' board of the same table.
-        self.board = BoardFeed(table, table_id=table_id, heartbeat_s=heartbeat_s)
+        self.board = BoardFeed(table, variant=variant, table_id=table_id, heartbeat_s=heartbeat_s)
 
     @property
     def observers(self) -> tuple[ViewFeed[DisplayModel], BoardFeed]:

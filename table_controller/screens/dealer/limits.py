@@ -2,7 +2,10 @@
 """The table's stake limits as the dealer display shows them: the main bets' range, each bet's.
 
 Pure: no I/O. Part of the display's view model (``screens/dealer/view.py``): amounts go to
-the page as exact JSON numbers, and each bet's name as a catalogue key (``game.bet.*``).
+the page as exact JSON numbers, and each bet's name as a catalogue key (``game.bet.*``). The
+bets are those of the variant in force (:class:`~table_controller.rules.Variant`), built in or
+composed in the operator's variant file; the players' board names bets and variants with
+:func:`bet_name` and :func:`variant_name` too.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from table_controller.contract import JsonValue, TableLimits, to_wire
-from table_controller.rules import VARIANTS
+from table_controller.rules import Variant
 from table_controller.screens.languages import localised
 
 #: The bets whose range the header shows; the side bets are on the supervisor's panel.
@@ -47,22 +50,43 @@ BET_NAMES: Final[Mapping[str, JsonValue]] = {
     "tie_on_0123": localised("game.bet.tie_on_0123"),
     "tie_on_456": localised("game.bet.tie_on_456"),
     "tie_on_789": localised("game.bet.tie_on_789"),
+    "dragon_7": localised("game.bet.dragon_7"),
+    "panda_8": localised("game.bet.panda_8"),
+    "player_dragon_bonus": localised("game.bet.player_dragon_bonus"),
+    "banker_dragon_bonus": localised("game.bet.banker_dragon_bonus"),
+}
+#: Each built-in variant's name in the catalogue.
+VARIANT_NAMES: Final[Mapping[str, JsonValue]] = {
+    "commission": localised("game.variant.commission"),
+    "super_six": localised("game.variant.super_six"),
+    "lucky": localised("game.variant.lucky"),
+    "mini": localised("game.variant.mini"),
+    "ez": localised("game.variant.ez"),
 }
 
 
-def limits_view(limits: TableLimits, variant: str) -> dict[str, JsonValue]:
-    """The limits for the page: every bet the variant offers, with its limits (null: none).
+def bet_name(bet_id: str) -> JsonValue:
+    """A bet's name: its catalogue key, or its id for a bet the catalogue does not name."""
+    return BET_NAMES.get(bet_id, bet_id)
+
+
+def variant_name(variant: Variant) -> JsonValue:
+    """A variant's name: a built-in's catalogue key, else the title its variant file gives."""
+    return VARIANT_NAMES.get(variant.name, variant.title)
+
+
+def limits_view(limits: TableLimits, variant: Variant) -> dict[str, JsonValue]:
+    """The limits for the page: every bet the variant offers, in its order (null: no limits).
 
     ``main`` is the range of the main bets' limits (the smallest minimum, the largest maximum),
     None while none has limits.
     """
-    offered = VARIANTS[variant].bet_ids if variant in VARIANTS else tuple(limits.limits)
     bets: list[JsonValue] = []
-    for bet in offered:
+    for bet in variant.bet_ids:
         stake = limits.limits.get(bet)
         bets.append({
             "bet": bet,
-            "name": BET_NAMES.get(bet, bet),
+            "name": bet_name(bet),
             "min": None if stake is None else to_wire(stake.min),
             "max": None if stake is None else to_wire(stake.max),
         })  # fmt: skip

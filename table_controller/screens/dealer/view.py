@@ -46,8 +46,8 @@ from table_controller.contract import (
     to_wire,
 )
 from table_controller.contract.commands import BUTTON_COMMANDS, STAFF_COMMANDS
-from table_controller.rules import Card, hand_total
-from table_controller.screens.dealer.limits import limits_view
+from table_controller.rules import Card, Variant, hand_total
+from table_controller.screens.dealer.limits import limits_view, variant_name
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.texts import (
     ALARM_NAMES,
@@ -379,20 +379,23 @@ class DisplayModel:
     :meth:`apply` every other message; both return the events to send to every open page, as
     ``(event name, data)``. :meth:`journal` says the journal refuses writes (the table is
     held: the hold's prompt, no command) or records again. :meth:`view` is everything at once,
-    for a page that has just connected. ``virtual`` says the table draws its own cards (a
-    ``deal`` button); ``staff`` gives the staff register in use, if any (sign-in buttons, and
-    the names shown).
+    for a page that has just connected. ``variant`` is the variant in force, built in or
+    composed in the variant file (its name and its bets); ``virtual`` says the table draws its
+    own cards (a ``deal`` button); ``staff`` gives the staff register in use, if any (sign-in
+    buttons, and the names shown).
     """
 
     def __init__(
         self,
         snapshot: TableSnapshot,
         *,
+        variant: Variant,
         virtual: bool = False,
         staff: Callable[[], StaffDirectory | None] = lambda: None,
         alarm_limit: int = RECENT_ALARMS,
     ) -> None:
         self._snapshot = snapshot
+        self._variant = variant
         self._virtual = virtual
         self._staff = staff
         self._stats: Stats | None = None
@@ -443,7 +446,7 @@ class DisplayModel:
         return [("alarm", alarm)]
 
     def table(self) -> dict[str, JsonValue]:
-        """The snapshot, the prompt, the hands, the last result, the commands taken now, limits.
+        """The snapshot, variant's name, prompt, hands, last result, commands taken now, limits.
 
         While the journal refuses writes: its hold's prompt, no command (none is taken), and
         ``journal`` says why; else ``journal`` is ``{"ok": true}``.
@@ -462,13 +465,14 @@ class DisplayModel:
             commands = []
         return {
             "state": to_wire(snapshot.state),
+            "variant": variant_name(self._variant),
             "prompt": shown["prompt"],
             "hands": {"player": hand_view(cards.player), "banker": hand_view(cards.banker)},
             "last_result": self._last_result,
             "commands": commands,
             "staff": self._staff_view(),
             "oversight": oversight_view(snapshot.state, self._last_result, self._staff()),
-            "limits": limits_view(self._limits, snapshot.state.variant),
+            "limits": limits_view(self._limits, self._variant),
             "journal": shown["journal"],
         }
 

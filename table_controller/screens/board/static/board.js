@@ -22,8 +22,9 @@
     cockroach_pig: () => I18n.t("game.road.cockroach_pig"),
   };
 
-  // A catalogue text sent by the controller: {key, args}.
-  const say = (text) => (text && text.key ? I18n.t(text.key, text.args || {}) : "");
+  // A text sent by the controller: a catalogue's ({key, args}), or one shown as it is (a
+  // composed variant's title, a bet the catalogue does not name).
+  const say = (text) => I18n.text(text);
   const number = (value) => (value === null || value === undefined ? "–" : I18n.number(value));
 
   let board = null;

@@ -27,12 +27,6 @@
     held: () => I18n.t("display.phase.held"),
     faulted: () => I18n.t("display.phase.faulted"),
   };
-  const VARIANTS = {
-    commission: () => I18n.t("game.variant.commission"),
-    super_six: () => I18n.t("game.variant.super_six"),
-    lucky: () => I18n.t("game.variant.lucky"),
-    mini: () => I18n.t("game.variant.mini"),
-  };
   const ROAD_NAMES = {
     big_eye_boy: () => I18n.t("game.road.big_eye_boy"),
     small_road: () => I18n.t("game.road.small_road"),
@@ -243,7 +237,7 @@
     table = view;
     const state = view.state || {};
     $("table-id").textContent = text(state.table_id);
-    $("variant").textContent = state.variant ? named(VARIANTS, state.variant) : "";
+    $("variant").textContent = I18n.text(view.variant);
     $("shoe-id").textContent = state.shoe_id
       ? I18n.t("display.shoe_id", { shoe_id: state.shoe_id }) : I18n.t("display.no_shoe");
     $("round-no").textContent = figure(state.round_no);
