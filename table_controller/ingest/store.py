@@ -272,9 +272,14 @@ class IngestStore:
     async def _store_statuses(
         self, statuses: Sequence[tuple[int, str, dict[str, object]]], now: datetime
     ) -> None:
-        """Keep each table's newest status (``projections.status_rank``): conditional upserts."""
+        """Keep each table's newest status (``projections.status_rank``): conditional upserts.
+
+        In table order: every worker keeps every status, and a fleet's births reach the workers
+        in different orders; rows locked in one order make them wait on each other, not
+        deadlock. Which of a table's statuses is kept does not depend on their order.
+        """
         async with self._engine.begin() as connection:
-            for _index, table_id, row in statuses:
+            for _index, table_id, row in sorted(statuses, key=_by_table):
                 await connection.execute(self._newer_status(table_id, row | {"received_at": now}))
 
     def _newer_status(
@@ -369,3 +374,9 @@ def _quarantine_row(received: Received, item: CheckedMessage, now: datetime) -> 
         "payload": received.payload.decode("utf-8"),
         "received_at": now,
     }
+
+
+def _by_table(status: tuple[int, str, dict[str, object]]) -> tuple[str, int]:
+    """A batch's status by table, then by its place in the batch."""
+    index, table_id, _row = status
+    return table_id, index

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from fractions import Fraction
 from typing import Any
@@ -128,6 +129,37 @@ async def test_the_newest_session_status_wins_and_a_stale_will_is_ignored(
     assert await store.execute("SELECT online, session, last_seq, reader FROM table_status") == [
         (False, 4, 10, None)
     ]
+
+
+async def test_workers_storing_a_fleet_of_statuses_in_opposite_orders_do_not_deadlock(
+    pg_database_url: str,
+) -> None:
+    """Every worker keeps every status: a fleet's births reach them in different orders."""
+    stores = [await IngestStore.open(pg_database_url) for _ in range(2)]
+    tables = [f"T{number:02d}" for number in range(1, 41)]
+
+    def births(session: int, order: list[str]) -> list[Received]:
+        return [
+            Received(
+                f"baccarat/tables/{table}/status",
+                message("status", None, table_id=table, online=True, session=session,
+                        last_seq=session * 10),
+                None,
+            )
+            for table in order
+        ]  # fmt: skip
+
+    try:
+        for session in range(1, 6):
+            await asyncio.gather(
+                stores[0].store_batch(births(session, tables)),
+                stores[1].store_batch(births(session, tables[::-1])),
+            )
+        rows = await stores[0].execute("SELECT table_id, session FROM table_status")
+        assert sorted(rows) == [(table, 5) for table in tables]
+    finally:
+        for opened in stores:
+            await opened.close()
 
 
 HOSTILE = [
