@@ -10,6 +10,7 @@ printed and by any command line naming its temporary directory), no temporary di
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -142,6 +143,39 @@ async def test_the_demo_plays_its_rounds_and_stops_by_itself() -> None:
     assert "DEMO supervisor S-01 signed in" in demo.text
     assert all("dealer D-01" in demo.lines[i] for i in range(len(demo.lines))
                if RESULT.match(demo.lines[i]))  # fmt: skip
+    assert_nothing_left(demo)
+
+
+@pytest.mark.usefixtures("no_leaks")
+async def test_the_demo_deals_ez_baccarat_and_settles_its_dragon_and_panda(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    # Seed 7 deals a Banker win with a three-card 7 within 30 rounds.
+    demo = await start_demo(
+        "--variant", "ez", "--rounds", "30", "--speed", "50", "--seed", "7",
+        "--events-log", str(events), "--journal", str(tmp_path / "ez.journal"),
+    )  # fmt: skip
+    status, err = await demo.finish()
+    assert status == 0, err
+    assert "30 results, 0 duplicates, 0 gaps" in err
+    results = [
+        entry["message"]
+        for entry in map(json.loads, events.read_text().splitlines())
+        if entry["message"]["type"] == "round_result"
+    ]
+    assert len(results) == 30
+    dragons = 0
+    for result in results:
+        settlement, winner = result["settlement"], result["winner"]
+        banker, player = result["banker"], result["player"]
+        assert list(settlement) == list(VARIANTS["ez"].bet_ids)
+        dragon = winner == "banker" and len(banker["cards"]) == 3 and banker["total"] == 7
+        panda = winner == "player" and len(player["cards"]) == 3 and player["total"] == 8
+        dragons += dragon
+        assert settlement["dragon_7"] == (40 if dragon else -1)
+        assert settlement["panda_8"] == (25 if panda else -1)
+        expected_banker = {"banker": 0 if dragon else 1, "player": -1, "tie": 0}[winner]
+        assert settlement["banker"] == expected_banker  # no commission; a Dragon 7 pushes
+    assert dragons >= 1
     assert_nothing_left(demo)
 
 
