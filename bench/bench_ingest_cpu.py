@@ -10,7 +10,7 @@ key, which the ingest pins on first use). One PostgreSQL 15 (``tests/support/pos
 temp directory, ``fsync`` off as in the tests) takes, each on a new database, in one run:
 
 * ``worker``: the worker's own path in this process: the messages as the MQTT client hands them
-  over (``aiomqtt.Message``), in batches of ``MAX_BATCH`` taken by ``--tasks`` consumers, through
+  over (``ingest.broker.Delivery``), in batches of ``MAX_BATCH`` taken by ``--tasks`` consumers, through
   ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The figure is this
   process's CPU seconds (``time.process_time``) per stored message;
 * ``broker`` (unless ``--no-broker``): the whole worker, ``table-controller ingest`` in its own
@@ -55,12 +55,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import aiomqtt
 import asyncpg
 import trustme
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.bench_fleet import FLOOR_BRIDGE, MOSQUITTO, central_acl
+from table_controller.ingest.broker import Delivery
 from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.worker import MAX_BATCH, IngestWorker, WorkerSettings
 from table_controller.integrity.signing import DeviceKey
@@ -81,38 +81,8 @@ PROFILED = (
     "finally:\n"
     "    profile.dump_stats(out)\n"
 )
-#: A bare subscriber with the worker's client (``mqtt.client``: aiomqtt over paho, manual
-#: acknowledgements, the worker's shared subscriptions): it acknowledges the messages a batch
-#: at a time (``MAX_BATCH``, as a busy worker does) and stops after argv[4] of them, printing
-#: its CPU seconds when subscribed and when done. argv[3]: its client id and group.
-CLIENT_FLOOR = (
-    "import asyncio, sys, time\n"
-    "from paho.mqtt.subscribeoptions import SubscribeOptions\n"
-    "from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions\n"
-    "from table_controller.mqtt.client import ManualAcks, new_client\n"
-    "from table_controller.mqtt.settings import BrokerEndpoint\n"
-    "async def main(url, ca, name, count):\n"
-    "    endpoint = BrokerEndpoint.from_url(url, ca_file=ca, protocol='5')\n"
-    "    client = new_client(endpoint, identifier=name, persistent=True,\n"
-    "                        receive_maximum=RECEIVE_MAXIMUM)\n"
-    "    acks = ManualAcks(client)\n"
-    "    shared, _ = subscriptions(name, 'baccarat/tables')\n"
-    "    async with client:\n"
-    "        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])\n"
-    "        print('ready', time.process_time(), flush=True)\n"
-    "        got, held = 0, []\n"
-    "        async for message in client.messages:\n"
-    "            held.append(message)\n"
-    "            got += 1\n"
-    "            if len(held) == MAX_BATCH or got == count:\n"
-    "                for one in held:\n"
-    "                    acks.ack(one.mid, one.qos)\n"
-    "                held = []\n"
-    "            if got == count:\n"
-    "                break\n"
-    "        print('done', time.process_time(), flush=True)\n"
-    "asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))\n"
-)
+#: The bare subscribers of ``--clients`` (``bare_subscribers.py``).
+BARE = Path(__file__).resolve().parent / "bare_subscribers.py"
 RETAINED = ("status", "state", "roads", "odds", "stats", "limits")
 PREFIX = "baccarat/tables"
 
@@ -159,10 +129,10 @@ def fleet(played: list[tuple[str, bytes]], tables: int, *, signed: bool) -> list
     return merged
 
 
-def delivered(messages: list[tuple[str, bytes]]) -> list[aiomqtt.Message]:
+def delivered(messages: list[tuple[str, bytes]]) -> list[Delivery]:
     """The messages as the MQTT client hands them to the worker (shared subscription, QoS 1)."""
     return [
-        aiomqtt.Message(topic, payload, qos=1, retain=False, mid=1 + n % 65535, properties=None)
+        Delivery(topic, payload, qos=1, mid=1 + n % 65535)
         for n, (topic, payload) in enumerate(messages)
     ]
 
@@ -273,12 +243,12 @@ async def broker_stage(  # noqa: PLR0913, PLR0917 - the stage's parts
 
 
 async def client_stage(
-    broker: Broker, name: str, messages: list[tuple[str, bytes]]
+    broker: Broker, kind: str, name: str, messages: list[tuple[str, bytes]]
 ) -> dict[str, float]:
-    """The worker's MQTT client alone, acknowledging the messages: its CPU seconds."""
+    """A bare subscriber of ``kind`` alone, acknowledging the messages: its CPU seconds."""
     login = f"mqtts://ingest:{broker.passwords['ingest']}@127.0.0.1:{broker.tls_port}"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CLIENT_FLOOR, login, str(broker.ca_file), name, str(len(messages)),
+        sys.executable, str(BARE), kind, login, str(broker.ca_file), name, str(len(messages)),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stdout is not None
@@ -369,15 +339,19 @@ async def main_async(options: argparse.Namespace) -> int:
         server = start_postgres(pg_root)
         stack.callback(stop_postgres, server)
         broker = None if options.no_broker else broker_parts(stack, options.tables)
-        results: dict[str, list[float]] = {"worker": [], "broker": [], "client": [], "copy": []}
+        clients = [f"client {kind}" for kind in options.clients.split(",")]
+        stages = ["worker", "broker", *clients]
+        results: dict[str, list[float]] = {stage: [] for stage in [*stages, "copy"]}
         for round_no in range(options.rounds):
-            figures = await worker_stage(server, f"worker_{round_no}", messages, options)
-            results["worker"].append(rate(figures, count))
-            print(
-                f"  round {round_no + 1} worker: {rate(figures, count):8.0f} messages per CPU-s"
-                f" ({1e6 * figures['cpu_s'] / count:.1f} us each; wall {figures['wall_s']:.1f} s)"
-            )
-            if broker is not None:
+            if not options.only_clients:
+                figures = await worker_stage(server, f"worker_{round_no}", messages, options)
+                results["worker"].append(rate(figures, count))
+                print(
+                    f"  round {round_no + 1} worker: {rate(figures, count):8.0f} messages per"
+                    f" CPU-s ({1e6 * figures['cpu_s'] / count:.1f} us each;"
+                    f" wall {figures['wall_s']:.1f} s)"
+                )
+            if broker is not None and not options.only_clients:
                 figures = await broker_stage(
                     server, broker, f"broker_{round_no}", messages, workdir, options.profile_worker
                 )
@@ -387,25 +361,29 @@ async def main_async(options: argparse.Namespace) -> int:
                     f" CPU-s of the worker process ({1e6 * figures['cpu_s'] / count:.1f} us each;"
                     f" wall {figures['wall_s']:.1f} s)"
                 )
-                figures = await client_stage(broker, f"client_{round_no}", messages)
-                results["client"].append(len(messages) / figures["cpu_s"])
+            for client, stage in zip(options.clients.split(","), clients, strict=True):
+                if broker is None:
+                    break
+                name = f"client_{client.replace('+', '_')}_{round_no}"
+                figures = await client_stage(broker, client, name, messages)
+                results[stage].append(len(messages) / figures["cpu_s"])
                 print(
-                    f"  round {round_no + 1} client: {len(messages) / figures['cpu_s']:8.0f}"
-                    f" messages per CPU-s of a bare subscriber with the worker's client"
+                    f"  round {round_no + 1} {stage}: {len(messages) / figures['cpu_s']:8.0f}"
+                    f" messages per CPU-s of a bare subscriber"
                     f" ({1e6 * figures['cpu_s'] / len(messages):.1f} us each)"
                 )
-            copied = await copy_stage(server, f"copy_{round_no}", messages)
-            results["copy"].append(copied)
-            print(f"  round {round_no + 1} copy:   {copied:8.0f} rows per s")
-    copy = statistics.median(results["copy"])
-    print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
-    for stage in ("worker", "broker", "client"):
+            if not options.only_clients:
+                copied = await copy_stage(server, f"copy_{round_no}", messages)
+                results["copy"].append(copied)
+                print(f"  round {round_no + 1} copy:   {copied:8.0f} rows per s")
+    copy = statistics.median(results["copy"]) if results["copy"] else None
+    if copy is not None:
+        print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
+    for stage in stages:
         if results[stage]:
             median = statistics.median(results[stage])
-            print(
-                f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each);"
-                f" COPY / {stage}: {copy / median:.2f}"
-            )
+            ratio = "" if copy is None else f"; COPY / {stage}: {copy / median:.2f}"
+            print(f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each){ratio}")
     return 0
 
 
@@ -416,6 +394,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--signed", action="store_true")
     parser.add_argument("--no-broker", action="store_true", help="skip the whole-worker stage")
+    parser.add_argument(
+        "--clients",
+        default="worker",
+        help="bare subscribers, comma-separated (bare_subscribers.py's kinds; default: the"
+        " worker's client)",
+    )
+    parser.add_argument(
+        "--only-clients", action="store_true", help="only the bare subscribers' stages"
+    )
     parser.add_argument("--workdir", type=Path, help="the workers' logs here (default: temp)")
     parser.add_argument("--profile", help="cProfile statistics of the worker stage, here")
     parser.add_argument("--profile-worker", help="cProfile statistics of the broker stage, here")

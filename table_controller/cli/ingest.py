@@ -35,7 +35,7 @@ DATABASE_FAILED: Final = 1
 DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
 #: The modules the ``ingest`` extra installs (pyproject.toml), as imported; the database
 #: drivers are imported by SQLAlchemy only when it connects, so they are named here.
-EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "aiomqtt")
+EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "gmqtt")
 EXTRA_INSTALL: Final = "pip install 'table-controller[ingest]'"
 
 

@@ -1,0 +1,251 @@
+# Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
+"""Bare subscribers, one per MQTT client the ingest could use: what each costs per message.
+
+A benchmark helper, run by ``bench_ingest_cpu.py --clients``, not part of the product. Each
+kind connects as the worker does (MQTT 5 over TLS, a persistent session, Receive Maximum
+``RECEIVE_MAXIMUM``, the worker's shared subscriptions), acknowledges by hand a batch of
+``MAX_BATCH`` at a time, stores nothing, and stops after ``count`` messages, printing its CPU
+seconds when subscribed (``ready``) and when done (``done``).
+
+Run: ``python bench/bare_subscribers.py KIND URL CA NAME COUNT``; KIND is one of
+:data:`KINDS`, ``+uvloop`` after it runs it on uvloop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions
+from table_controller.mqtt.settings import BrokerEndpoint
+
+
+def ready() -> None:
+    print("ready", time.process_time(), flush=True)
+
+
+def done() -> None:
+    print("done", time.process_time(), flush=True)
+
+
+async def aiomqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
+    """aiomqtt over paho, messages through ``client.messages`` (the worker's client before)."""
+    from paho.mqtt.subscribeoptions import SubscribeOptions
+
+    from table_controller.mqtt.client import ManualAcks, new_client
+
+    client = new_client(
+        endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM
+    )
+    acks = ManualAcks(client)
+    shared, _ = subscriptions(name, "baccarat/tables")
+    async with client:
+        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])
+        ready()
+        got, held = 0, []
+        async for message in client.messages:
+            held.append(message)
+            got += 1
+            if len(held) == MAX_BATCH or got == count:
+                for one in held:
+                    acks.ack(one.mid, one.qos)
+                held = []
+            if got == count:
+                break
+        done()
+
+
+async def gmqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
+    """gmqtt, acknowledged by hand: ``on_message`` a coroutine resolved once the batch is done.
+
+    gmqtt sends a PUBACK when the coroutine ``on_message`` returned returns (its
+    ``optimistic_acknowledgement=False``): one task per message.
+    """
+    import gmqtt
+
+    client = gmqtt.Client(
+        name,
+        clean_session=False,
+        optimistic_acknowledgement=False,
+        session_expiry_interval=3600,
+        receive_maximum=RECEIVE_MAXIMUM,
+    )
+    client.set_auth_credentials(endpoint.username or "", endpoint.password)
+    loop = asyncio.get_running_loop()
+    finished = loop.create_future()
+    state: dict[str, Any] = {"got": 0, "batch": loop.create_future()}
+
+    async def on_message(*_: object) -> int:
+        state["got"] += 1
+        batch = state["batch"]
+        if state["got"] % MAX_BATCH == 0 or state["got"] == count:
+            state["batch"] = loop.create_future()
+            batch.set_result(None)
+            if state["got"] == count:
+                finished.set_result(None)
+        await batch
+        return 0
+
+    client.on_message = on_message
+    await client.connect(endpoint.host, endpoint.port, ssl=endpoint.tls_context(), version=5)
+    subscribed = loop.create_future()
+    client.on_subscribe = lambda *_: subscribed.done() or subscribed.set_result(None)
+    shared, _ = subscriptions(name, "baccarat/tables")
+    client.subscribe([gmqtt.Subscription(topic, qos=1) for topic in shared])
+    await subscribed
+    ready()
+    await finished
+    await asyncio.sleep(0)
+    done()
+    await client.disconnect()
+
+
+async def gmqtt_direct_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
+    """gmqtt, ``on_message`` a plain function, the PUBACKs sent through its connection."""
+    import gmqtt
+    from gmqtt.mqtt.constants import MQTTCommands
+
+    client = gmqtt.Client(
+        name,
+        clean_session=False,
+        optimistic_acknowledgement=False,
+        session_expiry_interval=3600,
+        receive_maximum=RECEIVE_MAXIMUM,
+    )
+    client.set_auth_credentials(endpoint.username or "", endpoint.password)
+    loop = asyncio.get_running_loop()
+    finished = loop.create_future()
+    held: list[int] = []
+    state = {"got": 0}
+
+    def on_qos_1(mid: int, _payload: bytes, _topic: str, _properties: object) -> None:
+        state["got"] += 1
+        held.append(mid)
+
+    handler = client._package_handler  # noqa: SLF001 - a bench of the private path
+    handler._handle_qos_1_publish_packet = on_qos_1  # noqa: SLF001
+    await client.connect(endpoint.host, endpoint.port, ssl=endpoint.tls_context(), version=5)
+    subscribed = loop.create_future()
+    client.on_subscribe = lambda *_: subscribed.done() or subscribed.set_result(None)
+    shared, _ = subscriptions(name, "baccarat/tables")
+    client.subscribe([gmqtt.Subscription(topic, qos=1) for topic in shared])
+    await subscribed
+    ready()
+    connection = client._connection  # noqa: SLF001 - a bench of the private path
+    while state["got"] < count:
+        await asyncio.sleep(0.01)
+        batch, held[:] = held[:], []
+        for mid in batch:
+            connection.send_command_with_mid(MQTTCommands.PUBACK, mid, False)
+    done()
+    await client.disconnect()
+
+
+async def paho_kind(
+    endpoint: BrokerEndpoint, name: str, count: int, *, buffered: bool = False
+) -> None:
+    """aiomqtt's connection, but paho's messages taken from its callback, no task each."""
+    import paho.mqtt.client as paho
+    from paho.mqtt.subscribeoptions import SubscribeOptions
+
+    from table_controller.mqtt.client import ManualAcks, new_client
+
+    client = new_client(
+        endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM
+    )
+    acks = ManualAcks(client)
+    inner = client._client  # noqa: SLF001 - a bench of the private path
+    if buffered:
+        inner.__class__ = BufferedPaho
+    held: list[paho.MQTTMessage] = []
+    arrived = asyncio.Event()
+
+    def on_message(_client: object, _userdata: object, message: paho.MQTTMessage) -> None:
+        held.append(message)
+        arrived.set()
+
+    shared, _ = subscriptions(name, "baccarat/tables")
+    async with client:
+        inner.on_message = on_message
+        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])
+        ready()
+        got = 0
+        while got < count:
+            await arrived.wait()
+            arrived.clear()
+            batch, held[:] = held[:], []
+            got += len(batch)
+            for one in batch:
+                acks.ack(one.mid, one.qos)
+        done()
+
+
+def _buffered_paho() -> type:
+    import paho.mqtt.client as paho
+
+    class Buffered(paho.Client):
+        """paho reading its socket 64 KiB at a time, its small reads served from that."""
+
+        _rbuf = b""
+        _roff = 0
+
+        def _sock_recv(self, bufsize: int) -> bytes:
+            if self._roff >= len(self._rbuf):
+                self._rbuf = super()._sock_recv(65536)
+                self._roff = 0
+                if not self._rbuf:
+                    return b""
+            start = self._roff
+            self._roff = start + bufsize
+            return self._rbuf[start : start + bufsize]
+
+        def loop_read(self, max_packets: int = 1) -> paho.MQTTErrorCode:
+            result = super().loop_read(max_packets)
+            while result == paho.MQTTErrorCode.MQTT_ERR_SUCCESS and self._roff < len(self._rbuf):
+                result = super().loop_read(max_packets)
+            return result
+
+    return Buffered
+
+
+BufferedPaho: Any = None
+
+
+async def paho_buffered_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
+    global BufferedPaho  # noqa: PLW0603 - made on first use
+    BufferedPaho = _buffered_paho()
+    await paho_kind(endpoint, name, count, buffered=True)
+
+
+KINDS: dict[str, Callable[[BrokerEndpoint, str, int], Coroutine[Any, Any, None]]] = {
+    "aiomqtt": aiomqtt_kind,
+    "gmqtt": gmqtt_kind,
+    "gmqtt-direct": gmqtt_direct_kind,
+    "paho": paho_kind,
+    "paho-buffered": paho_buffered_kind,
+}
+#: The worker's own client.
+KINDS["worker"] = KINDS["aiomqtt"]
+
+
+def main() -> None:
+    kind, url, ca, name, count = sys.argv[1:6]
+    endpoint = BrokerEndpoint.from_url(url, ca_file=Path(ca), protocol="5")
+    base, _, loop = kind.partition("+")
+    run = KINDS[base](endpoint, name, int(count))
+    if loop == "uvloop":
+        import uvloop
+
+        uvloop.run(run)
+    else:
+        asyncio.run(run)
+
+
+if __name__ == "__main__":
+    main()
