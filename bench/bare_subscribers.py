@@ -14,6 +14,8 @@ Run: ``python bench/bare_subscribers.py KIND URL CA NAME COUNT``; KIND is one of
 from __future__ import annotations
 
 import asyncio
+import cProfile
+import os
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -31,11 +33,20 @@ def ready() -> None:
 
 
 def done() -> None:
-    print("done", time.process_time(), flush=True)
+    cpu = time.process_time()
+    if PROFILE:
+        profile = PROFILE.pop()
+        profile.disable()
+        profile.dump_stats(os.environ["BARE_PROFILE"])
+    print("done", cpu, flush=True)
+
+
+#: The profile of the run, with ``BARE_PROFILE=FILE`` (cProfile's statistics, CPU time).
+PROFILE: list[cProfile.Profile] = []
 
 
 async def aiomqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
-    """aiomqtt over paho, messages through ``client.messages`` (the worker's client before)."""
+    """aiomqtt over paho, messages through ``client.messages`` (the worker's former client)."""
     from paho.mqtt.subscribeoptions import SubscribeOptions
 
     from table_controller.mqtt.client import ManualAcks, new_client
@@ -223,6 +234,40 @@ async def paho_buffered_kind(endpoint: BrokerEndpoint, name: str, count: int) ->
     await paho_kind(endpoint, name, count, buffered=True)
 
 
+async def worker_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
+    """The worker's own connection (``ingest/broker.py``: gmqtt, acknowledged by hand)."""
+    from table_controller.ingest.broker import BrokerConnection, Delivery
+
+    held: list[Delivery] = []
+    arrived = asyncio.Event()
+
+    def deliver(message: Delivery) -> None:
+        held.append(message)
+        arrived.set()
+
+    connection = BrokerConnection(
+        endpoint,
+        client_id=name,
+        session_expiry_s=3600,
+        receive_maximum=RECEIVE_MAXIMUM,
+        timeout_s=60.0,
+        deliver=deliver,
+    )
+    shared, _ = subscriptions(name, "baccarat/tables")
+    async with connection:
+        await connection.subscribe(shared)
+        ready()
+        got = 0
+        while got < count:
+            await arrived.wait()
+            arrived.clear()
+            while held:
+                batch, held[:] = held[:MAX_BATCH], held[MAX_BATCH:]
+                got += len(batch)
+                connection.ack([one.mid for one in batch])
+        done()
+
+
 KINDS: dict[str, Callable[[BrokerEndpoint, str, int], Coroutine[Any, Any, None]]] = {
     "aiomqtt": aiomqtt_kind,
     "gmqtt": gmqtt_kind,
@@ -231,7 +276,7 @@ KINDS: dict[str, Callable[[BrokerEndpoint, str, int], Coroutine[Any, Any, None]]
     "paho-buffered": paho_buffered_kind,
 }
 #: The worker's own client.
-KINDS["worker"] = KINDS["aiomqtt"]
+KINDS["worker"] = worker_kind
 
 
 def main() -> None:
@@ -239,12 +284,16 @@ def main() -> None:
     endpoint = BrokerEndpoint.from_url(url, ca_file=Path(ca), protocol="5")
     base, _, loop = kind.partition("+")
     run = KINDS[base](endpoint, name, int(count))
+    if os.environ.get("BARE_PROFILE"):
+        PROFILE.append(cProfile.Profile(time.process_time))
+        PROFILE[0].enable()
     if loop == "uvloop":
         import uvloop
 
         uvloop.run(run)
     else:
         asyncio.run(run)
+
 
 
 if __name__ == "__main__":

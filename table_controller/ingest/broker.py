@@ -9,9 +9,9 @@ it acknowledges a QoS 1 message only when :meth:`~BrokerConnection.ack` is calle
 
 gmqtt's own way to acknowledge by hand (``optimistic_acknowledgement=False``) runs
 ``on_message`` as a task per message and sends the PUBACK when it returns; here the QoS 1
-messages are taken from its handler's ``_handle_qos_1_publish_packet`` instead, and the PUBACK
-sent through the client's ``_send_command_with_mid``: the places this module reaches inside
-gmqtt, which ``pyproject.toml`` pins below 0.9 for, and which ``tests/ingest/test_broker.py``
+messages are taken from its handler's ``_handle_qos_1_publish_packet`` instead, and a batch's
+PUBACKs written at once through the client's ``_connection``: the places this module reaches
+inside gmqtt, which ``pyproject.toml`` pins below 0.9 for, and which ``tests/ingest/test_broker.py``
 checks against a real broker.
 """
 
@@ -25,6 +25,7 @@ from typing import Any, Final, Self
 
 import gmqtt
 from gmqtt.mqtt.constants import MQTTCommands, MQTTv50
+from gmqtt.mqtt.package import CommandWithMidPacket
 from gmqtt.storage import PersistentStorage
 
 from table_controller.mqtt import BrokerEndpoint
@@ -200,10 +201,17 @@ class BrokerConnection:
         self._in_flight.waiting[mid] = waiter
         await self._answered(waiter, "publish")
 
-    def ack(self, mid: int) -> None:
-        """Acknowledge the QoS 1 message ``mid`` (PUBACK); nothing once the connection ended."""
-        if self.connected():
-            self._client._send_command_with_mid(MQTTCommands.PUBACK, mid, False)  # noqa: SLF001, FBT003
+    def ack(self, mids: Sequence[int]) -> None:
+        """Acknowledge the QoS 1 messages ``mids`` (their PUBACKs, in this order, in one write).
+
+        Nothing is sent once the connection ended: the broker delivers them again.
+        """
+        if mids and self.connected():
+            packets = b"".join(
+                CommandWithMidPacket.build_package(MQTTCommands.PUBACK, mid, dup=False)
+                for mid in mids
+            )
+            self._client._connection.send_package(packets)  # noqa: SLF001
 
     async def _request(self, send: Callable[[], int]) -> Sequence[int]:
         self._require_connected()

@@ -309,10 +309,9 @@ class IngestWorker:
                 await self.handle_batch([message for message, _ in batch])
             except Exception:  # a batch must not stop the worker
                 log.exception("messages_not_handled", count=len(batch))
-            for _, entry in batch:
-                for mid, qos in acks.done(entry):
-                    if qos > 0 and generation == self._generation and connection is self._client:
-                        connection.ack(mid)
+            ready = [ready for _, entry in batch for ready in acks.done(entry)]
+            if generation == self._generation and connection is self._client:
+                connection.ack([mid for mid, qos in ready if qos > 0])
 
     async def handle_batch(self, batch: Sequence[Delivery]) -> list[StoreOutcome]:
         """Store messages in one transaction; live copies of the retained subscription skipped.
