@@ -24,7 +24,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import gmqtt
+import paho.mqtt.client as paho
+import uvloop
+from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from table_controller.ingest.broker import BrokerConnection, Delivery
 from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions
+from table_controller.mqtt.client import ManualAcks, new_client
 from table_controller.mqtt.settings import BrokerEndpoint
 
 
@@ -46,14 +54,8 @@ PROFILE: list[cProfile.Profile] = []
 
 
 async def aiomqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
-    """aiomqtt over paho, messages through ``client.messages`` (the worker's former client)."""
-    from paho.mqtt.subscribeoptions import SubscribeOptions
-
-    from table_controller.mqtt.client import ManualAcks, new_client
-
-    client = new_client(
-        endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM
-    )
+    """The worker's former client: aiomqtt over paho, messages through ``client.messages``."""
+    client = new_client(endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM)
     acks = ManualAcks(client)
     shared, _ = subscriptions(name, "baccarat/tables")
     async with client:
@@ -78,8 +80,6 @@ async def gmqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
     gmqtt sends a PUBACK when the coroutine ``on_message`` returned returns (its
     ``optimistic_acknowledgement=False``): one task per message.
     """
-    import gmqtt
-
     client = gmqtt.Client(
         name,
         clean_session=False,
@@ -105,8 +105,13 @@ async def gmqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
 
     client.on_message = on_message
     await client.connect(endpoint.host, endpoint.port, ssl=endpoint.tls_context(), version=5)
-    subscribed = loop.create_future()
-    client.on_subscribe = lambda *_: subscribed.done() or subscribed.set_result(None)
+    subscribed: asyncio.Future[None] = loop.create_future()
+
+    def on_subscribe(*_: object) -> None:
+        if not subscribed.done():
+            subscribed.set_result(None)
+
+    client.on_subscribe = on_subscribe
     shared, _ = subscriptions(name, "baccarat/tables")
     client.subscribe([gmqtt.Subscription(topic, qos=1) for topic in shared])
     await subscribed
@@ -117,59 +122,11 @@ async def gmqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
     await client.disconnect()
 
 
-async def gmqtt_direct_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
-    """gmqtt, ``on_message`` a plain function, the PUBACKs sent through its connection."""
-    import gmqtt
-    from gmqtt.mqtt.constants import MQTTCommands
-
-    client = gmqtt.Client(
-        name,
-        clean_session=False,
-        optimistic_acknowledgement=False,
-        session_expiry_interval=3600,
-        receive_maximum=RECEIVE_MAXIMUM,
-    )
-    client.set_auth_credentials(endpoint.username or "", endpoint.password)
-    loop = asyncio.get_running_loop()
-    finished = loop.create_future()
-    held: list[int] = []
-    state = {"got": 0}
-
-    def on_qos_1(mid: int, _payload: bytes, _topic: str, _properties: object) -> None:
-        state["got"] += 1
-        held.append(mid)
-
-    handler = client._package_handler  # noqa: SLF001 - a bench of the private path
-    handler._handle_qos_1_publish_packet = on_qos_1  # noqa: SLF001
-    await client.connect(endpoint.host, endpoint.port, ssl=endpoint.tls_context(), version=5)
-    subscribed = loop.create_future()
-    client.on_subscribe = lambda *_: subscribed.done() or subscribed.set_result(None)
-    shared, _ = subscriptions(name, "baccarat/tables")
-    client.subscribe([gmqtt.Subscription(topic, qos=1) for topic in shared])
-    await subscribed
-    ready()
-    connection = client._connection  # noqa: SLF001 - a bench of the private path
-    while state["got"] < count:
-        await asyncio.sleep(0.01)
-        batch, held[:] = held[:], []
-        for mid in batch:
-            connection.send_command_with_mid(MQTTCommands.PUBACK, mid, False)
-    done()
-    await client.disconnect()
-
-
 async def paho_kind(
     endpoint: BrokerEndpoint, name: str, count: int, *, buffered: bool = False
 ) -> None:
-    """aiomqtt's connection, but paho's messages taken from its callback, no task each."""
-    import paho.mqtt.client as paho
-    from paho.mqtt.subscribeoptions import SubscribeOptions
-
-    from table_controller.mqtt.client import ManualAcks, new_client
-
-    client = new_client(
-        endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM
-    )
+    """An aiomqtt connection, paho's messages taken from its callback: no task each."""
+    client = new_client(endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM)
     acks = ManualAcks(client)
     inner = client._client  # noqa: SLF001 - a bench of the private path
     if buffered:
@@ -198,7 +155,6 @@ async def paho_kind(
 
 
 def _buffered_paho() -> type:
-    import paho.mqtt.client as paho
 
     class Buffered(paho.Client):
         """paho reading its socket 64 KiB at a time, its small reads served from that."""
@@ -216,9 +172,9 @@ def _buffered_paho() -> type:
             self._roff = start + bufsize
             return self._rbuf[start : start + bufsize]
 
-        def loop_read(self, max_packets: int = 1) -> paho.MQTTErrorCode:
+        def loop_read(self, max_packets: int = 1) -> MQTTErrorCode:
             result = super().loop_read(max_packets)
-            while result == paho.MQTTErrorCode.MQTT_ERR_SUCCESS and self._roff < len(self._rbuf):
+            while result == MQTTErrorCode.MQTT_ERR_SUCCESS and self._roff < len(self._rbuf):
                 result = super().loop_read(max_packets)
             return result
 
@@ -236,8 +192,6 @@ async def paho_buffered_kind(endpoint: BrokerEndpoint, name: str, count: int) ->
 
 async def worker_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
     """The worker's own connection (``ingest/broker.py``: gmqtt, acknowledged by hand)."""
-    from table_controller.ingest.broker import BrokerConnection, Delivery
-
     held: list[Delivery] = []
     arrived = asyncio.Event()
 
@@ -271,7 +225,6 @@ async def worker_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
 KINDS: dict[str, Callable[[BrokerEndpoint, str, int], Coroutine[Any, Any, None]]] = {
     "aiomqtt": aiomqtt_kind,
     "gmqtt": gmqtt_kind,
-    "gmqtt-direct": gmqtt_direct_kind,
     "paho": paho_kind,
     "paho-buffered": paho_buffered_kind,
 }
@@ -288,12 +241,9 @@ def main() -> None:
         PROFILE.append(cProfile.Profile(time.process_time))
         PROFILE[0].enable()
     if loop == "uvloop":
-        import uvloop
-
         uvloop.run(run)
     else:
         asyncio.run(run)
-
 
 
 if __name__ == "__main__":

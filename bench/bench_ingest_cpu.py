@@ -9,19 +9,20 @@ every table has its own device key and every message is signed by it (the status
 key, which the ingest pins on first use). One PostgreSQL 15 (``tests/support/postgres.py``: in a
 temp directory, ``fsync`` off as in the tests) takes, each on a new database, in one run:
 
-* ``worker``: the worker's own path in this process: the messages as the MQTT client hands them
-  over (``ingest.broker.Delivery``), in batches of ``MAX_BATCH`` taken by ``--tasks`` consumers, through
-  ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The figure is this
-  process's CPU seconds (``time.process_time``) per stored message;
+* ``worker``: the worker's own path in this process: the messages as its MQTT client hands them
+  over (``ingest.broker.Delivery``), in batches of ``MAX_BATCH`` taken by ``--tasks``
+  consumers, through ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The
+  figure is this process's CPU seconds (``time.process_time``) per stored message;
 * ``broker`` (unless ``--no-broker``): the whole worker, ``table-controller ingest`` in its own
   process, subscribed over TLS to a mosquitto run from ``deploy/mosquitto/mosquitto.conf``; the
   messages are published at once (QoS 1, the retained topics retained) once it has subscribed,
   and the figure is the worker process's CPU seconds (``/proc/<pid>/stat``) from the first
   publish to the last row, per stored message;
-* ``client`` (with ``broker``): the share of that which is the MQTT client's: a bare
-  subscriber made with the worker's own client (``mqtt.client``: aiomqtt over paho, manual
-  acknowledgements, the worker's shared subscriptions), acknowledging the messages a batch at
-  a time and storing nothing; its CPU seconds from the first publish to the last message;
+* ``client KIND`` (with ``broker``), for each KIND of ``--clients``: the share of that which is
+  an MQTT client's: a bare subscriber (``bare_subscribers.py``; ``worker``, the default, is the
+  worker's own connection, ``ingest/broker.py``) with the worker's shared subscriptions,
+  acknowledging the messages by hand a batch at a time and storing nothing; its CPU seconds
+  from the first publish to the last message;
 * ``copy``: the limit: the same rows of ``messages`` (the columns the worker writes) loaded by
   PostgreSQL's ``COPY`` (asyncpg's ``copy_records_to_table``) into a table with no index,
   rows per second of wall time.
@@ -32,7 +33,7 @@ CPU-second of each stage, the COPY rate and the ratios (medians over ``--rounds`
 ``--profile-worker FILE`` those of the ``broker`` stage's worker process.
 
 Run: ``python bench/bench_ingest_cpu.py [--tables 40] [--signed] [--rounds 1] [--no-broker]
-[--profile F] [--profile-worker F]``.
+[--clients worker,aiomqtt,...] [--only-clients] [--profile F] [--profile-worker F]``.
 """
 
 from __future__ import annotations
@@ -323,6 +324,52 @@ def rate(figures: dict[str, float], count: int) -> float:
     return count / figures["cpu_s"]
 
 
+async def one_round(  # noqa: PLR0913 - the round's parts
+    round_no: int,
+    *,
+    server: Postgres,
+    broker: Broker | None,
+    messages: list[tuple[str, bytes]],
+    workdir: Path,
+    options: argparse.Namespace,
+) -> dict[str, float]:
+    """Each stage once: messages per CPU-second by stage, and the COPY rate (``copy``)."""
+    count = numbered(messages)
+    figures: dict[str, float] = {}
+    if not options.only_clients:
+        stage = await worker_stage(server, f"worker_{round_no}", messages, options)
+        figures["worker"] = rate(stage, count)
+        print(
+            f"  round {round_no + 1} worker: {rate(stage, count):8.0f} messages per CPU-s"
+            f" ({1e6 * stage['cpu_s'] / count:.1f} us each; wall {stage['wall_s']:.1f} s)"
+        )
+    if broker is not None and not options.only_clients:
+        stage = await broker_stage(
+            server, broker, f"broker_{round_no}", messages, workdir, options.profile_worker
+        )
+        figures["broker"] = rate(stage, count)
+        print(
+            f"  round {round_no + 1} broker: {rate(stage, count):8.0f} messages per CPU-s of the"
+            f" worker process ({1e6 * stage['cpu_s'] / count:.1f} us each;"
+            f" wall {stage['wall_s']:.1f} s)"
+        )
+    for client in options.clients.split(","):
+        if broker is None:
+            break
+        name = f"client_{client.replace('+', '_')}_{round_no}"
+        stage = await client_stage(broker, client, name, messages)
+        figures[f"client {client}"] = len(messages) / stage["cpu_s"]
+        print(
+            f"  round {round_no + 1} client {client}: {len(messages) / stage['cpu_s']:8.0f}"
+            f" messages per CPU-s of a bare subscriber"
+            f" ({1e6 * stage['cpu_s'] / len(messages):.1f} us each)"
+        )
+    if not options.only_clients:
+        figures["copy"] = await copy_stage(server, f"copy_{round_no}", messages)
+        print(f"  round {round_no + 1} copy:   {figures['copy']:8.0f} rows per s")
+    return figures
+
+
 async def main_async(options: argparse.Namespace) -> int:
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="tc-bench-ingest-cpu-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -331,59 +378,37 @@ async def main_async(options: argparse.Namespace) -> int:
             stack.callback(shutil.rmtree, workdir, ignore_errors=True)
         played = await play_table(workdir)
         messages = fleet(played.messages, options.tables, signed=options.signed)
-        count = numbered(messages)
         kind = "signed" if options.signed else "unsigned"
-        print(f"{len(messages)} {kind} messages ({count} with a seq): {options.tables} tables")
+        print(
+            f"{len(messages)} {kind} messages ({numbered(messages)} with a seq):"
+            f" {options.tables} tables"
+        )
         pg_root = Path(tempfile.mkdtemp(prefix="tc-bench-ingest-cpu-postgres-"))
         stack.callback(shutil.rmtree, pg_root, ignore_errors=True)
         server = start_postgres(pg_root)
         stack.callback(stop_postgres, server)
         broker = None if options.no_broker else broker_parts(stack, options.tables)
-        clients = [f"client {kind}" for kind in options.clients.split(",")]
-        stages = ["worker", "broker", *clients]
-        results: dict[str, list[float]] = {stage: [] for stage in [*stages, "copy"]}
+        results: dict[str, list[float]] = {}
         for round_no in range(options.rounds):
-            if not options.only_clients:
-                figures = await worker_stage(server, f"worker_{round_no}", messages, options)
-                results["worker"].append(rate(figures, count))
-                print(
-                    f"  round {round_no + 1} worker: {rate(figures, count):8.0f} messages per"
-                    f" CPU-s ({1e6 * figures['cpu_s'] / count:.1f} us each;"
-                    f" wall {figures['wall_s']:.1f} s)"
-                )
-            if broker is not None and not options.only_clients:
-                figures = await broker_stage(
-                    server, broker, f"broker_{round_no}", messages, workdir, options.profile_worker
-                )
-                results["broker"].append(rate(figures, count))
-                print(
-                    f"  round {round_no + 1} broker: {rate(figures, count):8.0f} messages per"
-                    f" CPU-s of the worker process ({1e6 * figures['cpu_s'] / count:.1f} us each;"
-                    f" wall {figures['wall_s']:.1f} s)"
-                )
-            for client, stage in zip(options.clients.split(","), clients, strict=True):
-                if broker is None:
-                    break
-                name = f"client_{client.replace('+', '_')}_{round_no}"
-                figures = await client_stage(broker, client, name, messages)
-                results[stage].append(len(messages) / figures["cpu_s"])
-                print(
-                    f"  round {round_no + 1} {stage}: {len(messages) / figures['cpu_s']:8.0f}"
-                    f" messages per CPU-s of a bare subscriber"
-                    f" ({1e6 * figures['cpu_s'] / len(messages):.1f} us each)"
-                )
-            if not options.only_clients:
-                copied = await copy_stage(server, f"copy_{round_no}", messages)
-                results["copy"].append(copied)
-                print(f"  round {round_no + 1} copy:   {copied:8.0f} rows per s")
-    copy = statistics.median(results["copy"]) if results["copy"] else None
+            figures = await one_round(
+                round_no,
+                server=server,
+                broker=broker,
+                messages=messages,
+                workdir=workdir,
+                options=options,
+            )
+            for stage, figure in figures.items():
+                results.setdefault(stage, []).append(figure)
+    copy = statistics.median(results.pop("copy")) if "copy" in results else None
     if copy is not None:
         print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
-    for stage in stages:
-        if results[stage]:
-            median = statistics.median(results[stage])
-            ratio = "" if copy is None else f"; COPY / {stage}: {copy / median:.2f}"
-            print(f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each){ratio}")
+    for stage, rates in results.items():
+        median: float = statistics.median(rates)
+        ratio = "" if copy is None else f"; COPY / {stage}: {copy / median:.2f}"
+        print(
+            f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each){ratio}"
+        )
     return 0
 
 
