@@ -8,7 +8,9 @@ kind connects as the worker does (MQTT 5 over TLS, a persistent session, Receive
 seconds when subscribed (``ready``) and when done (``done``).
 
 Run: ``python bench/bare_subscribers.py KIND URL CA NAME COUNT``; KIND is one of
-:data:`KINDS`, ``+uvloop`` after it runs it on uvloop.
+:data:`KINDS`, run on asyncio's own loop, ``worker`` on uvloop as the worker process runs;
+``+uvloop`` or ``+asyncio`` after it chooses the loop. ``BARE_PROFILE=FILE`` writes cProfile's
+statistics (CPU time) of the run there.
 """
 
 from __future__ import annotations
@@ -236,6 +238,7 @@ def main() -> None:
     kind, url, ca, name, count = sys.argv[1:6]
     endpoint = BrokerEndpoint.from_url(url, ca_file=Path(ca), protocol="5")
     base, _, loop = kind.partition("+")
+    loop = loop or ("uvloop" if base == "worker" else "asyncio")  # as the worker process runs
     run = KINDS[base](endpoint, name, int(count))
     if os.environ.get("BARE_PROFILE"):
         PROFILE.append(cProfile.Profile(time.process_time))

@@ -49,13 +49,13 @@ class Inbox:
 
 
 def connection(
-    broker: Mosquitto, inbox: Inbox, *, client_id: str = "consumer", password: str | None = None
+    broker: Mosquitto, inbox: Inbox, *, password: str | None = None, receive_maximum: int = 100
 ) -> BrokerConnection:
     return BrokerConnection(
         endpoint(broker, password),
-        client_id=client_id,
+        client_id="consumer",
         session_expiry_s=600,
-        receive_maximum=100,
+        receive_maximum=receive_maximum,
         timeout_s=10.0,
         deliver=inbox.deliver,
     )
@@ -92,6 +92,19 @@ async def test_unacknowledged_messages_come_again_and_acknowledged_ones_do_not(
     inbox = Inbox()
     async with connection(broker, inbox):
         assert await inbox.until(None, quiet_s=1.5) == []
+
+
+async def test_the_broker_sends_no_more_unacknowledged_messages_than_the_receive_maximum(
+    broker: Mosquitto,
+) -> None:
+    inbox = Inbox()
+    async with connection(broker, inbox, receive_maximum=50) as consumer:
+        await consumer.subscribe([TOPIC])
+        await publish(broker, 80)
+        held_back = await inbox.until(None, quiet_s=1.5)
+        assert len(held_back) == 50
+        consumer.ack([m.mid for m in held_back])
+        assert len(await inbox.until(80, quiet_s=5)) == 80
 
 
 async def test_a_retained_copy_comes_with_its_subscription_identifier(broker: Mosquitto) -> None:
