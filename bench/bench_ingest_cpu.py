@@ -9,19 +9,20 @@ every table has its own device key and every message is signed by it (the status
 key, which the ingest pins on first use). One PostgreSQL 15 (``tests/support/postgres.py``: in a
 temp directory, ``fsync`` off as in the tests) takes, each on a new database, in one run:
 
-* ``worker``: the worker's own path in this process: the messages as the MQTT client hands them
-  over (``aiomqtt.Message``), in batches of ``MAX_BATCH`` taken by ``--tasks`` consumers, through
-  ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The figure is this
-  process's CPU seconds (``time.process_time``) per stored message;
+* ``worker``: the worker's own path in this process: the messages as its MQTT client hands them
+  over (``ingest.broker.Delivery``), in batches of ``MAX_BATCH`` taken by ``--tasks``
+  consumers, through ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The
+  figure is this process's CPU seconds (``time.process_time``) per stored message;
 * ``broker`` (unless ``--no-broker``): the whole worker, ``table-controller ingest`` in its own
   process, subscribed over TLS to a mosquitto run from ``deploy/mosquitto/mosquitto.conf``; the
   messages are published at once (QoS 1, the retained topics retained) once it has subscribed,
   and the figure is the worker process's CPU seconds (``/proc/<pid>/stat``) from the first
   publish to the last row, per stored message;
-* ``client`` (with ``broker``): the share of that which is the MQTT client's: a bare
-  subscriber made with the worker's own client (``mqtt.client``: aiomqtt over paho, manual
-  acknowledgements, the worker's shared subscriptions), acknowledging the messages a batch at
-  a time and storing nothing; its CPU seconds from the first publish to the last message;
+* ``client KIND`` (with ``broker``), for each KIND of ``--clients``: the share of that which is
+  an MQTT client's: a bare subscriber (``bare_subscribers.py``; ``worker``, the default, is the
+  worker's own connection, ``ingest/broker.py``) with the worker's shared subscriptions,
+  acknowledging the messages by hand a batch at a time and storing nothing; its CPU seconds
+  from the first publish to the last message;
 * ``copy``: the limit: the same rows of ``messages`` (the columns the worker writes) loaded by
   PostgreSQL's ``COPY`` (asyncpg's ``copy_records_to_table``) into a table with no index,
   rows per second of wall time.
@@ -32,7 +33,7 @@ CPU-second of each stage, the COPY rate and the ratios (medians over ``--rounds`
 ``--profile-worker FILE`` those of the ``broker`` stage's worker process.
 
 Run: ``python bench/bench_ingest_cpu.py [--tables 40] [--signed] [--rounds 1] [--no-broker]
-[--profile F] [--profile-worker F]``.
+[--clients worker,aiomqtt,...] [--only-clients] [--profile F] [--profile-worker F]``.
 """
 
 from __future__ import annotations
@@ -55,12 +56,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import aiomqtt
 import asyncpg
 import trustme
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.bench_fleet import FLOOR_BRIDGE, MOSQUITTO, central_acl
+from table_controller.ingest.broker import Delivery
 from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.worker import MAX_BATCH, IngestWorker, WorkerSettings
 from table_controller.integrity.signing import DeviceKey
@@ -81,38 +82,8 @@ PROFILED = (
     "finally:\n"
     "    profile.dump_stats(out)\n"
 )
-#: A bare subscriber with the worker's client (``mqtt.client``: aiomqtt over paho, manual
-#: acknowledgements, the worker's shared subscriptions): it acknowledges the messages a batch
-#: at a time (``MAX_BATCH``, as a busy worker does) and stops after argv[4] of them, printing
-#: its CPU seconds when subscribed and when done. argv[3]: its client id and group.
-CLIENT_FLOOR = (
-    "import asyncio, sys, time\n"
-    "from paho.mqtt.subscribeoptions import SubscribeOptions\n"
-    "from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions\n"
-    "from table_controller.mqtt.client import ManualAcks, new_client\n"
-    "from table_controller.mqtt.settings import BrokerEndpoint\n"
-    "async def main(url, ca, name, count):\n"
-    "    endpoint = BrokerEndpoint.from_url(url, ca_file=ca, protocol='5')\n"
-    "    client = new_client(endpoint, identifier=name, persistent=True,\n"
-    "                        receive_maximum=RECEIVE_MAXIMUM)\n"
-    "    acks = ManualAcks(client)\n"
-    "    shared, _ = subscriptions(name, 'baccarat/tables')\n"
-    "    async with client:\n"
-    "        await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])\n"
-    "        print('ready', time.process_time(), flush=True)\n"
-    "        got, held = 0, []\n"
-    "        async for message in client.messages:\n"
-    "            held.append(message)\n"
-    "            got += 1\n"
-    "            if len(held) == MAX_BATCH or got == count:\n"
-    "                for one in held:\n"
-    "                    acks.ack(one.mid, one.qos)\n"
-    "                held = []\n"
-    "            if got == count:\n"
-    "                break\n"
-    "        print('done', time.process_time(), flush=True)\n"
-    "asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))\n"
-)
+#: The bare subscribers of ``--clients`` (``bare_subscribers.py``).
+BARE = Path(__file__).resolve().parent / "bare_subscribers.py"
 RETAINED = ("status", "state", "roads", "odds", "stats", "limits")
 PREFIX = "baccarat/tables"
 
@@ -159,10 +130,10 @@ def fleet(played: list[tuple[str, bytes]], tables: int, *, signed: bool) -> list
     return merged
 
 
-def delivered(messages: list[tuple[str, bytes]]) -> list[aiomqtt.Message]:
+def delivered(messages: list[tuple[str, bytes]]) -> list[Delivery]:
     """The messages as the MQTT client hands them to the worker (shared subscription, QoS 1)."""
     return [
-        aiomqtt.Message(topic, payload, qos=1, retain=False, mid=1 + n % 65535, properties=None)
+        Delivery(topic, payload, qos=1, mid=1 + n % 65535)
         for n, (topic, payload) in enumerate(messages)
     ]
 
@@ -273,12 +244,12 @@ async def broker_stage(  # noqa: PLR0913, PLR0917 - the stage's parts
 
 
 async def client_stage(
-    broker: Broker, name: str, messages: list[tuple[str, bytes]]
+    broker: Broker, kind: str, name: str, messages: list[tuple[str, bytes]]
 ) -> dict[str, float]:
-    """The worker's MQTT client alone, acknowledging the messages: its CPU seconds."""
+    """A bare subscriber of ``kind`` alone, acknowledging the messages: its CPU seconds."""
     login = f"mqtts://ingest:{broker.passwords['ingest']}@127.0.0.1:{broker.tls_port}"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CLIENT_FLOOR, login, str(broker.ca_file), name, str(len(messages)),
+        sys.executable, str(BARE), kind, login, str(broker.ca_file), name, str(len(messages)),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stdout is not None
@@ -353,6 +324,52 @@ def rate(figures: dict[str, float], count: int) -> float:
     return count / figures["cpu_s"]
 
 
+async def one_round(  # noqa: PLR0913 - the round's parts
+    round_no: int,
+    *,
+    server: Postgres,
+    broker: Broker | None,
+    messages: list[tuple[str, bytes]],
+    workdir: Path,
+    options: argparse.Namespace,
+) -> dict[str, float]:
+    """Each stage once: messages per CPU-second by stage, and the COPY rate (``copy``)."""
+    count = numbered(messages)
+    figures: dict[str, float] = {}
+    if not options.only_clients:
+        stage = await worker_stage(server, f"worker_{round_no}", messages, options)
+        figures["worker"] = rate(stage, count)
+        print(
+            f"  round {round_no + 1} worker: {rate(stage, count):8.0f} messages per CPU-s"
+            f" ({1e6 * stage['cpu_s'] / count:.1f} us each; wall {stage['wall_s']:.1f} s)"
+        )
+    if broker is not None and not options.only_clients:
+        stage = await broker_stage(
+            server, broker, f"broker_{round_no}", messages, workdir, options.profile_worker
+        )
+        figures["broker"] = rate(stage, count)
+        print(
+            f"  round {round_no + 1} broker: {rate(stage, count):8.0f} messages per CPU-s of the"
+            f" worker process ({1e6 * stage['cpu_s'] / count:.1f} us each;"
+            f" wall {stage['wall_s']:.1f} s)"
+        )
+    for client in options.clients.split(","):
+        if broker is None:
+            break
+        name = f"client_{client.replace('+', '_')}_{round_no}"
+        stage = await client_stage(broker, client, name, messages)
+        figures[f"client {client}"] = len(messages) / stage["cpu_s"]
+        print(
+            f"  round {round_no + 1} client {client}: {len(messages) / stage['cpu_s']:8.0f}"
+            f" messages per CPU-s of a bare subscriber"
+            f" ({1e6 * stage['cpu_s'] / len(messages):.1f} us each)"
+        )
+    if not options.only_clients:
+        figures["copy"] = await copy_stage(server, f"copy_{round_no}", messages)
+        print(f"  round {round_no + 1} copy:   {figures['copy']:8.0f} rows per s")
+    return figures
+
+
 async def main_async(options: argparse.Namespace) -> int:
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="tc-bench-ingest-cpu-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -361,51 +378,37 @@ async def main_async(options: argparse.Namespace) -> int:
             stack.callback(shutil.rmtree, workdir, ignore_errors=True)
         played = await play_table(workdir)
         messages = fleet(played.messages, options.tables, signed=options.signed)
-        count = numbered(messages)
         kind = "signed" if options.signed else "unsigned"
-        print(f"{len(messages)} {kind} messages ({count} with a seq): {options.tables} tables")
+        print(
+            f"{len(messages)} {kind} messages ({numbered(messages)} with a seq):"
+            f" {options.tables} tables"
+        )
         pg_root = Path(tempfile.mkdtemp(prefix="tc-bench-ingest-cpu-postgres-"))
         stack.callback(shutil.rmtree, pg_root, ignore_errors=True)
         server = start_postgres(pg_root)
         stack.callback(stop_postgres, server)
         broker = None if options.no_broker else broker_parts(stack, options.tables)
-        results: dict[str, list[float]] = {"worker": [], "broker": [], "client": [], "copy": []}
+        results: dict[str, list[float]] = {}
         for round_no in range(options.rounds):
-            figures = await worker_stage(server, f"worker_{round_no}", messages, options)
-            results["worker"].append(rate(figures, count))
-            print(
-                f"  round {round_no + 1} worker: {rate(figures, count):8.0f} messages per CPU-s"
-                f" ({1e6 * figures['cpu_s'] / count:.1f} us each; wall {figures['wall_s']:.1f} s)"
+            figures = await one_round(
+                round_no,
+                server=server,
+                broker=broker,
+                messages=messages,
+                workdir=workdir,
+                options=options,
             )
-            if broker is not None:
-                figures = await broker_stage(
-                    server, broker, f"broker_{round_no}", messages, workdir, options.profile_worker
-                )
-                results["broker"].append(rate(figures, count))
-                print(
-                    f"  round {round_no + 1} broker: {rate(figures, count):8.0f} messages per"
-                    f" CPU-s of the worker process ({1e6 * figures['cpu_s'] / count:.1f} us each;"
-                    f" wall {figures['wall_s']:.1f} s)"
-                )
-                figures = await client_stage(broker, f"client_{round_no}", messages)
-                results["client"].append(len(messages) / figures["cpu_s"])
-                print(
-                    f"  round {round_no + 1} client: {len(messages) / figures['cpu_s']:8.0f}"
-                    f" messages per CPU-s of a bare subscriber with the worker's client"
-                    f" ({1e6 * figures['cpu_s'] / len(messages):.1f} us each)"
-                )
-            copied = await copy_stage(server, f"copy_{round_no}", messages)
-            results["copy"].append(copied)
-            print(f"  round {round_no + 1} copy:   {copied:8.0f} rows per s")
-    copy = statistics.median(results["copy"])
-    print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
-    for stage in ("worker", "broker", "client"):
-        if results[stage]:
-            median = statistics.median(results[stage])
-            print(
-                f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each);"
-                f" COPY / {stage}: {copy / median:.2f}"
-            )
+            for stage, figure in figures.items():
+                results.setdefault(stage, []).append(figure)
+    copy = statistics.median(results.pop("copy")) if "copy" in results else None
+    if copy is not None:
+        print(f"COPY into a table with no index: {copy:.0f} rows/s (median of {options.rounds})")
+    for stage, rates in results.items():
+        median: float = statistics.median(rates)
+        ratio = "" if copy is None else f"; COPY / {stage}: {copy / median:.2f}"
+        print(
+            f"{stage}: {median:.0f} {kind} messages per CPU-s ({1e6 / median:.1f} us each){ratio}"
+        )
     return 0
 
 
@@ -416,6 +419,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--signed", action="store_true")
     parser.add_argument("--no-broker", action="store_true", help="skip the whole-worker stage")
+    parser.add_argument(
+        "--clients",
+        default="worker",
+        help="bare subscribers, comma-separated (bare_subscribers.py's kinds; default: the"
+        " worker's client)",
+    )
+    parser.add_argument(
+        "--only-clients", action="store_true", help="only the bare subscribers' stages"
+    )
     parser.add_argument("--workdir", type=Path, help="the workers' logs here (default: temp)")
     parser.add_argument("--profile", help="cProfile statistics of the worker stage, here")
     parser.add_argument("--profile-worker", help="cProfile statistics of the broker stage, here")

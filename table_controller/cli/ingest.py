@@ -34,7 +34,7 @@ DATABASE_FAILED: Final = 1
 DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
 #: The modules the ``ingest`` extra installs (pyproject.toml), as imported; the database
 #: drivers are imported by SQLAlchemy only when it connects, so they are named here.
-EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "aiomqtt")
+EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "gmqtt", "uvloop")
 EXTRA_INSTALL: Final = "pip install 'table-controller[ingest]'"
 
 
@@ -254,7 +254,10 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.runtime import configure_logging  # noqa: PLC0415
 
     configure_logging(args.log_format, args.log_level)
-    return asyncio.run(_ingest(args.database, settings))
+    import uvloop  # noqa: PLC0415 - the ingest extra's
+
+    # uvloop: a worker's loop turns once for every few messages the broker sends.
+    return uvloop.run(_ingest(args.database, settings))
 
 
 SUBCOMMAND = Subcommand(

@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The ingest worker: the tables' messages from the broker into the store, committed first.
 
-Adapter (aiomqtt, MQTT 5). What it subscribes to, all QoS 1:
+Adapter (gmqtt through ``broker.py``, MQTT 5). What it subscribes to, all QoS 1:
 
 * ``$share/<group>/<prefix>/+/events/#``, ``.../+/commands/replies`` and the retained topics
   that carry a ``seq`` (``state``, ``roads``, ``odds``, ``stats``, ``limits``): every message
@@ -21,10 +21,10 @@ others store theirs meanwhile. A batch's cost is mostly per transaction, not per
 busy worker commits many messages at once instead of a few each. Each payload is parsed once,
 here, and handed to the store with its verdict.
 
-**At least once, stored exactly once.** The client acknowledges a message (PUBACK) by hand,
-after the store committed it (paho's manual acknowledgement, through aiomqtt's client), and in
-the order the messages came (:class:`AckQueue`), as MQTT asks. A worker killed before a commit
-has not acknowledged the message: the broker delivers it again when the worker's persistent
+**At least once, stored exactly once.** The worker acknowledges a message (PUBACK) by hand,
+after the store committed it (``BrokerConnection.ack``), and in the order the messages came
+(:class:`AckQueue`), as MQTT asks. A worker killed before a commit has not acknowledged the
+message: the broker delivers it again when the worker's persistent
 session comes back (same client id), and a copy stored twice is a duplicate the store drops.
 
 **Trust.** Each message is judged against its table's key (``table_keys.py``): the keys of a
@@ -45,16 +45,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, TypeAlias, TypeVar
 
-import aiomqtt
 import structlog
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
-from paho.mqtt.subscribeoptions import SubscribeOptions
 from sqlalchemy import select
 
 from drivers.backoff import Backoff
 from table_controller.contract import DEFAULT_TOPIC_PREFIX
 from table_controller.ingest import projections as p
+from table_controller.ingest.broker import BrokerConnection, BrokerError, Delivery, error_text
 from table_controller.ingest.checked_messages import Received, check
 from table_controller.ingest.database import dialect_insert
 from table_controller.ingest.gap_repair import GapRepair, RepairSettings
@@ -63,12 +60,6 @@ from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.table_keys import NOT_JUDGED, TableKeys
 from table_controller.integrity import key_id, public_key_from_text
 from table_controller.mqtt import BrokerEndpoint
-from table_controller.mqtt.client import (
-    ManualAcks,
-    error_text,
-    new_client,
-    payload_bytes,
-)
 
 log = structlog.get_logger("table_controller.ingest.worker")
 
@@ -83,7 +74,7 @@ DEFAULT_SESSION_EXPIRY_S: Final = 3600
 DRAIN_S: Final = 5.0
 _T = TypeVar("_T")
 #: A message received and its place in the acknowledgement queue.
-_Work: TypeAlias = tuple[aiomqtt.Message, list[int | bool]]
+_Work: TypeAlias = tuple[Delivery, list[int | bool]]
 #: The most messages a consumer stores in one transaction: what the queue holds, up to this.
 MAX_BATCH: Final = 200
 #: How long a batch waits for more messages after its first, when the queue holds less than a
@@ -180,7 +171,7 @@ class IngestWorker:
         #: Whether the pins of ``table_keys`` were read (never with a keys file).
         self._pins_read = from_file
         self.connects = 0
-        self._client: aiomqtt.Client | None = None
+        self._client: BrokerConnection | None = None
         self._generation = 0
         #: Records the replies this worker stores to the resends the ingest asked (whichever
         #: worker asked); asks for gaps only when ``settings.repair`` is given.
@@ -204,9 +195,9 @@ class IngestWorker:
         if client is None:
             raise ConnectionError("not connected to the broker")
         try:
-            await client.publish(topic, payload, qos=1, retain=False)
-        except aiomqtt.MqttError as error:
-            raise ConnectionError(error_text(error)) from None
+            await client.publish(topic, payload)
+        except BrokerError as error:
+            raise ConnectionError(str(error)) from None
 
     def counts(self) -> dict[str, int]:
         """What the worker did since it started (the log's and the closing line's figures)."""
@@ -247,10 +238,10 @@ class IngestWorker:
             connects = self.connects
             try:
                 await self._session()
-            except aiomqtt.MqttError as error:
+            except BrokerError as error:
                 if self.connects > connects:  # it was connected: a new outage starts afresh
                     attempt, reported = 0, None
-                text = error_text(error)
+                text = str(error)
                 if text != reported:
                     log.warning("broker_unreachable", error=text, retrying=True)
                 reported = text
@@ -260,49 +251,47 @@ class IngestWorker:
 
     async def _session(self) -> None:
         settings = self.settings
-        client = new_client(
+        acks = AckQueue()  # packet ids belong to one connection
+        # Unbounded: the broker sends no more than RECEIVE_MAXIMUM unacknowledged messages,
+        # and nothing is acknowledged before it is stored.
+        queue: asyncio.Queue[_Work | None] = asyncio.Queue()
+
+        def deliver(message: Delivery) -> None:
+            queue.put_nowait((message, acks.received(message.mid, message.qos)))
+
+        connection = BrokerConnection(
             settings.endpoint,
-            identifier=settings.client_id,
-            persistent=True,
+            client_id=settings.client_id,
             session_expiry_s=settings.session_expiry_s,
             receive_maximum=RECEIVE_MAXIMUM,
             timeout_s=BROKER_TIMEOUT_S,
+            deliver=deliver,
         )
-        manual = ManualAcks(client)
         shared, retained = subscriptions(settings.group, settings.prefix)
-        async with client:
+        async with connection:
             self._generation += 1
-            acks = AckQueue()
-            options = SubscribeOptions(qos=1)
-            await client.subscribe([(topic, options) for topic in shared])
-            marked = Properties(PacketTypes.SUBSCRIBE)  # type: ignore[no-untyped-call]
-            marked.SubscriptionIdentifier = RETAINED_SUBSCRIPTION
-            await client.subscribe([(topic, options) for topic in retained], properties=marked)
-            self._client = client
+            await connection.subscribe(shared)
+            await connection.subscribe(retained, subscription_id=RETAINED_SUBSCRIPTION)
+            self._client = connection
             self.connects += 1
             log.info("ingest_connected", client_id=settings.client_id, group=settings.group)
-            # Unbounded: the broker sends no more than RECEIVE_MAXIMUM unacknowledged messages,
-            # and nothing is acknowledged before it is stored.
-            queue: asyncio.Queue[_Work | None] = asyncio.Queue()
             gathering = asyncio.Lock()
             consumers = [
                 asyncio.create_task(
-                    self._consume(client, manual, acks, queue, gathering), name=f"ingest-{n}"
+                    self._consume(connection, acks, queue, gathering), name=f"ingest-{n}"
                 )
                 for n in range(settings.concurrency)
             ]
-            dropper = asyncio.create_task(_drop_later(client, retained), name="retained-window")
+            dropper = asyncio.create_task(_drop_later(connection, retained), name="retained-window")
             try:
-                async for message in client.messages:
-                    queue.put_nowait((message, acks.received(message.mid, message.qos)))
+                raise BrokerError(await connection.closed())
             finally:
                 dropper.cancel()
                 await _stop(consumers, queue)
 
     async def _consume(
         self,
-        client: aiomqtt.Client,
-        manual: ManualAcks,
+        connection: BrokerConnection,
         acks: AckQueue,
         queue: asyncio.Queue[_Work | None],
         gathering: asyncio.Lock,
@@ -320,12 +309,11 @@ class IngestWorker:
                 await self.handle_batch([message for message, _ in batch])
             except Exception:  # a batch must not stop the worker
                 log.exception("messages_not_handled", count=len(batch))
-            for _, entry in batch:
-                for mid, qos in acks.done(entry):
-                    if qos > 0 and generation == self._generation and client is self._client:
-                        manual.ack(mid, qos)
+            ready = [ready for _, entry in batch for ready in acks.done(entry)]
+            if generation == self._generation and connection is self._client:
+                connection.ack([mid for mid, qos in ready if qos > 0])
 
-    async def handle_batch(self, batch: Sequence[aiomqtt.Message]) -> list[StoreOutcome]:
+    async def handle_batch(self, batch: Sequence[Delivery]) -> list[StoreOutcome]:
         """Store messages in one transaction; live copies of the retained subscription skipped.
 
         The statuses of the batch are looked at first, so that a table's key pinned from its
@@ -338,8 +326,7 @@ class IngestWorker:
         for message in batch:
             if _live_copy(message):
                 continue
-            topic = message.topic.value
-            payload = payload_bytes(message.payload)
+            topic, payload = message.topic, message.payload
             parsed.append((topic, payload, _table_of(topic, self.settings.root), _parse(payload)))
         if not parsed:
             return []
@@ -505,21 +492,18 @@ async def _stop(consumers: list[asyncio.Task[None]], queue: asyncio.Queue[_Work 
         await asyncio.gather(*consumers, return_exceptions=True)
 
 
-async def _drop_later(client: aiomqtt.Client, retained: list[str]) -> None:
+async def _drop_later(connection: BrokerConnection, retained: list[str]) -> None:
     """Unsubscribe from the retained topics' normal subscription once its copies came."""
     await asyncio.sleep(RETAINED_WINDOW_S)
     try:
-        await client.unsubscribe(retained)
-    except aiomqtt.MqttError as error:  # the connection is going: the next one subscribes again
+        await connection.unsubscribe(retained)
+    except BrokerError as error:  # the connection is going: the next one subscribes again
         log.info("retained_unsubscribe_failed", error=error_text(error))
 
 
-def _live_copy(message: aiomqtt.Message) -> bool:
+def _live_copy(message: Delivery) -> bool:
     """A live (not retained) message of the normal subscription to the retained topics."""
-    if message.retain or message.properties is None:
-        return False
-    identifiers = getattr(message.properties, "SubscriptionIdentifier", None) or []
-    return RETAINED_SUBSCRIPTION in identifiers
+    return not message.retain and RETAINED_SUBSCRIPTION in message.subscription_ids
 
 
 def _table_of(topic: str, root: str) -> str | None:

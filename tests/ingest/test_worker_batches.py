@@ -13,10 +13,10 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import aiomqtt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import event
 
+from table_controller.ingest.broker import Delivery
 from table_controller.ingest.store import IngestStore, StoreOutcome
 from table_controller.ingest.worker import IngestWorker, WorkerSettings
 from table_controller.integrity.signing import DeviceKey
@@ -30,14 +30,11 @@ def worker(store: IngestStore) -> IngestWorker:
     return IngestWorker(store, WorkerSettings(endpoint=endpoint, client_id="w1"))
 
 
-def delivered(topic: str, body: dict[str, object], mid: int) -> aiomqtt.Message:
-    payload = json.dumps(body).encode()
-    return aiomqtt.Message(
-        f"{ROOT}/{topic}", payload, qos=1, retain=False, mid=mid, properties=None
-    )
+def delivered(topic: str, body: dict[str, object], mid: int) -> Delivery:
+    return Delivery(f"{ROOT}/{topic}", json.dumps(body).encode(), qos=1, mid=mid)
 
 
-def prompts(first: int, count: int, key: DeviceKey | None) -> list[aiomqtt.Message]:
+def prompts(first: int, count: int, key: DeviceKey | None) -> list[Delivery]:
     """``count`` prompts from ``seq`` ``first``, signed with ``key`` (unsigned without one)."""
     batch = []
     for seq in range(first, first + count):

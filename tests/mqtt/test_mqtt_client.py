@@ -1,10 +1,10 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The client options the ingest relies on, against a real mosquitto.
+"""The consumer options of ``mqtt.client`` (the bench's aiomqtt subscribers), against mosquitto.
 
 Manual acknowledgements (:class:`ManualAcks`) reach into aiomqtt; these tests fail if an aiomqtt
-release moves what they use, and show what the worker's "exactly once" rests on: a message not
-acknowledged is delivered again to the same session, an acknowledged one is not. Receive
-Maximum is why a worker asks for 1,000: mosquitto holds back what is over the window.
+release moves what they use: a message not acknowledged is delivered again to the same session,
+an acknowledged one is not; mosquitto holds back what is over the Receive Maximum. The ingest's
+own connection (gmqtt) is tested in ``tests/ingest/test_broker.py``.
 """
 
 from __future__ import annotations
