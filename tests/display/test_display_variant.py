@@ -1,8 +1,9 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """A table playing a variant composed in the operator's variant file, on the dealer's display.
 
-The display of a table playing "House Game" (``tests/support/composed.py``) names it by its
-title, and its limits are those of exactly its bets, in its order.
+The display of a table playing "House Game" or "House EZ" (EZ Baccarat with the Dragon Bonus,
+``tests/support/composed.py``) names it by its title, and its limits are those of exactly its
+bets, in its order, each bet by its name.
 """
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
+from table_controller.rules.variants import Variant
 from table_controller.screens.languages import Catalogues
 from tests.display.display_harness import running_table
-from tests.support.composed import HOUSE_GAME, HOUSE_LIMITS
+from tests.support.composed import HOUSE_EZ, HOUSE_GAME, limits_for
 
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.parametrize("variant", [HOUSE_GAME, HOUSE_EZ], ids=lambda variant: variant.name)
 async def test_the_dealers_display_shows_a_composed_variants_title_and_its_bets_limits(
-    tmp_path: Path, display_page: Page
+    tmp_path: Path, display_page: Page, variant: Variant
 ) -> None:
     page = display_page
+    stakes = limits_for(variant)
     texts = Catalogues.packaged().messages("en", "display")
     between = texts["display.limits.range"]
-    currency = HOUSE_LIMITS.currency
-    async with running_table(tmp_path, variant=HOUSE_GAME, limits=HOUSE_LIMITS) as table:
+    currency = stakes.currency
+    async with running_table(tmp_path, variant=variant, limits=stakes) as table:
         await page.goto(table.display.url)
-        await expect(page.locator("#variant")).to_have_text(HOUSE_GAME.title)
-        main = [HOUSE_LIMITS.limits[bet] for bet in ("player", "banker", "tie")]
+        await expect(page.locator("#variant")).to_have_text(variant.title)
+        main = [stakes.limits[bet] for bet in ("player", "banker", "tie")]
         await expect(page.locator("#limits")).to_have_text(
             between.format(
                 currency=currency,
@@ -38,11 +42,11 @@ async def test_the_dealers_display_shows_a_composed_variants_title_and_its_bets_
             )
         )
         options = page.locator("#limits-bet option")
-        await expect(options).to_have_count(len(HOUSE_GAME.bet_ids))
+        await expect(options).to_have_count(len(variant.bet_ids))
         shown = await options.evaluate_all("(options) => options.map((option) => option.value)")
-        assert shown == list(HOUSE_GAME.bet_ids)
-        for bet in HOUSE_GAME.bet_ids:
-            stake = HOUSE_LIMITS.limits[bet]
+        assert shown == list(variant.bet_ids)
+        for bet in variant.bet_ids:
+            stake = stakes.limits[bet]
             limits = between.format(
                 currency=currency, min=f"{int(stake.min):,}", max=f"{int(stake.max):,}"
             )

@@ -38,11 +38,18 @@ HOUSE_EZ: Final[Variant] = dataclasses.replace(
     ),
 )
 
-#: A limit for each of House Game's bets, every one different, so a screen shows which is which.
-HOUSE_LIMITS: Final = TableLimits(
-    currency="MOP",
-    limits={
-        bet: BetLimits(min=Fraction(10 * (n + 1)), max=Fraction(1000 * (n + 1)))
-        for n, bet in enumerate(HOUSE_GAME.bet_ids)
-    },
-)
+
+
+def limits_for(variant: Variant) -> TableLimits:
+    """A limit for each of the variant's bets, every one different, so a screen shows which."""
+    return TableLimits(
+        currency="MOP",
+        limits={
+            bet: BetLimits(min=Fraction(10 * (n + 1)), max=Fraction(1000 * (n + 1)))
+            for n, bet in enumerate(variant.bet_ids)
+        },
+    )
+
+
+#: A limit for each of House Game's bets.
+HOUSE_LIMITS: Final = limits_for(HOUSE_GAME)
