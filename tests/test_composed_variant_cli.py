@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cli import build_parser, main
+from table_controller.cli import build_parser
 from table_controller.cli.demo import demo_settings
 from table_controller.runtime.config import SettingsError, load_settings
+from tests.support.cli import run_cli
 from tests.test_journal_stats_cli import journal_of
 from tests.test_replay_cli import sorted_shoe_inputs, write
 
@@ -38,15 +39,6 @@ def no_settings_in_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("TABLE_CONTROLLER_"):
             monkeypatch.delenv(name)
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def test_odds_of_ez_print_the_dragon_and_the_panda(capsys: pytest.CaptureFixture[str]) -> None:

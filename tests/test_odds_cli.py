@@ -6,17 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cli import main
 from table_controller.rules.variants import VARIANTS
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+from tests.support.cli import run_cli
 
 
 def test_readable_table_lists_every_bet(capsys: pytest.CaptureFixture[str]) -> None:

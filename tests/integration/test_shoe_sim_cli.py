@@ -15,18 +15,15 @@ from drivers.events import CardMisread, CardSeen, ReaderEvent, ReaderStatus, Sho
 from drivers.shoe_reader import ShoeReader
 from drivers.srp.constants import Lamp
 from simulators.virtual_shoe.shuffle import seeded_order
-from table_controller.cli import main
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 READY = "virtual shoe ready on "
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    try:
-        status = main(["shoe-sim", *args])
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    return status, capsys.readouterr().err
+def run_shoe_sim(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status, _out, err = run_cli(capsys, "shoe-sim", *args)
+    return status, err
 
 
 @pytest.mark.parametrize(
@@ -45,7 +42,7 @@ def test_a_value_the_shoe_cannot_use_exits_2_with_one_line(
 ) -> None:
     os.chdir(tmp_path)
     (tmp_path / "cards.txt").write_text("AS KD\n", encoding="utf-8")
-    status, err = run_cli(capsys, *args)
+    status, err = run_shoe_sim(capsys, *args)
     assert status == 2
     assert err.count("\n") == 1
     assert err.startswith("table-controller shoe-sim: error: ")
@@ -64,7 +61,7 @@ def test_a_value_the_shoe_cannot_use_exits_2_with_one_line(
     ],
 )
 def test_a_wrong_flag_exits_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
-    status, err = run_cli(capsys, *args)
+    status, err = run_shoe_sim(capsys, *args)
     assert status == 2
     assert "error:" in err
 
