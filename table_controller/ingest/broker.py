@@ -286,7 +286,8 @@ class BrokerConnection:
         waiters += self._in_flight.waiting.values()
         for waiter in waiters:
             if not waiter.done():
-                waiter.cancel(reason)
+                # An error, not a cancellation: whoever waits goes on (reconnects, asks again).
+                waiter.set_exception(BrokerError(reason))
         self._answers.clear()
         self._in_flight.waiting.clear()
 

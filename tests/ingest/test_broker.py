@@ -147,3 +147,50 @@ async def test_a_refused_login_and_a_lost_connection_are_broker_errors(broker: M
         assert not consumer.connected()
         with pytest.raises(BrokerError):
             await consumer.subscribe([TOPIC])
+
+
+async def _read_packet(reader: asyncio.StreamReader) -> int:
+    """The type byte of the next MQTT packet from a client; its body is read and dropped."""
+    kind = (await reader.readexactly(1))[0]
+    length, shift = 0, 0
+    while True:
+        byte = (await reader.readexactly(1))[0]
+        length += (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    await reader.readexactly(length)
+    return kind
+
+
+@pytest.mark.parametrize(("request_type", "ask"), [(0x82, "subscribe"), (0x32, "publish")])
+async def test_a_broker_that_hangs_up_on_a_request_is_a_broker_error(
+    request_type: int, ask: str
+) -> None:
+    """A peer that accepts the connection, then closes it on the request, unanswered."""
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            assert await _read_packet(reader) == 0x10  # CONNECT
+            writer.write(bytes([0x20, 0x03, 0x00, 0x00, 0x00]))  # CONNACK, MQTT 5, accepted
+            while (await _read_packet(reader)) & 0xF0 != request_type & 0xF0:
+                pass
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        consumer = BrokerConnection(
+            BrokerEndpoint.from_url(f"mqtt://127.0.0.1:{port}", protocol="5"),
+            client_id="consumer",
+            session_expiry_s=600,
+            receive_maximum=100,
+            timeout_s=10.0,
+            deliver=Inbox().deliver,
+        )
+        async with consumer:
+            request = (
+                consumer.subscribe([TOPIC]) if ask == "subscribe" else consumer.publish(TOPIC, b"1")
+            )
+            with pytest.raises(BrokerError, match=r"lost|disconnected"):
+                await request
