@@ -15,13 +15,18 @@ A section named after a built-in variant (``commission``, ``super_six``, ``lucky
     window = [1, 50]               # rounds 1 to 50 of a shoe; "every_round" for no window
     limits = { min = 10, max = 1000 }   # stake limits in the table's currency ("0.50" too)
 
-    [commission.dynamic_windows]   # offer side bets by their live edge (issue: live odds)
+    [commission.dynamic_windows]   # offer side bets by their live edge
     below_percent = 0              # suspend a bet while its house edge is below 0 %
     keep_fixed_windows = false     # true: the windows above still close bets as well
 
 With ``dynamic_windows`` a side bet is not offered on a round whose exact house edge, from the
 cards left in the shoe, is below ``below_percent``; it is offered again once the edge is back.
 The round's ``betting_opened`` names the suspended bets; the main bets are never suspended.
+Nor do they take a ``window``: Player, Banker and Tie are offered on every round.
+
+A tier that is a special case of another (the Banker's ``three_card_7``, of ``win``) and was
+paid as that one follows a new payout of it unless it is given too: ``payouts = { win = 1 }``
+on the Banker pays a three-card 7 win 1 as well, where it was paid as any other win.
 
 A bet's ``limits`` are its smallest and largest stake (``0 < min <= max``), decimal amounts
 (never a fraction) in the table's currency's minor unit at most, which is checked at start,
@@ -77,6 +82,7 @@ from table_controller.procedure import decimal_amount, limits_from_data, limits_
 from table_controller.protection import DynamicWindows
 from table_controller.rules import (
     BETS,
+    MAIN_BETS,
     MAX_ROUND,
     VARIANT_NAME_PATTERN,
     VARIANTS,
@@ -182,27 +188,45 @@ def _apply(variant: Variant, override: _VariantOverride, prefix: str) -> Variant
                 f"(it offers {', '.join(variant.bet_ids)})"
             )
         offer = offers[bet_id]
-        payouts = dict(offer.payouts)
-        for tier, value in bet_override.payouts.items():
-            if tier not in payouts:
-                known = ", ".join(payouts)
-                raise VariantFileError(
-                    f"{key}.payouts.{tier}: unknown tier (tiers of {bet_id!r}: {known})"
-                )
-            payouts[tier] = _payout(value, f"{key}.payouts.{tier}")
-        window = offer.window
-        if bet_override.window == "every_round":
-            window = None
-        elif bet_override.window is not None:
-            first, last = bet_override.window
-            if not 1 <= first <= last <= MAX_ROUND:
-                raise VariantFileError(
-                    f"{key}.window: {[first, last]} is out of range "
-                    f"(need 1 <= first <= last <= {MAX_ROUND})"
-                )
-            window = Window(first=first, last=last)
-        offers[bet_id] = BetOffer(bet_id=bet_id, payouts=payouts, window=window)
+        offers[bet_id] = BetOffer(
+            bet_id=bet_id,
+            payouts=_payouts(offer, bet_override, key),
+            window=_window(offer, bet_override, key),
+        )
     return replace(variant, bets=tuple(offers[bet_id] for bet_id in variant.bet_ids))
+
+
+def _payouts(offer: BetOffer, bet_override: _BetOverride, key: str) -> dict[str, Fraction]:
+    """The offer's pay table with the override's tiers, and the special cases that follow."""
+    payouts = dict(offer.payouts)
+    for tier, value in bet_override.payouts.items():
+        if tier not in payouts:
+            known = ", ".join(payouts)
+            raise VariantFileError(
+                f"{key}.payouts.{tier}: unknown tier (tiers of {offer.bet_id!r}: {known})"
+            )
+        payouts[tier] = _payout(value, f"{key}.payouts.{tier}")
+    for tier, broader in BETS[offer.bet_id].refines.items():
+        paid_alike = offer.payouts[tier] == offer.payouts[broader]
+        if paid_alike and tier not in bet_override.payouts:
+            payouts[tier] = payouts[broader]
+    return payouts
+
+
+def _window(offer: BetOffer, bet_override: _BetOverride, key: str) -> Window | None:
+    if bet_override.window == "every_round":
+        return None
+    if bet_override.window is None:
+        return offer.window
+    if offer.bet_id in MAIN_BETS:
+        raise VariantFileError(f"{key}.window: a main bet is offered on every round")
+    first, last = bet_override.window
+    if not 1 <= first <= last <= MAX_ROUND:
+        raise VariantFileError(
+            f"{key}.window: {[first, last]} is out of range "
+            f"(need 1 <= first <= last <= {MAX_ROUND})"
+        )
+    return Window(first=first, last=last)
 
 
 def _compose(name: str, composed: _ComposedVariant) -> Variant:

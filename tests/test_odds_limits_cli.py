@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_odds_cli import run_cli
+from tests.support.cli import run_cli
 
 VARIANT_FILE = """\
 [commission.bets.tie]

@@ -66,7 +66,6 @@ from table_controller.procedure import (
     input_from_record,
 )
 from table_controller.protection import (
-    MAIN_BETS,
     AdvisorSettings,
     PlotUnavailableError,
     RecordedShoe,
@@ -78,7 +77,7 @@ from table_controller.protection import (
     replay_edges,
     require_matplotlib,
 )
-from table_controller.rules import Variant
+from table_controller.rules import MAIN_BETS, Variant
 from table_controller.runtime import DecisionInterpreter, answer_message
 from table_controller.runtime.journal import (
     ANSWER_KEY,

@@ -30,7 +30,7 @@ def add_variant_flags(parser: argparse.ArgumentParser, *, variant_help: str = VA
 
 def chosen_variant(args: argparse.Namespace) -> Variant:
     """The variant ``--variant`` names, with the ``--paytable`` file's overrides and variants."""
-    # Imported here: ``journal verify`` and ``export`` add these flags but read no variant.
+    # Imported here, not at the top: the ``journal`` commands that read no variant load less.
     from table_controller.variant_file import VariantFileError, load_variants  # noqa: PLC0415
 
     try:

@@ -14,7 +14,7 @@ from table_controller.protection.advisor import (
     RoundAdvisor,
     analyse_request,
 )
-from table_controller.protection.edge import MAIN_BETS, DynamicWindows, RoundEdges
+from table_controller.protection.edge import DynamicWindows, RoundEdges
 from table_controller.protection.plot import PlotUnavailableError, plot_edges, require_matplotlib
 from table_controller.protection.replay_edges import (
     RecordedShoe,
@@ -24,7 +24,6 @@ from table_controller.protection.replay_edges import (
 )
 
 __all__ = [
-    "MAIN_BETS",
     "AdvisorSettings",
     "Analysis",
     "AssessmentRequest",

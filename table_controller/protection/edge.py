@@ -31,6 +31,7 @@ from typing import ClassVar, Final
 from table_controller.rules import (
     BETS,
     DRAWS,
+    MAIN_BETS,
     NOT_OFFERED,
     BetOdds,
     Card,
@@ -44,8 +45,6 @@ from table_controller.rules import (
 
 #: ``edge_positive`` fires when a bet's house edge drops below this (mqtt-api.md: below zero).
 DEFAULT_EDGE_THRESHOLD: Final = Fraction(0)
-#: The main bets: dynamic windows never suspend them unless configured to.
-MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
 
 
 def _percent(value: Fraction) -> str:

@@ -1,7 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 """The rules of the game: cards, the tableau, bets, variants and exact odds. Pure."""
 
-from table_controller.rules.bets import BETS, LOSE, PUSH, net_result, verdict
+from table_controller.rules.bets import BETS, LOSE, MAIN_BETS, PUSH, net_result, verdict
 from table_controller.rules.cards import (
     RANKS,
     SUITS,
@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_GRID_ROWS",
     "DRAWS",
     "LOSE",
+    "MAIN_BETS",
     "MAX_ROUND",
     "NOT_OFFERED",
     "PUSH",

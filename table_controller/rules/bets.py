@@ -23,6 +23,8 @@ from typing import TypeAlias
 
 from table_controller.rules.tableau import Coup, Hand, Opening, Outcome, Winner
 
+#: The main bets, offered on every round of every variant; every other bet is a side bet.
+MAIN_BETS: frozenset[str] = frozenset({"player", "banker", "tie"})
 PUSH = "push"
 LOSE = "lose"
 WIN = "win"

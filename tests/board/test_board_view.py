@@ -15,7 +15,7 @@ from table_controller.contract.payloads.round import RoundSettled
 from table_controller.contract.payloads.state import TableState
 from table_controller.history.pace import Pace
 from table_controller.procedure.machine import TableProcedure
-from table_controller.rules.bets import BETS
+from table_controller.rules.bets import BETS, MAIN_BETS
 from table_controller.rules.variants import VARIANTS
 from table_controller.runtime.interpreter import DecisionInterpreter
 from table_controller.screens.board.view import (
@@ -25,7 +25,7 @@ from table_controller.screens.board.view import (
     limits_view,
     status_kind,
 )
-from table_controller.screens.dealer.limits import BET_NAMES, MAIN_BETS, bet_name
+from table_controller.screens.dealer.limits import BET_NAMES, bet_name
 from table_controller.screens.languages import Catalogues
 from tests.display.display_harness import outgoing
 from tests.support.composed import HOUSE_GAME, HOUSE_LIMITS

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from table_controller.contract.envelope import envelope
 from table_controller.contract.schema.models import MESSAGE_MODELS
 from table_controller.protection.edge import (
-    MAIN_BETS,
     DynamicWindows,
     EdgePositive,
     EdgeWatch,
@@ -29,6 +28,7 @@ from table_controller.protection.edge import (
     settle_offered,
     shoe_left,
 )
+from table_controller.rules.bets import MAIN_BETS
 from table_controller.rules.cards import Card, all_cards
 from table_controller.rules.composition import CARD_ORDER, Composition
 from table_controller.rules.exact import analyse

@@ -57,6 +57,28 @@ window = "every_round"
 
 
 @pytest.mark.parametrize(
+    ("text", "three_card_7"),
+    [
+        # Paid as any Banker win: a new payout of the win pays it too.
+        ('[commission.bets.banker]\npayouts = { win = 1, win_on_6 = "1/2" }', Fraction(1)),
+        ("[super_six.bets.banker]\npayouts = { win = 0.95 }", Fraction(19, 20)),
+        # Told apart (EZ's push), or given: it keeps its own payout.
+        ("[ez.bets.banker]\npayouts = { win = 0.95 }", Fraction(0)),
+        (
+            "[commission.bets.banker]\npayouts = { win = 1, three_card_7 = 0.5 }",
+            Fraction(1, 2),
+        ),
+    ],
+)
+def test_a_three_card_7_paid_as_any_banker_win_follows_the_wins_new_payout(
+    tmp_path: Path, text: str, three_card_7: Fraction
+) -> None:
+    (name,) = {line[1:].split(".")[0] for line in text.splitlines() if line.startswith("[")}
+    variant = load_variants(write(tmp_path, text))[name]
+    assert variant.offer("banker").payouts["three_card_7"] == three_card_7
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         (
@@ -100,6 +122,14 @@ window = "every_round"
         (
             "[blackjack.bets.tie]\npayouts = { win = 8 }",
             r"blackjack: unknown variant .*a new variant needs main_bets",
+        ),
+        (
+            "[commission.bets.banker]\nwindow = [1, 30]",
+            r"commission\.bets\.banker\.window: a main bet is offered on every round",
+        ),
+        (
+            '[house]\nmain_bets = "ez"\n[house.bets.tie]\nwindow = [1, 30]',
+            r"house\.bets\.tie\.window: a main bet is offered on every round",
         ),
         ("[commission]\nbets = 3", r"commission\.bets"),
         ("commission = [", r"not valid TOML"),

@@ -31,8 +31,8 @@ from table_controller.contract import (
     TableSnapshot,
     to_wire,
 )
-from table_controller.rules import Variant
-from table_controller.screens.dealer.limits import MAIN_BETS, bet_name, variant_name
+from table_controller.rules import MAIN_BETS, Variant
+from table_controller.screens.dealer.limits import bet_name, variant_name
 from table_controller.screens.dealer.roads import roads_view
 from table_controller.screens.dealer.view import hand_view, result_view
 from table_controller.screens.languages import localised

@@ -14,11 +14,10 @@ from collections.abc import Mapping
 from typing import Final
 
 from table_controller.contract import JsonValue, TableLimits, to_wire
-from table_controller.rules import Variant
+from table_controller.rules import MAIN_BETS, Variant
 from table_controller.screens.languages import localised
 
 #: The bets whose range the header shows; the side bets are on the supervisor's panel.
-MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
 #: Every bet's name, by bet id.
 BET_NAMES: Final[Mapping[str, JsonValue]] = {
     "player": localised("game.bet.player"),
