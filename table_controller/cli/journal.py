@@ -280,7 +280,7 @@ def timeline_of(path: Path, machine: TableProcedure) -> Timeline:
 
     interpreter = DecisionInterpreter()
     timeline = Timeline()
-    for recorded in read_inputs(path):
+    for recorded in read_inputs(path, machine.variant):
         if recorded.event is None or recorded.ts is None:
             continue
         try:
@@ -413,7 +413,7 @@ def recall_of(path: Path, machine: TableProcedure, *, last: int) -> Recall:
 
     interpreter = DecisionInterpreter()
     book = RecallBook(max_rounds=last)
-    for recorded in read_inputs(path):
+    for recorded in read_inputs(path, machine.variant):
         if recorded.event is None:
             continue
         origin = f"journal row {recorded.line_no}"

@@ -77,7 +77,7 @@ from table_controller.protection import (
     replay_edges,
     require_matplotlib,
 )
-from table_controller.rules import MAIN_BETS, Variant
+from table_controller.rules import MAIN_BETS, Variant, rules_digest
 from table_controller.runtime import DecisionInterpreter, answer_message
 from table_controller.runtime.journal import (
     ANSWER_KEY,
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_target(args.plot)
     variant = chosen_variant(args)
-    inputs = list(read_inputs(args.inputs))
+    inputs = list(read_inputs(args.inputs, variant))
     table_id = args.table_id or journal_table_id(args.inputs) or DEFAULT_TABLE_ID
     machine = TableProcedure(
         variant,
@@ -237,10 +237,15 @@ class RecordedInput:
     software: Mapping[str, object] | None = None
 
 
-def read_inputs(path: Path) -> Iterator[RecordedInput]:
-    """The inputs recorded in ``path``, whatever its kind; a bad file raises ``UsageError``."""
+def read_inputs(path: Path, variant: Variant | None = None) -> Iterator[RecordedInput]:
+    """The inputs recorded in ``path``, whatever its kind; a bad file raises ``UsageError``.
+
+    With ``variant``, a journal whose table started under another variant (by its name, or by
+    the digest of its rules: another variant file) is refused: its rounds would be settled
+    again by rules the table did not play.
+    """
     if is_journal_file(path):
-        return _journal_rows(path)
+        return _journal_rows(path, variant)
     return _json_lines(path)
 
 
@@ -261,7 +266,7 @@ def journal_table_id(path: Path) -> str | None:
         return journal.meta("table_id")
 
 
-def _journal_rows(path: Path) -> Iterator[RecordedInput]:
+def _journal_rows(path: Path, variant: Variant | None) -> Iterator[RecordedInput]:
     if not is_journal(path):
         raise UsageError(f"--inputs: {path} is an SQLite file but not a table-controller journal")
     try:
@@ -270,12 +275,12 @@ def _journal_rows(path: Path) -> Iterator[RecordedInput]:
         raise UsageError(f"--inputs: {error}") from None
     with journal:
         try:
-            return iter(_verified_rows(journal, path))
+            return iter(_verified_rows(journal, path, variant))
         except JournalError as error:  # a damaged page found while reading
             raise UsageError(f"--inputs: {error}") from None
 
 
-def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
+def _verified_rows(journal: Journal, path: Path, variant: Variant | None) -> list[RecordedInput]:
     report = journal.verify()
     if not report.ok:
         raise UsageError(f"--inputs: {path}: the hash chain is broken: {report.problems[0]}")
@@ -292,6 +297,8 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
                 recorded.append(
                     RecordedInput(line_no=row.seq, ts=row.ts_utc, event=None, recall=recalled)
                 )
+            if variant is not None:
+                _check_started_variant(row.payload, variant, f"{path}, journal row {row.seq}")
             software = _started_software(row.payload)
             if software is not None:
                 recorded.append(
@@ -308,6 +315,24 @@ def _verified_rows(journal: Journal, path: Path) -> list[RecordedInput]:
             raise UsageError(f"{path}, journal row {row.seq}: {event.reason}")
         recorded.append(RecordedInput(line_no=row.seq, ts=row.ts_utc, event=event, hash=row.hash))
     return recorded
+
+
+def _check_started_variant(payload: Mapping[str, object], variant: Variant, where: str) -> None:
+    """Refuse a start row (``integrity/at_start.py``) of another variant than ``variant``."""
+    started = payload.get(STARTED_KEY)
+    if not isinstance(started, Mapping):
+        return
+    name, digest = started.get("variant"), started.get("variant_rules")
+    if isinstance(name, str) and name != variant.name:
+        raise UsageError(
+            f"{where}: the table started as variant {name!r}, not {variant.name!r}: give"
+            f" --variant {name} (and the variant file it ran with, --paytable)"
+        )
+    if isinstance(digest, str) and digest != rules_digest(variant):
+        raise UsageError(
+            f"{where}: the table's {name!r} had other rules (pay tables, windows or shoe) than"
+            " the one given: give the variant file it ran with (--paytable)"
+        )
 
 
 def _started_software(payload: Mapping[str, object]) -> dict[str, object] | None:

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         if software is None:
             return SOFTWARE_MODIFIED
         try:
-            journal = _open_journal(settings, start_record(settings, software, key))
+            journal = _open_journal(settings, start_record(settings, variant, software, key))
         except JournalError as error:
             _LOG.critical("journal unusable: not starting", error=str(error))
             return JOURNAL_FAULT

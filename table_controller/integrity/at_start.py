@@ -17,6 +17,7 @@ import structlog
 from table_controller.contract import EdgeFields, JsonValue, Seal
 from table_controller.integrity.identity import InstallCheck, InstallStatus, installed_identity
 from table_controller.procedure import SoftwareModified
+from table_controller.rules import Variant, rules_digest
 from table_controller.runtime import Settings
 
 if TYPE_CHECKING:  # the cryptography library only for a table with a device key
@@ -101,14 +102,15 @@ def differences(software: InstallCheck) -> int:
 
 
 def start_record(
-    settings: Settings, software: InstallCheck, key: DeviceKey | None
+    settings: Settings, variant: Variant, software: InstallCheck, key: DeviceKey | None
 ) -> dict[str, object]:
     """The journal's start row (an audit row; the procedure's replay skips it)."""
     return {
         "started": {
             "software": {**software.identity, "status": software.status.value},
             "table_id": settings.table_id,
-            "variant": settings.variant,
+            "variant": variant.name,
+            "variant_rules": rules_digest(variant),
             "betting_phase": settings.betting_phase,
             "require_dealer": settings.require_dealer,
             "kid": None if key is None else key.kid,

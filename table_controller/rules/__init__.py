@@ -37,6 +37,7 @@ from table_controller.rules.variants import (
     Window,
     default_offer,
     main_bets,
+    rules_digest,
     settle_round,
 )
 
@@ -86,6 +87,7 @@ __all__ = [
     "next_hand",
     "parse_card_list",
     "parse_cards",
+    "rules_digest",
     "settle_round",
     "verdict",
 ]

@@ -15,7 +15,9 @@ operator may compose variants of their own from the same parts
 from __future__ import annotations
 
 import enum
+import hashlib
 import itertools
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -222,6 +224,29 @@ class Variant:
     def cards(self) -> int:
         """Cards in a full shoe."""
         return self.decks * 52
+
+
+def rules_digest(variant: Variant) -> str:
+    """SHA-256 (hex) of what settles the variant's rounds: shoe, menu, pay tables and windows.
+
+    Not its name or title, nor whether a virtual table deals it (that is the card source's).
+    A journal's start row carries it, so that a replay can tell it is given the same rules.
+    """
+    rules = {
+        "decks": variant.decks,
+        "burn": variant.burn,
+        "reshuffle": variant.reshuffle.value,
+        "bets": [
+            [
+                offer.bet_id,
+                {tier: str(pays) for tier, pays in offer.payouts.items()},
+                None if offer.window is None else [offer.window.first, offer.window.last],
+            ]
+            for offer in variant.bets
+        ],
+    }
+    text = json.dumps(rules, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def settle_round(variant: Variant, coup: Coup, round_no: int) -> dict[str, Fraction | str]:

@@ -10,7 +10,9 @@ board on an address of its own too.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sys
 import tomllib
 from decimal import Decimal
 from fractions import Fraction
@@ -97,6 +99,30 @@ async def test_a_variant_composed_in_the_variant_file_reaches_both_screens(tmp_p
     for shown in boards:
         assert shown["variant"] == HOUSE_GAME.title
         assert [[bet["bet"], bet["min"], bet["max"]] for bet in shown["bets"]] == to_wire(expected)
+
+    # Its journal replays with the variant it ran; another name, or other rules, are refused.
+    journal, paytable = tmp_path / "H1.journal", tmp_path / "variants.toml"
+    assert (await _replay(journal, "--variant", "house_game", "--paytable", paytable))[0] == 0
+    status, err = await _replay(journal)
+    assert status == 2
+    assert "started as variant 'house_game', not 'commission'" in err
+    changed = tmp_path / "changed.toml"
+    changed.write_text(VARIANT_FILE + "payouts = { win = 7 }\n", encoding="utf-8")
+    status, err = await _replay(journal, "--variant", "house_game", "--paytable", changed)
+    assert status == 2
+    assert "had other rules" in err
+
+
+async def _replay(journal: Path, *flags: str | Path) -> tuple[int, str]:
+    """``table-controller replay`` of ``journal``: its exit status and standard error."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "table_controller", "replay", "--inputs", str(journal),
+        *map(str, flags),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, err.decode()
 
 
 def _amount(written: object) -> Fraction:
