@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""EZ Baccarat's bets, and the Dragon Bonus, on the players' board in Korean and Chinese.
+"""EZ Baccarat's bets, and the Dragon Bonus, on the players' board in its languages.
 
 A table playing EZ Baccarat shows its name and each of its bets (Dragon 7 and Panda 8 among
 them) in the board's language; one playing "House EZ" (``tests/support/composed.py``: EZ with
@@ -24,8 +24,15 @@ from tests.support.glyphs import assert_drawn_in
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("lang", ["ko", "zh-Hant"])
-@pytest.mark.parametrize("variant", [VARIANTS["ez"], HOUSE_EZ], ids=lambda v: v.name)
+@pytest.mark.parametrize(
+    ("variant", "lang"),
+    [
+        (VARIANTS["ez"], "ko"),
+        (VARIANTS["ez"], "zh-Hant"),
+        *((HOUSE_EZ, lang) for lang in ("en", "ko", "th", "vi", "zh-Hans", "zh-Hant")),
+    ],
+    ids=lambda value: value.name if isinstance(value, Variant) else value,
+)
 async def test_the_board_names_ez_and_its_bets_in_the_players_language(
     tmp_path: Path, browser: Browser, lang: str, variant: Variant
 ) -> None:
