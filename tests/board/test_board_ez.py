@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""EZ Baccarat's bets, and the Dragon Bonus, on the players' board in its languages.
+"""EZ Baccarat's bets, and the Dragon Bonus, on the players' board in every language it speaks.
 
 A table playing EZ Baccarat shows its name and each of its bets (Dragon 7 and Panda 8 among
 them) in the board's language; one playing "House EZ" (``tests/support/composed.py``: EZ with
