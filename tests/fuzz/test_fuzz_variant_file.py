@@ -2,7 +2,8 @@
 """Fuzzing the variant file: any document gives the variants or ``VariantFileError``.
 
 Documents are overrides built from the file's documented format (payouts as 9, 0.95 or
-"19/20"; windows as ``[first, last]`` or ``"every_round"``) over the real variants, bets and
+"19/20"; windows as ``[first, last]`` or ``"every_round"``, never on a main bet; a three-card 7
+paid as any Banker win following the win's new payout) over the real variants, bets and
 tiers, with unknown names, wrong types, negative, infinite and not-a-number payouts, and
 out-of-range windows mixed in, plus arbitrary values. Oracles:
 
@@ -80,11 +81,19 @@ def _payout(value: object) -> Fraction:
     return payout
 
 
-def _window(value: object, current: tuple[int, int] | None) -> tuple[int, int] | None:
+#: The bets offered on every round, which take no window.
+_MAIN_BETS: Final = ("player", "banker", "tie")
+
+
+def _window(
+    value: object, current: tuple[int, int] | None, *, main: bool
+) -> tuple[int, int] | None:
     if value == "every_round":
         return None
     if value is None:
         return current
+    if main:
+        raise Invalid
     if (
         not isinstance(value, list | tuple)
         or len(value) != 2
@@ -95,6 +104,21 @@ def _window(value: object, current: tuple[int, int] | None) -> tuple[int, int] |
     if not 1 <= first <= last <= 200:
         raise Invalid
     return (first, last)
+
+
+def _new_payouts(bet_id: str, payouts: dict[str, Fraction], given: object) -> dict[str, Fraction]:
+    if not isinstance(given, dict):
+        raise Invalid
+    new_payouts = dict(payouts)
+    for tier, value in given.items():
+        if tier not in new_payouts:
+            raise Invalid
+        new_payouts[tier] = _payout(value)
+    # The Banker's three-card 7 win, paid as any other win, follows the win's new payout.
+    follows = bet_id == "banker" and payouts["three_card_7"] == payouts["win"]
+    if follows and "three_card_7" not in given:
+        new_payouts["three_card_7"] = new_payouts["win"]
+    return new_payouts
 
 
 def _apply(offers: Offers, raw: object) -> Offers:
@@ -109,15 +133,9 @@ def _apply(offers: Offers, raw: object) -> Offers:
         if bet_id not in offers:
             raise Invalid
         payouts, window = offers[bet_id]
-        new_payouts = dict(payouts)
-        given_payouts = override.get("payouts", {})
-        if not isinstance(given_payouts, dict):
-            raise Invalid
-        for tier, value in given_payouts.items():
-            if tier not in new_payouts:
-                raise Invalid
-            new_payouts[tier] = _payout(value)
-        offers[bet_id] = (new_payouts, _window(override.get("window"), window))
+        new_payouts = _new_payouts(bet_id, payouts, override.get("payouts", {}))
+        window_given = override.get("window")
+        offers[bet_id] = (new_payouts, _window(window_given, window, main=bet_id in _MAIN_BETS))
     return offers
 
 
