@@ -11,7 +11,8 @@ temp directory, ``fsync`` off as in the tests) takes, each on a new database, in
 
 * ``worker``: the worker's own path in this process: the messages as its MQTT client hands them
   over (``ingest.broker.Delivery``), in batches of ``MAX_BATCH`` taken by ``--tasks``
-  consumers, through ``IngestWorker.handle_batch`` (trust, checks, storage, projections). The
+  consumers, through ``IngestWorker.handle_batch`` (trust, checks, storage, projections), the
+  heap frozen first (``gc.freeze``) as the worker process freezes its own once started. The
   figure is this process's CPU seconds (``time.process_time``) per stored message;
 * ``broker`` (unless ``--no-broker``): the whole worker, ``table-controller ingest`` in its own
   process, subscribed over TLS to a mosquitto run from ``deploy/mosquitto/mosquitto.conf``; the
@@ -41,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import random
@@ -167,6 +169,7 @@ async def worker_stage(
     worker = IngestWorker(store, WorkerSettings(endpoint=endpoint, client_id=name))
     work = delivered(messages)
     chunks = iter([work[i : i + MAX_BATCH] for i in range(0, len(work), MAX_BATCH)])
+    gc.freeze()  # as ``table-controller ingest`` does once it has started (cli/ingest.py)
 
     async def consumer() -> None:
         for chunk in chunks:

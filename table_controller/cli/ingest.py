@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import importlib
 import re
 import socket
@@ -34,7 +35,9 @@ DATABASE_FAILED: Final = 1
 DEFAULT_DATABASE: Final = "sqlite:///ingest.sqlite"
 #: The modules the ``ingest`` extra installs (pyproject.toml), as imported; the database
 #: drivers are imported by SQLAlchemy only when it connects, so they are named here.
-EXTRA_MODULES: Final = ("sqlalchemy", "alembic", "asyncpg", "aiosqlite", "gmqtt", "uvloop")
+EXTRA_MODULES: Final = (
+    "sqlalchemy", "alembic", "asyncpg", "aiosqlite", "gmqtt", "uvloop", "msgspec",
+)  # fmt: skip
 EXTRA_INSTALL: Final = "pip install 'table-controller[ingest]'"
 
 
@@ -291,6 +294,9 @@ async def _ingest(database: str, settings: WorkerSettings) -> int:
         )
         return DATABASE_FAILED
     worker = IngestWorker(store, settings)
+    # What the process holds by now (modules, the schema, the pool) lives as long as it: kept out
+    # of the garbage collector's full rounds, which would walk it every few thousand messages.
+    gc.freeze()
     task = asyncio.current_task()
     assert task is not None
     stopping = stop_signals(lambda _signum: task.cancel())

@@ -3,18 +3,20 @@
 
 :func:`check` parses a payload and keeps what the projections will need of it (the envelope,
 a status's row, a round's version, an alarm's row); a message that is not one of the
-contract raises :class:`projections.BadMessage`. Nothing here touches the database.
+contract raises :class:`projections.BadMessage`. Nothing here touches the database. The
+records are msgspec structs, frozen: made per message, at a tenth of a frozen dataclass's
+cost, and left out of the garbage collector's rounds (``gc=False``: they are never part of a
+reference cycle, what they hold never refers back to them).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from table_controller.ingest import projections as p
 
 
-@dataclass(frozen=True, slots=True)
-class Received:
+class Received(msgspec.Struct, frozen=True, gc=False):
     """A message as the broker delivered it, and the verdict on its signature (or None).
 
     ``quarantine``: why the message is kept apart (``table_keys.py``); None: it is stored.
@@ -29,8 +31,7 @@ class Received:
     data: dict[str, object] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CheckedMessage:
+class CheckedMessage(msgspec.Struct, frozen=True, gc=False):
     """A message checked against the contract, with what its projections need."""
 
     envelope: p.Envelope
@@ -39,8 +40,7 @@ class CheckedMessage:
     alarm: dict[str, object] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class NumberedMessage:
+class NumberedMessage(msgspec.Struct, frozen=True, gc=False):
     """A message with a ``seq`` to insert: where it stands in its batch, and its check."""
 
     index: int

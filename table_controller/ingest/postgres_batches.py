@@ -48,6 +48,7 @@ from table_controller.ingest.schema import (
     round_settlements,
     rounds,
     shoes,
+    table_status,
 )
 
 _DIALECT: Final = postgresql.dialect()  # type: ignore[no-untyped-call]
@@ -71,8 +72,12 @@ def _insert(table: Table, tail: str = "ON CONFLICT DO NOTHING") -> str:
     return f"INSERT INTO {table.name} SELECT * FROM unnest($1::{table.name}[]) {tail}"  # noqa: S608
 
 
-def _upsert(table: Table) -> str:
-    """An :func:`_insert` that replaces every column but the key of a row already there."""
+def _upsert(table: Table, where: str = "") -> str:
+    """An :func:`_insert` that replaces every column but the key of a row already there.
+
+    ``where``: the condition on the row there (``table``) and the new one (``EXCLUDED``) for
+    it to be replaced; none: always.
+    """
     key = [column.name for column in table.primary_key.columns]
     keys = ", ".join(f'"{name}"' for name in key)
     changed = ", ".join(
@@ -80,7 +85,8 @@ def _upsert(table: Table) -> str:
         for column in table.columns
         if column.name not in key
     )
-    return _insert(table, f"ON CONFLICT ({keys}) DO UPDATE SET {changed}")
+    condition = f" WHERE {where}" if where else ""
+    return _insert(table, f"ON CONFLICT ({keys}) DO UPDATE SET {changed}{condition}")
 
 
 def _stored_of(column: str) -> str:
@@ -99,6 +105,14 @@ INSERT_ALARMS: Final = _insert(alarms)
 INSERT_QUARANTINE: Final = _insert(quarantine)
 UPSERT_ROUNDS: Final = _upsert(rounds)
 UPSERT_SHOES: Final = _upsert(shoes)
+#: A table's status replaced by one ranked as high or higher (``projections.status_rank``: the
+#: newer session, then offline over online, then the higher ``last_seq``).
+UPSERT_STATUSES: Final = _upsert(
+    table_status,
+    "EXCLUDED.session > table_status.session OR (EXCLUDED.session = table_status.session AND"
+    " ((table_status.online AND NOT EXCLUDED.online) OR (EXCLUDED.online = table_status.online"
+    " AND EXCLUDED.last_seq >= table_status.last_seq)))",
+)
 INSERT_SETTLEMENTS: Final = _insert(round_settlements, "")
 DELETE_SETTLEMENTS: Final = (
     "DELETE FROM round_settlements s USING unnest($1::varchar[], $2::varchar[])"
@@ -120,7 +134,14 @@ COLUMN_ORDER: Final = (
     "SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0"
     " AND NOT attisdropped ORDER BY attnum"
 )
-WRITTEN: Final = (messages, round_history, alarms, quarantine, rounds, shoes, round_settlements)
+#: The columns of ``messages`` in the order :meth:`PostgresBatches._messages` gives them.
+MESSAGE_VALUES: Final = (
+    "table_id", "seq", "topic", "type", "ts", "shoe_id", "round_id", "payload", "received_at",
+    "verified",
+)  # fmt: skip
+WRITTEN: Final = (
+    messages, round_history, alarms, quarantine, rounds, shoes, round_settlements, table_status
+)  # fmt: skip
 ROUND_TYPES: Final = sorted(p.ROUND_TYPES)
 SHOE_TYPES: Final = sorted(p.SHOE_TYPES)
 
@@ -137,7 +158,9 @@ class PostgresBatches:
         self._pool = pool
         #: Each written table's columns in the database's order (its composite type's).
         self._order = {name: tuple(columns) for name, columns in order.items()}
-        self._message_row = itemgetter(*order[messages.name])
+        #: A message's row as the table's type, from its values in :data:`MESSAGE_VALUES`' order.
+        places = [MESSAGE_VALUES.index(name) for name in order[messages.name]]
+        self._message_row = itemgetter(*places)
         #: Statements sent (an ``executemany`` counts once): what a batch costs the database.
         self.statements = 0
 
@@ -156,12 +179,13 @@ class PostgresBatches:
             raise
         for table in WRITTEN:
             assert sorted(order[table.name]) == sorted(table.columns.keys()), table.name
+        assert sorted(MESSAGE_VALUES) == sorted(messages.columns.keys())
         return cls(pool, order)
 
     def _rows(self, table: Table, rows: Iterable[Mapping[str, object]]) -> list[tuple[object, ...]]:
         """The rows as values of the table's composite type (None where a row has no column)."""
         names = self._order[table.name]
-        return [tuple(row.get(name) for name in names) for row in rows]
+        return [tuple(map(row.get, names)) for row in rows]
 
     async def close(self) -> None:
         await self._pool.close()
@@ -192,6 +216,15 @@ class PostgresBatches:
                 )
         return added
 
+    async def statuses(self, rows: Sequence[Mapping[str, object]]) -> None:
+        """Keep each table's status unless the one held ranks higher: one statement.
+
+        ``rows``: at most one per table (the batch's highest ranked), in table order, so that
+        workers storing a fleet's statuses lock their rows in one order.
+        """
+        async with self._pool.acquire() as connection:
+            await self._execute(connection, UPSERT_STATUSES, [self._rows(table_status, rows)])
+
     async def _execute(
         self, connection: asyncpg.Connection, sql: str, arguments: Sequence[object]
     ) -> None:
@@ -209,23 +242,18 @@ class PostgresBatches:
         self, connection: asyncpg.Connection, ordered: Sequence[NumberedMessage], now: datetime
     ) -> set[tuple[str, int]]:
         row = self._message_row
-        values = [
-            row(
-                {
-                    "table_id": one.item.envelope.table_id,
-                    "seq": one.seq,
-                    "topic": one.received.topic,
-                    "type": one.item.envelope.type,
-                    "ts": one.item.envelope.ts,
-                    "shoe_id": one.item.envelope.shoe_id,
-                    "round_id": one.item.envelope.round_id,
-                    "payload": one.received.payload.decode("utf-8"),
-                    "received_at": now,
-                    "verified": one.received.verified,
-                }
-            )
-            for one in ordered
-        ]
+        values = []
+        for one in ordered:
+            envelope, received = one.item.envelope, one.received
+            values.append(
+                row(
+                    (
+                        envelope.table_id, envelope.seq, received.topic, envelope.type,
+                        envelope.ts, envelope.shoe_id, envelope.round_id,
+                        received.payload.decode("utf-8"), now, received.verified,
+                    )
+                )
+            )  # fmt: skip
         found = await self._fetch(connection, INSERT_MESSAGES, values)
         return {(row[0], row[1]) for row in found}
 
@@ -247,21 +275,38 @@ class PostgresBatches:
         self.statements += 1
         await connection.executemany(LOCK, locks)
         if round_keys:
-            await self._rounds(connection, round_keys)
+            versions = {
+                (one.table_id, one.seq): one.item.version
+                for one in new
+                if one.item.version is not None
+            }
+            await self._rounds(connection, round_keys, versions)
         if shoe_keys:
             await self._shoes(connection, shoe_keys)
 
     async def _rounds(
-        self, connection: asyncpg.Connection, keys: Sequence[tuple[str, str]]
+        self,
+        connection: asyncpg.Connection,
+        keys: Sequence[tuple[str, str]],
+        new: Mapping[tuple[str, int], p.RoundVersion],
     ) -> None:
-        """Each round rebuilt from all its stored messages; its settlements replaced."""
+        """Each round rebuilt from all its stored messages; its settlements replaced.
+
+        ``new``: the versions of the messages this batch inserted, by ``(table_id, seq)``: their
+        stored payloads are the ones checked, so they are not read again.
+        """
         table_ids, round_ids = [key[0] for key in keys], [key[1] for key in keys]
         stored: dict[tuple[str, str], list[tuple[int, str, str]]] = {key: [] for key in keys}
+        known: dict[tuple[str, str], dict[int, p.RoundVersion]] = {key: {} for key in keys}
         for row in await self._fetch(connection, ROUND_MESSAGES, table_ids, round_ids, ROUND_TYPES):
-            stored[row[0], row[1]].append((row[2], row[3], row[4]))
+            key, seq = (row[0], row[1]), row[2]
+            stored[key].append((seq, row[3], row[4]))
+            version = new.get((row[0], seq))
+            if version is not None:
+                known[key][seq] = version
         rows, settlements = [], []
         for (table_id, round_id), versions in stored.items():
-            folded = folded_round(versions)
+            folded = folded_round(versions, known[table_id, round_id])
             rows.append({"table_id": table_id, "round_id": round_id, **folded.row})
             settlements += settlement_rows(table_id, round_id, folded)
         await self._execute(connection, UPSERT_ROUNDS, [self._rows(rounds, rows)])

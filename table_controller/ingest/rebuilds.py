@@ -14,7 +14,7 @@ PostgreSQL's batches write the same rows set by set, under advisory locks
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Column, and_, delete, func, select
@@ -82,10 +82,20 @@ def touched(new: Sequence[NumberedMessage]) -> Touched:
     return found
 
 
-def folded_round(stored: Sequence[tuple[int, str, str]]) -> p.RoundRow:
-    """A round's row from its stored messages, each ``(seq, type, payload)``."""
+def folded_round(
+    stored: Sequence[tuple[int, str, str]], known: Mapping[int, p.RoundVersion] | None = None
+) -> p.RoundRow:
+    """A round's row from its stored messages, each ``(seq, type, payload)``.
+
+    ``known``: versions already read from the payloads stored under these ``seq`` (the batch's
+    new messages, checked before they were inserted), by ``seq``; the others are read here.
+    """
+    known = known or {}
     return p.fold_round(
-        [p.round_version(p.parse(payload.encode()), seq, kind) for seq, kind, payload in stored]
+        [
+            known.get(seq) or p.round_version(p.parse(payload.encode()), seq, kind)
+            for seq, kind, payload in stored
+        ]
     )
 
 
@@ -137,8 +147,12 @@ async def project(connection: AsyncConnection, new: Sequence[NumberedMessage]) -
             sqlite.insert(alarms).on_conflict_do_nothing(),
             _uniform(found.alarms),
         )
+    known: dict[str, dict[int, p.RoundVersion]] = {}
+    for one in new:
+        if one.item.version is not None:
+            known.setdefault(one.table_id, {})[one.seq] = one.item.version
     for table_id, round_id in sorted(found.rounds):
-        await _rebuild_round(connection, table_id, round_id)
+        await _rebuild_round(connection, table_id, round_id, known.get(table_id))
     for table_id, shoe_id in sorted(found.shoes):
         await _rebuild_shoe(connection, table_id, shoe_id)
 
@@ -159,12 +173,20 @@ async def _payloads(
     return [(seq, kind, payload) for seq, kind, payload in found]
 
 
-async def _rebuild_round(connection: AsyncConnection, table_id: str, round_id: str) -> None:
-    """The round's row and its settlement rows, from all its stored messages."""
+async def _rebuild_round(
+    connection: AsyncConnection,
+    table_id: str,
+    round_id: str,
+    known: Mapping[int, p.RoundVersion] | None,
+) -> None:
+    """The round's row and its settlement rows, from all its stored messages.
+
+    ``known``: the versions of the table's messages inserted in this transaction, by ``seq``.
+    """
     stored = await _payloads(
         connection, table_id, messages.c.round_id, round_id, sorted(p.ROUND_TYPES)
     )
-    folded = folded_round(stored)
+    folded = folded_round(stored, known)
     statement = sqlite.insert(rounds).values(table_id=table_id, round_id=round_id, **folded.row)
     await connection.execute(
         statement.on_conflict_do_update(

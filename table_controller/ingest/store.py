@@ -276,8 +276,15 @@ class IngestStore:
 
         In table order: every worker keeps every status, and a fleet's births reach the workers
         in different orders; rows locked in one order make them wait on each other, not
-        deadlock. Which of a table's statuses is kept does not depend on their order.
+        deadlock. Which of a table's statuses is kept does not depend on their order. On
+        PostgreSQL, one statement of each table's status that the upserts would keep.
         """
+        if self.batches is not None:
+            newest = _newest_statuses(statuses)
+            await self.batches.statuses(
+                [{"table_id": table_id} | row | {"received_at": now} for table_id, row in newest]
+            )
+            return
         async with self._engine.begin() as connection:
             for _index, table_id, row in sorted(statuses, key=_by_table):
                 await connection.execute(self._newer_status(table_id, row | {"received_at": now}))
@@ -374,6 +381,22 @@ def _quarantine_row(received: Received, item: CheckedMessage, now: datetime) -> 
         "payload": received.payload.decode("utf-8"),
         "received_at": now,
     }
+
+
+def _newest_statuses(
+    statuses: Sequence[tuple[int, str, dict[str, object]]],
+) -> list[tuple[str, dict[str, object]]]:
+    """Each table's status that its upserts in the batch's order would leave, by table.
+
+    An upsert replaces a status ranked as high or lower (``projections.status_rank``): of a
+    table's statuses, the last of the highest rank.
+    """
+    newest: dict[str, dict[str, object]] = {}
+    for _index, table_id, row in statuses:
+        held = newest.get(table_id)
+        if held is None or p.status_rank(row) >= p.status_rank(held):
+            newest[table_id] = row
+    return sorted(newest.items())
 
 
 def _by_table(status: tuple[int, str, dict[str, object]]) -> tuple[str, int]:

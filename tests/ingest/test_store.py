@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,6 +130,37 @@ async def test_the_newest_session_status_wins_and_a_stale_will_is_ignored(
     assert await store.execute("SELECT online, session, last_seq, reader FROM table_status") == [
         (False, 4, 10, None)
     ]
+
+
+async def test_a_batch_of_statuses_keeps_what_they_would_keep_one_at_a_time(
+    store: IngestStore, tmp_path: Path
+) -> None:
+    """On PostgreSQL a batch's statuses are one statement: the same table rows as one by one."""
+    fields: list[dict[str, Any]] = [
+        {"online": True, "session": 4, "last_seq": 10, "reader": "connected"},
+        {"online": False, "session": 3, "last_seq": 2},
+        {"online": True, "session": 4, "last_seq": 12, "reader": "fault"},
+        {"online": False, "session": 4, "last_seq": 10},
+        {"online": True, "session": 4, "last_seq": 11, "reader": "connected"},
+        {"online": False, "session": 4, "last_seq": 10, "reader": "offline"},
+        {"online": True, "session": 2, "last_seq": 30},
+    ]
+    one_by_one = await IngestStore.open(f"sqlite:///{tmp_path / 'one_by_one.sqlite'}")
+    query = "SELECT table_id, online, session, last_seq, reader FROM table_status"
+    try:
+        for turn, order in enumerate((fields, fields[::-1], fields[2:] + fields[:2])):
+            table = f"T{turn:02d}"
+            batch = [
+                Received(f"baccarat/tables/{table}/status",
+                         message("status", None, table_id=table, **one), verified=None)
+                for one in order
+            ]  # fmt: skip
+            assert await store.store_batch(batch) == [StoreOutcome.STATUS] * len(batch)
+            for received in batch:
+                await one_by_one.store_batch([received])
+        assert sorted(await store.execute(query)) == sorted(await one_by_one.execute(query))
+    finally:
+        await one_by_one.close()
 
 
 async def test_workers_storing_a_fleet_of_statuses_in_opposite_orders_do_not_deadlock(
