@@ -26,6 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import aiomqtt
 import gmqtt
 import paho.mqtt.client as paho
 import uvloop
@@ -34,7 +35,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from table_controller.ingest.broker import BrokerConnection, Delivery
 from table_controller.ingest.worker import MAX_BATCH, RECEIVE_MAXIMUM, subscriptions
-from table_controller.mqtt.client import ManualAcks, new_client
+from table_controller.mqtt.client import new_client
 from table_controller.mqtt.settings import BrokerEndpoint
 
 
@@ -51,14 +52,27 @@ def done() -> None:
     print("done", cpu, flush=True)
 
 
+def aiomqtt_client(endpoint: BrokerEndpoint, name: str) -> tuple[aiomqtt.Client, paho.Client]:
+    """An aiomqtt client with the worker's Receive Maximum, and its paho client, acking by hand.
+
+    Both reached inside aiomqtt 2 (``paho.Client.ack`` acknowledges a message).
+    """
+    client = new_client(endpoint, identifier=name, persistent=True)
+    properties = client._properties  # noqa: SLF001 - a bench of aiomqtt 2's insides
+    if properties is not None:  # MQTT 5
+        properties.ReceiveMaximum = RECEIVE_MAXIMUM
+    inner: paho.Client = client._client  # noqa: SLF001
+    inner.manual_ack_set(on=True)
+    return client, inner
+
+
 #: The profile of the run, with ``BARE_PROFILE=FILE`` (cProfile's statistics, CPU time).
 PROFILE: list[cProfile.Profile] = []
 
 
 async def aiomqtt_kind(endpoint: BrokerEndpoint, name: str, count: int) -> None:
     """The worker's former client: aiomqtt over paho, messages through ``client.messages``."""
-    client = new_client(endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM)
-    acks = ManualAcks(client)
+    client, acks = aiomqtt_client(endpoint, name)
     shared, _ = subscriptions(name, "baccarat/tables")
     async with client:
         await client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in shared])
@@ -128,9 +142,7 @@ async def paho_kind(
     endpoint: BrokerEndpoint, name: str, count: int, *, buffered: bool = False
 ) -> None:
     """An aiomqtt connection, paho's messages taken from its callback: no task each."""
-    client = new_client(endpoint, identifier=name, persistent=True, receive_maximum=RECEIVE_MAXIMUM)
-    acks = ManualAcks(client)
-    inner = client._client  # noqa: SLF001 - a bench of the private path
+    client, inner = aiomqtt_client(endpoint, name)
     if buffered:
         inner.__class__ = BufferedPaho
     held: list[paho.MQTTMessage] = []
@@ -152,7 +164,7 @@ async def paho_kind(
             batch, held[:] = held[:], []
             got += len(batch)
             for one in batch:
-                acks.ack(one.mid, one.qos)
+                inner.ack(one.mid, one.qos)
         done()
 
 

@@ -4,12 +4,11 @@
 Loads aiomqtt: the service imports this face only with a broker configured.
 """
 
-from table_controller.mqtt.client.connect import ManualAcks, error_text, new_client, payload_bytes
+from table_controller.mqtt.client.connect import error_text, new_client, payload_bytes
 from table_controller.mqtt.client.link import MqttLink
 from table_controller.mqtt.client.subscriber import Received, Subscription, publish_once
 
 __all__ = [
-    "ManualAcks",
     "MqttLink",
     "Received",
     "Subscription",

@@ -33,13 +33,8 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
     will: aiomqtt.Will | None = None,
     session_expiry_s: int = DEFAULT_SESSION_EXPIRY_S,
     timeout_s: float = 10.0,
-    receive_maximum: int | None = None,
 ) -> aiomqtt.Client:
-    """An unconnected client; ``persistent`` keeps the broker-side session across connects.
-
-    ``receive_maximum`` (MQTT 5 only): how many QoS 1 messages the broker may send before the
-    client acknowledges them; without it, mosquitto sends no more than 20.
-    """
+    """An unconnected client; ``persistent`` keeps the broker-side session across connects."""
     clean_session: bool | None = None
     clean_start: paho.CleanStartOption = paho.MQTT_CLEAN_START_FIRST_ONLY
     properties: Properties | None = None
@@ -50,8 +45,6 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
         clean_start = not persistent
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = session_expiry_s if persistent else 0
-        if receive_maximum is not None:
-            properties.ReceiveMaximum = receive_maximum
     else:
         protocol = aiomqtt.ProtocolVersion.V311
         clean_session = not persistent
@@ -71,24 +64,6 @@ def new_client(  # noqa: PLR0913 - keyword-only connection options
         timeout=timeout_s,
         socket_options=NO_DELAY,
     )
-
-
-class ManualAcks:
-    """Acknowledge received QoS 1 messages when the application says, not on arrival.
-
-    aiomqtt 2.5 has no API for it (its issue 345 asks for one); paho 2, which it wraps, has
-    ``manual_ack_set`` and ``ack``. This is the one place that reaches paho's client inside
-    aiomqtt's; ``pyproject.toml`` keeps aiomqtt below 2.6 for it, and a test checks the
-    attribute is there. Set on a client before it connects.
-    """
-
-    def __init__(self, client: aiomqtt.Client) -> None:
-        self._paho: paho.Client = client._client  # noqa: SLF001 - see the class
-        self._paho.manual_ack_set(on=True)
-
-    def ack(self, mid: int, qos: int) -> None:
-        """Acknowledge the message ``mid`` (a no-op for QoS 0, as paho's own)."""
-        self._paho.ack(mid, qos)
 
 
 def payload_bytes(payload: object) -> bytes:
