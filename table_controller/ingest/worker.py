@@ -323,11 +323,12 @@ class IngestWorker:
             await self._retrying("table_keys_unread", self._read_pins)
             self._pins_read = True
         parsed: list[tuple[str, bytes, str | None, dict[str, object] | None]] = []
+        root = f"{self.settings.root}/"
         for message in batch:
             if _live_copy(message):
                 continue
             topic, payload = message.topic, message.payload
-            parsed.append((topic, payload, _table_of(topic, self.settings.root), _parse(payload)))
+            parsed.append((topic, payload, _table_of(topic, root), _parse(payload)))
         if not parsed:
             return []
         for topic, payload, table_id, data in parsed:
@@ -507,7 +508,8 @@ def _live_copy(message: Delivery) -> bool:
 
 
 def _table_of(topic: str, root: str) -> str | None:
-    head, _, rest = topic.partition(f"{root}/")
+    """The table id of a topic under ``root`` (the prefix and a slash); None: not under it."""
+    head, _, rest = topic.partition(root)
     if head or not rest:
         return None
     return rest.split("/", 1)[0] or None
