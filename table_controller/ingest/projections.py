@@ -155,6 +155,8 @@ def cards(data: Mapping[str, object], key: str) -> str:
 
 def amount(value: object, where: str) -> Fraction:
     """A settlement's JSON number, exactly: ``0.95`` is 19/20 (its decimal text, not a float)."""
+    if type(value) is int and -_MAX_AMOUNT <= value <= _MAX_AMOUNT:  # most bets: 1, -1, 0
+        return Fraction(value)
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         _bad(f"{where}: expected a number or {NOT_OFFERED!r}, got {str(value)[:40]!r}")
     if isinstance(value, Decimal):
