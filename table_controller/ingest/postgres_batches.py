@@ -39,7 +39,13 @@ from sqlalchemy.engine import make_url
 
 from table_controller.ingest import projections as p
 from table_controller.ingest.checked_messages import NumberedMessage
-from table_controller.ingest.rebuilds import folded_round, settlement_rows, shoe_row, touched
+from table_controller.ingest.rebuilds import (
+    folded_round,
+    settlement_rows,
+    shoe_row,
+    touched,
+    touches,
+)
 from table_controller.ingest.schema import (
     alarms,
     messages,
@@ -201,7 +207,7 @@ class PostgresBatches:
         A batch that changes no projection and keeps nothing apart is one statement, which is
         its own transaction.
         """
-        if not quarantined and touched(ordered).empty:
+        if not quarantined and not touches(ordered):
             async with self._pool.acquire() as connection:
                 return await self._messages(connection, ordered, now) if ordered else set()
         async with self._pool.acquire() as connection, connection.transaction():

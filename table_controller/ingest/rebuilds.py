@@ -5,7 +5,7 @@ A new round version adds its ``round_history`` row and an alarm its ``alarms`` r
 round and shoe the messages touch is rebuilt from all its stored messages ordered by ``seq``
 (``projections.py`` folds them), never patched, so messages may arrive in any order.
 
-The pure part (:func:`touched`, :func:`folded_round`, :func:`settlement_rows`,
+The pure part (:func:`touches`, :func:`touched`, :func:`folded_round`, :func:`settlement_rows`,
 :func:`shoe_row`) serves both databases; :func:`project` writes the rows on SQLite, through
 SQLAlchemy, a round and a shoe at a time (SQLite runs one writer at a time).
 PostgreSQL's batches write the same rows set by set, under advisory locks
@@ -48,10 +48,15 @@ class Touched:
     rounds: set[tuple[str, str]] = field(default_factory=set)
     shoes: set[tuple[str, str]] = field(default_factory=set)
 
-    @property
-    def empty(self) -> bool:
-        """Nothing to add, nothing to rebuild."""
-        return not (self.history or self.alarms or self.rounds or self.shoes)
+
+def touches(messages: Sequence[NumberedMessage]) -> bool:
+    """Whether :func:`touched` of ``messages`` would find anything, without making its rows."""
+    return any(
+        one.item.version is not None
+        or one.item.alarm is not None
+        or (one.item.envelope.type in p.SHOE_TYPES and one.item.envelope.shoe_id is not None)
+        for one in messages
+    )
 
 
 def touched(new: Sequence[NumberedMessage]) -> Touched:
