@@ -313,8 +313,7 @@ class TableProcedure:
     def _command(self, command: Command, out: Out) -> None:
         """A command: refused by a precheck or guard, else carried out or refused by its step."""
         table = self._table
-        if table.holds.fault is None:  # (the fault's way out publishes with no supervisor)
-            out.supervisor = command.supervisor
+        out.supervisor = command.supervisor
         kind = type(command)
         refusal = states.refusal(table, kind, command)
         if refusal is None:

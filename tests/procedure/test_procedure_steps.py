@@ -809,8 +809,11 @@ def test_a_bug_holds_the_table_naming_the_input_until_a_supervisor_voids_the_sho
     assert refusal(table.new_shoe("S-2")).code == "faulted"
     assert table.cards("6C") == []
     monkeypatch.setitem(routes, Trigger.CARD, dealing)  # the bug fixed: the way out needs it not
-    decisions = table.void_shoe()
+    decisions = table.feed(inputs.VoidShoe(**table._common(), supervisor="S-9"))
     assert accepted(decisions)
+    # Who took the table out of its fault is named, as on any void.
+    assert [one(decisions, kind)["supervisor"] for kind in ("round_voided", "shoe_voided")] == [
+        "S-9", "S-9"]
     assert [type(d) for d in decisions if isinstance(d, HoldTable | ResumeTable)] == [ResumeTable]
     assert types(decisions) == ["round_voided", "shoe_voided", "prompt"]
     voided = one(decisions, "round_voided")
