@@ -4,7 +4,7 @@
 Bench script (not part of the product). A table replays its whole journal at every start
 (``TableService.recover``), so its start-up grows with the journal. For each size this script
 writes a journal of N whole shoes: seeded 8-deck shoes dealt through the real procedure, with
-the commands and cards a dealer gives (``tests/runtime/runtime_script.py``), recorded with the
+the commands and cards a dealer gives (``tests/support/dealing.py``), recorded with the
 journal's own ``append``. It then starts ``table-controller run`` on that journal against a
 real mosquitto, spawn to the table's birth (``status`` online, which follows the replay):
 

@@ -2,15 +2,15 @@
 """What every published payload is made of: :class:`Payload`, :data:`ABSENT`, shared field types.
 
 Pure: no I/O, no clock, no randomness. The payloads themselves, one frozen type each, are the
-contract's single source: a round's events and result (:mod:`.round_payloads`), a shoe's
-(:mod:`.shoe_payloads`), the pit's alarms, disputes and staff changes (:mod:`.pit_payloads`),
-the table's state and limits (:mod:`.state_payloads`), the boards' roads, odds and pace
-(:mod:`.board_payloads`) and the controller's status and replies (:mod:`.controller_payloads`);
-:mod:`.payload_types` names each by the ``type`` it is published with. The procedure builds
-them; the publishing edge puts the envelope on them and turns them into JSON
-(``contract/envelope.py``), and generates the JSON Schemas and the AsyncAPI document from them
-(``contract/schema/models.py``, ``contract/schema/asyncapi.py``). A field added to a payload is
-published, described and validated with no other edit.
+contract's single source: a round's events and result (:mod:`.round`), a shoe's (:mod:`.shoe`),
+the pit's alarms, disputes and staff changes (:mod:`.pit`), the table's state and limits
+(:mod:`.state`), the boards' roads, odds and pace (:mod:`.board`), the controller's status and
+command replies (:mod:`.controller`) and a recall's or resend's reply (:mod:`.replies`);
+``PAYLOAD_TYPES`` (``contract/schema/models.py``) names each by the ``type`` it is published
+with. The procedure builds them; the contract puts the envelope on them and turns them into
+JSON (``contract/envelope.py``), and generates the JSON Schemas and the AsyncAPI document
+from them (``contract/schema/models.py``, ``contract/schema/asyncapi.py``). A field added to a
+payload is published, described and validated with no other edit.
 
 Fields are written in the order they are published. Values keep the core's own types (cards,
 enums, exact ``Fraction`` settlements); ``None`` is published as ``null``, and a field whose

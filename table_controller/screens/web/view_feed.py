@@ -32,7 +32,7 @@ class SnapshotSource(Protocol):
 
 
 class ViewModel(Protocol):
-    """A screen's pure view model (``display_view.py``, ``board_view.py``)."""
+    """A screen's pure view model (``screens/dealer/view.py``, ``screens/board/view.py``)."""
 
     def show(self, snapshot: TableSnapshot) -> list[tuple[str, JsonValue]]:
         """The events that show the table as ``snapshot`` has it."""
