@@ -1,5 +1,7 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller replay``: recorded inputs through the procedure, every event out (cli.md).
+"""``table-controller replay``: recorded inputs through the procedure, every event out.
+
+Its use: docs/operations.md, "Replaying a journal or a recording: `replay`".
 
 Edge module: reads a file, feeds the pure :class:`~table_controller.procedure.TableProcedure`,
 prints what it would publish. No clock and no network: ``seq`` counts from 1 and ``ts`` is the

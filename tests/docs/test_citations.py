@@ -98,3 +98,42 @@ def test_the_check_finds_each_kind_of_outside_citation(line: str) -> None:
 )
 def test_the_check_passes_citations_inside_the_repository(line: str) -> None:
     assert outside_citations(line) == []
+
+
+#: What users read: the code's docstrings and comments, the docs and the deploy files.
+READ_BY_USERS: Final = ("README.md", "deploy", "docs", "drivers", "simulators", "table_controller")
+#: A file named in text: ``contract/envelope.py``, ``docs/backend.md``, ``screen.js``.
+CITED_FILE: Final = re.compile(
+    r"(?<![\w./-])((?:[\w-]+/)*[\w-]+\.(?:py|md|js|css|html))(?![\w/-])"
+)
+
+
+def missing_citations(text: str, tracked: list[str]) -> set[str]:
+    """The files ``text`` names that are not in the repository (a path may start in a package)."""
+    return {
+        cited
+        for cited in CITED_FILE.findall(text)
+        if not any(name == cited or name.endswith("/" + cited) for name in tracked)
+    }
+
+
+def test_every_file_the_code_and_docs_name_is_in_the_repository() -> None:
+    """A module renamed or merged leaves no docstring pointing at its old name."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode().split("\0")
+    found = {}
+    for name in subprocess.run(
+        ["git", "ls-files", "-z", "--", *READ_BY_USERS], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode().split("\0"):
+        if not name.endswith((".py", ".md", ".js", ".html", ".service")):
+            continue
+        if missing := missing_citations((ROOT / name).read_text(encoding="utf-8"), tracked):
+            found[name] = sorted(missing)
+    assert not found, found
+
+
+def test_the_check_finds_a_file_that_is_not_there() -> None:
+    tracked = ["table_controller/contract/envelope.py", "docs/backend.md"]
+    text = "built by ``contract/envelope.py`` (``display_view.py``), see docs/backend.md"
+    assert missing_citations(text, tracked) == {"display_view.py"}
