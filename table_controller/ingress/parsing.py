@@ -32,8 +32,6 @@ from table_controller.procedure import BadRecord, Command, command_from_record
 
 #: The largest command a table accepts, in bytes of UTF-8 JSON (mqtt-api.md "Commands").
 MAX_COMMAND_BYTES: Final = 4096
-#: The fields of a command whose text may hold no control character.
-_PLAIN_TEXT_FIELDS: Final = frozenset({"id", "operator"})
 _PLAIN_TEXT: Final = re.compile(NO_CONTROL_CHARACTERS)
 
 
@@ -155,7 +153,13 @@ def _control_message(field: str) -> str:
 
 
 def _field_path(error: ErrorDetails) -> str:
-    return ".".join(str(part) for part in error["loc"]) or "(the message)"
+    """Where the fault is; a key the sender wrote with a control character is escaped."""
+    return ".".join(_path_part(part) for part in error["loc"]) or "(the message)"
+
+
+def _path_part(part: int | str) -> str:
+    text = str(part)
+    return text if _PLAIN_TEXT.fullmatch(text) is not None else ascii(text)
 
 
 def _rejection(error: ValidationError, command_id: str | None) -> CommandRejection:
@@ -186,22 +190,21 @@ def _rejection(error: ValidationError, command_id: str | None) -> CommandRejecti
     message_errors = [detail for detail in errors if detail["loc"][:1] != ("args",)]
     if message_errors:
         detail = message_errors[0]
-        if detail["loc"] == ("id",):
-            text = _id_message(detail)
-        elif (
-            detail["type"] == "string_pattern_mismatch"
-            and _field_path(detail) in _PLAIN_TEXT_FIELDS
-        ):
-            text = _control_message(_field_path(detail))
-        else:
-            text = f"field {_field_path(detail)}: {detail['msg']}"
+        text = _id_message(detail) if detail["loc"] == ("id",) else _field_message(detail)
         return CommandRejection(code=CommandErrorCode.INVALID_MESSAGE, message=text, id=command_id)
-    detail = errors[0]
     return CommandRejection(
-        code=CommandErrorCode.INVALID_ARGS,
-        message=f"field {_field_path(detail)}: {detail['msg']}",
-        id=command_id,
+        code=CommandErrorCode.INVALID_ARGS, message=_field_message(errors[0]), id=command_id
     )
+
+
+def _field_message(detail: ErrorDetails) -> str:
+    """What is wrong with one field; a control character is named, never echoed."""
+    if (
+        detail["type"] == "string_pattern_mismatch"
+        and detail.get("ctx", {}).get("pattern") == NO_CONTROL_CHARACTERS
+    ):
+        return _control_message(_field_path(detail))
+    return f"field {_field_path(detail)}: {detail['msg']}"
 
 
 def to_procedure_command(message: CommandMessage, *, at: float) -> Command:

@@ -33,7 +33,7 @@ from tests.fuzz import fuzz_support as fuzz
 
 _CARD: Final = re.compile(r"[A2-9TJQK][SHDC]")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{64}")
-#: C0 controls, DEL and C1 controls: never allowed in a command's id or operator.
+#: C0 controls, DEL and C1 controls: never allowed in a command's id, operator or text args.
 _CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NO_ARGS: Final = ("open_betting", "close_betting", "deal", "misdeal", "void_shoe")
 _REQUIRED_KEYS: Final = frozenset({"id", "command", "operator"})
@@ -92,9 +92,9 @@ def _args(command: str, args: object) -> dict[str, Any]:
     checked: dict[str, Any] = {}
     for key, value in args.items():
         if key == "shoe_id":
-            checked[key] = None if value is None else _text(value, 64)
+            checked[key] = None if value is None else _plain_text(value, 64)
         elif key == "round_id":
-            checked[key] = _text(value, 96)
+            checked[key] = _plain_text(value, 96)
         elif key == "card":
             checked[key] = _card(value)
         elif key in {"player", "banker"}:

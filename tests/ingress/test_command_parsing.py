@@ -65,7 +65,7 @@ def _text(value: object, longest: int) -> bool:
 
 
 def _plain_text(value: object, longest: int) -> bool:
-    """Text without a C0 or C1 control character or DEL (``id``, ``operator``)."""
+    """Text without a C0 or C1 control character or DEL (ids, ``operator``, free text)."""
     return _text(value, longest) and not any(
         ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in str(value)
     )
@@ -95,7 +95,7 @@ def _amount(value: object) -> bool:
 def _limits(value: object) -> bool:
     return (
         isinstance(value, dict) and 1 <= len(value) <= 64
-        and all(_text(bet, 32) for bet in value)
+        and all(_plain_text(bet, 32) for bet in value)
         and all(isinstance(pair, dict) and set(pair) == {"min", "max"}
                 and _amount(pair["min"]) and _amount(pair["max"]) for pair in value.values())
     )
@@ -103,16 +103,16 @@ def _limits(value: object) -> bool:
 
 #: Each command's arguments: name -> (required, check).
 ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
-    "new_shoe": {"shoe_id": (False, lambda v: v is None or _text(v, 64))},
+    "new_shoe": {"shoe_id": (False, lambda v: v is None or _plain_text(v, 64))},
     "open_betting": {},
     "close_betting": {},
     "deal": {},
     "misdeal": {},
-    "void_round": {"round_id": (True, lambda v: _text(v, 96))},
+    "void_round": {"round_id": (True, lambda v: _plain_text(v, 96))},
     "void_shoe": {},
     "manual_card": {"card": (True, lambda v: isinstance(v, str) and CARD.fullmatch(v))},
     "correct_result": {
-        "round_id": (True, lambda v: _text(v, 96)),
+        "round_id": (True, lambda v: _plain_text(v, 96)),
         "player": (True, _hand),
         "banker": (True, _hand),
     },
@@ -130,18 +130,18 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "to_seq": (True, lambda v: type(v) is int),
     },
     "dispute": {
-        "reason": (True, lambda v: _text(v, 500)),
+        "reason": (True, lambda v: _plain_text(v, 500)),
         "rounds": (
             True,
             lambda v: isinstance(v, list)
             and 1 <= len(v) <= 50
-            and all(_text(r, 96) for r in v)
+            and all(_plain_text(r, 96) for r in v)
             and len(set(v)) == len(v),
         ),
     },
     "resolve_dispute": {
-        "dispute_id": (True, lambda v: _text(v, 96)),
-        "outcome": (True, lambda v: _text(v, 500)),
+        "dispute_id": (True, lambda v: _plain_text(v, 96)),
+        "outcome": (True, lambda v: _plain_text(v, 500)),
     },
     "acknowledge": {
         "alarm": (True, lambda v: v in ("software_modified", "result_not_confirmed")),
@@ -151,7 +151,7 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "comment": (False, lambda v: v is None or _plain_text(v, 500)),
     },
     "confirm_result": {
-        "round_id": (True, lambda v: _text(v, 96)),
+        "round_id": (True, lambda v: _plain_text(v, 96)),
         "agrees": (True, lambda v: isinstance(v, bool)),
     },
     "set_limits": {"limits": (True, _limits)},
@@ -557,6 +557,45 @@ def test_an_operator_with_a_control_character_is_refused_saying_so(control: str)
     assert not COMMAND_SCHEMA_VALIDATOR.is_valid(json.loads(payload))
 
 
+#: Each text argument the table keeps or publishes, with the path a refusal names it by.
+TEXT_ARGUMENTS = [
+    ("new_shoe", {"shoe_id": "S{}"}, "args.shoe_id"),
+    ("void_round", {"round_id": "S-1-{}"}, "args.round_id"),
+    ("dispute", {"reason": "banker had {}7", "rounds": ["S-1-1"]}, "args.reason"),
+    ("dispute", {"reason": "r", "rounds": ["S-1-{}"]}, "args.rounds.0"),
+    ("resolve_dispute", {"dispute_id": "T07-D{}", "outcome": "o"}, "args.dispute_id"),
+    ("resolve_dispute", {"dispute_id": "T07-D1", "outcome": "video{}"}, "args.outcome"),
+    ("acknowledge_alarm", {"alarm_id": "T07-A1", "comment": "{}"}, "args.comment"),
+    ("confirm_result", {"round_id": "S-1-{}", "agrees": True}, "args.round_id"),
+]
+
+
+@pytest.mark.parametrize("control", CONTROL_CHARACTERS, ids=repr)
+@pytest.mark.parametrize(("command", "args", "path"), TEXT_ARGUMENTS, ids=lambda v: str(v)[:24])
+def test_a_text_argument_with_a_control_character_is_refused_naming_the_field(
+    control: str, command: str, args: dict[str, object], path: str
+) -> None:
+    # mid-text: Python's jsonschema reads ``$`` as ECMA-262 does not, before a final newline
+    spoiled = json.loads(json.dumps(args).replace("{}", json.dumps(f"{control}x")[1:-1]))
+    refused = parse_command(command_bytes(command, spoiled))
+    assert isinstance(refused, CommandRejection)
+    assert (refused.code, refused.id) == (CommandErrorCode.INVALID_ARGS, "c-1")
+    assert refused.message == f"field {path}: {CONTROL_MESSAGE}"
+    assert not COMMAND_SCHEMA_VALIDATOR.is_valid(json.loads(command_bytes(command, spoiled)))
+    clean = json.loads(json.dumps(args).replace("{}", "x"))
+    assert isinstance(parse_command(command_bytes(command, clean)), CommandMessage)
+
+
+def test_a_key_the_sender_wrote_with_a_control_character_is_escaped_in_the_reply() -> None:
+    limits = {"tie\x00": {"min": 1, "max": 2}}
+    refused = parse_command(command_bytes("set_limits", {"limits": limits}))
+    assert isinstance(refused, CommandRejection)
+    assert refused.message == f"field args.limits.'tie\\x00'.[key]: {CONTROL_MESSAGE}"
+    refused = parse_command(command_bytes("deal", {}, **{"x\x85": 1}))
+    assert isinstance(refused, CommandRejection)
+    assert refused.message == "field 'x\\x85': Extra inputs are not permitted"
+
+
 @pytest.mark.parametrize("text", ["Zoë", "pit\u00a012", "卓-7", "\U0001f0a1", "a'\"b"], ids=repr)
 def test_printable_text_of_any_script_is_a_valid_id_and_operator(text: str) -> None:
     payload = command_bytes("deal", id=text, operator=text)
@@ -661,8 +700,8 @@ GOOD_ARGS_OF: dict[tuple[str, str], Any] = {
                                     max_size=3),
 }
 BAD_ARGS = {
-    "shoe_id": st.one_of(st.just(""), st.just("y" * 65), VALUES),
-    "round_id": st.one_of(st.just(""), st.just("r" * 97), VALUES),
+    "shoe_id": st.one_of(st.sampled_from(["", "y" * 65, "S\u0000"]), VALUES),
+    "round_id": st.one_of(st.sampled_from(["", "r" * 97, "S-1-\u0000"]), VALUES),
     "card": st.one_of(CARDS, VALUES),
     "player": st.one_of(st.lists(CARDS, max_size=4), VALUES),
     "banker": st.one_of(st.lists(CARDS, max_size=4), VALUES),
@@ -672,9 +711,9 @@ BAD_ARGS = {
     "rounds": st.one_of(st.sampled_from([0, 51, -1, "10", 10.0, True, [], [""]]), VALUES),
     "from_seq": st.sampled_from(["3", 3.0, 1.5, True, None, [], {}]),
     "to_seq": st.sampled_from(["9", 9.0, False, None, [1]]),
-    "reason": st.one_of(st.just(""), st.just("r" * 501), VALUES),
-    "outcome": st.one_of(st.just(""), st.just("o" * 501), VALUES),
-    "dispute_id": st.one_of(st.just(""), st.just("d" * 97), VALUES),
+    "reason": st.one_of(st.sampled_from(["", "r" * 501, "banker\u0000had 7", "\u009b2J"]), VALUES),
+    "outcome": st.one_of(st.sampled_from(["", "o" * 501, "two\nlines", "\u007f"]), VALUES),
+    "dispute_id": st.one_of(st.sampled_from(["", "d" * 97, "T07-D\u001b"]), VALUES),
     "alarm": st.one_of(st.sampled_from(["", "misread", "software_modified "]), VALUES),
     "alarm_id": st.one_of(st.sampled_from(["", "a" * 97, "T07-A\u0007"]), VALUES),
     "comment": st.one_of(st.sampled_from(["", "c" * 501, "two\nlines", "\u0085"]), VALUES),
@@ -686,7 +725,8 @@ BAD_ARGS = {
                          {"tie": {"min": " 1", "max": 2}}, {"tie": {"min": "\u0661", "max": 2}},
                          {"tie": {"min": "1/3", "max": 2}}, {"tie": {"min": "1/2", "max": 2}},
                          {"tie": {"min": 1, "max": "0.33333"}},
-                         {"tie": {"min": 1, "max": 2, "x": 3}}]),
+                         {"tie": {"min": 1, "max": 2, "x": 3}},
+                         {"tie\u0000": {"min": 1, "max": 2}}]),
         VALUES,
     ),
 }
@@ -721,12 +761,12 @@ def _edit(draw: st.DrawFn, message: dict[str, object]) -> object:
     if edit == "drop" and message:
         message.pop(draw(st.sampled_from(sorted(message))))
     elif edit == "extra":
-        message[draw(st.sampled_from(["x", "Id", "args2"]))] = draw(VALUES)
+        message[draw(st.sampled_from(["x", "Id", "args2", "x\u0000", "\u009b"]))] = draw(VALUES)
     elif edit == "field":
         field = draw(st.sampled_from(["id", "command", "operator", "args", "signature"]))
         message[field] = draw(VALUES)
     elif edit == "arg" and isinstance(args, dict):
-        name = draw(st.sampled_from([*GOOD_ARGS, "x"]))
+        name = draw(st.sampled_from([*GOOD_ARGS, "x", "x\n"]))
         message["args"] = {**args, name: draw(GOOD_ARGS.get(name, VALUES))}
     elif edit == "bad arg" and isinstance(args, dict):
         name = draw(st.sampled_from(sorted(BAD_ARGS)))
@@ -757,7 +797,8 @@ def test_parse_command_accepts_exactly_what_the_contract_allows(candidate: objec
         else:
             assert type(to_procedure_command(result, at=0.0)) is COMMANDS[result.command]
     else:
-        assert result.message
+        # the reply is published and stored: it never carries the sender's control characters
+        assert _plain_text(result.message, MAX_COMMAND_BYTES * 4), result.message
 
 
 @settings(max_examples=600, deadline=None)
@@ -777,6 +818,7 @@ def test_any_bytes_give_a_command_or_a_rejection_never_an_exception(raw: bytes) 
         assert contract_accepts(_loads(raw))
     else:
         assert isinstance(result, CommandRejection)
+        assert _plain_text(result.message, MAX_COMMAND_BYTES * 4), result.message
         assert result.code in {
             CommandErrorCode.MALFORMED_JSON,
             CommandErrorCode.INVALID_MESSAGE,

@@ -54,10 +54,21 @@ CardCode: TypeAlias = Annotated[
 ]
 RoundId: TypeAlias = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=MAX_ROUND_ID_LENGTH),
+    StringConstraints(
+        min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
+    ),
     Field(description="<shoe_id>-<round_no>, the round's idempotency key."),
 ]
-ShoeId: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SHOE_ID_LENGTH)]
+ShoeId: TypeAlias = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_SHOE_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS),
+]
+#: Free text a command carries, which the table publishes (a dispute's reason, its outcome, a
+#: comment): what a supervisor types, in any script, on one line.
+Text: TypeAlias = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH, pattern=NO_CONTROL_CHARACTERS),
+]
 
 #: The most rounds a ``recall`` returns (and a table's recall book keeps).
 MAX_ROUNDS: Final = 50
@@ -137,7 +148,7 @@ class SignOutArgs(IncomingModel):
 class DisputeArgs(IncomingModel):
     """``dispute``: why, and the rounds in question (their recall goes with the event)."""
 
-    reason: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+    reason: Text
     rounds: Annotated[
         list[RoundId],
         Field(
@@ -156,8 +167,13 @@ class DisputeArgs(IncomingModel):
 class ResolveDisputeArgs(IncomingModel):
     """``resolve_dispute``: the open dispute and how it ended."""
 
-    dispute_id: Annotated[str, StringConstraints(min_length=1, max_length=MAX_ROUND_ID_LENGTH)]
-    outcome: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH)]
+    dispute_id: Annotated[
+        str,
+        StringConstraints(
+            min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
+        ),
+    ]
+    outcome: Text
 
 
 class AcknowledgeArgs(IncomingModel):
@@ -177,8 +193,7 @@ class AcknowledgeAlarmArgs(IncomingModel):
         Field(description="The alarm's alarm_id, as its alarm event and state name it."),
     ]
     comment: Annotated[
-        str | None,
-        StringConstraints(min_length=1, max_length=MAX_TEXT_LENGTH, pattern=NO_CONTROL_CHARACTERS),
+        Text | None,
         Field(description="What the supervisor adds: published with the acknowledgement."),
     ] = None
 
@@ -236,7 +251,12 @@ class SetLimitsArgs(IncomingModel):
     """``set_limits``: new limits for the bets named (between rounds); the others keep theirs."""
 
     limits: Annotated[
-        dict[Annotated[str, StringConstraints(min_length=1, max_length=32)], BetLimitsArgs],
+        dict[
+            Annotated[
+                str, StringConstraints(min_length=1, max_length=32, pattern=NO_CONTROL_CHARACTERS)
+            ],
+            BetLimitsArgs,
+        ],
         Field(min_length=1, max_length=MAX_LIMITED_BETS),
     ]
 
