@@ -16,14 +16,13 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib
 import re
 import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, require_extra, whole_number
 from table_controller.cli.broker_flags import add_backend_service_flags, broker_endpoint
 from table_controller.runtime import stop_signals
 
@@ -203,25 +202,9 @@ def read_table_keys(path: Path) -> dict[str, str]:
     return keys
 
 
-def require_extra() -> None:
-    """Import the ``ingest`` extra's modules; one line naming the extra when one is missing.
-
-    Raises:
-        UsageError: a module of the extra is not installed.
-    """
-    for name in EXTRA_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            missing = error.name or name
-            raise UsageError(
-                f"needs the ingest extra ({missing} is not installed): {EXTRA_INSTALL}"
-            ) from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
-    require_extra()
+    require_extra("ingest", EXTRA_MODULES, EXTRA_INSTALL)
     from table_controller.ingest import (  # noqa: PLC0415
         RepairSettings,
         StoreUrlError,
