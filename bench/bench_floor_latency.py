@@ -54,6 +54,7 @@ from bench.load_tables import (  # noqa: E402
     peak_rss_kb,
     quiet_broker,
     start_tables,
+    table_figures,
 )
 from table_controller.ingest.store import IngestStore  # noqa: E402
 from tests.mosquitto import start_broker  # noqa: E402
@@ -167,10 +168,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # 
         rounds = sum(view.results for view in backend.tables.values())
         p99 = percentile(seconds, 0.99)
         return {
-            "tables": options.tables,
-            "minutes": options.minutes,
-            "round_interval_s": options.round_interval,
-            "nice": options.nice,
+            **table_figures(options),
             "window_s": round(window, 1),
             "rounds": rounds,
             "tiles_drawn": len(seconds),

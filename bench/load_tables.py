@@ -287,6 +287,16 @@ def add_table_options(
     parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
 
 
+def table_figures(options: argparse.Namespace) -> dict[str, Any]:
+    """The options of :func:`add_table_options`, as a report names them."""
+    return {
+        "tables": options.tables,
+        "minutes": options.minutes,
+        "round_interval_s": options.round_interval,
+        "nice": options.nice,
+    }
+
+
 def peak_rss_kb(pid: int) -> int:
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -389,10 +399,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         }
         rounds = sum(view.results for view in backend.tables.values())
         return {
-            "tables": options.tables,
-            "minutes": options.minutes,
-            "round_interval_s": options.round_interval,
-            "nice": options.nice,
+            **table_figures(options),
             "window_s": round(window, 1),
             "spawn_to_all_online_s": round(spawn_s, 1),
             "rounds": rounds,
