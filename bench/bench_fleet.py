@@ -81,8 +81,7 @@ from tests.deploy.rendered_brokers import Broker, rendered_broker  # noqa: E402
 from tests.support.postgres import (  # noqa: E402
     Postgres,
     postgres_missing,
-    start_postgres,
-    stop_postgres,
+    temporary_postgres,
 )
 
 MOSQUITTO: Final = ROOT / "deploy" / "mosquitto"
@@ -570,10 +569,7 @@ def fleet_parts(options: argparse.Namespace, workdir: Path) -> Iterator[Fleet]:
     """PostgreSQL, the central broker and the pit broker bridged to it; stopped at the end."""
     ids = table_ids(options.tables)
     with ExitStack() as stack:
-        pg_root = Path(tempfile.mkdtemp(prefix="tc-fleet-postgres-"))
-        stack.callback(shutil.rmtree, pg_root, ignore_errors=True)
-        postgres = start_postgres(pg_root)
-        stack.callback(stop_postgres, postgres)
+        postgres = stack.enter_context(temporary_postgres("tc-fleet-postgres-"))
         acl = workdir / "central-acl"
         acl.write_text(central_acl(ids))
         central = stack.enter_context(

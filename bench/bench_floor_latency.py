@@ -47,12 +47,14 @@ if str(ROOT) not in sys.path:
 from bench.load_tables import (  # noqa: E402
     Backend,
     TableView,
+    add_table_options,
     client,
     collect,
-    drive,
+    drive_tables,
     peak_rss_kb,
     quiet_broker,
     start_tables,
+    table_figures,
 )
 from table_controller.ingest.store import IngestStore  # noqa: E402
 from tests.mosquitto import start_broker  # noqa: E402
@@ -148,21 +150,10 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # 
             floor_cpu_before = cpu_seconds(floor.pid)
             load_before = os.getloadavg()
             async with client(broker, "floor-bench-commands") as publisher:
-                loop = asyncio.get_running_loop()
                 start_mono = time.monotonic()
-                stop_at = loop.time() + options.minutes * 60
-                async with asyncio.TaskGroup() as group:
-                    for index, view in enumerate(backend.tables.values()):
-                        group.create_task(
-                            drive(
-                                publisher,
-                                backend,
-                                view,
-                                interval_s=options.round_interval,
-                                offset_s=options.round_interval * index / len(ids),
-                                stop_at=stop_at,
-                            )
-                        )
+                await drive_tables(
+                    publisher, backend, interval_s=options.round_interval, minutes=options.minutes
+                )
                 window = time.monotonic() - start_mono
             await asyncio.sleep(2.0)  # the last changes reach the page
             delays = await page.evaluate("() => window.delays")
@@ -177,10 +168,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # 
         rounds = sum(view.results for view in backend.tables.values())
         p99 = percentile(seconds, 0.99)
         return {
-            "tables": options.tables,
-            "minutes": options.minutes,
-            "round_interval_s": options.round_interval,
-            "nice": options.nice,
+            **table_figures(options),
             "window_s": round(window, 1),
             "rounds": rounds,
             "tiles_drawn": len(seconds),
@@ -210,12 +198,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=int, default=100)
-    parser.add_argument("--minutes", type=float, default=3.0)
-    parser.add_argument(
-        "--round-interval", type=float, default=10.0, help="seconds between a table's rounds"
-    )
-    parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
+    add_table_options(parser, tables=100, minutes=3.0, round_interval=10.0)
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     options = parser.parse_args(argv)
     for program in ("mosquitto",):

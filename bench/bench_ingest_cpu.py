@@ -71,7 +71,7 @@ from table_controller.mqtt.client.connect import new_client
 from table_controller.mqtt.settings import BrokerEndpoint
 from tests.deploy.rendered_brokers import Broker, rendered_broker
 from tests.support.ingest_table import play_table
-from tests.support.postgres import Postgres, postgres_missing, psql, start_postgres, stop_postgres
+from tests.support.postgres import Postgres, postgres_missing, psql, temporary_postgres
 
 #: Runs ``table-controller`` under cProfile (CPU time) and writes its statistics to argv[1].
 PROFILED = (
@@ -386,10 +386,7 @@ async def main_async(options: argparse.Namespace) -> int:
             f"{len(messages)} {kind} messages ({numbered(messages)} with a seq):"
             f" {options.tables} tables"
         )
-        pg_root = Path(tempfile.mkdtemp(prefix="tc-bench-ingest-cpu-postgres-"))
-        stack.callback(shutil.rmtree, pg_root, ignore_errors=True)
-        server = start_postgres(pg_root)
-        stack.callback(stop_postgres, server)
+        server = stack.enter_context(temporary_postgres("tc-bench-ingest-cpu-postgres-"))
         broker = None if options.no_broker else broker_parts(stack, options.tables)
         results: dict[str, list[float]] = {}
         for round_no in range(options.rounds):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -37,8 +36,7 @@ from tests.support.postgres import (
     Postgres,
     postgres_missing,
     psql,
-    start_postgres,
-    stop_postgres,
+    temporary_postgres,
 )
 
 Store: TypeAlias = Callable[[IngestStore, Sequence[Received], int, int], Awaitable[None]]
@@ -121,9 +119,7 @@ async def main_async(options: argparse.Namespace) -> int:
         played = await play_table(Path(directory))
         work = fleet_messages(played.messages, options.tables)
         print(f"{len(work)} messages: {options.tables} tables x {len(played.messages)}")
-        pg_root = Path(tempfile.mkdtemp(prefix="tc-bench-ingest-postgres-"))
-        server = start_postgres(pg_root)
-        try:
+        with temporary_postgres("tc-bench-ingest-postgres-") as server:
             rates: dict[str, list[float]] = {"single": [], "batched": []}
             outcomes: dict[str, list[tuple[object, ...]]] = {}
             for round_no in range(options.rounds):
@@ -132,9 +128,6 @@ async def main_async(options: argparse.Namespace) -> int:
                     rates[name].append(rate)
                     outcomes.setdefault(name, rows)
                     print(f"  round {round_no + 1} {name:8} {rate:8.0f} messages/s")
-        finally:
-            stop_postgres(server)
-            shutil.rmtree(pg_root, ignore_errors=True)
     assert outcomes["single"] == outcomes["batched"], "the two ways left different rounds"
     single, together = (statistics.median(rates[name]) for name in ("single", "batched"))
     print(f"one per transaction: {single:.0f} messages/s (median of {options.rounds})")

@@ -249,6 +249,54 @@ async def drive(  # noqa: PLR0913 - keyword-only pacing options
         )
 
 
+async def drive_tables(
+    publisher: Publisher, backend: Backend, *, interval_s: float, minutes: float
+) -> None:
+    """Every table of ``backend`` (:func:`drive`) for ``minutes``, their rounds spread out.
+
+    Table ``i`` of ``n`` starts ``interval_s * i / n`` seconds in, so the rounds of all the
+    tables fall evenly over each interval.
+    """
+    stop_at = asyncio.get_running_loop().time() + minutes * 60
+    async with asyncio.TaskGroup() as group:
+        for index, view in enumerate(backend.tables.values()):
+            group.create_task(
+                drive(
+                    publisher,
+                    backend,
+                    view,
+                    interval_s=interval_s,
+                    offset_s=interval_s * index / len(backend.tables),
+                    stop_at=stop_at,
+                )
+            )
+
+
+def add_table_options(
+    parser: argparse.ArgumentParser, *, tables: int, minutes: float, round_interval: float
+) -> None:
+    """The options of a run of virtual tables (:func:`start_tables`, :func:`drive_tables`)."""
+    parser.add_argument("--tables", type=int, default=tables)
+    parser.add_argument("--minutes", type=float, default=minutes)
+    parser.add_argument(
+        "--round-interval",
+        type=float,
+        default=round_interval,
+        help="seconds between a table's rounds",
+    )
+    parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
+
+
+def table_figures(options: argparse.Namespace) -> dict[str, Any]:
+    """The options of :func:`add_table_options`, as a report names them."""
+    return {
+        "tables": options.tables,
+        "minutes": options.minutes,
+        "round_interval_s": options.round_interval,
+        "nice": options.nice,
+    }
+
+
 def peak_rss_kb(pid: int) -> int:
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -311,22 +359,11 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         await asyncio.sleep(1.0)
         spawn_s = time.monotonic() - spawn_started
         async with client(broker, "load-commands") as publisher:
-            loop = asyncio.get_running_loop()
-            start_mono, start_loop = time.monotonic(), loop.time()
-            stop_at = start_loop + options.minutes * 60
+            start_mono = time.monotonic()
             received_before = backend.received
-            async with asyncio.TaskGroup() as group:
-                for index, view in enumerate(backend.tables.values()):
-                    group.create_task(
-                        drive(
-                            publisher,
-                            backend,
-                            view,
-                            interval_s=options.round_interval,
-                            offset_s=options.round_interval * index / len(ids),
-                            stop_at=stop_at,
-                        )
-                    )
+            await drive_tables(
+                publisher, backend, interval_s=options.round_interval, minutes=options.minutes
+            )
             end_mono = time.monotonic()
             received_during = backend.received - received_before
             load_end = os.getloadavg()
@@ -362,10 +399,7 @@ async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         }
         rounds = sum(view.results for view in backend.tables.values())
         return {
-            "tables": options.tables,
-            "minutes": options.minutes,
-            "round_interval_s": options.round_interval,
-            "nice": options.nice,
+            **table_figures(options),
             "window_s": round(window, 1),
             "spawn_to_all_online_s": round(spawn_s, 1),
             "rounds": rounds,
@@ -403,12 +437,7 @@ def _mean_inside(series: list[tuple[float, float]], start: float, end: float) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=int, default=50)
-    parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument(
-        "--round-interval", type=float, default=5.0, help="seconds between a table's rounds"
-    )
-    parser.add_argument("--nice", type=int, default=10, help="niceness of the table processes")
+    add_table_options(parser, tables=50, minutes=10.0, round_interval=5.0)
     parser.add_argument("--workdir", type=Path, help="journals and logs here (default: a temp dir)")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")

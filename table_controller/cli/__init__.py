@@ -107,6 +107,22 @@ class UsageError(Exception):
     """A flag's value that argparse accepted but the sub-command refuses; exits with status 2."""
 
 
+def require_extra(extra: str, modules: Sequence[str], install: str) -> None:
+    """Import the ``extra``'s ``modules``; one line naming the extra when one is missing.
+
+    Raises:
+        UsageError: a module of the extra is not installed; it says ``install``, how to.
+    """
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            missing = error.name or name
+            raise UsageError(
+                f"needs the {extra} extra ({missing} is not installed): {install}"
+            ) from None
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every sub-command, or of ``only`` that one (its module alone is imported).
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import socket
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from table_controller.cli import Subcommand, UsageError
+from table_controller.cli import Subcommand, UsageError, require_extra
 from table_controller.cli.broker_flags import add_backend_service_flags, broker_endpoint
 from table_controller.cli.ingest import read_command_secrets
 
@@ -115,20 +114,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_service_flags(parser)
 
 
-def require_extra() -> None:
-    """Import the ``floor`` extra's modules; one line naming the extra when one is missing."""
-    for name in EXTRA_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            raise UsageError(
-                f"needs the floor extra ({error.name or name} is not installed): {EXTRA_INSTALL}"
-            ) from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Check the flags and files, then serve the floor until SIGTERM or SIGINT."""
-    require_extra()
+    require_extra("floor", EXTRA_MODULES, EXTRA_INSTALL)
     from table_controller.floor import (  # noqa: PLC0415 - the extra, once it is known there
         FloorSettings,
         FloorSettingsError,

@@ -16,14 +16,13 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib
 import re
 import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from table_controller.cli import Subcommand, UsageError, whole_number
+from table_controller.cli import Subcommand, UsageError, require_extra, whole_number
 from table_controller.cli.broker_flags import add_backend_service_flags, broker_endpoint
 from table_controller.runtime import stop_signals
 
@@ -137,81 +136,75 @@ def _check_name(flag: str, value: str, forbidden: str) -> None:
         raise UsageError(f"{flag} {value!r}: not empty, without {' '.join(forbidden)}")
 
 
-def read_command_secrets(path: Path) -> dict[str, bytes]:
-    """The tables' command secrets in ``path`` by table id; a bad file is a :class:`UsageError`."""
-    # Imported here: the TOML reader and the command contract only when the flag is given.
+def _strings_by_table(
+    path: Path, flag: str, what: str, *, any_table: bool = False
+) -> dict[str, str]:
+    """The strings of the TOML file ``path`` (given as ``flag``) by table id, one ``what`` each.
+
+    Each key must be a table id (or, with ``any_table``, the key for any other table) and each
+    value a string; a file naming no table, or one that cannot be read, is refused too.
+
+    Raises:
+        UsageError: the file, and the key in it, named with its problem.
+    """
     from table_controller.ingest import ANY_TABLE  # noqa: PLC0415
-    from table_controller.ingress import MIN_SECRET_BYTES  # noqa: PLC0415
     from table_controller.runtime import TABLE_ID_PATTERN  # noqa: PLC0415
     from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
 
-    flag = "--command-secrets"
     try:
         document = read_toml(path)
     except TomlFileError as error:
         raise UsageError(f"{flag} {error}") from None
-    secrets: dict[str, bytes] = {}
+    strings: dict[str, str] = {}
     for table_id, value in document.items():
         where = f"{flag} {path}: {table_id!r}"
-        if table_id != ANY_TABLE and re.fullmatch(TABLE_ID_PATTERN, table_id) is None:
-            raise UsageError(f"{where}: not a table id (nor {ANY_TABLE!r} for any other table)")
+        if not (any_table and table_id == ANY_TABLE) and (
+            re.fullmatch(TABLE_ID_PATTERN, table_id) is None
+        ):
+            also = f" (nor {ANY_TABLE!r} for any other table)" if any_table else ""
+            raise UsageError(f"{where}: not a table id{also}")
         if not isinstance(value, str):
-            raise UsageError(f"{where}: the table's command_secret, as a string")
-        if len(value.encode()) < MIN_SECRET_BYTES:
-            raise UsageError(f"{where}: a command_secret has at least {MIN_SECRET_BYTES} bytes")
-        secrets[table_id] = value.encode()
-    if not secrets:
+            raise UsageError(f"{where}: the table's {what}, as a string")
+        strings[table_id] = value
+    if not strings:
         raise UsageError(f"{flag} {path}: names no table")
+    return strings
+
+
+def read_command_secrets(path: Path) -> dict[str, bytes]:
+    """The tables' command secrets in ``path`` by table id; a bad file is a :class:`UsageError`."""
+    # Imported here: the command contract only when the flag is given.
+    from table_controller.ingress import MIN_SECRET_BYTES  # noqa: PLC0415
+
+    flag = "--command-secrets"
+    secrets: dict[str, bytes] = {}
+    for table_id, value in _strings_by_table(path, flag, "command_secret", any_table=True).items():
+        if len(value.encode()) < MIN_SECRET_BYTES:
+            raise UsageError(
+                f"{flag} {path}: {table_id!r}: a command_secret has at least"
+                f" {MIN_SECRET_BYTES} bytes"
+            )
+        secrets[table_id] = value.encode()
     return secrets
 
 
 def read_table_keys(path: Path) -> dict[str, str]:
     """The tables' public keys in ``path`` by table id; a bad file is a :class:`UsageError`."""
     from table_controller.integrity import public_key_from_text  # noqa: PLC0415
-    from table_controller.runtime import TABLE_ID_PATTERN  # noqa: PLC0415
-    from table_controller.toml_file import TomlFileError, read_toml  # noqa: PLC0415
 
     flag = "--table-keys"
-    try:
-        document = read_toml(path)
-    except TomlFileError as error:
-        raise UsageError(f"{flag} {error}") from None
-    keys: dict[str, str] = {}
-    for table_id, value in document.items():
-        where = f"{flag} {path}: {table_id!r}"
-        if re.fullmatch(TABLE_ID_PATTERN, table_id) is None:
-            raise UsageError(f"{where}: not a table id")
-        if not isinstance(value, str):
-            raise UsageError(f"{where}: the table's public key, as a string")
+    keys = _strings_by_table(path, flag, "public key")
+    for table_id, value in keys.items():
         try:
             public_key_from_text(value)
         except ValueError as error:
-            raise UsageError(f"{where}: {error}") from None
-        keys[table_id] = value
-    if not keys:
-        raise UsageError(f"{flag} {path}: names no table")
+            raise UsageError(f"{flag} {path}: {table_id!r}: {error}") from None
     return keys
-
-
-def require_extra() -> None:
-    """Import the ``ingest`` extra's modules; one line naming the extra when one is missing.
-
-    Raises:
-        UsageError: a module of the extra is not installed.
-    """
-    for name in EXTRA_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            missing = error.name or name
-            raise UsageError(
-                f"needs the ingest extra ({missing} is not installed): {EXTRA_INSTALL}"
-            ) from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
-    require_extra()
+    require_extra("ingest", EXTRA_MODULES, EXTRA_INSTALL)
     from table_controller.ingest import (  # noqa: PLC0415
         RepairSettings,
         StoreUrlError,

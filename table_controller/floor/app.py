@@ -342,13 +342,22 @@ class FloorServer(SiteServer):
             return _error(400, "malformed_json", "the body must be a JSON object")
         return body
 
-    async def _sign_in(self, request: web.Request) -> web.Response:
+    def _session_for_change(self, request: web.Request) -> Session | web.Response:
+        """The page's session for a change it asks for, or the refusal of the change.
+
+        Refused when the page's session has ended, or when the change is not the floor's
+        own page's (:meth:`_refuse_forgery`).
+        """
         session = self._find(request)
         if session is None:
             return _error(401, "session_ended", "the page's session has ended: load it again")
         refused = self._refuse_forgery(request, session)
-        if refused is not None:
-            return refused
+        return session if refused is None else refused
+
+    async def _sign_in(self, request: web.Request) -> web.Response:
+        session = self._session_for_change(request)
+        if isinstance(session, web.Response):
+            return session
         body = await self._body(request)
         if isinstance(body, web.Response):
             return body
@@ -380,12 +389,9 @@ class FloorServer(SiteServer):
         return response
 
     async def _sign_out(self, request: web.Request) -> web.Response:
-        session = self._find(request)
-        if session is None:
-            return _error(401, "session_ended", "the page's session has ended: load it again")
-        refused = self._refuse_forgery(request, session)
-        if refused is not None:
-            return refused
+        session = self._session_for_change(request)
+        if isinstance(session, web.Response):
+            return session
         if session.staff_id is not None:
             _LOG.info("floor sign-out", staff_id=session.staff_id)
         self.sessions.end(session)

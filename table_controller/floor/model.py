@@ -136,6 +136,25 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _open_alarm(
+    table: _Table, alarm_id: str, fields: Mapping[str, Any], *, ts: str | None
+) -> OpenAlarm:
+    """Alarm ``alarm_id`` as ``fields`` describe it: an ``alarm`` event, a ``state``'s item.
+
+    Raised at ``ts``; without one, when the floor heard it raised, if it did.
+    """
+    known = table.alarms.get(alarm_id)
+    return OpenAlarm(
+        table_id=table.table_id,
+        alarm_id=alarm_id,
+        code=_text(fields.get("code")) or "",
+        message=_text(fields.get("message")) or "",
+        shoe_id=_text(fields.get("shoe_id")),
+        round_id=_text(fields.get("round_id")),
+        ts=ts or (known.ts if known is not None else None),
+    )
+
+
 class FloorModel:
     """Every table's tile and the floor's open alarms, from the tables' messages.
 
@@ -227,16 +246,7 @@ class FloorModel:
             alarm_id = str(item["alarm_id"])
             if alarm_id in table.acknowledged:
                 continue
-            known = table.alarms.get(alarm_id)
-            named[alarm_id] = OpenAlarm(
-                table_id=table.table_id,
-                alarm_id=alarm_id,
-                code=_text(item.get("code")) or "",
-                message=_text(item.get("message")) or "",
-                shoe_id=_text(item.get("shoe_id")),
-                round_id=_text(item.get("round_id")),
-                ts=known.ts if known is not None else None,
-            )
+            named[alarm_id] = _open_alarm(table, alarm_id, item, ts=None)
         table.listed = frozenset(named)
         if count <= len(listed):
             table.alarms = named  # the state names every open alarm
@@ -280,17 +290,9 @@ class FloorModel:
         alarm_id = _text(message.get("alarm_id"))
         if alarm_id is None or alarm_id in table.acknowledged:
             return False
-        known = table.alarms.get(alarm_id)
-        table.alarms[alarm_id] = OpenAlarm(
-            table_id=table.table_id,
-            alarm_id=alarm_id,
-            code=_text(message.get("code")) or "",
-            message=_text(message.get("message")) or "",
-            shoe_id=_text(message.get("shoe_id")),
-            round_id=_text(message.get("round_id")),
-            ts=_text(message.get("ts")) or (known.ts if known is not None else None),
-        )
-        if known is None:
+        new = alarm_id not in table.alarms
+        table.alarms[alarm_id] = _open_alarm(table, alarm_id, message, ts=_text(message.get("ts")))
+        if new:
             table.open_count = max(table.open_count, len(table.alarms))
         return True
 

@@ -14,6 +14,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from tests.display.display_harness import SETTLED, Table
+from tests.support.browser_pages import watched_page
 
 #: What a board page shows of the shoe, read from its DOM (numbers as the page wrote them).
 READ_BOARD = """() => {
@@ -43,22 +44,17 @@ FULL_HD: ViewportSize = {"width": 1920, "height": 1080}
 
 @asynccontextmanager
 async def board_page(
-    browser: Browser, url: str, viewport: ViewportSize
+    browser: Browser, url: str, viewport: ViewportSize, *, errors_allowed: bool = False
 ) -> AsyncIterator[tuple[Page, list[str]]]:
-    """A page showing the board at ``url``; the errors it logs (script, policy, unknown keys)."""
-    context = await browser.new_context(viewport=viewport)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"script error: {error}"))
-    page.on(
-        "console",
-        lambda message: errors.append(message.text) if message.type == "error" else None,
-    )
-    try:
-        await page.goto(url)
-        yield page, errors
-    finally:
-        await context.close()
+    """A page showing the board at ``url``; the errors it logs (script, policy, unknown keys).
+
+    Every console error counts, a network error too; the page must have logged none by the
+    time it closes unless ``errors_allowed`` (tests/support/browser_pages.py).
+    """
+    async with watched_page(
+        browser, url, viewport=viewport, console=None, errors_allowed=errors_allowed
+    ) as shown:
+        yield shown
 
 
 async def read_board(page: Page) -> dict[str, Any]:

@@ -84,10 +84,9 @@ async def test_the_board_follows_the_service_across_a_kill_and_a_restart(
     ):
         await wait_for_board(http, own)
         await nothing_for_the_staff(http, own)
-        async with board_page(browser, f"{own}/board?lang=ko", {"width": 1280, "height": 800}) as (
-            page,
-            errors,
-        ):
+        async with board_page(
+            browser, f"{own}/board?lang=ko", {"width": 1280, "height": 800}, errors_allowed=True
+        ) as (page, errors):
             await expect(page.locator("body")).to_have_class("live")
             await expect(page.locator("#table-id")).to_have_text("V1")
             await play_round(http)

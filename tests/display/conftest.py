@@ -10,6 +10,7 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from tests.display.display_harness import ROOT, chromium_or_skip
+from tests.support.browser_pages import watched_page
 
 #: Screenshots of each phase, kept by CI as test artefacts (git-ignored); those of the page
 #: measured at each screen size in ``fit/``.
@@ -49,25 +50,12 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def display_page(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(viewport=VIEWPORT)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"script error: {error}"))
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(f"console: {message.text}")
-            if message.type == "error"
-            and ("Content Security Policy" in message.text or "no text for" in message.text)
-            else None
-        ),
-    )
-    try:
+    """The display's page, checked as it closes (tests/support/browser_pages.py).
+
+    No script error, nothing the page's policy had to block, no text missing from a catalogue.
+    """
+    async with watched_page(browser, viewport=VIEWPORT) as (page, _):
         yield page
-    finally:
-        await context.close()
-    # No script error, nothing the page's policy had to block, no text missing from a catalogue.
-    assert not errors, errors
 
 
 @pytest.fixture

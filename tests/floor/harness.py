@@ -178,18 +178,20 @@ async def floor_stack(
 async def deal_rounds(backend: Backend, rounds: int, *, first: int = 1) -> None:
     """Deal ``rounds`` rounds, the camera agreeing with each result."""
     for number in range(first, first + rounds):
-        assert (await backend.command("open_betting"))["ok"]
-        assert (await backend.command("close_betting"))["ok"]
-        round_id = await until_confirmation(backend, number)
-        confirmed = await backend.command(
-            "confirm_result", operator="camera-1", round_id=round_id, agrees=True
-        )
-        assert confirmed["ok"], confirmed
+        await deal_round(backend, number, agrees=True)
 
 
-async def until_confirmation(backend: Backend, round_no: int) -> str:
+async def deal_round(backend: Backend, round_no: int, *, agrees: bool) -> str:
+    """Deal round ``round_no``, the camera agreeing with its result or not; the round's id."""
+    assert (await backend.command("open_betting"))["ok"]
+    assert (await backend.command("close_betting"))["ok"]
     prompt = await backend.until_event("prompt", action="confirm_result", round_no=round_no)
-    return str(prompt["round_id"])
+    round_id = str(prompt["round_id"])
+    confirmed = await backend.command(
+        "confirm_result", operator="camera-1", round_id=round_id, agrees=agrees
+    )
+    assert confirmed["ok"], confirmed
+    return round_id
 
 
 async def raise_alarm(backend: Backend, round_no: int) -> dict[str, Any]:
@@ -197,13 +199,7 @@ async def raise_alarm(backend: Backend, round_no: int) -> dict[str, Any]:
 
     The hold that comes with it is lifted (``acknowledge``); the alarm stays open.
     """
-    assert (await backend.command("open_betting"))["ok"]
-    assert (await backend.command("close_betting"))["ok"]
-    round_id = await until_confirmation(backend, round_no)
-    differs = await backend.command(
-        "confirm_result", operator="camera-1", round_id=round_id, agrees=False
-    )
-    assert differs["ok"], differs
+    round_id = await deal_round(backend, round_no, agrees=False)
     alarm = await backend.until_event("alarm", round_id=round_id)
     lifted = await backend.command("acknowledge", operator=SUPERVISOR, alarm="result_not_confirmed")
     assert lifted["ok"], lifted

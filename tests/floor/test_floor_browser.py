@@ -34,6 +34,7 @@ from tests.floor.harness import (
     sign_in_dealer,
 )
 from tests.mosquitto import Mosquitto
+from tests.support.browser_pages import watched_page
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -44,26 +45,17 @@ LIVE_S = 5_000
 
 
 @contextlib.asynccontextmanager
-async def floor_page(browser: Browser, url: str) -> AsyncIterator[tuple[Page, list[str]]]:
-    """A page of the floor; the errors it logs (script errors, refused policy, missing texts)."""
-    context = await browser.new_context(viewport={"width": 1600, "height": 1000})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"script error: {error}"))
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error"
-            and ("Content Security Policy" in message.text or "no text for" in message.text)
-            else None
-        ),
-    )
-    try:
-        await page.goto(url)
-        yield page, errors
-    finally:
-        await context.close()
+async def floor_page(
+    browser: Browser, url: str, *, errors_allowed: bool = False
+) -> AsyncIterator[tuple[Page, list[str]]]:
+    """A page of the floor; the errors it logs (script errors, refused policy, missing texts).
+
+    None by the time it closes unless ``errors_allowed`` (tests/support/browser_pages.py).
+    """
+    async with watched_page(
+        browser, url, viewport={"width": 1600, "height": 1000}, errors_allowed=errors_allowed
+    ) as shown:
+        yield shown
 
 
 async def sign_in(page: Page, staff_id: str, pin: str) -> None:
@@ -257,7 +249,7 @@ async def test_a_viewer_reads_only_and_another_sites_page_cannot_act(
             assert forged == [403, "csrf"]
             async with (
                 other_site(stack, alarm["alarm_id"]) as evil,
-                floor_page(browser, evil) as (attacker, _),
+                floor_page(browser, evil, errors_allowed=True) as (attacker, _),
             ):
                 await expect(attacker.locator("body")).to_have_attribute(
                     "data-done", "yes", timeout=LIVE_S

@@ -112,6 +112,24 @@ def stop_postgres(server: Postgres) -> None:
     )  # fmt: skip
 
 
+@contextlib.contextmanager
+def temporary_postgres(prefix: str) -> Iterator[Postgres]:
+    """A server (:func:`start_postgres`) in a fresh temp directory named ``prefix...``.
+
+    Stopped and its directory removed at the end, or the directory removed when the server
+    does not start (:class:`PostgresUnavailableError`).
+    """
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        server = start_postgres(root)
+        try:
+            yield server
+        finally:
+            stop_postgres(server)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def psql(server: Postgres, sql: str) -> None:
     """Run one SQL statement on the server as its superuser; raises when it fails."""
     done = _as_owner(
@@ -125,17 +143,12 @@ def psql(server: Postgres, sql: str) -> None:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Postgres]:
     require(postgres_missing(), in_ci="the PostgreSQL tests must run in CI")
-    root = Path(tempfile.mkdtemp(prefix="tc-postgres-"))
-    try:
-        server = start_postgres(root)
-    except PostgresUnavailableError as error:
-        shutil.rmtree(root, ignore_errors=True)
-        unavailable(error)
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(temporary_postgres("tc-postgres-"))
+        except PostgresUnavailableError as error:
+            unavailable(error)
         yield server
-    finally:
-        stop_postgres(server)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -82,28 +82,26 @@ async def table_controller(
     return process.returncode, out.decode(), err.decode()
 
 
-async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
-    """The display API's first answer to ``GET /api/state``, once the table serves it."""
+async def _first_state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    """The first ``200`` answer to ``GET url``, asked again until a server serves it (30 s)."""
     async with asyncio.timeout(30):
         while True:
             with contextlib.suppress(aiohttp.ClientError):
-                async with http.get(f"{url}/api/state") as response:
+                async with http.get(url) as response:
                     if response.status == 200:
                         body: dict[str, Any] = await response.json()
                         return body
             await asyncio.sleep(0.05)
+
+
+async def wait_for_display(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    """The display API's first answer to ``GET /api/state``, once the table serves it."""
+    return await _first_state(http, f"{url}/api/state")
 
 
 async def wait_for_board(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
     """The board's first answer to ``GET /board/api/state`` at ``url``, once it serves it."""
-    async with asyncio.timeout(30):
-        while True:
-            with contextlib.suppress(aiohttp.ClientError):
-                async with http.get(f"{url}/board/api/state") as response:
-                    if response.status == 200:
-                        body: dict[str, Any] = await response.json()
-                        return body
-            await asyncio.sleep(0.05)
+    return await _first_state(http, f"{url}/board/api/state")
 
 
 async def wait_for_health(http: aiohttp.ClientSession, url: str) -> None:

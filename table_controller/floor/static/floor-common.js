@@ -1,17 +1,12 @@
 // Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
 // What the floor's pages share: the session and the sign-in, the language, the live stream of
-// the floor (server-sent events, reconnected when they drop or fall silent), a table's tile,
-// the open alarms with their acknowledgement, and the problems banner. No framework.
+// the floor (screen.js's, reconnected when it drops or falls silent), a table's tile, the open
+// alarms with their acknowledgement, and the problems banner. Loaded after i18n.js and
+// screen.js; no framework.
 "use strict";
 
 const Floor = (() => {
-  const $ = (id) => document.getElementById(id);
-  const make = (tag, className, text) => {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  };
+  const { $, make } = Screens;
   const LANGUAGES = [
     ["en", "English"], ["zh-Hans", "简体中文"], ["zh-Hant", "繁體中文"],
     ["vi", "Tiếng Việt"], ["th", "ไทย"], ["ko", "한국어"],
@@ -179,60 +174,20 @@ const Floor = (() => {
   // --- the live stream -----------------------------------------------------------------------
 
   /**
-   * Follows the floor's events. `handlers` draws each event by its name. A stream refused
-   * (the session ended) shows the sign-in; one that drops or falls silent is reconnected.
+   * Follows the floor's events (screen.js's `Screens.follow`) while signed in. `handlers` draws
+   * each event by its name. A stream refused shows the sign-in when the session has ended, and
+   * is tried again when it has not; one that drops or falls silent is reconnected.
    */
   function follow(handlers) {
-    let source = null;
-    let lastWord = 0;
-    let heartbeatMs = 5000;
-    let wanted = false;
-
-    function reachable(yes) {
-      document.body.classList.toggle("live", yes);
-      document.body.classList.toggle("unreachable", !yes);
-      document.body.classList.remove("connecting");
+    let stream = null;
+    const reachable = (yes) => {
       $("link").title = yes ? I18n.t("floor.link.live") : I18n.t("floor.link.lost");
-    }
-
-    function listen(name, handler) {
-      source.addEventListener(name, (event) => {
-        lastWord = performance.now();
-        reachable(true);
-        handler(JSON.parse(event.data));
-      });
-    }
-
-    function connect() {
-      if (source) source.close();
-      if (!wanted) return;
-      source = new EventSource("/api/events");
-      listen("view", (view) => {
-        if (view.heartbeat_ms) heartbeatMs = view.heartbeat_ms;
-        handlers.view(view);
-      });
-      for (const [name, handler] of Object.entries(handlers)) {
-        if (name !== "view") listen(name, handler);
-      }
-      listen("heartbeat", () => {});
-      source.onerror = async () => {
-        reachable(false);
-        if (source.readyState !== EventSource.CLOSED) return; // the browser retries itself
-        // Refused: the session may have ended, or the server restarted.
-        if (await loadSession()) setTimeout(connect, 1000);
-      };
-    }
-
-    setInterval(() => {
-      if (wanted && lastWord && performance.now() - lastWord > heartbeatMs * 2.5) {
-        lastWord = performance.now();
-        reachable(false);
-        connect();
-      }
-    }, 500);
+    };
     return {
-      start() { wanted = true; connect(); },
-      stop() { wanted = false; if (source) source.close(); source = null; },
+      start() {
+        if (!stream) stream = Screens.follow("/api/events", handlers, reachable, loadSession);
+      },
+      stop() { if (stream) stream.close(); stream = null; },
     };
   }
 

@@ -21,13 +21,17 @@ const Screens = (() => {
    * Follows the page's event stream at `url`. `handlers` draws each event, by its name, from
    * its data; the first, "view", also says how often the controller sends a heartbeat.
    * `reachable(yes)` shows the page's own signs when the controller is heard from again or is
-   * lost; the body's classes (live, unreachable, connecting) are set here.
+   * lost; the body's classes (live, unreachable, connecting) are set here. `refused()`, if
+   * given, is asked when the server refuses the stream (an HTTP error, where EventSource stops
+   * retrying): it resolves to whether to try again (the floor's pages first check whether
+   * their session has ended). The answer's `close()` ends the stream for good.
    */
-  function follow(url, handlers, reachable) {
+  function follow(url, handlers, reachable, refused = () => true) {
     let source = null;
     let live = false;
     let lastWord = 0;
     let heartbeatMs = 5000;
+    let closed = false;
 
     function setReachable(yes) {
       live = yes;
@@ -47,6 +51,7 @@ const Screens = (() => {
 
     function connect() {
       if (source) source.close();
+      if (closed) return;
       source = new EventSource(url);
       listen("view", (view) => {
         if (view.heartbeat_ms) heartbeatMs = view.heartbeat_ms;
@@ -56,23 +61,32 @@ const Screens = (() => {
         if (name !== "view") listen(name, handler);
       }
       listen("heartbeat", () => {});
-      source.onerror = () => {
+      source.onerror = async () => {
         // The stream dropped: say so at once. EventSource retries by itself while it is
         // CONNECTING; once CLOSED (an HTTP error) it will not, so start a new one.
         setReachable(false);
-        if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+        if (source.readyState !== EventSource.CLOSED) return;
+        if (await refused()) setTimeout(connect, 1000);
       };
     }
 
     // A stream can also go silent without closing (a cable pulled out somewhere): the heartbeat
     // stops, and after two and a half of its periods the page says so and reconnects.
-    setInterval(() => {
+    const silence = setInterval(() => {
       if (live && performance.now() - lastWord > heartbeatMs * 2.5) {
         setReachable(false);
         connect();
       }
     }, 500);
     connect();
+    return {
+      close() {
+        closed = true;
+        clearInterval(silence);
+        if (source) source.close();
+        source = null;
+      },
+    };
   }
 
   // --- cards and roads -----------------------------------------------------------------------
