@@ -55,6 +55,8 @@ class RefusalCode(enum.StrEnum):
     UNKNOWN_ALARM = "unknown_alarm"
     #: ``acknowledge_alarm`` of an alarm a supervisor has acknowledged already.
     ALREADY_ACKNOWLEDGED = "already_acknowledged"
+    #: ``call_supervisor`` while the last call is open (no supervisor acknowledged it yet).
+    ALREADY_CALLED = "already_called"
     #: ``confirm_result`` with no result waiting for it, or for another round.
     NOTHING_TO_CONFIRM = "nothing_to_confirm"
     #: Results are confirmed: the last one waits, so no round starts and no other is changed.
@@ -107,6 +109,8 @@ class AlarmCode(enum.StrEnum):
     SOFTWARE_MODIFIED = "software_modified"
     #: The cards on the layout differ from the shoe's reading (the second source).
     RESULT_NOT_CONFIRMED = "result_not_confirmed"
+    #: The dealer, or an operator, called a supervisor to the table (``call_supervisor``).
+    SUPERVISOR_CALLED = "supervisor_called"
 
 
 class VoidReason(enum.StrEnum):

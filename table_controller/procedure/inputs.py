@@ -285,6 +285,13 @@ class AcknowledgeAlarm(_CommandFields):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CallSupervisor(_CommandFields):
+    """``call_supervisor``: the dealer calls a supervisor to the table; the dealing goes on."""
+
+    COMMAND: ClassVar[str] = "call_supervisor"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConfirmResult(_CommandFields):
     """``confirm_result``: a second source compared the layout with ``round_id``'s result.
 
@@ -324,6 +331,7 @@ Command: TypeAlias = (
     | ResolveDispute
     | Acknowledge
     | AcknowledgeAlarm
+    | CallSupervisor
     | ConfirmResult
     | SetLimits
 )

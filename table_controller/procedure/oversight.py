@@ -7,7 +7,9 @@ taken in every phase, beside the routes (:data:`~.states.EVERY_PHASE`), like the
 stop or release the game but deal no card; each has a guard, the refusal that does not depend
 on what it names. Every alarm stays open until a supervisor's ``acknowledge_alarm`` names it
 (``alarm_acknowledged``), which closes it and nothing else: a hold it came with stays. The
-holds stand over every phase (``Holds.stopped``) until a supervisor lifts them:
+dealer's ``call_supervisor`` is such an alarm and holds nothing; while it is open, another
+call is refused (``already_called``). The holds stand over every phase (``Holds.stopped``)
+until a supervisor lifts them:
 
 - *software modified*: at start the runtime found the installed files differ from what their
   installer recorded (a ``SoftwareModified`` input); ``acknowledge`` ``software_modified``.
@@ -98,6 +100,24 @@ def acknowledge_alarm(table: Table, out: Out, command: inputs.AcknowledgeAlarm) 
     out.publish_now(AlarmAcknowledged(alarm_id=alarm.alarm_id, code=alarm.code,
                                       comment=command.comment, dealer=out.dealer,
                                       supervisor=command.supervisor))
+    return None
+
+
+def no_call_open(table: Table, _command: inputs.CallSupervisor | None) -> Refusal | None:
+    """A guard: one call for a supervisor at a time, until a supervisor acknowledges it."""
+    for alarm in table.alarms.open.values():
+        if alarm.code is AlarmCode.SUPERVISOR_CALLED:
+            why = f"a supervisor is called already: {alarm.alarm_id} is open until acknowledged"
+            return RefusalCode.ALREADY_CALLED, why
+    return None
+
+
+def call_supervisor(table: Table, out: Out, command: inputs.CallSupervisor) -> Refusal | None:
+    """The dealer calls a supervisor: an alarm about the round in play, if any; no hold."""
+    round_id = None if table.round is None else table.round.round_id
+    out.alarm(table.shoe, AlarmCode.SUPERVISOR_CALLED,
+              f"a supervisor is called to the table (by {command.operator}): open until a "
+              "supervisor acknowledges it", round_id=round_id)
     return None
 
 

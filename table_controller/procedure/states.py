@@ -46,6 +46,7 @@ from table_controller.procedure.inputs import (
     COMMANDS,
     Acknowledge,
     AcknowledgeAlarm,
+    CallSupervisor,
     CardDrawn,
     CardMisread,
     CloseBetting,
@@ -304,7 +305,8 @@ ROUTES: Final[Mapping[Phase, Mapping[Trigger, Route]]] = {
 }
 
 #: Inputs taken beside the routes in every phase, a faulted table's too: who is at the table,
-#: the supervisor's holds and acknowledgements, the configured limits, a failure of the runtime.
+#: the supervisor's holds and acknowledgements, a call for a supervisor, the configured
+#: limits, a failure of the runtime.
 EVERY_PHASE: Final[Mapping[type[Input], Aside]] = {
     SignIn: Aside(staff.sign_in),
     SignOut: Aside(staff.sign_out, staff.someone_signed_in),
@@ -312,6 +314,7 @@ EVERY_PHASE: Final[Mapping[type[Input], Aside]] = {
     ResolveDispute: Aside(oversight.resolve_dispute, oversight.dispute_open),
     Acknowledge: Aside(oversight.acknowledge, oversight.hold_to_acknowledge),
     AcknowledgeAlarm: Aside(oversight.acknowledge_alarm, oversight.alarm_open),
+    CallSupervisor: Aside(oversight.call_supervisor, oversight.no_call_open),
     SoftwareModified: Aside(oversight.software_modified),
     LimitsConfigured: Aside(limits.configure),
     RuntimeFailed: Aside(steps.runtime_failed),

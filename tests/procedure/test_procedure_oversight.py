@@ -1,5 +1,5 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""The supervisor's holds (modified software, disputes, a second source) and open alarms."""
+"""The supervisor's holds (modified software, disputes, a second source), open alarms, calls."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from table_controller.procedure.errors import ProcedureBug
 from table_controller.procedure.inputs import (
     Acknowledge,
     AcknowledgeAlarm,
+    CallSupervisor,
     CardDrawn,
     ConfirmResult,
     Input,
@@ -64,6 +65,9 @@ class OverseenScript(Script):
     def acknowledge_alarm(self, alarm_id: str, comment: str | None = None) -> list[Decision]:
         return self.feed(AcknowledgeAlarm(**self._supervised(), alarm_id=alarm_id,
                                           comment=comment))
+
+    def call_supervisor(self) -> list[Decision]:
+        return self.feed(CallSupervisor(**self._common()))
 
     def confirm(self, round_id: str, *, agrees: bool = True) -> list[Decision]:
         return self.feed(ConfirmResult(**self._common(), round_id=round_id, agrees=agrees))
@@ -265,6 +269,95 @@ def test_the_alarms_of_an_input_that_fails_are_withdrawn_and_their_ids_skipped(
     assert refusal(table.acknowledge_alarm("T07-A000001")).code.value == "unknown_alarm"
 
 
+# --- calling a supervisor ---------------------------------------------------------------------
+
+
+def test_a_call_raises_an_alarm_and_the_dealing_goes_on_until_a_supervisor_acknowledges_it(
+) -> None:
+    table = OverseenScript()
+    table.ready()
+    table.open()
+    table.close()
+    table.cards("9S 2D")
+    assert "call_supervisor" in table.machine.snapshot().commands
+    called = table.call_supervisor()
+    assert accepted(called)
+    assert one(called, "alarm") == {
+        "type": "alarm", "alarm_id": "T07-A000001", "code": "supervisor_called",
+        "message": "a supervisor is called to the table (by pit-12): open until a supervisor "
+                   "acknowledges it",
+        "shoe_id": "S-1", "round_no": 1, "round_id": "S-1-1", "dealer": None,
+    }
+    assert "prompt" not in types(called)  # no hold: the dealer deals on
+    assert (table.phase(), table.state["holds"]) == ("dealing", [])
+    assert open_ids(table) == ["T07-A000001"]
+    assert "call_supervisor" not in table.machine.snapshot().commands
+    again = refusal(table.call_supervisor())
+    assert (again.code.value, again.message) == (
+        "already_called", "a supervisor is called already: T07-A000001 is open until acknowledged")
+    assert one(table.cards("KC 4H"), "round_result")["round_id"] == "S-1-1"
+    unnecessary = one(table.cards("5C"), "alarm")["alarm_id"]
+
+    assert accepted(table.acknowledge_alarm("T07-A000001", comment="on my way"))
+    assert open_ids(table) == [unnecessary]  # another alarm open does not stop a call
+    assert "call_supervisor" in table.machine.snapshot().commands
+    second = one(table.call_supervisor(), "alarm")
+    assert (second["alarm_id"], second["code"]) == ("T07-A000003", "supervisor_called")
+    assert (second["shoe_id"], "round_id" in second) == ("S-1", False)  # between rounds
+
+
+def test_a_call_is_taken_before_any_shoe_while_held_and_while_faulted() -> None:
+    table = OverseenScript()
+    first = one(table.call_supervisor(), "alarm")
+    assert ("shoe_id" in first, table.phase()) == (False, "no_shoe")
+    table.acknowledge_alarm(first["alarm_id"])
+    table.ready()
+    table.play("9S 2D")
+    table.misread()
+    assert table.phase() == "held"
+    assert accepted(table.call_supervisor())
+    assert (table.phase(), table.state["holds"]) == ("held", ["misread"])
+    table.acknowledge_alarm(open_ids(table)[0])
+    table.feed(RuntimeFailed(at=99.0, message="the card source broke"))
+    assert one(table.call_supervisor(), "alarm")["round_id"] == "S-1-1"
+    assert table.phase() == "faulted"
+    assert [alarm["code"] for alarm in table.state["open_alarms"]] == [
+        "supervisor_called", "procedure_fault", "misread"]
+    assert refusal(table.call_supervisor()).code.value == "already_called"
+
+
+def test_a_call_goes_out_at_once_while_a_result_waits_for_its_confirmation() -> None:
+    table = OverseenScript(confirm_results=True)
+    table.ready()
+    table.play("9S 2D KC 4H")
+    called = table.call_supervisor()
+    assert types(called)[0] == "alarm"  # not held back with the result
+    assert "round_result" not in types(called)
+    assert one(called, "alarm")["code"] == "supervisor_called"
+    assert table.state["unconfirmed_round_id"] == "S-1-1"
+
+
+def test_a_replay_of_the_records_gives_the_same_calls() -> None:
+    table = OverseenScript()
+    table.ready()
+    table.call_supervisor()
+    table.call_supervisor()  # refused: the first is open
+    table.play("9S 2D KC 4H")
+    table.acknowledge_alarm("T07-A000001")
+    table.call_supervisor()
+    replayed = TableProcedure(VARIANTS["commission"], table_id="T07")
+    decisions = []
+    for given in table.inputs:
+        again = input_from_record(input_to_record(given), default_at=0.0,
+                                  default_command_id="", default_operator="")
+        assert again == given
+        decisions.extend(replayed.handle(given))
+    assert replayed.snapshot() == table.machine.snapshot()
+    assert published(decisions) == published(table.all)
+    assert open_ids(table) == ["T07-A000002"]
+    assert "call_supervisor" not in replayed.snapshot().commands
+
+
 # --- the second source -----------------------------------------------------------------------
 
 
@@ -357,6 +450,7 @@ def test_a_disagreement_may_end_in_a_void_or_the_result_as_read() -> None:
     AcknowledgeAlarm(at=1.0, command_id="c-6", operator="pit-1", supervisor="pit-1",
                      alarm_id="T07-A000002"),
     SoftwareModified(at=1.0, message="2 files changed", details={"changed": ["a", "b"]}),
+    CallSupervisor(at=1.0, command_id="c-7", operator="display"),
 ])
 def test_the_inputs_go_to_records_and_back(event: object) -> None:
     record = input_to_record(event)  # type: ignore[arg-type]

@@ -114,6 +114,8 @@ COMMAND_TABLE: Final[tuple[CommandSpec, ...]] = (
                 giver=Giver.SUPERVISOR, signed=True, button=14),
     CommandSpec(name="acknowledge_alarm", args=args.AcknowledgeAlarmArgs,
                 input=inputs.AcknowledgeAlarm, giver=Giver.SUPERVISOR, signed=True, button=16),
+    CommandSpec(name="call_supervisor", args=args.NoArgs, input=inputs.CallSupervisor,
+                giver=Giver.ANYONE, button=17),
     CommandSpec(name="confirm_result", args=args.ConfirmResultArgs, input=inputs.ConfirmResult,
                 giver=Giver.CONFIRMER, button=11),
     CommandSpec(name="set_limits", args=args.SetLimitsArgs, input=inputs.SetLimits,

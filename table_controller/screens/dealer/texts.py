@@ -51,6 +51,7 @@ ALARM_NAMES: Final[Mapping[AlarmCode, JsonValue]] = {
     AlarmCode.LOST_FRAMES_LEFT_OVER: localised("display.alarm.lost_frames_left_over"),
     AlarmCode.SOFTWARE_MODIFIED: localised("display.alarm.software_modified"),
     AlarmCode.RESULT_NOT_CONFIRMED: localised("display.alarm.result_not_confirmed"),
+    AlarmCode.SUPERVISOR_CALLED: localised("display.alarm.supervisor_called"),
 }
 #: Why a round was voided, in words.
 VOID_REASONS: Final[Mapping[VoidReason, JsonValue]] = {

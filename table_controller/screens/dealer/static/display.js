@@ -84,6 +84,7 @@
     nothing_to_acknowledge: () => I18n.t("display.refusal.nothing_to_acknowledge"),
     unknown_alarm: () => I18n.t("display.refusal.unknown_alarm"),
     already_acknowledged: () => I18n.t("display.refusal.already_acknowledged"),
+    already_called: () => I18n.t("display.refusal.already_called"),
     nothing_to_confirm: () => I18n.t("display.refusal.nothing_to_confirm"),
     result_unconfirmed: () => I18n.t("display.refusal.result_unconfirmed"),
     invalid_limits: () => I18n.t("display.refusal.invalid_limits"),
@@ -105,6 +106,7 @@
     resolve_dispute: () => I18n.t("display.command.resolve_dispute"),
     acknowledge: () => I18n.t("display.command.acknowledge"),
     acknowledge_alarm: () => I18n.t("display.command.acknowledge_alarm"),
+    call_supervisor: () => I18n.t("display.command.call_supervisor"),
     sign_in: () => I18n.t("display.command.sign_in"),
     sign_out: () => I18n.t("display.command.sign_out"),
     recall: () => I18n.t("display.command.recall"),
@@ -165,6 +167,7 @@
     lost_frames_left_over: () => I18n.t("display.alarm.lost_frames_left_over"),
     software_modified: () => I18n.t("display.alarm.software_modified"),
     result_not_confirmed: () => I18n.t("display.alarm.result_not_confirmed"),
+    supervisor_called: () => I18n.t("display.alarm.supervisor_called"),
   };
   const VOID_REASONS = {
     exposed_card: () => I18n.t("display.void_reason.exposed_card"),
