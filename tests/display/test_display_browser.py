@@ -364,12 +364,22 @@ SHOWN_BUTTONS = (
     "buttons => buttons.filter(b => !b.closest('[hidden]')).map(b => b.textContent.trim())"
 )
 DROPPED = ["Dropped card: read", "Dropped card: not read"]
+#: The dealer's last button, offered in every phase while no call of the dealer's is open.
+CALL = "Call supervisor"
 #: The command buttons a table shows: its shoe burnt and betting still to open, betting open,
 #: a round being dealt, a round's result shown and betting to open next.
-BURNT = ["Open betting", "Void shoe", "Set limits", "Open dispute"]
-BETTING = ["Close betting", "Void round", "Void shoe", "Correct result", "Open dispute"]
-DEALING = ["Misdeal", *DROPPED, "Void round", "Void shoe", "Correct result", "Open dispute"]
-RESULT = ["Open betting", "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
+BURNT = ["Open betting", CALL, "Void shoe", "Set limits", "Open dispute"]
+BETTING = ["Close betting", CALL, "Void round", "Void shoe", "Correct result", "Open dispute"]
+DEALING = ["Misdeal", *DROPPED, CALL, "Void round", "Void shoe", "Correct result", "Open dispute"]
+RESULT = [
+    "Open betting",
+    CALL,
+    "Void round",
+    "Void shoe",
+    "Correct result",
+    "Set limits",
+    "Open dispute",
+]
 #: The supervisor's button of each open alarm.
 ACKNOWLEDGE_ALARM = "Acknowledge alarm"
 
@@ -405,10 +415,10 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
     page = display_page
     async with running_table(tmp_path, seed=5) as table:
         await page.goto(table.display.url)
-        await expect_buttons(page, ["New shoe", "Set limits"])
+        await expect_buttons(page, ["New shoe", CALL, "Set limits"])
         await page.get_by_role("button", name="New shoe").click()
         await expect(page.locator("#prompt")).to_have_text("BURN")
-        await expect_buttons(page, ["Void shoe", "Open dispute"])
+        await expect_buttons(page, [CALL, "Void shoe", "Open dispute"])
         while table.prompt == "burn":
             await table.next_card()
         await expect_buttons(page, BURNT)
@@ -424,6 +434,7 @@ async def test_a_reader_table_shows_only_the_commands_it_takes(
             [
                 "Misdeal",
                 *DROPPED,
+                CALL,
                 "Void round",
                 "Void shoe",
                 "Enter card",
@@ -454,7 +465,7 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         while table.prompt == "burn":
             await table.next_card()
         await expect_buttons(
-            page, ["Void shoe", "Set limits", "Open dispute"]
+            page, [CALL, "Void shoe", "Set limits", "Open dispute"]
         )  # the dealer's first card starts the round
         await table.next_card()
         await expect(page.locator("#phase")).to_have_text("dealing")
@@ -463,7 +474,7 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
         await expect_buttons(
-            page, ["Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
+            page, [CALL, "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
         )
 
 
@@ -473,7 +484,7 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
     page = display_page
     async with running_table(tmp_path, seed=5, betting_phase=False, virtual=True) as table:
         await page.goto(table.display.url)
-        await expect_buttons(page, ["New shoe", "Set limits"])
+        await expect_buttons(page, ["New shoe", CALL, "Set limits"])
         await page.get_by_role("button", name="New shoe").click()
         deal = page.get_by_role("button", name="Deal", exact=True)
         await expect(deal).to_be_visible()
@@ -485,7 +496,15 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
             await expect(page.locator("#round-no")).to_have_text(str(result["round_no"]))
             await expect_buttons(
                 page,
-                ["Deal", "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"],
+                [
+                    "Deal",
+                    CALL,
+                    "Void round",
+                    "Void shoe",
+                    "Correct result",
+                    "Set limits",
+                    "Open dispute",
+                ],
             )
             assert len(table.messages("round_result")) == results + 1  # one round per deal
 

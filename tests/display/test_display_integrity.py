@@ -3,7 +3,8 @@
 
 The second source (the dealer confirms each result before it is published, or says the
 cards differ and a supervisor settles the round), a dispute opened and resolved from the
-supervisor's panel while the dealer's screen shows it, and open alarms acknowledged there.
+supervisor's panel while the dealer's screen shows it, open alarms acknowledged there, and
+the dealer's call for a supervisor.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.display.display_harness import PIN, Table, assert_fits, running_table
-from tests.display.test_display_browser import expect_buttons, nth_result, result_words
+from tests.display.test_display_browser import CALL, expect_buttons, nth_result, result_words
 from tests.display.texts import in_words
 
 pytestmark = pytest.mark.browser
@@ -62,7 +63,9 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
 
         # Round 1: the result waits for the dealer; "Cards match" publishes it.
         first = await deal_a_round_waiting_for_its_confirmation(table, page)
-        await expect_buttons(page, ["Cards match", "Cards differ", *BETWEEN_ROUNDS_SUPERVISOR])
+        await expect_buttons(
+            page, ["Cards match", "Cards differ", CALL, *BETWEEN_ROUNDS_SUPERVISOR]
+        )
         await asyncio.sleep(0.2)  # nothing goes out meanwhile
         assert table.messages("round_result") == []
         await assert_fits(page, artifacts / "fit", "1280x800-7-confirm-result")
@@ -71,7 +74,7 @@ async def test_the_dealer_confirms_each_result_and_a_supervisor_settles_one_that
         assert result["round_id"] == first
         await expect(page.locator("#prompt")).to_have_text(result_words(result))
         await expect(page.locator("#command-status")).to_contain_text("Cards match: done")
-        await expect_buttons(page, ["Open betting", *BETWEEN_ROUNDS_SUPERVISOR])
+        await expect_buttons(page, ["Open betting", CALL, *BETWEEN_ROUNDS_SUPERVISOR])
         record = [row.payload for row in table.journal.rows()][-1]
         assert (record["command"], record["operator"]) == ("confirm_result", "display")
         assert record["args"] == {"round_id": first, "agrees": True}
@@ -256,6 +259,54 @@ async def test_an_open_alarm_stands_out_until_a_supervisor_acknowledges_it_from_
         await expect(page.get_by_role("button", name="Acknowledge alarm")).to_have_count(0)
         assert table.last("alarm_acknowledged")["comment"] is None
         assert (table.state["open_alarms"], table.state["open_alarm_count"]) == ([], 0)
+
+
+async def test_the_dealer_calls_a_supervisor_and_the_call_stays_open_until_acknowledged(
+    tmp_path: Path, display_page: Page, artifacts: Path
+) -> None:
+    page = display_page
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    async with running_table(tmp_path, seed=11) as table:
+        await table.command("new_shoe")
+        while table.prompt != "deal":
+            await table.step()
+        await table.next_card()  # a round is being dealt
+        round_id = table.state["round_id"]
+        await page.goto(table.display.url)
+        await expect(page.locator("#phase")).to_have_text("dealing")
+
+        # The dealer's button, no PIN: the alarm is raised, open, and the dealing goes on.
+        call = page.get_by_role("button", name=CALL)
+        await call.click()
+        await expect(page.locator("#command-status")).to_contain_text(f"{CALL}: done")
+        called = table.last("alarm")
+        assert (called["code"], called["round_id"], called["alarm_id"]) == (
+            "supervisor_called", round_id, "T07-A000001")
+        open_lines = page.locator("#alarms li.open")
+        await expect(open_lines).to_have_count(1)
+        await expect(open_lines.first).to_contain_text("supervisor called")
+        await expect(page.locator("#alarms-open")).to_have_text("1 open")
+        await expect(call).to_be_hidden()  # one call at a time: open until acknowledged
+        await expect(page.locator("#phase")).to_have_text("dealing")
+        assert table.state["holds"] == []
+        record = [row.payload for row in table.journal.rows()][-1]
+        assert (record["command"], record["operator"], record["args"]) == (
+            "call_supervisor", "display", {})
+        await assert_fits(page, artifacts / "fit", "1280x800-16-supervisor-called")
+        await table.next_card()
+        await expect(page.locator("#cards-seen")).to_have_text(str(table.state["cards_seen"]))
+
+        # The supervisor's panel lists the call; acknowledged, the dealer may call again.
+        await page.locator("#supervisor summary").click()
+        item = page.locator("#open-alarms .open-alarm")
+        await expect(item.locator("b")).to_have_text("supervisor called")
+        await expect(item).to_contain_text(round_id)
+        await page.locator("#pin").fill(PIN)
+        await item.get_by_role("button", name="Acknowledge alarm").click()
+        await expect(page.locator("#command-status")).to_contain_text("Acknowledge alarm: done")
+        assert table.last("alarm_acknowledged")["code"] == "supervisor_called"
+        await expect(open_lines).to_have_count(0)
+        await expect(call).to_be_visible()
 
 
 async def test_the_supervisor_recalls_the_last_rounds_with_every_step(

@@ -469,6 +469,7 @@ def as_the_display_sends(  # noqa: PLR0911, C901 - one case per button
                 "deal": inputs.Deal,
                 "misdeal": inputs.Misdeal,
                 "void_shoe": inputs.VoidShoe,
+                "call_supervisor": inputs.CallSupervisor,
             }
             return plain[command](**common)
 
@@ -657,7 +658,7 @@ def test_the_table_view_carries_the_commands_offered() -> None:
     procedure = TableProcedure(VARIANTS["commission"], table_id="T07", betting_phase=False)
     model = DisplayModel(procedure.snapshot(), variant=procedure.variant, virtual=True)
     table: Any = model.table()
-    assert table["commands"] == ["new_shoe", "set_limits"]
+    assert table["commands"] == ["new_shoe", "set_limits", "call_supervisor"]
 
 
 @pytest.mark.parametrize(("cards", "held"), [(0, False), (14, False), (20, True)])
@@ -677,7 +678,7 @@ def test_a_faulted_table_offers_the_void_shoe_that_releases_it_and_a_dispute(
     offered = commands_offered(now, virtual=True)
     # and the fault's alarm, open until a supervisor acknowledges it
     expected = ["void_shoe", "dispute"] if state["shoe_id"] else ["void_shoe"]
-    assert offered == [*expected, "acknowledge_alarm"]
+    assert offered == [*expected, "acknowledge_alarm", "call_supervisor"]
     assert refusal(procedure, as_the_display_sends("void_shoe", state, Card.parse("9H"))) is None
 
 
@@ -801,6 +802,32 @@ def test_open_alarms_are_offered_to_the_supervisor_until_acknowledged() -> None:
     assert acknowledged.state.holds == (HoldReason.MISREAD,)  # the hold is the alarm's own
     outcome = interpreter.interpret(done, acknowledged, key="1", ts=None)
     assert "alarm_acknowledged" in [m.event_type for m in outcome.messages]
+
+
+def test_the_dealer_calls_a_supervisor_once_until_the_call_is_acknowledged() -> None:
+    dealer: dict[str, Any] = {"at": 0.0, "operator": "display"}
+    procedure = dealt(2)
+    dealing = after(procedure, inputs.OpenBetting(**dealer, command_id="o"),
+                    inputs.CloseBetting(**dealer, command_id="c"))
+    assert "call_supervisor" in commands_offered(dealing, virtual=False)
+    called = after(procedure, inputs.CallSupervisor(**dealer, command_id="k"))
+    assert called.state.phase is Phase.DEALING  # the call holds nothing
+    assert "call_supervisor" not in commands_offered(called, virtual=False)
+    model = DisplayModel(called, variant=VARIANTS["commission"])
+    view: Any = model.table()
+    (alarm,) = view["oversight"]["alarms"]
+    assert (alarm["alarm_id"], alarm["code"], alarm["round_id"]) == (
+        "T07-A000001", "supervisor_called", "S-1-3")
+    assert in_words(alarm["text"]) == "supervisor called"
+    raised = AlarmRaised(shoe_id="S-1", round_no=3, round_id="S-1-3", dealer=None,
+                         alarm_id="T07-A000001", code=AlarmCode.SUPERVISOR_CALLED,
+                         message="a supervisor is called to the table (by display)")
+    line: Any = model.apply(message(raised))[0][1]
+    assert (in_words(line["text"]), line["alarm_id"]) == ("supervisor called", "T07-A000001")
+    supervisor: dict[str, Any] = {"at": 0.0, "operator": "S-9", "supervisor": "S-9"}
+    acknowledged = after(procedure, inputs.AcknowledgeAlarm(**supervisor, command_id="a",
+                                                            alarm_id="T07-A000001"))
+    assert "call_supervisor" in commands_offered(acknowledged, virtual=False)
 
 
 def test_limits_show_at_once_with_the_main_bets_range_and_every_bet_offered() -> None:
