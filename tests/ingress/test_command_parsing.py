@@ -150,6 +150,7 @@ ARGUMENTS: dict[str, dict[str, tuple[bool, Any]]] = {
         "alarm_id": (True, lambda v: _plain_text(v, 96)),
         "comment": (False, lambda v: v is None or _plain_text(v, 500)),
     },
+    "call_supervisor": {},
     "confirm_result": {
         "round_id": (True, lambda v: _plain_text(v, 96)),
         "agrees": (True, lambda v: isinstance(v, bool)),
@@ -236,6 +237,7 @@ def test_every_command_of_the_spec_is_accepted_and_becomes_its_procedure_input()
         "resolve_dispute": {"dispute_id": "T07-D0001", "outcome": "video: it stands"},
         "acknowledge": {"alarm": "software_modified"},
         "acknowledge_alarm": {"alarm_id": "T07-A000003", "comment": "camera checked"},
+        "call_supervisor": {},
         "confirm_result": {"round_id": "S-0042-45", "agrees": True},
         "set_limits": {"limits": {"banker": {"min": 100, "max": "10000.50"}}},
     }

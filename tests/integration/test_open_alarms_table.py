@@ -4,7 +4,8 @@
 A camera system says the cards of two rounds differ from the shoe's reading: two alarms, open
 until a supervisor acknowledges them. Only a signed ``acknowledge_alarm`` from an authorised
 supervisor is carried out; it is published, journaled, and after a SIGKILL the journal's
-replay gives the same open and acknowledged alarms.
+replay gives the same open and acknowledged alarms. The dealer's ``call_supervisor`` is such
+an alarm, taken unsigned from any operator, one open call at a time, across a kill too.
 """
 
 from __future__ import annotations
@@ -151,3 +152,47 @@ async def test_a_signed_acknowledgement_closes_an_alarm_and_outlives_a_kill(
         ({"alarm_id": f"{TABLE}-A000003"}, "pit-1"),
         ({"alarm_id": second["alarm_id"]}, "pit-1"),
     ]
+
+
+async def test_a_call_for_a_supervisor_stays_open_until_acknowledged_and_outlives_a_kill(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    async with listening(broker, ROOT, "backend-calls") as backend:
+        backend.secret = SECRET.encode()  # the supervisor's acknowledgements are signed
+        async with signed_table(tmp_path, broker) as process:
+            session = await backend.wait_online()
+            assert (await backend.command("new_shoe", shoe_id=SHOE))["ok"]
+            await backend.until_event("burn", done=True)
+            call = {"command": "call_supervisor", "operator": "dealer-7", "args": {}}
+            taken = await backend.send({"id": "call-1", **call})  # no supervisor's, no signature
+            assert taken["ok"], taken
+            called = await backend.until_event("alarm", alarm_id=f"{TABLE}-A000001")
+            assert (called["code"], called["shoe_id"]) == ("supervisor_called", SHOE)
+            assert "dealer-7" in called["message"]
+            await until_state(backend, called, lambda state: (
+                open_ids(state), state["holds"]) == ([called["alarm_id"]], []))
+            again = await backend.send({"id": "call-2", **call})
+            assert (again["ok"], again["error"]) == (False, "already_called")
+            assert called["alarm_id"] in again["message"]
+            assert (await backend.command("open_betting"))["ok"]  # the call holds nothing
+            process.kill()
+            await process.wait()
+
+        async with signed_table(tmp_path, broker):  # the replay keeps the call open
+            await backend.wait_online(session)
+            still = await backend.send({"id": "call-3", **call})
+            assert (still["ok"], still["error"]) == (False, "already_called")
+            done = await backend.command("acknowledge_alarm", operator="pit-1",
+                                         alarm_id=called["alarm_id"], comment="at the table")
+            assert done["ok"], done
+            event = await backend.until_event("alarm_acknowledged", alarm_id=called["alarm_id"])
+            assert (event["code"], event["supervisor"]) == ("supervisor_called", "pit-1")
+            next_call = await backend.send({"id": "call-4", **call})
+            assert next_call["ok"], next_call
+            second = await backend.until_event("alarm", alarm_id=f"{TABLE}-A000002")
+            assert second["code"] == "supervisor_called"
+
+    with Journal.open_read_only(tmp_path / f"{TABLE}.journal") as journal:
+        rows = [row.payload for row in journal.rows()]
+    calls = [row["id"] for row in rows if row.get("command") == "call_supervisor"]
+    assert calls == ["call-1", "call-2", "call-3", "call-4"]  # refused ones are inputs too
