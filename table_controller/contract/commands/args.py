@@ -52,12 +52,15 @@ CardCode: TypeAlias = Annotated[
     StringConstraints(pattern=r"^[A2-9TJQK][SHDC]$"),
     Field(description="A card: rank A23456789TJQK then suit SHDC, e.g. QH, TD."),
 ]
-RoundId: TypeAlias = Annotated[
+#: An id the table made and a command names back (a round's, a dispute's, an alarm's).
+TableMadeId: TypeAlias = Annotated[
     str,
     StringConstraints(
         min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
     ),
-    Field(description="<shoe_id>-<round_no>, the round's idempotency key."),
+]
+RoundId: TypeAlias = Annotated[
+    TableMadeId, Field(description="<shoe_id>-<round_no>, the round's idempotency key.")
 ]
 ShoeId: TypeAlias = Annotated[
     str,
@@ -167,12 +170,7 @@ class DisputeArgs(IncomingModel):
 class ResolveDisputeArgs(IncomingModel):
     """``resolve_dispute``: the open dispute and how it ended."""
 
-    dispute_id: Annotated[
-        str,
-        StringConstraints(
-            min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
-        ),
-    ]
+    dispute_id: TableMadeId
     outcome: Text
 
 
@@ -186,10 +184,7 @@ class AcknowledgeAlarmArgs(IncomingModel):
     """``acknowledge_alarm``: the open alarm the supervisor has seen, and a comment if any."""
 
     alarm_id: Annotated[
-        str,
-        StringConstraints(
-            min_length=1, max_length=MAX_ROUND_ID_LENGTH, pattern=NO_CONTROL_CHARACTERS
-        ),
+        TableMadeId,
         Field(description="The alarm's alarm_id, as its alarm event and state name it."),
     ]
     comment: Annotated[
