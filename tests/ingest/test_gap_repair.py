@@ -56,12 +56,22 @@ async def delete_stored(database: str, first: int, last: int) -> None:
         await store.close()
 
 
-async def requests(database: str) -> list[tuple[object, ...]]:
+async def answered_requests(database: str, timeout_s: float = 30.0) -> list[tuple[object, ...]]:
+    """The worker's ``resend`` requests once each has its answer recorded.
+
+    The table republishes what was asked before it replies, so the messages can be stored
+    while the reply that closes their request is still on its way.
+    """
     store = await IngestStore.open(database)
     try:
-        return await store.execute(
-            "SELECT first_seq, last_seq, outcome, gone FROM gap_requests ORDER BY asked_at"
-        )
+        async with asyncio.timeout(timeout_s):
+            while True:
+                rows = await store.execute(
+                    "SELECT first_seq, last_seq, outcome, gone FROM gap_requests ORDER BY asked_at"
+                )
+                if all(row[2] is not None for row in rows):
+                    return rows
+                await asyncio.sleep(0.1)
     finally:
         await store.close()
 
@@ -89,7 +99,7 @@ async def test_lost_messages_come_back_with_resend_and_pruned_ones_are_recorded_
             await delete_stored(database_url, 60, 60)
             held = await wait_stored(database_url, set(seen))
             assert all(held[seq].encode() == seen[seq] for seq in range(20, 61))
-            asked = await requests(database_url)
+            asked = await answered_requests(database_url)
             ranges = [(int(str(row[0])), int(str(row[1]))) for row in asked]
             # Each lost range asked for once, by one worker (a message still on its way to the
             # other worker may have been asked for too: a gap like any other).
@@ -146,5 +156,5 @@ async def test_a_table_that_takes_only_signed_commands_takes_the_ingests_signed_
             await delete_stored(database_url, 10, 19)
             held = await wait_stored(database_url, set(seen))
             assert all(held[seq].encode() == seen[seq] for seq in range(10, 20))
-            assert [row[2:] for row in await requests(database_url)] == [("ok", 0)]
+            assert [row[2:] for row in await answered_requests(database_url)] == [("ok", 0)]
     assert closing_counts(log)["resend_refused"] == 0
