@@ -371,15 +371,9 @@ CALL = "Call supervisor"
 BURNT = ["Open betting", CALL, "Void shoe", "Set limits", "Open dispute"]
 BETTING = ["Close betting", CALL, "Void round", "Void shoe", "Correct result", "Open dispute"]
 DEALING = ["Misdeal", *DROPPED, CALL, "Void round", "Void shoe", "Correct result", "Open dispute"]
-RESULT = [
-    "Open betting",
-    CALL,
-    "Void round",
-    "Void shoe",
-    "Correct result",
-    "Set limits",
-    "Open dispute",
-]
+#: After a result, the round's own buttons beside what starts the next one.
+AFTER_RESULT = [CALL, "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
+RESULT = ["Open betting", *AFTER_RESULT]
 #: The supervisor's button of each open alarm.
 ACKNOWLEDGE_ALARM = "Acknowledge alarm"
 
@@ -473,9 +467,7 @@ async def test_a_reader_table_without_a_betting_phase_is_dealt_without_a_deal_bu
         while table.prompt in {"deal", "player_draws", "banker_draws"}:
             await table.next_card()
         await expect(page.locator("#phase")).to_have_text("between rounds")
-        await expect_buttons(
-            page, [CALL, "Void round", "Void shoe", "Correct result", "Set limits", "Open dispute"]
-        )
+        await expect_buttons(page, AFTER_RESULT)
 
 
 async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_button(
@@ -494,18 +486,7 @@ async def test_a_virtual_table_without_a_betting_phase_is_dealt_by_its_deal_butt
             result = await nth_result(table, results + 1)
             await expect(page.locator("#prompt")).to_have_text(result_words(result))
             await expect(page.locator("#round-no")).to_have_text(str(result["round_no"]))
-            await expect_buttons(
-                page,
-                [
-                    "Deal",
-                    CALL,
-                    "Void round",
-                    "Void shoe",
-                    "Correct result",
-                    "Set limits",
-                    "Open dispute",
-                ],
-            )
+            await expect_buttons(page, ["Deal", *AFTER_RESULT])
             assert len(table.messages("round_result")) == results + 1  # one round per deal
 
 
