@@ -34,6 +34,9 @@ else
 fi
 . .venv/bin/activate
 [ -n "$quick" ] || [ -f .cache/asyncapi/node_modules/@asyncapi/specs/package.json ] || npm install --silent --no-save --prefix .cache/asyncapi @asyncapi/specs@6.11.1
+# The suite starts hundreds of Python processes (tables, workers, command lines): each reads
+# the project's and the tests' bytecode rather than compiling them again (see scripts/setup.sh).
+python -m compileall -q -j 0 table_controller drivers simulators tests bench >/dev/null
 echo "== ruff" && ruff check .
 echo "== mypy" && mypy
 echo "== pytest"
