@@ -39,6 +39,17 @@ fi
 python -m compileall -q -j 0 table_controller drivers simulators tests bench >/dev/null
 echo "== ruff" && ruff check .
 echo "== mypy" && mypy
+if [ -n "$quick" ]; then
+    # Unless the arguments name tests, collect only the quick tier's folders (QUICK_PATHS in
+    # tests/conftest.py): importing every other test module costs each worker seconds.
+    named=""
+    for arg in "${args[@]}"; do [ -e "${arg%%::*}" ] && named=1; done
+    if [ -z "$named" ]; then
+        mapfile -t folders < <(python -c 'from tests.conftest import QUICK_PATHS
+print("\n".join(f"tests/{path}" for path in QUICK_PATHS))')
+        args=("${folders[@]}" "${args[@]}")
+    fi
+fi
 echo "== pytest"
 if [ -n "$marker" ]; then
     python -m pytest "${parallel[@]}" -m "$marker" "${args[@]}"
