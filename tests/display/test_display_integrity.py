@@ -186,10 +186,9 @@ async def test_a_dispute_is_opened_and_resolved_from_the_panel_and_shown_meanwhi
 
 
 async def test_an_open_alarm_stands_out_until_a_supervisor_acknowledges_it_from_the_panel(  # noqa: PLR0915
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=11) as table:
         await table.command("new_shoe")
         await table.play_rounds(1)
@@ -262,10 +261,9 @@ async def test_an_open_alarm_stands_out_until_a_supervisor_acknowledges_it_from_
 
 
 async def test_the_dealer_calls_a_supervisor_and_the_call_stays_open_until_acknowledged(
-    tmp_path: Path, display_page: Page, artifacts: Path
+    tmp_path: Path, page_1280x800: Page, artifacts: Path
 ) -> None:
-    page = display_page
-    await page.set_viewport_size({"width": 1280, "height": 800})
+    page = page_1280x800
     async with running_table(tmp_path, seed=11) as table:
         await table.command("new_shoe")
         while table.prompt != "deal":
