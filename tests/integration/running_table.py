@@ -19,15 +19,25 @@ from tests.support.table_process import table_run
 PIN = "2468"
 
 
+#: How long :meth:`Table.until` waits on the event stream before it reads the state anyway.
+RECHECK_S = 0.25
+
+
 @dataclass
 class Table:
-    """The running service seen through its display API, and the shoe in the test's hand."""
+    """The running service seen through its display API, and the shoe in the test's hand.
+
+    A wait for the state reads ``api/state`` again each time the display's event stream
+    (``api/events``) says something, as the dealer's page follows the table, rather than
+    asking every few milliseconds.
+    """
 
     url: str
     http: aiohttp.ClientSession
     shoe: VirtualShoe
     commands: int = 0
     replies: list[dict[str, Any]] = field(default_factory=list)
+    _events: aiohttp.ClientResponse | None = field(default=None, init=False, repr=False)
 
     async def snapshot(self) -> dict[str, Any]:
         async with self.http.get(f"{self.url}/api/state") as response:
@@ -47,13 +57,23 @@ class Table:
         return reply
 
     async def until(self, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-        async with asyncio.timeout(15):
-            while True:
-                state = await self.snapshot()
-                if test(state):
-                    return state
-                await asyncio.sleep(0.02)
-        raise AssertionError(what)  # pragma: no cover - the timeout raises first
+        """The state once ``test`` holds for it (15 s at most, then fails naming ``what``)."""
+        try:
+            async with asyncio.timeout(15):
+                if self._events is None:
+                    self._events = await self.http.get(f"{self.url}/api/events")
+                stream = self._events.content
+                while True:
+                    stream.read_nowait()  # what was said before this read of the state
+                    state = await self.snapshot()
+                    if test(state):
+                        return state
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(RECHECK_S):
+                            if not await stream.readany():  # the stream ended: ask as before
+                                await asyncio.sleep(0.02)
+        except TimeoutError:
+            raise AssertionError(what) from None
 
     async def deal(self) -> dict[str, Any]:
         """Draw one thing from the shoe and wait until the table has taken it."""
