@@ -17,6 +17,7 @@ ACL rule at all, so the broker drops its publishes.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -116,15 +117,7 @@ class Mosquitto:
         return TlsFiles(ca_file=ca_file, table_cert=table_cert, table_key=table_key)
 
     def _write_users(self) -> None:
-        passwd = self.directory / "passwd"
-        create = ["-c"]
-        for user, password in PASSWORDS.items():
-            subprocess.run(
-                ["mosquitto_passwd", *create, "-b", str(passwd), user, password],
-                check=True,
-                capture_output=True,
-            )
-            create = []
+        (self.directory / "passwd").write_text(_password_file())
 
     def _write_config(self) -> None:
         directory = self.directory
@@ -216,6 +209,26 @@ use_identity_as_username true
     def close(self) -> None:
         self.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@functools.cache
+def _password_file() -> str:
+    """The password file of :data:`PASSWORDS`, hashed by ``mosquitto_passwd`` once per process.
+
+    Every broker takes the same logins: a call per login per broker would cost a test a
+    tenth of a second.
+    """
+    with tempfile.TemporaryDirectory() as directory:
+        passwd = Path(directory) / "passwd"
+        create = ["-c"]
+        for user, password in PASSWORDS.items():
+            subprocess.run(
+                ["mosquitto_passwd", *create, "-b", str(passwd), user, password],
+                check=True,
+                capture_output=True,
+            )
+            create = []
+        return passwd.read_text()
 
 
 def mosquitto_missing() -> str | None:
