@@ -37,8 +37,6 @@ fi
 # The suite starts hundreds of Python processes (tables, workers, command lines): each reads
 # the project's and the tests' bytecode rather than compiling them again (see scripts/setup.sh).
 python -m compileall -q -j 0 table_controller drivers simulators tests bench >/dev/null
-echo "== ruff" && ruff check .
-echo "== mypy" && mypy
 if [ -n "$quick" ]; then
     # Unless the arguments name tests, collect only the quick tier's folders (QUICK_PATHS in
     # tests/conftest.py): importing every other test module costs each worker seconds.
@@ -50,6 +48,15 @@ print("\n".join(f"tests/{path}" for path in QUICK_PATHS))')
         args=("${folders[@]}" "${args[@]}")
     fi
 fi
+# pytest rewrites the asserts of every test module it imports, and caches the result as
+# bytecode only where Python may write it: otherwise each worker rewrites them all again at
+# every run, about ten seconds of CPU. One collection, on the core mypy leaves idle, caches them.
+unset PYTHONDONTWRITEBYTECODE
+python -m pytest --collect-only -q "${args[@]}" >/dev/null 2>&1 &
+collecting=$!
+echo "== ruff" && ruff check .
+echo "== mypy" && mypy
+wait "$collecting" || true  # a module that does not import fails the run below, with its error
 echo "== pytest"
 if [ -n "$marker" ]; then
     python -m pytest "${parallel[@]}" -m "$marker" "${args[@]}"
