@@ -100,7 +100,7 @@ def cpu_seconds(pid: int) -> float:
 async def run(options: argparse.Namespace, workdir: Path) -> dict[str, Any]:  # noqa: PLR0915
     from playwright.async_api import async_playwright  # noqa: PLC0415 - only the bench needs it
 
-    from tests.display.conftest import CHROMIUM_ARGS  # noqa: PLC0415
+    from tests.support.chromium import CHROMIUM_ARGS  # noqa: PLC0415
 
     broker = start_broker(trustme.CA())
     processes: dict[str, asyncio.subprocess.Process] = {}

@@ -7,9 +7,11 @@ import asyncio
 import gc
 import inspect
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import structlog
 import trustme
 
@@ -21,8 +23,9 @@ from tests.mosquitto import (
 )
 from tests.support.installed import require, unavailable
 
-#: The PostgreSQL fixtures (``postgres_url``, ``pg_database_url``) for every suite.
-pytest_plugins = ["tests.support.postgres"]
+#: The PostgreSQL fixtures (``postgres_url``, ``pg_database_url``) and the test process's shared
+#: Chromium (``browser``) for every suite.
+pytest_plugins = ["tests.support.postgres", "tests.support.chromium"]
 
 #: Where the quick tier (marker ``quick``, ``scripts/test.sh --quick``) finds its tests: the
 #: pure cores, the contract and schemas, command parsing, pace and recall, the PIN lockout, the
@@ -115,22 +118,63 @@ def open_fds() -> dict[str, str]:
     return fds
 
 
+def loop_scope(item: pytest.Item) -> str:
+    """The scope of the event loop the test runs in: its ``asyncio`` mark's, else its own."""
+    marker = item.get_closest_marker("asyncio")
+    scope = None if marker is None else marker.kwargs.get("loop_scope")
+    return "function" if scope is None else str(scope)
+
+
 @pytest.fixture
-async def no_leaks() -> AsyncIterator[None]:
+def no_leaks(request: pytest.FixtureRequest) -> None:
     """Fail a test that leaves tasks running or file descriptors open (sockets, ptys, SQLite).
 
-    A folder opts in with an autouse fixture that requests this one. Closing is often a few
-    loop turns behind the test's last line, so the check waits up to two seconds. Garbage that
-    still holds a descriptor is collected before it counts as a leak, and only then: a full
-    collection late in the suite costs a tenth of a second, too much to pay on every test.
+    A folder opts in with an autouse fixture that requests this one. The check runs in the
+    event loop the test runs in: its own, or the session's, which the browser tests share
+    (tests/support/chromium.py).
+    """
+    checks = {"function": "_no_leaks_in_own_loop", "session": "_no_leaks_in_session_loop"}
+    scope = loop_scope(request.node)
+    if scope not in checks:
+        pytest.fail(f"no leak check runs in a {scope!r} event loop, only in {sorted(checks)}")
+    request.getfixturevalue(checks[scope])
+
+
+@pytest.fixture
+async def _no_leaks_in_own_loop() -> AsyncIterator[None]:
+    async with leak_check():
+        yield
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def _no_leaks_in_session_loop() -> AsyncIterator[None]:
+    async with leak_check():
+        yield
+
+
+@asynccontextmanager
+async def leak_check() -> AsyncIterator[None]:
+    """The check of :func:`no_leaks`, around the test.
+
+    What was open and running before the test is no leak of it: in the session's loop, the
+    browser's driver (its pipes and the task that reads them) outlives every test. Closing is
+    often a few loop turns behind the test's last line, so the check waits up to two seconds.
+    Garbage that still holds a descriptor is collected before it counts as a leak, and only
+    then: a full collection late in the suite costs a tenth of a second, too much to pay on
+    every test.
     """
     before = open_fds()
+    running = asyncio.all_tasks()
     yield
     current = asyncio.current_task()
     left: list[asyncio.Task[object]] = []
     leaked: dict[str, str] = {}
     for _ in range(100):
-        left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+        left = [
+            task
+            for task in asyncio.all_tasks()
+            if task is not current and task not in running and not task.done()
+        ]
         leaked = {fd: path for fd, path in open_fds().items() if before.get(fd) != path}
         if not left and not leaked:
             return

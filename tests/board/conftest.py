@@ -1,5 +1,8 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Fixtures for the board's tests: the display tests' Chromium, and a folder for screenshots."""
+"""Fixtures for the board's tests: the leak check and a folder for screenshots.
+
+The ``browser`` is the test process's one Chromium (tests/support/chromium.py).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.display.conftest import browser
 from tests.display.display_harness import ROOT
-
-__all__ = ["browser"]
 
 #: Screenshots of the board at each size and state (git-ignored), kept by CI as artefacts.
 ARTIFACTS = ROOT / "artifacts" / "board"

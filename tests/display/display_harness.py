@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -18,7 +17,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.async_api import Page
 
 from drivers.events import CardMisread, CardSeen, CutCardSeen, ReaderEvent
@@ -167,15 +165,6 @@ def seed_for_the_scoreboards(rounds: int, seeds: range = range(1, 300)) -> int:
         if longest_early > 6 and cut_in_round:
             return seed
     raise AssertionError(f"no seed in {seeds} has a long run and a cut card during a round")
-
-
-def chromium_or_skip(executable: Path) -> Path:
-    """Debian's chromium; skipped where it is missing, but a failure in CI."""
-    if not executable.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{executable} is missing; CI installs Debian's chromium")
-        pytest.skip(f"{executable} is missing (apt-get install chromium)")
-    return executable
 
 
 class Table:

@@ -38,8 +38,9 @@ from table_controller.screens.web.event_streams import STREAM_BACKLOG
 from table_controller.screens.web.event_streams import EventStream as QueuedStream
 from table_controller.staff.desk import StaffDesk
 from table_controller.staff.register import default_hasher
-from tests.display.display_harness import PIN, Table, chromium_or_skip, running_table
+from tests.display.display_harness import PIN, Table, running_table
 from tests.display.texts import in_words
+from tests.support.chromium import chromium_or_skip
 from tests.support.event_stream import EventStream
 from tests.support.staff import STAFF, cheap_hasher, write_register
 

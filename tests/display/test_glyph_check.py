@@ -15,10 +15,12 @@ import unicodedata
 from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from table_controller.screens.languages import LANGUAGES, SCREENS, Catalogues
 from table_controller.screens.web.assets import SHARED_STATIC_DIR
+from tests.support.chromium import SHARED_LOOP
 from tests.support.glyphs import (
     GlyphReport,
     RenderedText,
@@ -82,7 +84,7 @@ def sample_page(lang: str, *texts: str) -> str:
     )
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
 async def page(browser: Browser) -> AsyncIterator[Page]:
     context = await browser.new_context(viewport={"width": 1280, "height": 800})
     try:

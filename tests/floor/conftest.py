@@ -1,5 +1,8 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""Fixtures for the floor's tests: the display tests' Chromium, a database of each kind."""
+"""Fixtures for the floor's tests: a database of each kind.
+
+The ``browser`` is the test process's one Chromium (tests/support/chromium.py).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.display.conftest import browser
 from tests.ingest.databases import url_of
-
-__all__ = ["browser"]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
