@@ -323,6 +323,22 @@ def test_the_adapter_packages_faces_are_lazy() -> None:
     assert {"runtime", "integrity", "mqtt", "screens", "ingress"} <= lazy
 
 
+def test_no_name_of_a_lazy_face_is_also_one_of_its_modules() -> None:
+    """Importing a module sets it on its package under its own name, over a lazy face's name.
+
+    ``from table_controller.runtime import stop_signals`` gave the module, not the function,
+    once any part had imported a ``runtime/stop_signals.py``. An eager face binds its names
+    after its modules are imported, so only a lazy one can be caught out.
+    """
+    lazy = [face for face in FACES if type_checking_names(f"table_controller.{face}") is not None]
+    assert "runtime" in lazy
+    for face in lazy:
+        package = face_path(f"table_controller.{face}").parent
+        modules = {path.stem for path in package.glob("*.py")}
+        modules |= {path.parent.name for path in package.glob("*/__init__.py")}
+        assert not public_names(f"table_controller.{face}") & modules, face
+
+
 @pytest.mark.parametrize("path", files("table_controller/**/*.py"), ids=rel)
 def test_packages_use_one_another_only_through_their_faces(path: Path) -> None:
     """Only a face's public names: a package's inside can change without the others knowing."""

@@ -189,7 +189,7 @@ def _take_ctrl_c() -> None:
     """Ctrl-C raises ``KeyboardInterrupt`` again in a process started with SIGINT ignored.
 
     A shell script's background job (``cmd &``) starts so; the sub-commands that run until
-    stopped then take SIGINT and SIGTERM themselves (``runtime/stop_signals.py``).
+    stopped then take SIGINT and SIGTERM themselves (``runtime/signals.py``).
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from table_controller.runtime.resends import Resends
     from table_controller.runtime.service import TableService
     from table_controller.runtime.service_ports import MessageSink, TableObserver
-    from table_controller.runtime.stop_signals import run_until_signalled, stop_signals
+    from table_controller.runtime.signals import run_until_signalled, stop_signals
     from table_controller.runtime.systemd import notify_systemd
 
 __all__ = [
@@ -76,7 +76,7 @@ __getattr__ = lazy_face(
         "resends": ("Resends",),
         "service": ("TableService",),
         "service_ports": ("MessageSink", "TableObserver"),
-        "stop_signals": ("run_until_signalled", "stop_signals"),
+        "signals": ("run_until_signalled", "stop_signals"),
         "systemd": ("notify_systemd",),
     },
 )
