@@ -12,11 +12,11 @@ import math
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import jsonschema  # no stubs installed
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from table_controller.contract.commands.message import MAX_COMMAND_ID_LENGTH, CommandMessage
@@ -803,8 +803,16 @@ def test_parse_command_accepts_exactly_what_the_contract_allows(candidate: objec
         assert _plain_text(result.message, MAX_COMMAND_BYTES * 4), result.message
 
 
+#: JSON Schema's ``integer`` takes a number with no fraction, as a sender's JSON library may
+#: write one: the parser takes it too.
+FRACTION_FREE: Final = {"id": "c-1", "operator": "pit-12"}
+
+
 @settings(max_examples=600, deadline=None)
 @given(near_commands())
+@example({**FRACTION_FREE, "command": "recall", "args": {"rounds": 10.0}})
+@example({**FRACTION_FREE, "command": "recall", "args": {"rounds": 10.5}})
+@example({**FRACTION_FREE, "command": "resend", "args": {"from_seq": 3.0, "to_seq": 9}})
 def test_the_published_command_schema_agrees_with_parse_command(candidate: object) -> None:
     payload = json.dumps(candidate, ensure_ascii=False).encode()
     assume(len(payload) <= MAX_COMMAND_BYTES)

@@ -14,6 +14,7 @@ from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -256,10 +257,21 @@ class SetLimitsArgs(IncomingModel):
     ]
 
 
+def _whole(value: object) -> object:
+    """A JSON number with no fraction as the integer it is (``10.0`` is ``10``); else as given."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+#: A whole number as JSON Schema's ``integer`` has it: ``10`` or ``10.0``, never ``10.5`` or
+#: ``"10"``. A sender's JSON library may write any number with a fraction (Python's does).
+#: Put after a field's bounds, so that the schema still says them as JSON Schema does.
+WHOLE_NUMBER: Final = BeforeValidator(_whole)
+
+
 class RecallArgs(IncomingModel):
     """``recall``: how many of the last rounds to recall, every step of each."""
 
-    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = DEFAULT_ROUNDS
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS), WHOLE_NUMBER] = DEFAULT_ROUNDS
 
 
 class ResendArgs(IncomingModel):
@@ -269,8 +281,8 @@ class ResendArgs(IncomingModel):
     fewer than 10,000 apart) the edge checks, refusing it as ``bad_range``.
     """
 
-    from_seq: int
-    to_seq: int
+    from_seq: Annotated[int, WHOLE_NUMBER]
+    to_seq: Annotated[int, WHOLE_NUMBER]
 
 
 CommandArgs: TypeAlias = (
