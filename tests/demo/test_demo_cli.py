@@ -164,6 +164,7 @@ async def test_the_demo_deals_ez_baccarat_and_settles_its_dragon_and_panda(tmp_p
     demo = await start_demo(
         "--variant", "ez", "--rounds", "4", "--speed", "50", "--seed", "4552",
         "--events-log", str(events), "--journal", str(tmp_path / "ez.journal"),
+        "--display", f"127.0.0.1:{free_port()}",  # not the default 8080 another run may hold
     )  # fmt: skip
     status, err = await demo.finish()
     assert status == 0, err
