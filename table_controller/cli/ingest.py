@@ -203,27 +203,29 @@ def read_table_keys(path: Path) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the flags, open the store, ingest until SIGTERM or SIGINT."""
-    require_extra("ingest", EXTRA_MODULES, EXTRA_INSTALL)
-    from table_controller.ingest import (  # noqa: PLC0415
-        RepairSettings,
-        StoreUrlError,
-        WorkerSettings,
-        engine_url,
-    )
+    """Check the flags, open the store, ingest until SIGTERM or SIGINT.
 
+    The flags that need none of the ``ingest`` extra's libraries are checked before they are
+    loaded, so a mistake in one is told at once; the database URL, the files and the worker's
+    settings need the extra, whose modules are imported (one line if one is missing) first.
+    """
     endpoint = broker_endpoint(args, protocol="5")
-    try:
-        engine_url(args.database)
-    except StoreUrlError as error:
-        raise UsageError(f"--database: {error}") from None
     _check_name("--group", args.group, "/+#")
     _check_name("--prefix", args.prefix.strip("/"), "+#")
     client_id = args.client_id or f"ingest-{args.group}-{socket.gethostname()}"
     _check_name("--client-id", client_id, "/+#")
     _check_name("--operator", args.operator, "")
+    require_extra("ingest", EXTRA_MODULES, EXTRA_INSTALL)
+    from table_controller.ingest import StoreUrlError, engine_url  # noqa: PLC0415
+
+    try:
+        engine_url(args.database)
+    except StoreUrlError as error:
+        raise UsageError(f"--database: {error}") from None
     secrets = {} if args.command_secrets is None else read_command_secrets(args.command_secrets)
     table_keys = None if args.table_keys is None else read_table_keys(args.table_keys)
+    from table_controller.ingest import RepairSettings, WorkerSettings  # noqa: PLC0415
+
     repair = (
         None
         if args.no_gap_repair

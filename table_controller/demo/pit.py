@@ -32,8 +32,11 @@ anything else        none: the automatic dealer deals as the  (``card_s`` per ca
   fresh cards before each ``open_betting`` instead.
 * **One command in flight.** A command waits for its reply; with no reply after
   :data:`RESEND_S` it is sent again with the same id (the table carries it out once). An
-  accepted command always changes the phase, so after its reply the pit waits for the next
-  ``state`` before it decides again.
+  accepted ``new_shoe``, ``open_betting`` or ``close_betting`` always changes the phase, so
+  after its reply the pit waits for the next ``state`` before it decides again. A ``sign_in``
+  changes who is at the table, never its phase, and publishes no ``state`` at all for someone
+  signed in already (the demo's staff, on a journal it resumes): after its reply the pit goes
+  on at once.
 * **An unknown phase is probed.** A table with a fresh journal publishes no ``state`` until
   its first command, and a refused command means the phase the pit believed is wrong. Then
   it tries the commands in turn (a refused command changes nothing) until a ``state``
@@ -64,6 +67,8 @@ PROBE_WITH_FRESH_CARDS: Final = ("new_shoe", "open_betting", "close_betting")
 PROBE_WITH_USED_CARDS: Final = ("open_betting", "close_betting", "new_shoe")
 #: The operator named in the pit's commands.
 OPERATOR: Final = "demo-pit"
+#: The command that signs the staff in: it leaves the phase as it was.
+SIGN_IN: Final = "sign_in"
 #: The dealer's shortest pause before a card, whatever the speed. The table acknowledges a
 #: card before it decides and lights the next lamp (journal, then ack, then controller, then
 #: lamp: README.md, "How it fits together"), so for a moment after the acknowledgement the lamp
@@ -287,7 +292,7 @@ class AutoPit:
                 self._pending = None
                 known.since = now
                 if ok:
-                    known.awaiting_state = True
+                    known.awaiting_state = pending.command.command != SIGN_IN
                 else:
                     known.phase = None  # refused: the phase believed is wrong, so probe
                     known.awaiting_state = False
@@ -323,7 +328,7 @@ class AutoPit:
             return []
         if self._sign_ins:
             staff_id, pin = self._sign_ins.pop(0)
-            return self._give("sign_in", now, {"staff_id": staff_id, "pin": pin})
+            return self._give(SIGN_IN, now, {"staff_id": staff_id, "pin": pin})
         if known.phase is None:
             return self._probe(now)
         wanted = self._wanted(known.phase)

@@ -6,14 +6,16 @@ engine; :func:`engine_url` turns the URL an operator writes into the driver's. A
 connection waits :data:`SQLITE_BUSY_TIMEOUT_MS` for another process's writer and uses WAL.
 The schema is brought to alembic's newest revision at every open (``migrations/``): on
 PostgreSQL one process at a time, under an advisory lock; on SQLite a second process
-migrating at the same moment retries and finds the schema done. A schema already at
-:data:`SCHEMA_HEAD` is read from alembic's version table without loading alembic, which
-would cost every worker's start about a third of a second.
+migrating at the same moment retries and finds the schema done. A file that cannot be opened
+is no such moment: it is reported at once. A schema already at :data:`SCHEMA_HEAD` is read
+from alembic's version table without loading alembic, which would cost every worker's start
+about a third of a second.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Final
 
@@ -31,6 +33,11 @@ _MIGRATION_LOCK: Final = 0x7461626C65  # "table"
 _MIGRATIONS: Final = Path(__file__).with_name("migrations")
 #: The newest revision of ``migrations/versions`` (tests/ingest/test_store.py checks it).
 SCHEMA_HEAD: Final = "0003"
+#: SQLite's result codes when another process migrates the same file at the same moment: a
+#: table it created meanwhile ("already exists") or its lock. Worth another attempt.
+_MIGRATING_ELSEWHERE: Final = frozenset(
+    {sqlite3.SQLITE_ERROR, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+)
 
 
 class StoreUrlError(ValueError):
@@ -109,13 +116,23 @@ async def migrate_to_head(engine: AsyncEngine) -> None:
                     await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
                 if not await connection.run_sync(at_head):
                     await connection.run_sync(migrate)
-        except OperationalError:
+        except OperationalError as error:
             # Another SQLite process migrating at the same moment: its schema will do.
-            if postgres or attempt == 4:
+            if postgres or attempt == 4 or not _migrating_elsewhere(error):
                 raise
             await asyncio.sleep(0.2 * (attempt + 1))
         else:
             return
+
+
+def _migrating_elsewhere(error: OperationalError) -> bool:
+    """Whether SQLite's ``error`` is one another process migrating the same file causes.
+
+    Not, say, a file that cannot be opened (no such directory, no permission): trying again
+    would only delay the report. Compared is the primary code, the low byte of an extended one.
+    """
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _MIGRATING_ELSEWHERE
 
 
 def dialect_insert(table: Table, *, postgres: bool) -> postgresql.Insert | sqlite.Insert:

@@ -93,7 +93,16 @@ def processes_naming(text: str) -> list[str]:
 
 
 def alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
+    """Whether process ``pid`` still runs (a zombie, state ``Z``, does not).
+
+    A child that exited is a zombie until reaped; the demo's, once the demo is killed, are
+    orphans, reaped by whatever init the machine has, in its own time.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def assert_nothing_left(demo: Demo) -> None:
@@ -149,21 +158,25 @@ async def test_the_demo_plays_its_rounds_and_stops_by_itself() -> None:
 @pytest.mark.usefixtures("no_leaks")
 async def test_the_demo_deals_ez_baccarat_and_settles_its_dragon_and_panda(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
-    # Seed 7 deals a Banker win with a three-card 7 within 30 rounds.
+    # Seed 4552 deals, in its first four rounds, a Dragon 7 (a Banker win with a three-card 7),
+    # another Banker win, a Panda 8 (a Player win with a three-card 8) and a tie: each way
+    # ez settles its Banker bet and its two side bets.
     demo = await start_demo(
-        "--variant", "ez", "--rounds", "30", "--speed", "50", "--seed", "7",
+        "--variant", "ez", "--rounds", "4", "--speed", "50", "--seed", "4552",
         "--events-log", str(events), "--journal", str(tmp_path / "ez.journal"),
+        "--display", f"127.0.0.1:{free_port()}",  # not the default 8080 another run may hold
     )  # fmt: skip
     status, err = await demo.finish()
     assert status == 0, err
-    assert "30 results, 0 duplicates, 0 gaps" in err
+    assert "4 results, 0 duplicates, 0 gaps" in err
     results = [
         entry["message"]
         for entry in map(json.loads, events.read_text().splitlines())
         if entry["message"]["type"] == "round_result"
     ]
-    assert len(results) == 30
+    assert len(results) == 4
     dragons = 0
+    settled_as: set[str] = set()
     for result in results:
         settlement, winner = result["settlement"], result["winner"]
         banker, player = result["banker"], result["player"]
@@ -171,11 +184,13 @@ async def test_the_demo_deals_ez_baccarat_and_settles_its_dragon_and_panda(tmp_p
         dragon = winner == "banker" and len(banker["cards"]) == 3 and banker["total"] == 7
         panda = winner == "player" and len(player["cards"]) == 3 and player["total"] == 8
         dragons += dragon
+        settled_as.add("dragon_7" if dragon else "panda_8" if panda else winner)
         assert settlement["dragon_7"] == (40 if dragon else -1)
         assert settlement["panda_8"] == (25 if panda else -1)
         expected_banker = {"banker": 0 if dragon else 1, "player": -1, "tie": 0}[winner]
         assert settlement["banker"] == expected_banker  # no commission; a Dragon 7 pushes
     assert dragons >= 1
+    assert settled_as == {"dragon_7", "banker", "panda_8", "tie"}
     assert_nothing_left(demo)
 
 

@@ -303,3 +303,22 @@ def test_staff_sign_in_first_one_at_a_time_with_their_pins() -> None:
     ]
     answer(pit, second, 0.7, ok=False)  # even refused, a sign-in is not tried again
     assert commands(pit.due(0.7 + RESEND_S)) == ["new_shoe"]
+
+
+def test_after_a_sign_in_the_pit_goes_on_without_waiting_for_a_state() -> None:
+    """A sign-in leaves the phase as it was.
+
+    For staff signed in already (the demo on a journal it resumes) no ``state`` follows it.
+    """
+    pit = make_pit(sign_ins=(("D-01", "1111"), ("S-01", "9999")))
+    pit.handle(PhaseSeen(phase="between_rounds"), 0.0)
+    dealer = pit.due(0.0)
+    answer(pit, dealer, 0.2)
+    supervisor = pit.due(0.2)
+    assert [(d.command, d.args["staff_id"]) for d in supervisor if isinstance(d, GiveCommand)] == [
+        ("sign_in", "S-01")
+    ]
+    answer(pit, supervisor, 0.4)
+    assert pit.phase == "between_rounds"
+    assert pit.deadline() == 0.4 + PACE.between_rounds_s
+    assert commands(pit.due(0.4 + PACE.between_rounds_s)) == ["open_betting"]
