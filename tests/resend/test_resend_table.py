@@ -32,7 +32,7 @@ from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend, listening
 from tests.support.ports import free_port
-from tests.support.table_process import table_controller, table_run
+from tests.support.table_process import device_key_file, table_run
 
 pytestmark = pytest.mark.broker
 
@@ -50,8 +50,7 @@ async def resending_table(
     metrics = () if metrics_port is None else ("--metrics", f"127.0.0.1:{metrics_port}")
     key = tmp_path / "device.key"
     if not key.exists():
-        status, _, err = await table_controller("keys", "init", "--key", str(key))
-        assert status == 0, err
+        await device_key_file(tmp_path)
     env = {
         **os.environ,
         "TABLE_CONTROLLER_DEVICE_KEY": str(key),

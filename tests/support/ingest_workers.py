@@ -30,7 +30,7 @@ from table_controller.runtime.clock import utc_now
 from tests.mosquitto import Mosquitto
 from tests.support.backend import Backend
 from tests.support.ingest_table import replayed_rounds
-from tests.support.table_process import stop, table_controller, table_run
+from tests.support.table_process import device_key_file, stop, table_run
 
 TABLE: Final = "V1"
 ROOT: Final = f"baccarat/tables/{TABLE}"
@@ -71,16 +71,12 @@ async def virtual_table(
 
 
 async def device_key(directory: Path) -> tuple[dict[str, str], str]:
-    """A new device key in ``directory``: the environment that makes a table sign, its public key.
+    """A device key in ``directory``: the environment that makes a table sign, its public key.
 
-    Made by the product's own ``keys init`` and read back by ``keys show``, as an operator would.
+    Made by the product's own ``keys init`` (:func:`~tests.support.table_process.device_key_file`).
     """
-    key = directory / "device.key"
-    code, _, err = await table_controller("keys", "init", "--key", str(key))
-    assert code == 0, err
-    code, out, err = await table_controller("keys", "show", "--key", str(key), "--json")
-    assert code == 0, err
-    return {"TABLE_CONTROLLER_DEVICE_KEY": str(key)}, str(json.loads(out)["public_key"])
+    key, shown = await device_key_file(directory)
+    return {"TABLE_CONTROLLER_DEVICE_KEY": str(key)}, str(shown["public_key"])
 
 
 class CommandingBackend(Backend):

@@ -8,8 +8,10 @@ import contextlib
 import json
 import os
 import resource
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,32 @@ async def table_controller(
     out, err = await asyncio.wait_for(process.communicate(), timeout)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
+
+
+#: The device key ``keys init`` made for this test process, and what ``keys show`` said of it.
+_device_key: tuple[Path, dict[str, Any]] | None = None
+
+
+async def device_key_file(directory: Path) -> tuple[Path, dict[str, Any]]:
+    """``directory/device.key``, a device key, and what ``keys show --json`` says of it.
+
+    Made by the product's own ``keys init`` and read back by ``keys show``, as an operator
+    would, once per test process: each test gets a copy (mode 0600 kept), not two more
+    command-line starts. Every test has a broker and a database of its own, so a key shared
+    between them signs nothing another test reads.
+    """
+    global _device_key  # noqa: PLW0603 - made once per process
+    if _device_key is None:
+        made = Path(tempfile.mkdtemp(prefix="tc-device-key-")) / "device.key"
+        code, _, err = await table_controller("keys", "init", "--key", str(made))
+        assert code == 0, err
+        code, out, err = await table_controller("keys", "show", "--key", str(made), "--json")
+        assert code == 0, err
+        _device_key = made, json.loads(out)
+    made, shown = _device_key
+    key = directory / "device.key"
+    shutil.copy2(made, key)
+    return key, dict(shown)
 
 
 async def _first_state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
