@@ -7,15 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 marker="not slow"
 quick=""
-# The default suite runs in two pytest-xdist processes: most of its time is spent waiting on
-# real brokers, browsers and table processes. The long suites
-# measure under load of their own, so they run one test at a time. TEST_WORKERS overrides either.
-workers=2
+# The default suite runs in three pytest-xdist processes, one more than a small machine's two
+# cores: much of a test's time is spent waiting on the real brokers, browsers and table
+# processes it started. The quick tier only computes, so it runs in two. The long suites
+# measure under load of their own, so they run one test at a time. TEST_WORKERS overrides each.
+workers=3
 args=()
 for arg in "$@"; do
     case "$arg" in
         --slow) marker="" workers=1 ;;
-        --quick) marker="quick" quick=1 ;;
+        --quick) marker="quick" quick=1 workers=2 ;;
         *) args+=("$arg") ;;
     esac
 done
