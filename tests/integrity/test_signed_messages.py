@@ -28,7 +28,7 @@ from table_controller.mqtt.client.subscriber import publish_once
 from tests.mosquitto import Mosquitto
 from tests.support.backend import listening
 from tests.support.subscriptions import quiet
-from tests.support.table_process import table_controller, table_run
+from tests.support.table_process import device_key_file, table_run
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(300)]
 
@@ -47,13 +47,8 @@ def spec_kid(public_key: bytes) -> str:
 
 @contextlib.asynccontextmanager
 async def signed_table(tmp_path: Path, broker: Mosquitto) -> AsyncIterator[dict[str, str]]:
-    """Table V1 (commission, RNG cards, no betting phase) with a new device key; the key's show."""
-    key = tmp_path / "device.key"
-    status, out, err = await table_controller("keys", "init", "--key", str(key))
-    assert status == 0, err
-    status, out, err = await table_controller("keys", "show", "--key", str(key), "--json")
-    assert status == 0, err
-    shown: dict[str, str] = json.loads(out)
+    """Table V1 (commission, RNG cards, no betting phase) with a device key; the key's show."""
+    key, shown = await device_key_file(tmp_path)
     async with table_run(
         tmp_path / "run.log",
         "--table-id", "V1", "--variant", "commission", "--card-source", "rng", "--no-betting-phase",

@@ -11,7 +11,6 @@ import resource
 import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -92,22 +91,22 @@ async def device_key_file(directory: Path) -> tuple[Path, dict[str, Any]]:
     """``directory/device.key``, a device key, and what ``keys show --json`` says of it.
 
     Made by the product's own ``keys init`` and read back by ``keys show``, as an operator
-    would, once per test process: each test gets a copy (mode 0600 kept), not two more
-    command-line starts. Every test has a broker and a database of its own, so a key shared
-    between them signs nothing another test reads.
+    would, once per test process, in the first test's directory (kept for the session):
+    every later test gets a copy (mode 0600 kept), not two more command-line starts. Every
+    test has a broker and a database of its own, so a key shared between them signs nothing
+    another test reads.
     """
     global _device_key  # noqa: PLW0603 - made once per process
-    if _device_key is None:
-        made = Path(tempfile.mkdtemp(prefix="tc-device-key-")) / "device.key"
-        code, _, err = await table_controller("keys", "init", "--key", str(made))
-        assert code == 0, err
-        code, out, err = await table_controller("keys", "show", "--key", str(made), "--json")
-        assert code == 0, err
-        _device_key = made, json.loads(out)
-    made, shown = _device_key
     key = directory / "device.key"
-    shutil.copy2(made, key)
-    return key, dict(shown)
+    if _device_key is None:
+        code, _, err = await table_controller("keys", "init", "--key", str(key))
+        assert code == 0, err
+        code, out, err = await table_controller("keys", "show", "--key", str(key), "--json")
+        assert code == 0, err
+        _device_key = key, json.loads(out)
+    else:
+        shutil.copy2(_device_key[0], key)
+    return key, dict(_device_key[1])
 
 
 async def _first_state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
