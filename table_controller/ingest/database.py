@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy import Connection, Table, func, inspect, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -24,6 +24,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 #: How long an SQLite writer waits for another process's transaction.
 SQLITE_BUSY_TIMEOUT_MS: Final = 30_000
@@ -69,12 +72,19 @@ def migrate(connection: Connection, revision: str = "head", *, down: bool = Fals
     its data included.
     """
     from alembic import command  # noqa: PLC0415 - only a schema that is not at its head needs it
-    from alembic.config import Config  # noqa: PLC0415
+
+    config = migrations_config()
+    config.attributes["connection"] = connection
+    (command.downgrade if down else command.upgrade)(config, revision)
+
+
+def migrations_config() -> Config:
+    """Alembic's configuration of ``migrations/``; imports alembic."""
+    from alembic.config import Config  # noqa: PLC0415 - see migrate
 
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
-    config.attributes["connection"] = connection
-    (command.downgrade if down else command.upgrade)(config, revision)
+    return config
 
 
 def open_engine(url: str) -> AsyncEngine:

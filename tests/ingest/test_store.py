@@ -11,13 +11,11 @@ from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from table_controller.ingest import migrations
 from table_controller.ingest.checked_messages import Received
 from table_controller.ingest.database import (
     SCHEMA_HEAD,
@@ -25,6 +23,7 @@ from table_controller.ingest.database import (
     at_head,
     engine_url,
     migrate,
+    migrations_config,
 )
 from table_controller.ingest.gap_queries import SeqRange
 from table_controller.ingest.schema import metadata
@@ -384,9 +383,7 @@ async def test_the_migrated_schema_is_the_declared_one(
 
 def test_the_head_an_open_trusts_is_alembics_newest_revision() -> None:
     """A database at ``SCHEMA_HEAD`` opens without alembic: it must be the newest revision."""
-    config = Config()
-    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
-    assert ScriptDirectory.from_config(config).get_heads() == [SCHEMA_HEAD]
+    assert ScriptDirectory.from_config(migrations_config()).get_heads() == [SCHEMA_HEAD]
 
 
 async def test_each_migration_goes_down_and_up_again(database_url: str) -> None:
