@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's first command: set up, then run a whole table on this machine (issue 8): the
+# The README's first command: set up, then run a whole table on this machine: the
 # virtual shoe, the table service, an embedded MQTT broker, the dealer's display (its URL is
 # printed), an automatic dealer and pit, and the results as a backend receives them.
 # Flags go on to `table-controller demo` (e.g. --speed 5, --rounds 20, --display 127.0.0.1:8081).

@@ -475,8 +475,14 @@ def as_the_display_sends(  # noqa: PLR0911, C901 - one case per button
 
 
 def refusal(procedure: TableProcedure, command: Command) -> RefusalCode | None:
-    """How a copy of ``procedure`` answers ``command``: None if it takes it."""
-    answer = [d for d in copy.deepcopy(procedure).handle(command) if isinstance(d, CommandRefused)]
+    """How a copy of ``procedure`` answers ``command``: None if it takes it.
+
+    The copy shares the variant, which is immutable: copying its rule tables would cost four
+    times the rest of the table.
+    """
+    variant = procedure.variant
+    asked = copy.deepcopy(procedure, {id(variant): variant})
+    answer = [d for d in asked.handle(command) if isinstance(d, CommandRefused)]
     return answer[0].code if answer else None
 
 
