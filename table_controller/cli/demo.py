@@ -1,13 +1,13 @@
 # Copyright 2026 The table-controller authors. SPDX-License-Identifier: Apache-2.0
-"""``table-controller demo``: a whole table on one machine, no hardware, no broker to install.
+"""``table-controller demo``: a whole table on one machine, with no hardware.
 
 Edge module: reads the flags (the settings shared with ``run``, docs/operations.md, and the demo's
 own ``--speed``, ``--rounds``, ``--seed``), checks them, and runs
-:func:`table_controller.demo.runner.run_demo`: an embedded MQTT broker (unless ``--broker``
-or the ``broker`` setting names one), the virtual shoe on a pseudo-terminal with an automatic
-dealer, ``table-controller run``, its dealer display (the URL is printed), an automatic pit
-that opens and closes betting and starts every shoe over MQTT, and a console view of the
-results as the backend receives them. Ctrl-C or SIGTERM stops it all, as does the end of
+:func:`table_controller.demo.runner.run_demo`: an embedded MQTT broker, mosquitto (unless
+``--broker`` or the ``broker`` setting names one), the virtual shoe on a pseudo-terminal with
+an automatic dealer, ``table-controller run``, its dealer display (the URL is printed), an
+automatic pit that opens and closes betting and starts every shoe over MQTT, and a console
+view of the results as the backend receives them. Ctrl-C or SIGTERM stops it all, as does the end of
 ``--rounds``; the exit status is then 0.
 
 The demo decides the reader's settings itself (the shoe is its pseudo-terminal, SRP/1, a
@@ -29,7 +29,13 @@ from typing import Final
 
 from table_controller.cli import Subcommand, UsageError, whole_number
 from table_controller.cli.settings_flags import add_settings_flags
-from table_controller.demo import DemoSettings, demo_limits, run_demo
+from table_controller.demo import (
+    MOSQUITTO_MISSING,
+    DemoSettings,
+    demo_limits,
+    find_mosquitto,
+    run_demo,
+)
 from table_controller.rules import Reshuffle
 from table_controller.runtime import Settings, SettingsError, load_settings
 from table_controller.variant_file import VariantFileError, load_bet_limits, load_variants
@@ -111,8 +117,8 @@ def demo_settings(args: argparse.Namespace) -> DemoSettings:
         configured = bool(settings.limits or load_bet_limits(settings.paytable).get(variant.name))
     except VariantFileError as error:
         raise UsageError(f"paytable: {error}") from None
-    if settings.broker is None and settings.mqtt_protocol != "3.1.1":
-        raise UsageError("mqtt_protocol: the embedded broker speaks MQTT 3.1.1 only")
+    if settings.broker is None and find_mosquitto() is None:
+        raise UsageError(MOSQUITTO_MISSING)
     run_env = {}
     if args.display_pin is not None:  # on to the table by the environment, not its argv
         run_env = {**os.environ, "TABLE_CONTROLLER_DISPLAY_PIN": args.display_pin}
@@ -172,16 +178,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 SUBCOMMAND = Subcommand(
-    help="a whole table on one machine with no hardware and no broker to install",
+    help="a whole table on one machine, with no hardware",
     description=(
-        "Run a whole table on this machine: an embedded MQTT broker (unless --broker), "
+        "Run a whole table on this machine: an embedded MQTT broker, mosquitto (unless --broker), "
         "the virtual shoe on a pseudo-terminal with an automatic dealer, the table "
         "service and its dealer display, an automatic pit that opens and closes betting "
         "and starts each shoe, and the results as a backend receives them. Ctrl-C stops."
     ),
     epilog=(
         "The demo's defaults: table id DEMO, a temporary journal (removed at the end), "
-        "an embedded MQTT broker on a free port of 127.0.0.1 (unless --broker), the "
+        "mosquitto on a free port of 127.0.0.1 (unless --broker), the "
         "display on 127.0.0.1:8080, and stake limits unless the configuration gives some "
         "(player and banker 10-5000, tie 5-1000, each side bet 5-500, in the table's "
         "currency). The shoe is the demo's own: --port, --protocol, --card-source and "

@@ -5,8 +5,8 @@ Adapter: processes, a pseudo-terminal, MQTT and the loop's clock; the decisions 
 pit's (:mod:`table_controller.demo.pit`) and the lines are the console view's
 (:mod:`table_controller.demo.console`). In order:
 
-1. the embedded broker (:mod:`table_controller.demo.broker`, a child process on a free port
-   of 127.0.0.1), unless an external one was given;
+1. the embedded broker (mosquitto, :mod:`table_controller.demo.broker`, a child process on a
+   free port of 127.0.0.1), unless an external one was given;
 2. the backend: one subscription to ``<prefix>/+/#``, made before the table starts so that
    nothing it publishes is missed, feeding the console view and the pit;
 3. the virtual shoe on a pseudo-terminal in a temporary directory, with its automatic dealer;
@@ -331,7 +331,7 @@ class Demo:
         if broker is None:
             self.out(f"  broker          {where} (external)")
         else:
-            self.out(f"  broker          {where} (embedded amqtt, pid {broker.pid})")
+            self.out(f"  broker          {where} (embedded mosquitto, pid {broker.pid})")
         self.out(f"  virtual shoe    {shoe.address} (automatic dealer)")
         temporary = " (temporary)" if settings.journal is None else ""
         self.out(f"  table service   pid {table.pid}, journal {journal}{temporary}")
