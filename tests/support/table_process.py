@@ -29,9 +29,10 @@ async def table_run(
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """``table-controller run ARGS``, its log appended to ``log``, stopped by SIGTERM at the end.
 
-    ``open_files``: the process's limit of open files (soft and hard), as a unit's
-    ``LimitNOFILE`` sets it. A process that does not exit within ``STOP_TIMEOUT_S`` is killed
-    (:func:`stop`).
+    It runs in the log's directory, so that what a table writes where it runs (its events log,
+    when it has no broker) stays with the test, never in the checkout. ``open_files``: the
+    process's limit of open files (soft and hard), as a unit's ``LimitNOFILE`` sets it. A
+    process that does not exit within ``STOP_TIMEOUT_S`` is killed (:func:`stop`).
     """
 
     def limit_open_files() -> None:
@@ -42,6 +43,7 @@ async def table_run(
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "table_controller", "run", *args,
             env=dict(os.environ if env is None else env),
+            cwd=log.parent,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=written,
             preexec_fn=None if open_files is None else limit_open_files,
