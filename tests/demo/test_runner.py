@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.demo.runner import DemoSettings, display_url, run_demo, run_flags
+from table_controller.mqtt import ProtocolName
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -64,10 +65,12 @@ def test_the_table_service_gets_the_demo_s_settings_and_the_ones_passed_on() -> 
     assert flags[-2:] == ["--log-level", "debug"]
 
 
-async def test_a_short_demo_in_this_process_leaves_nothing_behind() -> None:
+@pytest.mark.parametrize("protocol", ["3.1.1", "5"])
+async def test_a_short_demo_in_this_process_leaves_nothing_behind(protocol: ProtocolName) -> None:
     out: list[str] = []
     err: list[str] = []
-    status = await run_demo(SETTINGS, out=out.append, err=err.append)
+    settings = replace(SETTINGS, mqtt_protocol=protocol)  # the backend's, on the demo's broker
+    status = await run_demo(settings, out=out.append, err=err.append)
     assert status == 0, err
     results = [line for line in out if re.match(r"T05 T05-S0001-\d+  (BANKER|PLAYER|TIE) ", line)]
     assert len(results) == 2
