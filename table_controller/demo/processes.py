@@ -38,7 +38,7 @@ from table_controller.demo.broker import (
 
 #: The address the demo's broker listens on.
 BROKER_HOST: Final = "127.0.0.1"
-#: How long the broker may take to accept connections.
+#: How long the broker may take to say it listens.
 BROKER_START_S: Final = 10.0
 #: Ports tried when another process takes the free one before mosquitto binds it.
 PORT_ATTEMPTS: Final = 5
